@@ -1,0 +1,14 @@
+//! xla-rs: a tensor DSL for Rust with XLA's semantics.
+//!
+//! This facade re-exports the crates of the workspace:
+//! - [`core`] (`xla-core`): element types, shapes, literals, the HLO IR, shape inference,
+//!   the builder, HLO text and the verifier;
+//! - [`cpu`] (`xla-cpu`): runs HLO modules on the CPU;
+//! - [`autodiff`] (`xla-autodiff`): gradient graphs;
+//! - [`computation`] (`xla-macros`): the `#[computation]` attribute.
+
+pub use xla_autodiff as autodiff;
+pub use xla_core as core;
+pub use xla_core::{Literal, Module, PrimitiveType, Shape};
+pub use xla_cpu as cpu;
+pub use xla_macros::computation;

@@ -1,0 +1,1 @@
+//! The builder: one method per operation, shape-checked as you go.

@@ -1,0 +1,1 @@
+//! Conversions between literals and `ndarray` arrays.

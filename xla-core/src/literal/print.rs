@@ -1,0 +1,1 @@
+//! Printing literals in XLA notation.

@@ -1,0 +1,1 @@
+//! Shared validators used by the shape rules.

@@ -1,0 +1,1 @@
+//! Tokens of HLO text.

@@ -1,0 +1,9 @@
+//! XLA's HLO text format: [`parse_module`] reads what XLA prints; [`print_module`] writes
+//! text XLA's own parser accepts.
+
+mod lexer;
+mod parse;
+mod print;
+
+pub use parse::{parse_module, ParseError};
+pub use print::print_module;

@@ -1,0 +1,1 @@
+//! `xla-cpu`: runs HLO modules on the CPU. Not implemented yet.
