@@ -20,8 +20,14 @@ use crate::ir::Module;
 use crate::shape::Shape;
 use thiserror::Error;
 
-/// How deeply tuples, tuple literals and inline computations may nest.
+/// How deeply tuples, tuple literals and inline computations may nest (an inline
+/// computation counts as [`COMPUTATION_DEPTH_COST`] levels).
 pub const MAX_DEPTH: usize = 256;
+
+/// The nesting levels one computation body uses up: at most `MAX_DEPTH / 8 = 32` nested
+/// inline computations, which keeps the recursion well inside a 2 MiB thread stack even in
+/// debug builds.
+pub const COMPUTATION_DEPTH_COST: usize = 8;
 
 /// What kind of problem a [`ParseError`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -259,18 +265,28 @@ impl<'t> Parser<'t> {
 
     /// Enters one level of nesting, failing past [`MAX_DEPTH`].
     fn enter(&mut self) -> PResult<()> {
-        if self.depth >= MAX_DEPTH {
+        self.enter_by(1)
+    }
+
+    /// Enters `cost` levels of nesting at once (an inline computation recurses through far
+    /// larger stack frames than a tuple, so it counts as [`COMPUTATION_DEPTH_COST`] levels).
+    fn enter_by(&mut self, cost: usize) -> PResult<()> {
+        if self.depth.saturating_add(cost) > MAX_DEPTH {
             return Err(self.error(
                 ParseErrorKind::TooDeep,
                 format!("nesting deeper than {MAX_DEPTH} levels"),
             ));
         }
-        self.depth += 1;
+        self.depth += cost;
         Ok(())
     }
 
+    fn leave_by(&mut self, cost: usize) {
+        self.depth = self.depth.saturating_sub(cost);
+    }
+
     fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+        self.leave_by(1);
     }
 
     /// Skips one balanced group starting at an opening bracket (no recursion).

@@ -292,7 +292,7 @@ impl Parser<'_> {
 
     /// `{ instruction* }` → a computation named `name`.
     fn computation_body(&mut self, st: &mut State, name: String) -> PResult<Computation> {
-        self.enter()?;
+        self.enter_by(super::COMPUTATION_DEPTH_COST)?;
         self.expect(&Tok::LBrace)?;
         let mut raw = Vec::new();
         while !self.eat(&Tok::RBrace) {
@@ -301,7 +301,7 @@ impl Parser<'_> {
             }
             raw.push(self.instruction(st)?);
         }
-        self.leave();
+        self.leave_by(super::COMPUTATION_DEPTH_COST);
         resolve(name, raw, self.here())
     }
 }
