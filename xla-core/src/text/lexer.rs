@@ -217,10 +217,16 @@ impl Cursor<'_> {
 
 /// Splits `text` into tokens; the last token is always [`Tok::Eof`].
 pub(crate) fn lex(text: &str) -> Result<Vec<Token>, LexError> {
+    // A byte-order mark is not part of the text.
+    let bom = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
     let mut cur = Cursor {
-        chars: text.chars().peekable(),
+        chars: text.get(bom..).unwrap_or("").chars().peekable(),
         pos: Pos { line: 1, column: 1 },
-        offset: 0,
+        offset: bom,
     };
     let mut tokens = Vec::new();
     loop {
@@ -373,6 +379,16 @@ mod tests {
         assert_eq!(toks[2].tok, Tok::Str("x\"y".into()));
         assert_eq!(toks[2].pos, Pos { line: 2, column: 3 });
         assert_eq!(toks[3].tok, Tok::Eof);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let toks = lex("\u{feff}HloModule").unwrap();
+        assert_eq!(toks[0].tok, w("HloModule"));
+        assert_eq!(
+            (toks[0].pos, toks[0].start),
+            (Pos { line: 1, column: 1 }, 3)
+        );
     }
 
     #[test]
