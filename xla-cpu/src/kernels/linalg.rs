@@ -38,17 +38,19 @@ fn feature_of(e: usize, c: usize, inner: usize) -> usize {
     (e / inner.max(1)) % c.max(1)
 }
 
-fn params(a: &[&Literal], n: usize, c: usize) -> Result<Vec<Vec<f64>>> {
+/// The operands `a[1..n]` as f64 (per-feature vectors, and batch-norm-grad's `grad_output`),
+/// checking there are `n` operands in all and that the first `per_feature` have `c` values.
+fn params(a: &[&Literal], n: usize, c: usize, per_feature: usize) -> Result<Vec<Vec<f64>>> {
     if a.len() != n {
         return Err(invalid(format!("batch-norm: expected {n} operands, found {}", a.len())));
     }
     let mut out = Vec::new();
     for l in &a[1..] {
         let (v, _, _) = f64s(l, "batch-norm")?;
-        if v.len() != c {
-            return Err(invalid("batch-norm: per-feature operands must have one value per feature"));
-        }
         out.push(v);
+    }
+    if out.iter().take(per_feature).any(|v| v.len() != c) {
+        return Err(invalid(format!("batch-norm: per-feature operands must have {c} values")));
     }
     Ok(out)
 }
@@ -83,7 +85,7 @@ fn at(v: &[f64], i: usize) -> f64 {
 pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(a.first().ok_or_else(|| invalid("batch-norm: no operand"))?, "batch-norm-training")?;
     let (c, inner, per) = feature_layout(&dims, fi)?;
-    let p = params(a, 3, c)?;
+    let p = params(a, 3, c, 2)?;
     let (mean, var) = mean_var(&x, c, inner, per);
     let y = x
         .iter()
@@ -104,7 +106,7 @@ pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Re
 pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(a.first().ok_or_else(|| invalid("batch-norm: no operand"))?, "batch-norm-inference")?;
     let (c, inner, _) = feature_layout(&dims, fi)?;
-    let p = params(a, 5, c)?;
+    let p = params(a, 5, c, 4)?;
     let y = x
         .iter()
         .enumerate()
@@ -123,15 +125,14 @@ pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> R
 pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(a.first().ok_or_else(|| invalid("batch-norm: no operand"))?, "batch-norm-grad")?;
     let (c, inner, per) = feature_layout(&dims, fi)?;
-    let p = params(a, 4, c)?;
-    let (dy, _, _) = f64s(a.get(4).ok_or_else(|| invalid("batch-norm-grad: no grad_output"))?, "batch-norm-grad")?;
-    let (scale, mean, var) = (&p[0], &p[1], &p[2]);
+    let p = params(a, 5, c, 3)?;
+    let (scale, mean, var, dy) = (&p[0], &p[1], &p[2], &p[3]);
     let mut sum_dy = vec![0.0; c];
     let mut sum_dyx = vec![0.0; c];
     for (e, &v) in x.iter().enumerate() {
         let f = feature_of(e, c, inner);
-        sum_dy[f] += at(&dy, e);
-        sum_dyx[f] += at(&dy, e) * (v - at(mean, f));
+        sum_dy[f] += at(dy, e);
+        sum_dyx[f] += at(dy, e) * (v - at(mean, f));
     }
     let rs: Vec<f64> = (0..c).map(|f| 1.0 / (at(var, f) + f64::from(eps)).sqrt()).collect();
     let n = per as f64;
@@ -141,7 +142,7 @@ pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result
         .map(|(e, &v)| {
             let f = feature_of(e, c, inner);
             let xc = v - at(mean, f);
-            at(scale, f) * rs[f] * (at(&dy, e) - sum_dy[f] / n - xc * rs[f] * rs[f] * sum_dyx[f] / n)
+            at(scale, f) * rs[f] * (at(dy, e) - sum_dy[f] / n - xc * rs[f] * rs[f] * sum_dyx[f] / n)
         })
         .collect();
     let gscale = (0..c).map(|f| sum_dyx[f] * rs[f]).collect();
