@@ -10,7 +10,8 @@ use xla_core::ir::{CompId, Computation, InstrId, Module, Op};
 use xla_core::{Literal, Shape};
 
 /// A host function a `custom-call` can reach: `(operands, result shape, backend_config)`.
-pub type CustomCallFn = dyn Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String> + Send + Sync;
+pub type CustomCallFn =
+    dyn Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String> + Send + Sync;
 
 /// A called computation recognised as a simple scalar function of its two parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,12 +56,23 @@ pub struct Executable {
 
 impl std::fmt::Debug for Executable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Executable").field("module", &self.module.name).finish_non_exhaustive()
+        f.debug_struct("Executable")
+            .field("module", &self.module.name)
+            .finish_non_exhaustive()
     }
 }
 
 fn is_commutative(op: BinaryOp) -> bool {
-    matches!(op, BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
+    matches!(
+        op,
+        BinaryOp::Add
+            | BinaryOp::Mul
+            | BinaryOp::Max
+            | BinaryOp::Min
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+    )
 }
 
 fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
@@ -74,12 +86,18 @@ fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
         return Some(Combiner::Second);
     }
     match (&root.op, root.operands.as_slice()) {
-        (Op::Binary(op), [a, b]) if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) => {
+        (Op::Binary(op), [a, b])
+            if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) =>
+        {
             Some(Combiner::Binary(*op))
         }
-        (Op::Compare { direction, comparison_type }, [a, b]) if (a, b) == (p0, p1) => {
-            Some(Combiner::Compare(*direction, *comparison_type))
-        }
+        (
+            Op::Compare {
+                direction,
+                comparison_type,
+            },
+            [a, b],
+        ) if (a, b) == (p0, p1) => Some(Combiner::Compare(*direction, *comparison_type)),
         _ => None,
     }
 }
@@ -87,7 +105,10 @@ fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
 fn plan(comp: &Computation) -> Result<CompPlan> {
     let n = comp.instructions.len();
     if comp.root.0 >= n {
-        return Err(CpuError::Malformed(format!("computation {} has no root", comp.name)));
+        return Err(CpuError::Malformed(format!(
+            "computation {} has no root",
+            comp.name
+        )));
     }
     let mut last_use: Vec<usize> = (0..n).collect();
     for (i, ins) in comp.instructions.iter().enumerate() {
@@ -105,11 +126,19 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
     let params = comp.parameters();
     for (k, id) in params.iter().enumerate() {
         if !matches!(comp.instructions[id.0].op, Op::Parameter { number } if number == k as i64) {
-            return Err(CpuError::Malformed(format!("{}: parameter numbers are not 0..{}", comp.name, params.len())));
+            return Err(CpuError::Malformed(format!(
+                "{}: parameter numbers are not 0..{}",
+                comp.name,
+                params.len()
+            )));
         }
     }
     let combiner = recognise(comp, &params);
-    Ok(CompPlan { params, last_use, combiner })
+    Ok(CompPlan {
+        params,
+        last_use,
+        combiner,
+    })
 }
 
 impl Executable {
@@ -121,13 +150,27 @@ impl Executable {
     pub fn compile(module: &Module) -> Result<Executable> {
         xla_core::verify::verify_module(module)?;
         if module.entry_computation().is_none() {
-            return Err(CpuError::Malformed("the module has no entry computation".into()));
+            return Err(CpuError::Malformed(
+                "the module has no entry computation".into(),
+            ));
         }
-        let plans = module.computations.iter().map(plan).collect::<Result<Vec<_>>>()?;
+        let plans = module
+            .computations
+            .iter()
+            .map(plan)
+            .collect::<Result<Vec<_>>>()?;
         for comp in &module.computations {
             for ins in &comp.instructions {
-                if let Some(bad) = ins.op.called_computations().into_iter().find(|c| c.0 >= module.computations.len()) {
-                    return Err(CpuError::Malformed(format!("{} calls computation #{} which does not exist", ins.name, bad.0)));
+                if let Some(bad) = ins
+                    .op
+                    .called_computations()
+                    .into_iter()
+                    .find(|c| c.0 >= module.computations.len())
+                {
+                    return Err(CpuError::Malformed(format!(
+                        "{} calls computation #{} which does not exist",
+                        ins.name, bad.0
+                    )));
                 }
             }
         }
@@ -150,7 +193,10 @@ impl Executable {
     /// Registers the function a `custom-call` with `custom_call_target=name` runs.
     pub fn register_custom_call<F>(&mut self, name: impl Into<String>, f: F)
     where
-        F: Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String> + Send + Sync + 'static,
+        F: Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String>
+            + Send
+            + Sync
+            + 'static,
     {
         self.custom_calls.insert(name.into(), Arc::new(f));
     }
@@ -164,7 +210,10 @@ impl Executable {
 
     /// Takes every value sent by `outfeed` so far, oldest first.
     pub fn take_outfeed(&self) -> Vec<Literal> {
-        self.host.lock().map(|mut h| std::mem::take(&mut h.outfeed)).unwrap_or_default()
+        self.host
+            .lock()
+            .map(|mut h| std::mem::take(&mut h.outfeed))
+            .unwrap_or_default()
     }
 
     /// Queues a value for the next host `recv` on `channel`.
@@ -176,7 +225,10 @@ impl Executable {
 
     /// Takes every value sent by host `send` on `channel` so far, oldest first.
     pub fn take_sent(&self, channel: i64) -> Vec<Literal> {
-        self.host.lock().map(|mut h| h.sent.remove(&channel).unwrap_or_default()).unwrap_or_default()
+        self.host
+            .lock()
+            .map(|mut h| h.sent.remove(&channel).unwrap_or_default())
+            .unwrap_or_default()
     }
 
     /// The compiled module.

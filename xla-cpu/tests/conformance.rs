@@ -3,6 +3,8 @@
 //! (`|got - want| <= atol + rtol * |want|`, NaN where NaN, ±inf exactly, integers and bools
 //! exactly, dtype and shape exactly; tuple results flattened depth-first).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use xla_core::literal::ArrayData;
@@ -20,23 +22,40 @@ fn read_npy(path: &Path) -> Result<Literal, String> {
     let (hlen, start) = if bytes[6] == 1 {
         (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)
     } else {
-        (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12)
+        (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        )
     };
     let header = std::str::from_utf8(&bytes[start..start + hlen]).map_err(|e| e.to_string())?;
     let field = |key: &str| -> Option<&str> {
         let i = header.find(key)? + key.len();
         Some(header[i..].trim_start_matches([':', ' ', '\'']))
     };
-    let descr = field("'descr'").and_then(|s| s.split('\'').next()).ok_or("no descr")?;
+    let descr = field("'descr'")
+        .and_then(|s| s.split('\'').next())
+        .ok_or("no descr")?;
     if field("'fortran_order'").is_some_and(|s| s.starts_with("True")) {
         return Err("fortran order".into());
     }
-    let shape_s = field("'shape'").and_then(|s| s.split(')').next()).ok_or("no shape")?;
-    let dims: Vec<i64> = shape_s.trim_start_matches('(').split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.parse().map_err(|_| format!("bad dim {s}"))).collect::<Result<_, _>>()?;
+    let shape_s = field("'shape'")
+        .and_then(|s| s.split(')').next())
+        .ok_or("no shape")?;
+    let dims: Vec<i64> = shape_s
+        .trim_start_matches('(')
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().map_err(|_| format!("bad dim {s}")))
+        .collect::<Result<_, _>>()?;
     let body = &bytes[start + hlen..];
     macro_rules! arr {
         ($t:ty, $n:literal, $variant:ident) => {
-            ArrayData::$variant(body.chunks_exact($n).map(|c| <$t>::from_le_bytes(c.try_into().unwrap())).collect())
+            ArrayData::$variant(
+                body.chunks_exact($n)
+                    .map(|c| <$t>::from_le_bytes(c.try_into().unwrap()))
+                    .collect(),
+            )
         };
     }
     let (ty, data) = match descr {
@@ -48,7 +67,10 @@ fn read_npy(path: &Path) -> Result<Literal, String> {
         "<u8" => (PrimitiveType::U64, arr!(u64, 8, U64)),
         "|u1" => (PrimitiveType::U8, arr!(u8, 1, U8)),
         "|i1" => (PrimitiveType::S8, arr!(i8, 1, S8)),
-        "|b1" => (PrimitiveType::Pred, ArrayData::Pred(body.iter().map(|&b| b != 0).collect())),
+        "|b1" => (
+            PrimitiveType::Pred,
+            ArrayData::Pred(body.iter().map(|&b| b != 0).collect()),
+        ),
         other => return Err(format!("unsupported dtype {other}")),
     };
     Literal::from_array_data(xla_core::Shape::array(ty, dims), data).map_err(|e| e.to_string())
@@ -71,11 +93,22 @@ fn as_f64(d: &ArrayData) -> Option<Vec<f64>> {
 
 fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), String> {
     if got.shape().without_layout() != *want.shape() {
-        return Err(format!("shape {} vs expected {}", got.shape(), want.shape()));
+        return Err(format!(
+            "shape {} vs expected {}",
+            got.shape(),
+            want.shape()
+        ));
     }
-    let (g, w) = (got.array_data().ok_or("not an array")?, want.array_data().ok_or("not an array")?);
+    let (g, w) = (
+        got.array_data().ok_or("not an array")?,
+        want.array_data().ok_or("not an array")?,
+    );
     let (Some(gv), Some(wv)) = (as_f64(g), as_f64(w)) else {
-        return if g.bitwise_eq(w) { Ok(()) } else { Err(first_diff(g, w)) };
+        return if g.bitwise_eq(w) {
+            Ok(())
+        } else {
+            Err(first_diff(g, w))
+        };
     };
     for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
         let ok = if y.is_nan() {
@@ -93,7 +126,11 @@ fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), St
 }
 
 fn first_diff(g: &ArrayData, w: &ArrayData) -> String {
-    format!("exact mismatch: got {:?} want {:?}", truncate(format!("{g:?}")), truncate(format!("{w:?}")))
+    format!(
+        "exact mismatch: got {:?} want {:?}",
+        truncate(format!("{g:?}")),
+        truncate(format!("{w:?}"))
+    )
 }
 
 fn truncate(s: String) -> String {
@@ -103,7 +140,10 @@ fn truncate(s: String) -> String {
 fn run_case(dir: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(dir.join("module.hlo")).map_err(|e| e.to_string())?;
     let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
-    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("meta.json")).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
     let rtol = meta["rtol"].as_f64().unwrap_or(0.0);
     let atol = meta["atol"].as_f64().unwrap_or(0.0);
     let mut args = Vec::new();
@@ -137,7 +177,13 @@ fn run_case(dir: &Path) -> Result<(), String> {
 
 fn case_dirs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/public");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.join("module.hlo").exists()).collect()).unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.join("module.hlo").exists())
+                .collect()
+        })
+        .unwrap_or_default();
     dirs.sort();
     if let Ok(f) = std::env::var("CONFORMANCE_FILTER") {
         dirs.retain(|d| d.to_string_lossy().contains(&f));
@@ -152,9 +198,17 @@ fn conformance_public() {
     let mut failures = Vec::new();
     let mut passed = 0;
     for dir in &dirs {
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let op = std::fs::read_to_string(dir.join("meta.json")).ok().and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok()).and_then(|m| m["op"].as_str().map(String::from)).unwrap_or_default();
-        let r = std::panic::catch_unwind(|| run_case(dir)).unwrap_or_else(|_| Err("panicked".into()));
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let op = std::fs::read_to_string(dir.join("meta.json"))
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .and_then(|m| m["op"].as_str().map(String::from))
+            .unwrap_or_default();
+        let r =
+            std::panic::catch_unwind(|| run_case(dir)).unwrap_or_else(|_| Err("panicked".into()));
         let e = per_op.entry(op).or_default();
         e.1 += 1;
         match r {
@@ -172,5 +226,8 @@ fn conformance_public() {
         println!("{f}");
     }
     println!("{passed} passed, {} failed", dirs.len() - passed);
-    assert!(passed >= PASS_FLOOR, "{passed} passed, below the floor of {PASS_FLOOR}");
+    assert!(
+        passed >= PASS_FLOOR,
+        "{passed} passed, below the floor of {PASS_FLOOR}"
+    );
 }

@@ -21,7 +21,12 @@ fn indices_i64(d: &ArrayData) -> Vec<i64> {
 
 fn udims(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
     v.iter()
-        .map(|&d| usize::try_from(d).ok().filter(|&d| d < rank).ok_or_else(|| invalid(format!("{what}: dimension {d} out of range"))))
+        .map(|&d| {
+            usize::try_from(d)
+                .ok()
+                .filter(|&d| d < rank)
+                .ok_or_else(|| invalid(format!("{what}: dimension {d} out of range")))
+        })
         .collect()
 }
 
@@ -39,11 +44,26 @@ impl IndexReader {
     fn new(l: &Literal, ivd: i64, what: &str) -> Result<IndexReader> {
         let (d, dims) = array(l)?;
         if !d.element_type().is_integer() {
-            return Err(invalid(format!("{what}: indices must be integers, found {}", l.shape())));
+            return Err(invalid(format!(
+                "{what}: indices must be integers, found {}",
+                l.shape()
+            )));
         }
-        let ivd = usize::try_from(ivd).ok().filter(|&v| v <= dims.len()).ok_or_else(|| invalid(format!("{what}: index_vector_dim {ivd} out of range")))?;
-        let (ivd, len) = if ivd == dims.len() { (None, 1) } else { (Some(ivd), dims[ivd]) };
-        Ok(IndexReader { values: indices_i64(d), strides: strides(&dims), ivd, len })
+        let ivd = usize::try_from(ivd)
+            .ok()
+            .filter(|&v| v <= dims.len())
+            .ok_or_else(|| invalid(format!("{what}: index_vector_dim {ivd} out of range")))?;
+        let (ivd, len) = if ivd == dims.len() {
+            (None, 1)
+        } else {
+            (Some(ivd), dims[ivd])
+        };
+        Ok(IndexReader {
+            values: indices_i64(d),
+            strides: strides(&dims),
+            ivd,
+            len,
+        })
     }
 
     /// The index vector at batch position `g` (the indices' dims without the vector dim).
@@ -73,7 +93,12 @@ impl IndexReader {
 ///
 /// # Errors
 /// If the dimension numbers do not fit the operands.
-pub fn gather(operand: &Literal, indices: &Literal, g: &GatherDims, out: &Shape) -> Result<Literal> {
+pub fn gather(
+    operand: &Literal,
+    indices: &Literal,
+    g: &GatherDims,
+    out: &Shape,
+) -> Result<Literal> {
     let (d, odims) = array(operand)?;
     let rank = odims.len();
     let out_dims = dims_of(out)?;
@@ -82,13 +107,29 @@ pub fn gather(operand: &Literal, indices: &Literal, g: &GatherDims, out: &Shape)
     let collapsed = udims(&g.collapsed_slice_dims, rank, "gather")?;
     let start_map = udims(&g.start_index_map, rank, "gather")?;
     let obatch = udims(&g.operand_batching_dims, rank, "gather")?;
-    let ibatch: Vec<usize> = g.start_indices_batching_dims.iter().map(|&x| rd.batch_pos(x.max(0) as usize)).collect();
+    let ibatch: Vec<usize> = g
+        .start_indices_batching_dims
+        .iter()
+        .map(|&x| rd.batch_pos(x.max(0) as usize))
+        .collect();
     let sizes: Vec<usize> = g.slice_sizes.iter().map(|&s| s.max(0) as usize).collect();
-    let window_operand: Vec<usize> = (0..rank).filter(|d| !collapsed.contains(d) && !obatch.contains(d)).collect();
-    if sizes.len() != rank || start_map.len() != rd.len || window_operand.len() != offset_dims.len() || sizes.iter().zip(&odims).any(|(s, o)| s > o) {
-        return Err(invalid(format!("gather: dimension numbers do not fit operand {} and indices {}", operand.shape(), indices.shape())));
+    let window_operand: Vec<usize> = (0..rank)
+        .filter(|d| !collapsed.contains(d) && !obatch.contains(d))
+        .collect();
+    if sizes.len() != rank
+        || start_map.len() != rd.len
+        || window_operand.len() != offset_dims.len()
+        || sizes.iter().zip(&odims).any(|(s, o)| s > o)
+    {
+        return Err(invalid(format!(
+            "gather: dimension numbers do not fit operand {} and indices {}",
+            operand.shape(),
+            indices.shape()
+        )));
     }
-    let batch_out: Vec<usize> = (0..out_dims.len()).filter(|d| !offset_dims.contains(d)).collect();
+    let batch_out: Vec<usize> = (0..out_dims.len())
+        .filter(|d| !offset_dims.contains(d))
+        .collect();
     let ost = strides(&odims);
     let (mut gidx, mut sv, mut start) = (Vec::new(), Vec::new(), vec![0i64; rank]);
     let map = super::structural::index_map(&out_dims, |o| {
@@ -115,17 +156,31 @@ pub fn gather(operand: &Literal, indices: &Literal, g: &GatherDims, out: &Shape)
 }
 
 /// For each update element, the operand offset it combines into (`None`: window skipped).
-fn scatter_targets(odims: &[usize], indices: &Literal, udims_: &[usize], s: &ScatterDims) -> Result<Vec<Option<usize>>> {
+fn scatter_targets(
+    odims: &[usize],
+    indices: &Literal,
+    udims_: &[usize],
+    s: &ScatterDims,
+) -> Result<Vec<Option<usize>>> {
     let rank = odims.len();
     let rd = IndexReader::new(indices, s.index_vector_dim, "scatter")?;
     let uwd = udims(&s.update_window_dims, udims_.len(), "scatter")?;
     let inserted = udims(&s.inserted_window_dims, rank, "scatter")?;
     let to_operand = udims(&s.scatter_dims_to_operand_dims, rank, "scatter")?;
     let ibatch = udims(&s.input_batching_dims, rank, "scatter")?;
-    let sbatch: Vec<usize> = s.scatter_indices_batching_dims.iter().map(|&x| rd.batch_pos(x.max(0) as usize)).collect();
-    let window_operand: Vec<usize> = (0..rank).filter(|d| !inserted.contains(d) && !ibatch.contains(d)).collect();
+    let sbatch: Vec<usize> = s
+        .scatter_indices_batching_dims
+        .iter()
+        .map(|&x| rd.batch_pos(x.max(0) as usize))
+        .collect();
+    let window_operand: Vec<usize> = (0..rank)
+        .filter(|d| !inserted.contains(d) && !ibatch.contains(d))
+        .collect();
     if to_operand.len() != rd.len || window_operand.len() != uwd.len() {
-        return Err(invalid(format!("scatter: dimension numbers do not fit indices {}", indices.shape())));
+        return Err(invalid(format!(
+            "scatter: dimension numbers do not fit indices {}",
+            indices.shape()
+        )));
     }
     let mut wsize = vec![1usize; rank];
     for (j, &wd) in window_operand.iter().enumerate() {
@@ -146,7 +201,8 @@ fn scatter_targets(odims: &[usize], indices: &Literal, udims_: &[usize], s: &Sca
         for (&od, &ib) in ibatch.iter().zip(&sbatch) {
             start[od] = gidx.get(ib).copied().unwrap_or(0) as i64;
         }
-        let fits = (0..rank).all(|d| start[d] >= 0 && start[d] + wsize[d] as i64 <= odims[d] as i64);
+        let fits =
+            (0..rank).all(|d| start[d] >= 0 && start[d] + wsize[d] as i64 <= odims[d] as i64);
         targets.push(fits.then(|| {
             let mut off: usize = (0..rank).map(|d| start[d] as usize * ost[d]).sum();
             for (j, &wd) in window_operand.iter().enumerate() {
@@ -158,7 +214,12 @@ fn scatter_targets(odims: &[usize], indices: &Literal, udims_: &[usize], s: &Sca
     Ok(targets)
 }
 
-fn scatter_native<T: Combine>(v: &mut [T], upd: &ArrayData, targets: &[Option<usize>], op: Option<BinaryOp>) -> bool {
+fn scatter_native<T: Combine>(
+    v: &mut [T],
+    upd: &ArrayData,
+    targets: &[Option<usize>],
+    op: Option<BinaryOp>,
+) -> bool {
     let Some(u) = T::slice(upd) else { return false };
     let f: fn(T, T) -> T = match op {
         None => |_, b| b,
@@ -179,16 +240,30 @@ fn scatter_native<T: Combine>(v: &mut [T], upd: &ArrayData, targets: &[Option<us
 ///
 /// # Errors
 /// If the dimension numbers do not fit or the combiner fails.
-pub fn scatter(cx: &Ctx, a: &[&Literal], s: &ScatterDims, f: CompId, out: &Shape) -> Result<Literal> {
+pub fn scatter(
+    cx: &Ctx,
+    a: &[&Literal],
+    s: &ScatterDims,
+    f: CompId,
+    out: &Shape,
+) -> Result<Literal> {
     let n = a.len().saturating_sub(1) / 2;
     if n == 0 || a.len() != 2 * n + 1 {
-        return Err(invalid("scatter: expected N operands, indices and N updates"));
+        return Err(invalid(
+            "scatter: expected N operands, indices and N updates",
+        ));
     }
     let (_, odims) = array(a[0])?;
     let (_, updims) = array(a[n + 1])?;
     let targets = scatter_targets(&odims, a[n], &updims, s)?;
-    let mut outs = a[..n].iter().map(|l| data(l).cloned()).collect::<Result<Vec<_>>>()?;
-    let upds = a[n + 1..].iter().map(|l| data(l)).collect::<Result<Vec<_>>>()?;
+    let mut outs = a[..n]
+        .iter()
+        .map(|l| data(l).cloned())
+        .collect::<Result<Vec<_>>>()?;
+    let upds = a[n + 1..]
+        .iter()
+        .map(|l| data(l))
+        .collect::<Result<Vec<_>>>()?;
     let native = match cx.combiner(f) {
         Some(Combiner::Binary(op)) => Some(Some(op)),
         Some(Combiner::Second) => Some(None),
@@ -196,7 +271,10 @@ pub fn scatter(cx: &Ctx, a: &[&Literal], s: &ScatterDims, f: CompId, out: &Shape
     };
     if let (Some(op), [o], [u]) = (native, outs.as_mut_slice(), upds.as_slice()) {
         if with_array_data!(o, v => scatter_native(v, u, &targets, op)) {
-            return make(out, outs.pop().ok_or_else(|| invalid("scatter: no result"))?);
+            return make(
+                out,
+                outs.pop().ok_or_else(|| invalid("scatter: no result"))?,
+            );
         }
     }
     for (i, t) in targets.iter().enumerate() {
@@ -213,7 +291,16 @@ pub fn scatter(cx: &Ctx, a: &[&Literal], s: &ScatterDims, f: CompId, out: &Shape
         }
     }
     match out.tuple_elements() {
-        Some(shapes) => Ok(Literal::tuple(shapes.iter().zip(outs).map(|(sh, d)| make(sh, d)).collect::<Result<_>>()?)),
-        None => make(out, outs.pop().ok_or_else(|| invalid("scatter: no result"))?),
+        Some(shapes) => Ok(Literal::tuple(
+            shapes
+                .iter()
+                .zip(outs)
+                .map(|(sh, d)| make(sh, d))
+                .collect::<Result<_>>()?,
+        )),
+        None => make(
+            out,
+            outs.pop().ok_or_else(|| invalid("scatter: no result"))?,
+        ),
     }
 }

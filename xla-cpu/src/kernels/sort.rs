@@ -16,7 +16,10 @@ use super::structural::take;
 
 /// Stable bottom-up merge sort of `idx` with a fallible "a before b" predicate; an
 /// inconsistent predicate gives some order, never a panic.
-pub(crate) fn merge_sort(idx: &mut Vec<usize>, less: &mut dyn FnMut(usize, usize) -> Result<bool>) -> Result<()> {
+pub(crate) fn merge_sort(
+    idx: &mut Vec<usize>,
+    less: &mut dyn FnMut(usize, usize) -> Result<bool>,
+) -> Result<()> {
     let n = idx.len();
     let mut buf = idx.clone();
     let mut width = 1;
@@ -50,15 +53,25 @@ pub(crate) fn merge_sort(idx: &mut Vec<usize>, less: &mut dyn FnMut(usize, usize
 /// Sort keys whose integer order is the element order (floats: the IEEE total order).
 fn keys_k<T: Elem>(v: &[T]) -> Vec<i128> {
     match T::KIND {
-        Kind::Float => v.iter().map(|&x| i128::from(total_key(x.to_f64()))).collect(),
+        Kind::Float => v
+            .iter()
+            .map(|&x| i128::from(total_key(x.to_f64())))
+            .collect(),
         Kind::Unsigned => v.iter().map(|&x| i128::from(x.to_u64())).collect(),
         Kind::Signed | Kind::Pred => v.iter().map(|&x| i128::from(x.to_i64())).collect(),
-        Kind::Complex => v.iter().map(|&x| i128::from(total_key(x.to_c128().re))).collect(),
+        Kind::Complex => v
+            .iter()
+            .map(|&x| i128::from(total_key(x.to_c128().re)))
+            .collect(),
     }
 }
 
 /// A comparator run without the interpreter: `compare(a, b)` on the single operand.
-fn native_less(d: &ArrayData, dir: ComparisonDirection, ct: Option<ComparisonType>) -> Option<impl Fn(usize, usize) -> bool> {
+fn native_less(
+    d: &ArrayData,
+    dir: ComparisonDirection,
+    ct: Option<ComparisonType>,
+) -> Option<impl Fn(usize, usize) -> bool> {
     let total = ct == Some(ComparisonType::TotalOrder) || !d.element_type().is_float();
     if !total || d.element_type().is_complex() {
         return None;
@@ -84,8 +97,22 @@ fn native_less(d: &ArrayData, dir: ComparisonDirection, ct: Option<ComparisonTyp
 pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Result<Literal> {
     let first = a.first().ok_or_else(|| invalid("sort: no operands"))?;
     let (_, dims) = array(first)?;
-    let ds = a.iter().map(|l| array(l).and_then(|(d, ds)| if ds == dims { Ok(d) } else { Err(invalid("sort: operands differ in dims")) })).collect::<Result<Vec<_>>>()?;
-    let dim = usize::try_from(dim).ok().filter(|&d| d < dims.len()).ok_or_else(|| invalid(format!("sort: dimension {dim} out of range")))?;
+    let ds = a
+        .iter()
+        .map(|l| {
+            array(l).and_then(|(d, ds)| {
+                if ds == dims {
+                    Ok(d)
+                } else {
+                    Err(invalid("sort: operands differ in dims"))
+                }
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let dim = usize::try_from(dim)
+        .ok()
+        .filter(|&d| d < dims.len())
+        .ok_or_else(|| invalid(format!("sort: dimension {dim} out of range")))?;
     let n = dims[dim];
     let inner = count(&dims[dim + 1..]);
     let outer = count(&dims[..dim]);
@@ -101,7 +128,10 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
             match &native {
                 Some(less) => merge_sort(&mut idx, &mut |x, y| Ok(less(x, y)))?,
                 None => merge_sort(&mut idx, &mut |x, y| {
-                    let args = ds.iter().flat_map(|d| [scalar_at(d, x), scalar_at(d, y)]).collect();
+                    let args = ds
+                        .iter()
+                        .flat_map(|d| [scalar_at(d, x), scalar_at(d, y)])
+                        .collect();
                     match cx.call(f, args)?.data::<bool>() {
                         Some([b]) => Ok(*b),
                         _ => Err(invalid("sort: the comparator must return pred[]")),
@@ -115,8 +145,20 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
     }
     let sorted: Vec<ArrayData> = ds.iter().map(|d| take(d, &map)).collect();
     match out.tuple_elements() {
-        Some(shapes) => Ok(Literal::tuple(shapes.iter().zip(sorted).map(|(s, d)| make(s, d)).collect::<Result<_>>()?)),
-        None => make(out, sorted.into_iter().next().ok_or_else(|| invalid("sort: no result"))?),
+        Some(shapes) => Ok(Literal::tuple(
+            shapes
+                .iter()
+                .zip(sorted)
+                .map(|(s, d)| make(s, d))
+                .collect::<Result<_>>()?,
+        )),
+        None => make(
+            out,
+            sorted
+                .into_iter()
+                .next()
+                .ok_or_else(|| invalid("sort: no result"))?,
+        ),
     }
 }
 
@@ -127,7 +169,10 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
 pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let n = dims.last().copied().unwrap_or(1);
-    let k = usize::try_from(k).ok().filter(|&k| k <= n).ok_or_else(|| invalid(format!("topk: k={k} exceeds the last dimension {n}")))?;
+    let k = usize::try_from(k)
+        .ok()
+        .filter(|&k| k <= n)
+        .ok_or_else(|| invalid(format!("topk: k={k} exceeds the last dimension {n}")))?;
     let rows = count(&dims) / n.max(1);
     let keys = with_array_data!(d, v => keys_k(v));
     let mut map = Vec::with_capacity(rows * k);
@@ -146,7 +191,12 @@ pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal>
         }
     }
     let [vs, is] = out.tuple_elements().unwrap_or(&[]) else {
-        return Err(invalid(format!("topk: result must be a (values, indices) pair, found {out}")));
+        return Err(invalid(format!(
+            "topk: result must be a (values, indices) pair, found {out}"
+        )));
     };
-    Ok(Literal::tuple(vec![make(vs, take(d, &map))?, make(is, ArrayData::S32(idx_out))?]))
+    Ok(Literal::tuple(vec![
+        make(vs, take(d, &map))?,
+        make(is, ArrayData::S32(idx_out))?,
+    ]))
 }

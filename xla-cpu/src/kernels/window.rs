@@ -33,38 +33,69 @@ impl Groups {
 }
 
 /// The operands and init values of a variadic reduce-like op, checked.
-fn split_variadic<'a>(a: &'a [&'a Literal], what: &str) -> Result<(Vec<&'a ArrayData>, Vec<usize>, Vec<&'a ArrayData>)> {
+fn split_variadic<'a>(
+    a: &'a [&'a Literal],
+    what: &str,
+) -> Result<(Vec<&'a ArrayData>, Vec<usize>, Vec<&'a ArrayData>)> {
     let n = a.len() / 2;
-    if n == 0 || a.len() % 2 != 0 {
-        return Err(invalid(format!("{what}: expected N operands and N init values")));
+    if n == 0 || !a.len().is_multiple_of(2) {
+        return Err(invalid(format!(
+            "{what}: expected N operands and N init values"
+        )));
     }
     let (d0, dims) = array(a[0])?;
     let mut xs = vec![d0];
     for x in &a[1..n] {
         let (d, ds) = array(x)?;
         if ds != dims {
-            return Err(invalid(format!("{what}: operands {} and {} differ in dims", a[0].shape(), x.shape())));
+            return Err(invalid(format!(
+                "{what}: operands {} and {} differ in dims",
+                a[0].shape(),
+                x.shape()
+            )));
         }
         xs.push(d);
     }
-    let inits = a[n..].iter().map(|l| crate::index::data(l)).collect::<Result<Vec<_>>>()?;
+    let inits = a[n..]
+        .iter()
+        .map(|l| crate::index::data(l))
+        .collect::<Result<Vec<_>>>()?;
     for (x, i) in xs.iter().zip(&inits) {
         if i.len() != 1 || i.element_type() != x.element_type() {
-            return Err(invalid(format!("{what}: init values must be scalars of the operands' types")));
+            return Err(invalid(format!(
+                "{what}: init values must be scalars of the operands' types"
+            )));
         }
     }
     Ok((xs, dims, inits))
 }
 
-fn fold_native<T: Combine>(v: &[T], init: &ArrayData, g: &Groups, op: BinaryOp) -> Option<ArrayData> {
+fn fold_native<T: Combine>(
+    v: &[T],
+    init: &ArrayData,
+    g: &Groups,
+    op: BinaryOp,
+) -> Option<ArrayData> {
     let f = T::native(op)?;
     let init = *T::slice(init)?.first()?;
-    let out = (0..g.len()).map(|o| g.group(o).iter().fold(init, |acc, &i| f(acc, v.get(i).copied().unwrap_or_default()))).collect();
+    let out = (0..g.len())
+        .map(|o| {
+            g.group(o).iter().fold(init, |acc, &i| {
+                f(acc, v.get(i).copied().unwrap_or_default())
+            })
+        })
+        .collect();
     Some(T::wrap(out))
 }
 
 /// Folds every group with computation `f`; one output array per operand.
-fn fold(cx: &Ctx, xs: &[&ArrayData], inits: &[&ArrayData], g: &Groups, f: CompId) -> Result<Vec<ArrayData>> {
+fn fold(
+    cx: &Ctx,
+    xs: &[&ArrayData],
+    inits: &[&ArrayData],
+    g: &Groups,
+    f: CompId,
+) -> Result<Vec<ArrayData>> {
     if let (Some(Combiner::Binary(op)), [x], [init]) = (cx.combiner(f), xs, inits) {
         if let Some(r) = with_array_data!(x, v => fold_native(v, init, g, op)) {
             return Ok(vec![r]);
@@ -72,7 +103,9 @@ fn fold(cx: &Ctx, xs: &[&ArrayData], inits: &[&ArrayData], g: &Groups, f: CompId
     }
     let mut outs = xs
         .iter()
-        .map(|x| ArrayData::zeros(x.element_type(), g.len()).ok_or_else(|| invalid("not an array type")))
+        .map(|x| {
+            ArrayData::zeros(x.element_type(), g.len()).ok_or_else(|| invalid("not an array type"))
+        })
         .collect::<Result<Vec<_>>>()?;
     for o in 0..g.len() {
         let mut acc: Vec<Literal> = inits.iter().map(|i| scalar_at(i, 0)).collect();
@@ -94,7 +127,13 @@ fn fold(cx: &Ctx, xs: &[&ArrayData], inits: &[&ArrayData], g: &Groups, f: CompId
 
 fn result(out: &Shape, mut datas: Vec<ArrayData>) -> Result<Literal> {
     match out.tuple_elements() {
-        Some(shapes) => Ok(Literal::tuple(shapes.iter().zip(datas).map(|(s, d)| make(s, d)).collect::<Result<_>>()?)),
+        Some(shapes) => Ok(Literal::tuple(
+            shapes
+                .iter()
+                .zip(datas)
+                .map(|(s, d)| make(s, d))
+                .collect::<Result<_>>()?,
+        )),
         None => make(out, datas.pop().ok_or_else(|| invalid("no result"))?),
     }
 }
@@ -107,7 +146,10 @@ pub fn reduce(cx: &Ctx, a: &[&Literal], rdims: &[i64], f: CompId, out: &Shape) -
     let (xs, dims, inits) = split_variadic(a, "reduce")?;
     let mut red = vec![false; dims.len()];
     for &r in rdims {
-        *usize::try_from(r).ok().and_then(|r| red.get_mut(r)).ok_or_else(|| invalid(format!("reduce: dimension {r} out of range")))? = true;
+        *usize::try_from(r)
+            .ok()
+            .and_then(|r| red.get_mut(r))
+            .ok_or_else(|| invalid(format!("reduce: dimension {r} out of range")))? = true;
     }
     let st = strides(&dims);
     let keep: Vec<usize> = (0..dims.len()).filter(|&d| !red[d]).collect();
@@ -118,17 +160,30 @@ pub fn reduce(cx: &Ctx, a: &[&Literal], rdims: &[i64], f: CompId, out: &Shape) -
     let nout = count(&keep.iter().map(|&d| dims[d]).collect::<Vec<_>>());
     let r = count(&redd.iter().map(|&d| dims[d]).collect::<Vec<_>>());
     let offsets = super::structural::index_map(&odims, |o| crate::index::offset(o, &ost));
-    let g = Groups { starts: (0..=nout).map(|o| o * r).collect(), offsets };
+    let g = Groups {
+        starts: (0..=nout).map(|o| o * r).collect(),
+        offsets,
+    };
     result(out, fold(cx, &xs, &inits, &g, f)?)
 }
 
 /// Source offset of window element `k` for output `o`, or `None` in padding or a dilation hole.
-fn window_source(o: &[usize], k: &[usize], w: &Window, dims: &[usize], st: &[usize]) -> Option<usize> {
+fn window_source(
+    o: &[usize],
+    k: &[usize],
+    w: &Window,
+    dims: &[usize],
+    st: &[usize],
+) -> Option<usize> {
     let mut off = 0usize;
     for d in 0..dims.len() {
         let wd = &w.dims[d];
         let p = o[d] as i64 * wd.stride + k[d] as i64 * wd.window_dilation - wd.padding_low;
-        let dilated = if dims[d] == 0 { 0 } else { (dims[d] as i64 - 1) * wd.base_dilation + 1 };
+        let dilated = if dims[d] == 0 {
+            0
+        } else {
+            (dims[d] as i64 - 1) * wd.base_dilation + 1
+        };
         if p < 0 || p >= dilated || p % wd.base_dilation != 0 {
             return None;
         }
@@ -139,7 +194,10 @@ fn window_source(o: &[usize], k: &[usize], w: &Window, dims: &[usize], st: &[usi
 
 fn check_window(w: &Window, rank: usize, what: &str) -> Result<Vec<usize>> {
     if w.dims.len() != rank {
-        return Err(invalid(format!("{what}: window has {} dims for rank {rank}", w.dims.len())));
+        return Err(invalid(format!(
+            "{what}: window has {} dims for rank {rank}",
+            w.dims.len()
+        )));
     }
     w.dims
         .iter()
@@ -159,7 +217,9 @@ fn window_groups(dims: &[usize], out_dims: &[usize], w: &Window, what: &str) -> 
     let mut starts = vec![0usize];
     let mut offsets = Vec::new();
     crate::index::for_each_index(out_dims, |o| {
-        crate::index::for_each_index(&wsize, |k| offsets.extend(window_source(o, k, w, dims, &st)));
+        crate::index::for_each_index(&wsize, |k| {
+            offsets.extend(window_source(o, k, w, dims, &st))
+        });
         starts.push(offsets.len());
     });
     Ok(Groups { starts, offsets })
@@ -170,7 +230,13 @@ fn window_groups(dims: &[usize], out_dims: &[usize], w: &Window, what: &str) -> 
 ///
 /// # Errors
 /// If the window does not match the operands or `f` fails.
-pub fn reduce_window(cx: &Ctx, a: &[&Literal], w: &Window, f: CompId, out: &Shape) -> Result<Literal> {
+pub fn reduce_window(
+    cx: &Ctx,
+    a: &[&Literal],
+    w: &Window,
+    f: CompId,
+    out: &Shape,
+) -> Result<Literal> {
     let (xs, dims, inits) = split_variadic(a, "reduce-window")?;
     let first_out = out.tuple_elements().and_then(|t| t.first()).unwrap_or(out);
     let out_dims = dims_of(first_out)?;
@@ -178,7 +244,11 @@ pub fn reduce_window(cx: &Ctx, a: &[&Literal], w: &Window, f: CompId, out: &Shap
     result(out, fold(cx, &xs, &inits, &g, f)?)
 }
 
-fn select_native<T: NativeData + PartialOrd>(v: &[T], g: &[usize], dir: ComparisonDirection) -> Option<usize> {
+fn select_native<T: NativeData + PartialOrd>(
+    v: &[T],
+    g: &[usize],
+    dir: ComparisonDirection,
+) -> Option<usize> {
     let mut it = g.iter().copied();
     let mut cur = it.next()?;
     for e in it {
@@ -200,7 +270,9 @@ fn select_native<T: NativeData + PartialOrd>(v: &[T], g: &[usize], dir: Comparis
 
 fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Option<usize>> {
     let mut it = g.iter().copied();
-    let Some(mut cur) = it.next() else { return Ok(None) };
+    let Some(mut cur) = it.next() else {
+        return Ok(None);
+    };
     for e in it {
         let r = cx.call(sel, vec![scalar_at(d, cur), scalar_at(d, e)])?;
         match r.data::<bool>() {
@@ -213,7 +285,9 @@ fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<O
 }
 
 fn select_one(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Option<usize>> {
-    if let Some(Combiner::Compare(dir, None | Some(xla_core::attrs::ComparisonType::Float))) = cx.combiner(sel) {
+    if let Some(Combiner::Compare(dir, None | Some(xla_core::attrs::ComparisonType::Float))) =
+        cx.combiner(sel)
+    {
         let r = match d {
             ArrayData::F32(v) => Some(select_native(v, g, dir)),
             ArrayData::F64(v) => Some(select_native(v, g, dir)),
@@ -233,7 +307,13 @@ fn select_one(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Optio
 ///
 /// # Errors
 /// If the shapes disagree or a computation fails.
-pub fn select_and_scatter(cx: &Ctx, a: [&Literal; 3], w: &Window, comps: [CompId; 2], out: &Shape) -> Result<Literal> {
+pub fn select_and_scatter(
+    cx: &Ctx,
+    a: [&Literal; 3],
+    w: &Window,
+    comps: [CompId; 2],
+    out: &Shape,
+) -> Result<Literal> {
     let (d, dims) = array(a[0])?;
     let (src, sdims) = array(a[1])?;
     let (init, _) = array(a[2])?;
@@ -272,8 +352,15 @@ fn init_filled(init: &ArrayData, n: usize) -> Result<ArrayData> {
     Ok(super::structural::take(init, &vec![0usize; n]))
 }
 
-fn scatter_native<T: Combine>(v: &mut [T], src: &ArrayData, sel: &[Option<usize>], op: BinaryOp) -> bool {
-    let (Some(f), Some(s)) = (T::native(op), T::slice(src)) else { return false };
+fn scatter_native<T: Combine>(
+    v: &mut [T],
+    src: &ArrayData,
+    sel: &[Option<usize>],
+    op: BinaryOp,
+) -> bool {
+    let (Some(f), Some(s)) = (T::native(op), T::slice(src)) else {
+        return false;
+    };
     for (o, i) in sel.iter().enumerate() {
         if let (Some(i), Some(&x)) = (i, s.get(o)) {
             if let Some(slot) = v.get_mut(*i) {

@@ -21,13 +21,27 @@ fn single_replica_collectives_and_tokens() {
 fn custom_call_runs_the_registered_function() {
     let hlo = "HloModule t\nENTRY e {\n  x = f32[2] parameter(0)\n  ROOT c = f32[2] custom-call(x), custom_call_target=\"double\"\n}\n";
     let mut exe = compile(hlo);
-    let err = exe.execute(&[Literal::vec1(&[1f32, 2.])]).unwrap_err().to_string();
-    assert!(err.contains("double") && err.contains("registered"), "{err}");
+    let err = exe
+        .execute(&[Literal::vec1(&[1f32, 2.])])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("double") && err.contains("registered"),
+        "{err}"
+    );
     exe.register_custom_call("double", |args: &[Literal], _: &Shape, _: &str| {
-        let v: Vec<f32> = args[0].data::<f32>().ok_or("not f32")?.iter().map(|x| x * 2.0).collect();
+        let v: Vec<f32> = args[0]
+            .data::<f32>()
+            .ok_or("not f32")?
+            .iter()
+            .map(|x| x * 2.0)
+            .collect();
         Ok(Literal::vec1(&v))
     });
-    assert_eq!(vals::<f32>(&exe.execute(&[Literal::vec1(&[1f32, 2.])]).unwrap()), [2., 4.]);
+    assert_eq!(
+        vals::<f32>(&exe.execute(&[Literal::vec1(&[1f32, 2.])]).unwrap()),
+        [2., 4.]
+    );
 }
 
 #[test]
@@ -65,27 +79,63 @@ fn rng_bit_generator_advances_its_state() {
     // Five 32-bit words come from three ThreeFry blocks: the counter advances by 3.
     assert_eq!(vals::<u64>(&elem(&r, 0)), [7, 103]);
     let bits: Vec<u32> = vals(&elem(&r, 1));
-    assert_eq!(bits, vals::<u32>(&elem(&exe.execute(&[Literal::vec1(&[7u64, 100])]).unwrap(), 1)));
-    let other: Vec<u32> = vals(&elem(&exe.execute(&[Literal::vec1(&[8u64, 100])]).unwrap(), 1));
+    assert_eq!(
+        bits,
+        vals::<u32>(&elem(
+            &exe.execute(&[Literal::vec1(&[7u64, 100])]).unwrap(),
+            1
+        ))
+    );
+    let other: Vec<u32> = vals(&elem(
+        &exe.execute(&[Literal::vec1(&[8u64, 100])]).unwrap(),
+        1,
+    ));
     assert_ne!(bits, other);
 }
 
 #[test]
 fn argument_checks_name_the_parameter_and_shapes() {
-    let exe = compile("HloModule t\nENTRY e {\n  x = f32[2,3] parameter(0)\n  ROOT n = f32[2,3] negate(x)\n}\n");
+    let exe = compile(
+        "HloModule t\nENTRY e {\n  x = f32[2,3] parameter(0)\n  ROOT n = f32[2,3] negate(x)\n}\n",
+    );
     let err = exe.execute(&[]).unwrap_err();
-    assert!(matches!(err, CpuError::ArgumentCount { expected: 1, found: 0 }), "{err}");
-    let err = exe.execute(&[Literal::vec1(&[1f32, 2.])]).unwrap_err().to_string();
-    assert!(err.contains("parameter 0") && err.contains("(x)") && err.contains("f32[2,3]") && err.contains("f32[2]"), "{err}");
+    assert!(
+        matches!(
+            err,
+            CpuError::ArgumentCount {
+                expected: 1,
+                found: 0
+            }
+        ),
+        "{err}"
+    );
+    let err = exe
+        .execute(&[Literal::vec1(&[1f32, 2.])])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("parameter 0")
+            && err.contains("(x)")
+            && err.contains("f32[2,3]")
+            && err.contains("f32[2]"),
+        "{err}"
+    );
 }
 
 #[test]
 fn one_executable_runs_from_several_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Executable>();
-    let exe = compile("HloModule t\nENTRY e {\n  x = s32[] parameter(0)\n  ROOT n = s32[] multiply(x, x)\n}\n");
+    let exe = compile(
+        "HloModule t\nENTRY e {\n  x = s32[] parameter(0)\n  ROOT n = s32[] multiply(x, x)\n}\n",
+    );
     std::thread::scope(|s| {
-        let hs: Vec<_> = (0..4).map(|i| { let exe = &exe; s.spawn(move || vals::<i32>(&exe.execute(&[Literal::scalar(i)]).unwrap())[0]) }).collect();
+        let hs: Vec<_> = (0..4)
+            .map(|i| {
+                let exe = &exe;
+                s.spawn(move || vals::<i32>(&exe.execute(&[Literal::scalar(i)]).unwrap())[0])
+            })
+            .collect();
         let got: Vec<i32> = hs.into_iter().map(|h| h.join().unwrap()).collect();
         assert_eq!(got, [0, 1, 4, 9]);
     });

@@ -9,9 +9,18 @@ fn dot_matmul_and_s8_accumulates_in_s32() {
     let hlo = "HloModule t\nENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[3,2] parameter(1)\n  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
     let a = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
     let b = Literal::from_vec(&[3, 2], vec![7f32, 8., 9., 10., 11., 12.]).unwrap();
-    assert_eq!(vals::<f32>(&run(hlo, &[a, b]).unwrap()), [58., 64., 139., 154.]);
+    assert_eq!(
+        vals::<f32>(&run(hlo, &[a, b]).unwrap()),
+        [58., 64., 139., 154.]
+    );
     let hlo = "HloModule t\nENTRY e {\n  a = s8[2] parameter(0)\n  b = s8[2] parameter(1)\n  ROOT d = s32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n";
-    let got: Vec<i32> = vals(&run(hlo, &[Literal::vec1(&[100i8, -128]), Literal::vec1(&[100i8, -128])]).unwrap());
+    let got: Vec<i32> = vals(
+        &run(
+            hlo,
+            &[Literal::vec1(&[100i8, -128]), Literal::vec1(&[100i8, -128])],
+        )
+        .unwrap(),
+    );
     assert_eq!(got, [10000 + 16384]);
 }
 
@@ -24,7 +33,8 @@ fn dot_general_batch_dims_anywhere() {
     assert_eq!(vals::<f32>(&run(hlo, &[a, b]).unwrap()), [9., 24.]);
     // No contracting dims: an outer product.
     let hlo = "HloModule t\nENTRY e {\n  a = s32[2] parameter(0)\n  b = s32[3] parameter(1)\n  ROOT d = s32[2,3] dot(a, b), lhs_contracting_dims={}, rhs_contracting_dims={}\n}\n";
-    let got: Vec<i32> = vals(&run(hlo, &[Literal::vec1(&[1, 2]), Literal::vec1(&[3, 4, 5])]).unwrap());
+    let got: Vec<i32> =
+        vals(&run(hlo, &[Literal::vec1(&[1, 2]), Literal::vec1(&[3, 4, 5])]).unwrap());
     assert_eq!(got, [3, 4, 5, 6, 8, 10]);
 }
 
@@ -41,11 +51,23 @@ fn convolution_window_options() {
     let x = [1f32, 2., 3., 4., 5.];
     assert_eq!(conv1d(&x, &[1., 1.], "size=2", 4), [3., 5., 7., 9.]);
     assert_eq!(conv1d(&x, &[1., 1.], "size=2 stride=2", 2), [3., 7.]);
-    assert_eq!(conv1d(&x, &[1., 1.], "size=2 pad=-1_1", 4), [5., 7., 9., 5.]);
-    assert_eq!(conv1d(&x, &[1., 1.], "size=2 lhs_dilate=2", 8), [1., 2., 2., 3., 3., 4., 4., 5.]);
-    assert_eq!(conv1d(&x, &[1., 1.], "size=2 rhs_dilate=2", 3), [4., 6., 8.]);
+    assert_eq!(
+        conv1d(&x, &[1., 1.], "size=2 pad=-1_1", 4),
+        [5., 7., 9., 5.]
+    );
+    assert_eq!(
+        conv1d(&x, &[1., 1.], "size=2 lhs_dilate=2", 8),
+        [1., 2., 2., 3., 3., 4., 4., 5.]
+    );
+    assert_eq!(
+        conv1d(&x, &[1., 1.], "size=2 rhs_dilate=2", 3),
+        [4., 6., 8.]
+    );
     assert_eq!(conv1d(&[1., 2., 3.], &[1., 2.], "size=2", 2), [5., 8.]);
-    assert_eq!(conv1d(&[1., 2., 3.], &[1., 2.], "size=2 rhs_reversal=1", 2), [4., 7.]);
+    assert_eq!(
+        conv1d(&[1., 2., 3.], &[1., 2.], "size=2 rhs_reversal=1", 2),
+        [4., 7.]
+    );
 }
 
 #[test]
@@ -54,11 +76,17 @@ fn convolution_feature_and_batch_groups() {
     let hlo = "HloModule t\nENTRY e {\n  x = f32[1,2,3] parameter(0)\n  k = f32[2,1,1] parameter(1)\n  ROOT c = f32[1,2,3] convolution(x, k), window={size=1}, dim_labels=bf0_oi0->bf0, feature_group_count=2\n}\n";
     let x = Literal::from_vec(&[1, 2, 3], vec![1f32, 2., 3., 10., 20., 30.]).unwrap();
     let k = Literal::from_vec(&[2, 1, 1], vec![2f32, 3.]).unwrap();
-    assert_eq!(vals::<f32>(&run(hlo, &[x.clone(), k.clone()]).unwrap()), [2., 4., 6., 30., 60., 90.]);
+    assert_eq!(
+        vals::<f32>(&run(hlo, &[x.clone(), k.clone()]).unwrap()),
+        [2., 4., 6., 30., 60., 90.]
+    );
     // Batch groups: the batch splits into two groups, output feature g uses group g.
     let hlo = "HloModule t\nENTRY e {\n  x = f32[2,1,3] parameter(0)\n  k = f32[2,1,1] parameter(1)\n  ROOT c = f32[1,2,3] convolution(x, k), window={size=1}, dim_labels=bf0_oi0->bf0, batch_group_count=2\n}\n";
     let xb = Literal::from_vec(&[2, 1, 3], vec![1f32, 2., 3., 10., 20., 30.]).unwrap();
-    assert_eq!(vals::<f32>(&run(hlo, &[xb, k]).unwrap()), [2., 4., 6., 30., 60., 90.]);
+    assert_eq!(
+        vals::<f32>(&run(hlo, &[xb, k]).unwrap()),
+        [2., 4., 6., 30., 60., 90.]
+    );
 }
 
 #[test]

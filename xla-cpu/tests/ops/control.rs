@@ -16,19 +16,41 @@ const BRANCHES: &str = "b0 {\n  x = f32[] parameter(0)\n  ROOT r = f32[] negate(
 #[test]
 fn conditional_index_out_of_range_runs_the_last_branch() {
     let hlo = format!("HloModule t\n{BRANCHES}ENTRY e {{\n  i = s32[] parameter(0)\n  x = f32[] parameter(1)\n  ROOT c = f32[] conditional(i, x, x, x), branch_computations={{b0, b1, b2}}\n}}\n");
-    for (i, want) in [(0, -3f32), (1, 6.), (2, 9.), (3, 9.), (-1, 9.), (i32::MIN, 9.)] {
+    for (i, want) in [
+        (0, -3f32),
+        (1, 6.),
+        (2, 9.),
+        (3, 9.),
+        (-1, 9.),
+        (i32::MIN, 9.),
+    ] {
         let got: Vec<f32> = vals(&run(&hlo, &[Literal::scalar(i), Literal::scalar(3f32)]).unwrap());
         assert_eq!(got, [want], "index {i}");
     }
     let hlo = format!("HloModule t\n{BRANCHES}ENTRY e {{\n  p = pred[] parameter(0)\n  x = f32[] parameter(1)\n  ROOT c = f32[] conditional(p, x, x), true_computation=b0, false_computation=b2\n}}\n");
-    assert_eq!(vals::<f32>(&run(&hlo, &[Literal::scalar(true), Literal::scalar(3f32)]).unwrap()), [-3.]);
-    assert_eq!(vals::<f32>(&run(&hlo, &[Literal::scalar(false), Literal::scalar(3f32)]).unwrap()), [9.]);
+    assert_eq!(
+        vals::<f32>(&run(&hlo, &[Literal::scalar(true), Literal::scalar(3f32)]).unwrap()),
+        [-3.]
+    );
+    assert_eq!(
+        vals::<f32>(&run(&hlo, &[Literal::scalar(false), Literal::scalar(3f32)]).unwrap()),
+        [9.]
+    );
 }
 
 #[test]
 fn call_and_map() {
     let hlo = "HloModule t\nf {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  m = f32[] multiply(a, b)\n  ROOT s = f32[] add(m, a)\n}\nh {\n  a = f32[3] parameter(0)\n  b = f32[3] parameter(1)\n  ROOT m = f32[3] map(a, b), dimensions={0}, to_apply=f\n}\nENTRY e {\n  x = f32[3] parameter(0)\n  y = f32[3] parameter(1)\n  ROOT c = f32[3] call(x, y), to_apply=h\n}\n";
-    let got: Vec<f32> = vals(&run(hlo, &[Literal::vec1(&[1f32, 2., 3.]), Literal::vec1(&[4f32, 5., 6.])]).unwrap());
+    let got: Vec<f32> = vals(
+        &run(
+            hlo,
+            &[
+                Literal::vec1(&[1f32, 2., 3.]),
+                Literal::vec1(&[4f32, 5., 6.]),
+            ],
+        )
+        .unwrap(),
+    );
     assert_eq!(got, [5., 12., 21.]);
 }
 
@@ -47,8 +69,23 @@ fn sort_multi_operand_stable_any_dimension() {
 fn sort_total_order_puts_nan_last_and_keeps_zero_order() {
     let cmp = "cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = pred[] compare(a, b), direction=LT, type=TOTALORDER\n}\n";
     let hlo = format!("HloModule t\n{cmp}ENTRY e {{\n  k = f32[5] parameter(0)\n  ROOT s = f32[5] sort(k), dimensions={{0}}, is_stable=true, to_apply=cmp\n}}\n");
-    let got: Vec<f32> = vals(&run(&hlo, &[Literal::vec1(&[f32::NAN, 0.0, -0.0, -1.0, f32::NEG_INFINITY])]).unwrap());
-    assert!(super::same_f32(&got, &[f32::NEG_INFINITY, -1.0, -0.0, 0.0, f32::NAN]), "{got:?}");
+    let got: Vec<f32> = vals(
+        &run(
+            &hlo,
+            &[Literal::vec1(&[
+                f32::NAN,
+                0.0,
+                -0.0,
+                -1.0,
+                f32::NEG_INFINITY,
+            ])],
+        )
+        .unwrap(),
+    );
+    assert!(
+        super::same_f32(&got, &[f32::NEG_INFINITY, -1.0, -0.0, 0.0, f32::NAN]),
+        "{got:?}"
+    );
 }
 
 #[test]

@@ -42,13 +42,24 @@ fn gather_batching_dims_take_along_axis() {
     assert_eq!(got, [3., 1., 5., 5.]);
 }
 
-const ADD: &str = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n";
+const ADD: &str =
+    "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n";
 
 #[test]
 fn scatter_add_duplicates_and_drops_out_of_range() {
     let hlo = format!("HloModule t\n{ADD}ENTRY e {{\n  o = f32[4] parameter(0)\n  i = s32[4,1] parameter(1)\n  u = f32[4] parameter(2)\n  ROOT s = f32[4] scatter(o, i, u), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add\n}}\n");
     let i = Literal::from_vec(&[4, 1], vec![1i32, 1, 3, 7]).unwrap();
-    let got: Vec<f32> = vals(&run(&hlo, &[Literal::vec1(&[0f32; 4]), i, Literal::vec1(&[1f32, 2., 3., 4.])]).unwrap());
+    let got: Vec<f32> = vals(
+        &run(
+            &hlo,
+            &[
+                Literal::vec1(&[0f32; 4]),
+                i,
+                Literal::vec1(&[1f32, 2., 3., 4.]),
+            ],
+        )
+        .unwrap(),
+    );
     assert_eq!(got, [0., 3., 0., 3.]);
 }
 
@@ -66,7 +77,17 @@ fn scatter_with_a_generic_combiner_applies_updates_in_order() {
     let sub = "sub {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] subtract(a, b)\n}\n";
     let hlo = format!("HloModule t\n{sub}ENTRY e {{\n  o = f32[3] parameter(0)\n  i = s32[2,1] parameter(1)\n  u = f32[2] parameter(2)\n  ROOT s = f32[3] scatter(o, i, u), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=sub\n}}\n");
     let i = Literal::from_vec(&[2, 1], vec![0i32, 0]).unwrap();
-    let got: Vec<f32> = vals(&run(&hlo, &[Literal::vec1(&[10f32, 10., 10.]), i, Literal::vec1(&[1f32, 2.])]).unwrap());
+    let got: Vec<f32> = vals(
+        &run(
+            &hlo,
+            &[
+                Literal::vec1(&[10f32, 10., 10.]),
+                i,
+                Literal::vec1(&[1f32, 2.]),
+            ],
+        )
+        .unwrap(),
+    );
     assert_eq!(got, [7., 10., 10.]);
 }
 
@@ -75,6 +96,16 @@ fn scatter_set_keeps_the_last_update() {
     let set = "set {\n  a = s32[] parameter(0)\n  ROOT b = s32[] parameter(1)\n}\n";
     let hlo = format!("HloModule t\n{set}ENTRY e {{\n  o = s32[3] parameter(0)\n  i = s32[3,1] parameter(1)\n  u = s32[3] parameter(2)\n  ROOT s = s32[3] scatter(o, i, u), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=set\n}}\n");
     let i = Literal::from_vec(&[3, 1], vec![2i32, 2, -1]).unwrap();
-    let got: Vec<i32> = vals(&run(&hlo, &[Literal::vec1(&[0i32, 0, 0]), i, Literal::vec1(&[5i32, 6, 7])]).unwrap());
+    let got: Vec<i32> = vals(
+        &run(
+            &hlo,
+            &[
+                Literal::vec1(&[0i32, 0, 0]),
+                i,
+                Literal::vec1(&[5i32, 6, 7]),
+            ],
+        )
+        .unwrap(),
+    );
     assert_eq!(got, [0, 0, 6]);
 }

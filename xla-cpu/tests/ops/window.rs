@@ -4,14 +4,18 @@
 use super::{elem, run, vals};
 use xla_core::Literal;
 
-const ADD: &str = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n";
+const ADD: &str =
+    "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n";
 
 #[test]
 fn reduce_sums_over_dimension_sets() {
     let hlo = format!("HloModule t\n{ADD}ENTRY e {{\n  x = f32[2,3,2] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[3] reduce(x, z), dimensions={{0,2}}, to_apply=add\n}}\n");
     let x = Literal::from_vec(&[2, 3, 2], (0..12).map(|v| v as f32).collect()).unwrap();
     let got: Vec<f32> = vals(&run(&hlo, &[x]).unwrap());
-    assert_eq!(got, [0. + 1. + 6. + 7., 2. + 3. + 8. + 9., 4. + 5. + 10. + 11.]);
+    assert_eq!(
+        got,
+        [0. + 1. + 6. + 7., 2. + 3. + 8. + 9., 4. + 5. + 10. + 11.]
+    );
     // Reducing a size-0 dimension gives the init value.
     let hlo = format!("HloModule t\n{ADD}ENTRY e {{\n  x = f32[3,0] parameter(0)\n  z = f32[] constant(5)\n  ROOT r = f32[3] reduce(x, z), dimensions={{1}}, to_apply=add\n}}\n");
     let x = Literal::from_vec(&[3, 0], Vec::<f32>::new()).unwrap();
@@ -43,7 +47,10 @@ fn reduce_window_padding_and_dilations() {
     assert_eq!(rw(&x, "size=2 stride=2", 2), [3., 7.]);
     assert_eq!(rw(&x, "size=2 rhs_dilate=2", 3), [4., 6., 8.]);
     // Base dilation: [1, _, 2, _, 3]; holes are skipped.
-    assert_eq!(rw(&[1., 2., 3.], "size=2 lhs_dilate=2", 4), [1., 2., 2., 3.]);
+    assert_eq!(
+        rw(&[1., 2., 3.], "size=2 lhs_dilate=2", 4),
+        [1., 2., 2., 3.]
+    );
     assert_eq!(rw(&x, "size=3 pad=-1_0", 2), [9., 12.]);
 }
 
@@ -57,9 +64,18 @@ fn sas(x: &[f32], src: &[f32], window: &str, select: &str) -> Vec<f32> {
 #[test]
 fn select_and_scatter_overlapping_ties_padding() {
     // Overlapping windows; GE ties: the first element in window order wins.
-    assert_eq!(sas(&[1., 5., 2., 5., 3.], &[1., 10., 100.], "size=3", "GE"), [0., 11., 0., 100., 0.]);
+    assert_eq!(
+        sas(&[1., 5., 2., 5., 3.], &[1., 10., 100.], "size=3", "GE"),
+        [0., 11., 0., 100., 0.]
+    );
     // LE selects the minimum.
-    assert_eq!(sas(&[1., 5., 2., 5., 3.], &[1., 10., 100.], "size=3", "LE"), [1., 0., 110., 0., 0.]);
+    assert_eq!(
+        sas(&[1., 5., 2., 5., 3.], &[1., 10., 100.], "size=3", "LE"),
+        [1., 0., 110., 0., 0.]
+    );
     // Padding positions are never selected.
-    assert_eq!(sas(&[-4., -1., 3.], &[1., 2.], "size=2 stride=2 pad=1_0", "GE"), [1., 0., 2.]);
+    assert_eq!(
+        sas(&[-4., -1., 3.], &[1., 2.], "size=2 stride=2 pad=1_0", "GE"),
+        [1., 0., 2.]
+    );
 }
