@@ -91,6 +91,47 @@ pub(crate) fn make(shape: &Shape, data: ArrayData) -> Result<Literal> {
     Ok(Literal::from_array_data(shape.without_layout(), data)?)
 }
 
+/// Dimension numbers as `usize`, each checked to be below `rank`.
+///
+/// # Errors
+/// If a dimension is negative or not below `rank`.
+pub(crate) fn dim_list(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
+    v.iter()
+        .map(|&d| {
+            usize::try_from(d)
+                .ok()
+                .filter(|&d| d < rank)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "{what}: dimension {d} out of range for rank {rank}"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// The result of an op with one output per operand: an array, or a tuple of arrays when
+/// `out` is a tuple shape.
+///
+/// # Errors
+/// If the data do not fit the shapes.
+pub(crate) fn results(out: &Shape, mut datas: Vec<ArrayData>) -> Result<Literal> {
+    match out.tuple_elements() {
+        Some(shapes) if shapes.len() == datas.len() => Ok(Literal::tuple(
+            shapes
+                .iter()
+                .zip(datas)
+                .map(|(s, d)| make(s, d))
+                .collect::<Result<_>>()?,
+        )),
+        Some(_) => Err(invalid(format!(
+            "result shape {out} does not match {} outputs",
+            datas.len()
+        ))),
+        None => make(out, datas.pop().ok_or_else(|| invalid("no result"))?),
+    }
+}
+
 /// A scalar index operand as i64 (any integer type).
 ///
 /// # Errors

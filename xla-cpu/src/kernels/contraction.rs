@@ -4,7 +4,7 @@
 //! Dot is canonicalised to batched `[B,M,K] x [B,K,N]`, the form a fast matmul takes.
 
 use crate::error::{invalid, Result};
-use crate::index::{array, count, dims_of, make, strides};
+use crate::index::{array, count, dim_list, dims_of, make, strides};
 use crate::scalar::Ring;
 use xla_core::attrs::{ConvConfig, DotDims};
 use xla_core::literal::ArrayData;
@@ -19,17 +19,6 @@ fn compute_type(ty: PrimitiveType) -> PrimitiveType {
         PrimitiveType::F16 | PrimitiveType::Bf16 => PrimitiveType::F32,
         other => other,
     }
-}
-
-fn dims_usize(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
-    v.iter()
-        .map(|&d| {
-            usize::try_from(d)
-                .ok()
-                .filter(|&d| d < rank)
-                .ok_or_else(|| invalid(format!("{what}: dimension {d} out of range")))
-        })
-        .collect()
 }
 
 /// Runs a generic ring kernel on two operands converted to the compute type, and converts
@@ -106,10 +95,10 @@ fn canon(dims: &[usize], first: &[usize], second: &[usize]) -> (Vec<usize>, Vec<
 pub fn dot(lhs: &Literal, rhs: &Literal, dd: &DotDims, out: &Shape) -> Result<Literal> {
     let (ld, ldims) = array(lhs)?;
     let (rd, rdims) = array(rhs)?;
-    let lb = dims_usize(&dd.lhs_batch_dims, ldims.len(), "dot")?;
-    let lc = dims_usize(&dd.lhs_contracting_dims, ldims.len(), "dot")?;
-    let rb = dims_usize(&dd.rhs_batch_dims, rdims.len(), "dot")?;
-    let rc = dims_usize(&dd.rhs_contracting_dims, rdims.len(), "dot")?;
+    let lb = dim_list(&dd.lhs_batch_dims, ldims.len(), "dot")?;
+    let lc = dim_list(&dd.lhs_contracting_dims, ldims.len(), "dot")?;
+    let rb = dim_list(&dd.rhs_batch_dims, rdims.len(), "dot")?;
+    let rc = dim_list(&dd.rhs_contracting_dims, rdims.len(), "dot")?;
     let size = |dims: &[usize], ds: &[usize]| ds.iter().map(|&d| dims[d]).collect::<Vec<_>>();
     if lb.len() != rb.len()
         || lc.len() != rc.len()

@@ -7,7 +7,7 @@
 use crate::compile::Combiner;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, data, dims_of, make, strides};
+use crate::index::{array, data, dim_list, dims_of, make, results, strides};
 use crate::scalar::{index_value, Combine};
 use xla_core::attrs::{BinaryOp, GatherDims, ScatterDims};
 use xla_core::ir::CompId;
@@ -17,17 +17,6 @@ use xla_core::{with_array_data, Literal, Shape};
 /// Index values as i64 (unsigned values saturate).
 fn indices_i64(d: &ArrayData) -> Vec<i64> {
     with_array_data!(d, v => v.iter().map(|&x| index_value(x)).collect())
-}
-
-fn udims(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
-    v.iter()
-        .map(|&d| {
-            usize::try_from(d)
-                .ok()
-                .filter(|&d| d < rank)
-                .ok_or_else(|| invalid(format!("{what}: dimension {d} out of range")))
-        })
-        .collect()
 }
 
 /// Reads index vectors out of `start_indices` for a batch position.
@@ -89,6 +78,68 @@ impl IndexReader {
     }
 }
 
+/// How start indices map onto the operand: the index reader, which operand dim each
+/// index-vector component addresses, the batching pairs, and the window (offset) dims.
+struct Starts {
+    rd: IndexReader,
+    to_operand: Vec<usize>,
+    operand_batch: Vec<usize>,
+    index_batch: Vec<usize>,
+    window_operand: Vec<usize>,
+}
+
+/// The dimension attributes gather and scatter share, under their own names.
+struct StartDims<'a> {
+    index_vector_dim: i64,
+    to_operand: &'a [i64],
+    dropped: &'a [i64],
+    operand_batch: &'a [i64],
+    index_batch: &'a [i64],
+}
+
+impl Starts {
+    fn new(indices: &Literal, rank: usize, d: &StartDims, what: &str) -> Result<Starts> {
+        let rd = IndexReader::new(indices, d.index_vector_dim, what)?;
+        let dropped = dim_list(d.dropped, rank, what)?;
+        let operand_batch = dim_list(d.operand_batch, rank, what)?;
+        let index_batch = d
+            .index_batch
+            .iter()
+            .map(|&x| rd.batch_pos(x.max(0) as usize))
+            .collect();
+        let window_operand = (0..rank)
+            .filter(|d| !dropped.contains(d) && !operand_batch.contains(d))
+            .collect();
+        let to_operand = dim_list(d.to_operand, rank, what)?;
+        if to_operand.len() != rd.len {
+            return Err(invalid(format!(
+                "{what}: {} index components for indices {}",
+                to_operand.len(),
+                indices.shape()
+            )));
+        }
+        Ok(Starts {
+            rd,
+            to_operand,
+            operand_batch,
+            index_batch,
+            window_operand,
+        })
+    }
+
+    /// Fills `start` (operand rank) for batch position `g`; `sv` is scratch.
+    fn fill(&self, g: &[usize], sv: &mut Vec<i64>, start: &mut [i64]) {
+        self.rd.read(g, sv);
+        start.iter_mut().for_each(|s| *s = 0);
+        for (k, &m) in self.to_operand.iter().enumerate() {
+            start[m] = sv[k];
+        }
+        for (&od, &ib) in self.operand_batch.iter().zip(&self.index_batch) {
+            start[od] = g.get(ib).copied().unwrap_or(0) as i64;
+        }
+    }
+}
+
 /// `gather`.
 ///
 /// # Errors
@@ -102,23 +153,18 @@ pub fn gather(
     let (d, odims) = array(operand)?;
     let rank = odims.len();
     let out_dims = dims_of(out)?;
-    let rd = IndexReader::new(indices, g.index_vector_dim, "gather")?;
-    let offset_dims = udims(&g.offset_dims, out_dims.len(), "gather")?;
-    let collapsed = udims(&g.collapsed_slice_dims, rank, "gather")?;
-    let start_map = udims(&g.start_index_map, rank, "gather")?;
-    let obatch = udims(&g.operand_batching_dims, rank, "gather")?;
-    let ibatch: Vec<usize> = g
-        .start_indices_batching_dims
-        .iter()
-        .map(|&x| rd.batch_pos(x.max(0) as usize))
-        .collect();
+    let dims = StartDims {
+        index_vector_dim: g.index_vector_dim,
+        to_operand: &g.start_index_map,
+        dropped: &g.collapsed_slice_dims,
+        operand_batch: &g.operand_batching_dims,
+        index_batch: &g.start_indices_batching_dims,
+    };
+    let st = Starts::new(indices, rank, &dims, "gather")?;
+    let offset_dims = dim_list(&g.offset_dims, out_dims.len(), "gather")?;
     let sizes: Vec<usize> = g.slice_sizes.iter().map(|&s| s.max(0) as usize).collect();
-    let window_operand: Vec<usize> = (0..rank)
-        .filter(|d| !collapsed.contains(d) && !obatch.contains(d))
-        .collect();
     if sizes.len() != rank
-        || start_map.len() != rd.len
-        || window_operand.len() != offset_dims.len()
+        || st.window_operand.len() != offset_dims.len()
         || sizes.iter().zip(&odims).any(|(s, o)| s > o)
     {
         return Err(invalid(format!(
@@ -135,19 +181,12 @@ pub fn gather(
     let map = super::structural::index_map(&out_dims, |o| {
         gidx.clear();
         gidx.extend(batch_out.iter().map(|&b| o[b]));
-        rd.read(&gidx, &mut sv);
-        start.iter_mut().for_each(|s| *s = 0);
-        for (k, &m) in start_map.iter().enumerate() {
-            start[m] = sv[k];
-        }
-        for (&od, &ib) in obatch.iter().zip(&ibatch) {
-            start[od] = gidx.get(ib).copied().unwrap_or(0) as i64;
-        }
+        st.fill(&gidx, &mut sv, &mut start);
         let mut off = 0;
         for dd in 0..rank {
             off += start[dd].clamp(0, (odims[dd] - sizes[dd]) as i64) as usize * ost[dd];
         }
-        for (j, &wd) in window_operand.iter().enumerate() {
+        for (j, &wd) in st.window_operand.iter().enumerate() {
             off += o[offset_dims[j]] * ost[wd];
         }
         off
@@ -159,53 +198,42 @@ pub fn gather(
 fn scatter_targets(
     odims: &[usize],
     indices: &Literal,
-    udims_: &[usize],
+    udims: &[usize],
     s: &ScatterDims,
 ) -> Result<Vec<Option<usize>>> {
     let rank = odims.len();
-    let rd = IndexReader::new(indices, s.index_vector_dim, "scatter")?;
-    let uwd = udims(&s.update_window_dims, udims_.len(), "scatter")?;
-    let inserted = udims(&s.inserted_window_dims, rank, "scatter")?;
-    let to_operand = udims(&s.scatter_dims_to_operand_dims, rank, "scatter")?;
-    let ibatch = udims(&s.input_batching_dims, rank, "scatter")?;
-    let sbatch: Vec<usize> = s
-        .scatter_indices_batching_dims
-        .iter()
-        .map(|&x| rd.batch_pos(x.max(0) as usize))
-        .collect();
-    let window_operand: Vec<usize> = (0..rank)
-        .filter(|d| !inserted.contains(d) && !ibatch.contains(d))
-        .collect();
-    if to_operand.len() != rd.len || window_operand.len() != uwd.len() {
+    let dims = StartDims {
+        index_vector_dim: s.index_vector_dim,
+        to_operand: &s.scatter_dims_to_operand_dims,
+        dropped: &s.inserted_window_dims,
+        operand_batch: &s.input_batching_dims,
+        index_batch: &s.scatter_indices_batching_dims,
+    };
+    let st = Starts::new(indices, rank, &dims, "scatter")?;
+    let uwd = dim_list(&s.update_window_dims, udims.len(), "scatter")?;
+    if st.window_operand.len() != uwd.len() {
         return Err(invalid(format!(
-            "scatter: dimension numbers do not fit indices {}",
+            "scatter: update_window_dims do not fit indices {}",
             indices.shape()
         )));
     }
     let mut wsize = vec![1usize; rank];
-    for (j, &wd) in window_operand.iter().enumerate() {
-        wsize[wd] = udims_[uwd[j]];
+    for (j, &wd) in st.window_operand.iter().enumerate() {
+        wsize[wd] = udims[uwd[j]];
     }
-    let scatter_dims: Vec<usize> = (0..udims_.len()).filter(|d| !uwd.contains(d)).collect();
+    let scatter_dims: Vec<usize> = (0..udims.len()).filter(|d| !uwd.contains(d)).collect();
     let ost = strides(odims);
     let (mut gidx, mut sv, mut start) = (Vec::new(), Vec::new(), vec![0i64; rank]);
     let mut targets = Vec::new();
-    crate::index::for_each_index(udims_, |u| {
+    crate::index::for_each_index(udims, |u| {
         gidx.clear();
         gidx.extend(scatter_dims.iter().map(|&d| u[d]));
-        rd.read(&gidx, &mut sv);
-        start.iter_mut().for_each(|x| *x = 0);
-        for (k, &m) in to_operand.iter().enumerate() {
-            start[m] = sv[k];
-        }
-        for (&od, &ib) in ibatch.iter().zip(&sbatch) {
-            start[od] = gidx.get(ib).copied().unwrap_or(0) as i64;
-        }
+        st.fill(&gidx, &mut sv, &mut start);
         let fits =
             (0..rank).all(|d| start[d] >= 0 && start[d] + wsize[d] as i64 <= odims[d] as i64);
         targets.push(fits.then(|| {
             let mut off: usize = (0..rank).map(|d| start[d] as usize * ost[d]).sum();
-            for (j, &wd) in window_operand.iter().enumerate() {
+            for (j, &wd) in st.window_operand.iter().enumerate() {
                 off += u[uwd[j]] * ost[wd];
             }
             off
@@ -290,17 +318,5 @@ pub fn scatter(
             set_scalar(o, t, v)?;
         }
     }
-    match out.tuple_elements() {
-        Some(shapes) => Ok(Literal::tuple(
-            shapes
-                .iter()
-                .zip(outs)
-                .map(|(sh, d)| make(sh, d))
-                .collect::<Result<_>>()?,
-        )),
-        None => make(
-            out,
-            outs.pop().ok_or_else(|| invalid("scatter: no result"))?,
-        ),
-    }
+    results(out, outs)
 }

@@ -4,7 +4,7 @@
 use crate::compile::Combiner;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, Ctx};
-use crate::index::{array, count, make};
+use crate::index::{array, count, make, results};
 use crate::scalar::{Elem, Kind};
 use xla_core::attrs::{ComparisonDirection, ComparisonType};
 use xla_core::ir::CompId;
@@ -144,22 +144,7 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
         }
     }
     let sorted: Vec<ArrayData> = ds.iter().map(|d| take(d, &map)).collect();
-    match out.tuple_elements() {
-        Some(shapes) => Ok(Literal::tuple(
-            shapes
-                .iter()
-                .zip(sorted)
-                .map(|(s, d)| make(s, d))
-                .collect::<Result<_>>()?,
-        )),
-        None => make(
-            out,
-            sorted
-                .into_iter()
-                .next()
-                .ok_or_else(|| invalid("sort: no result"))?,
-        ),
-    }
+    results(out, sorted)
 }
 
 /// `topk` along the last dim → `(values, s32 indices)`; ties keep the lower index first.

@@ -8,7 +8,7 @@
 use crate::compile::Combiner;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, count, dims_of, make, strides};
+use crate::index::{array, count, dims_of, make, results, strides};
 use crate::scalar::Combine;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, Window};
 use xla_core::ir::CompId;
@@ -125,19 +125,6 @@ fn fold(
     Ok(outs)
 }
 
-fn result(out: &Shape, mut datas: Vec<ArrayData>) -> Result<Literal> {
-    match out.tuple_elements() {
-        Some(shapes) => Ok(Literal::tuple(
-            shapes
-                .iter()
-                .zip(datas)
-                .map(|(s, d)| make(s, d))
-                .collect::<Result<_>>()?,
-        )),
-        None => make(out, datas.pop().ok_or_else(|| invalid("no result"))?),
-    }
-}
-
 /// `reduce` over `rdims` with `f`, variadic.
 ///
 /// # Errors
@@ -164,7 +151,7 @@ pub fn reduce(cx: &Ctx, a: &[&Literal], rdims: &[i64], f: CompId, out: &Shape) -
         starts: (0..=nout).map(|o| o * r).collect(),
         offsets,
     };
-    result(out, fold(cx, &xs, &inits, &g, f)?)
+    results(out, fold(cx, &xs, &inits, &g, f)?)
 }
 
 /// Source offset of window element `k` for output `o`, or `None` in padding or a dilation hole.
@@ -241,7 +228,7 @@ pub fn reduce_window(
     let first_out = out.tuple_elements().and_then(|t| t.first()).unwrap_or(out);
     let out_dims = dims_of(first_out)?;
     let g = window_groups(&dims, &out_dims, w, "reduce-window")?;
-    result(out, fold(cx, &xs, &inits, &g, f)?)
+    results(out, fold(cx, &xs, &inits, &g, f)?)
 }
 
 fn select_native<T: NativeData + PartialOrd>(
