@@ -104,7 +104,7 @@ impl Combiner {
 
 impl Callee for Combiner {
     fn resolve(self, b: &XlaBuilder, role: &str, params: &[Shape]) -> Option<XlaComputation> {
-        if params.is_empty() || params.len() % 2 != 0 {
+        if params.is_empty() || !params.len().is_multiple_of(2) {
             let message = format!(
                 "a combiner takes pairs of scalars, but {} parameters are passed",
                 params.len()
