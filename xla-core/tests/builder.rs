@@ -70,6 +70,8 @@ fn row_scatter() -> ScatterDims {
 
 #[path = "builder/errors.rs"]
 mod errors;
+#[path = "builder/import.rs"]
+mod import;
 #[path = "builder/instructions.rs"]
 mod instructions;
 #[path = "builder/rows_contraction.rs"]

@@ -23,6 +23,12 @@ impl XlaComputation {
         &self.name
     }
 
+    /// The computation's id in the module under construction (for
+    /// [`XlaBuilder::add_op`]; ids are renumbered when the module is built).
+    pub fn id(&self) -> CompId {
+        self.id
+    }
+
     /// Parameter and result shapes.
     pub fn program_shape(&self) -> &ProgramShape {
         &self.program_shape
@@ -112,6 +118,10 @@ impl Callee for Combiner {
             b.misuse(role, message);
             return None;
         }
+        let key = (self, params.to_vec());
+        if let Some(c) = b.inner.ctx.combiners.borrow().get(&key) {
+            return Some(c.clone());
+        }
         let ty = params[0].element_type().name().to_uppercase();
         let sub = b.sub_builder(&format!("{}_{ty}", self.short_name()));
         let n = params.len() / 2;
@@ -135,7 +145,9 @@ impl Callee for Combiner {
         } else {
             sub.tuple(&outs)
         };
-        finish_closure(b, &sub, &root)
+        let comp = finish_closure(b, &sub, &root)?;
+        b.inner.ctx.combiners.borrow_mut().insert(key, comp.clone());
+        Some(comp)
     }
 }
 

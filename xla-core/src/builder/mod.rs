@@ -31,6 +31,7 @@ mod contraction;
 mod control;
 mod elementwise;
 mod error;
+mod import;
 mod indexing;
 mod linalg;
 mod ops;
@@ -51,6 +52,7 @@ use crate::shape_inference::{ProgramShape, ShapeError};
 use crate::types::PrimitiveType;
 use std::borrow::Borrow;
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -63,6 +65,8 @@ struct ModuleCtx {
     id: u64,
     next_id: Cell<u64>,
     computations: RefCell<Vec<Computation>>,
+    /// Combiner computations already built, by combiner and parameter shapes.
+    combiners: RefCell<HashMap<(Combiner, Vec<Shape>), XlaComputation>>,
 }
 
 /// One builder's own state.
@@ -162,6 +166,7 @@ impl XlaBuilder {
             id: NEXT_MODULE.fetch_add(1, Ordering::Relaxed),
             next_id: Cell::new(0),
             computations: RefCell::new(Vec::new()),
+            combiners: RefCell::new(HashMap::new()),
         };
         XlaBuilder::with_ctx(name, false, Rc::new(ctx))
     }
