@@ -1,0 +1,187 @@
+//! Literal tests: printing against text produced by real XLA, construction and access,
+//! ndarray interop and `.npy` files.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
+use xla_core::literal::{ArrayData, Literal};
+use xla_core::shape::Shape;
+use xla_core::PrimitiveType;
+
+/// Builds array data of `ty` from hex bit patterns (`re:im` for complex elements).
+fn data_from_bits(ty: &str, bits: &str) -> ArrayData {
+    let items: Vec<&str> = if bits.is_empty() {
+        Vec::new()
+    } else {
+        bits.split(',').collect()
+    };
+    let hex = |s: &str| u64::from_str_radix(s, 16).unwrap();
+    let pair = |s: &str| {
+        let (a, b) = s.split_once(':').unwrap();
+        (hex(a), hex(b))
+    };
+    let complex = ty.starts_with('c');
+    let h: Vec<u64> = if complex {
+        Vec::new()
+    } else {
+        items.iter().map(|s| hex(s)).collect()
+    };
+    match ty {
+        "pred" => ArrayData::Pred(h.iter().map(|&b| b != 0).collect()),
+        "s8" => ArrayData::S8(h.iter().map(|&b| b as u8 as i8).collect()),
+        "s16" => ArrayData::S16(h.iter().map(|&b| b as u16 as i16).collect()),
+        "s32" => ArrayData::S32(h.iter().map(|&b| b as u32 as i32).collect()),
+        "s64" => ArrayData::S64(h.iter().map(|&b| b as i64).collect()),
+        "u8" => ArrayData::U8(h.iter().map(|&b| b as u8).collect()),
+        "u16" => ArrayData::U16(h.iter().map(|&b| b as u16).collect()),
+        "u32" => ArrayData::U32(h.iter().map(|&b| b as u32).collect()),
+        "u64" => ArrayData::U64(h),
+        "f16" => ArrayData::F16(h.iter().map(|&b| f16::from_bits(b as u16)).collect()),
+        "bf16" => ArrayData::Bf16(h.iter().map(|&b| bf16::from_bits(b as u16)).collect()),
+        "f32" => ArrayData::F32(h.iter().map(|&b| f32::from_bits(b as u32)).collect()),
+        "f64" => ArrayData::F64(h.iter().map(|&b| f64::from_bits(b)).collect()),
+        "c64" => ArrayData::C64(
+            items
+                .iter()
+                .map(|s| pair(s))
+                .map(|(a, b)| Complex32::new(f32::from_bits(a as u32), f32::from_bits(b as u32)))
+                .collect(),
+        ),
+        "c128" => ArrayData::C128(
+            items
+                .iter()
+                .map(|s| pair(s))
+                .map(|(a, b)| Complex64::new(f64::from_bits(a), f64::from_bits(b)))
+                .collect(),
+        ),
+        other => panic!("unknown type {other}"),
+    }
+}
+
+fn parse_dims(dims: &str) -> Vec<i64> {
+    if dims.is_empty() {
+        Vec::new()
+    } else {
+        dims.split(',').map(|d| d.parse().unwrap()).collect()
+    }
+}
+
+/// Every case of `tests/data/literal_print_cases.txt` (written by real XLA, see
+/// `gen_literal_print.py`): HLO constant bodies and `Literal::ToString`.
+#[test]
+fn printing_matches_xla() {
+    let text = include_str!("data/literal_print_cases.txt");
+    let mut checked = 0;
+    for (line_no, line) in text.lines().enumerate() {
+        let fields: Vec<&str> = line.splitn(5, '\t').collect();
+        let [kind, ty, dims, bits, expected] = fields[..] else {
+            panic!("line {line_no}")
+        };
+        let ty_p = PrimitiveType::from_name(ty).unwrap();
+        let lit = Literal::from_array_data(
+            Shape::array(ty_p, parse_dims(dims)),
+            data_from_bits(ty, bits),
+        )
+        .unwrap();
+        let (got, want) = match kind {
+            "body" => (lit.hlo_constant_body(), expected.to_string()),
+            "tostring" => (lit.to_string(), expected.replace("\\n", "\n")),
+            other => panic!("unknown kind {other}"),
+        };
+        if got != want {
+            // Pinpoint the first differing element for long arrays.
+            let g: Vec<&str> = got.split(", ").collect();
+            let w: Vec<&str> = want.split(", ").collect();
+            let first = g.iter().zip(&w).position(|(a, b)| a != b);
+            panic!(
+                "line {}: {kind} {ty}[{dims}]: first difference at item {first:?}: got {:?} want {:?}",
+                line_no + 1,
+                first.map(|i| g[i]),
+                first.map(|i| w[i])
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} cases");
+}
+
+/// Tuples and tokens; expected text printed by XLA's HLO printer (`print_large_constants`)
+/// and by `str(jaxlib._hlo.Literal(shape))` for a tuple shape.
+#[test]
+fn tuples_print_like_xla() {
+    let a = Literal::tuple(vec![
+        Literal::scalar(1.5f32),
+        Literal::vec1(&[1i32, 2]),
+        Literal::vec1(&[true, false]),
+        Literal::scalar(true),
+    ]);
+    assert_eq!(a.hlo_constant_body(), "( 1.5, {1, 2}, {1, 0}, true )");
+    let b = Literal::tuple(vec![
+        Literal::from_vec(&[2, 2], vec![1f32, 2., 3., 4.]).unwrap(),
+        Literal::tuple(vec![
+            Literal::scalar(Complex32::new(1.0, 2.0)),
+            Literal::vec1::<u8>(&[]),
+        ]),
+        Literal::tuple(vec![]),
+    ]);
+    assert_eq!(
+        b.hlo_constant_body(),
+        "( { { 1, 2 }, { 3, 4 } }, ( (1, 2), {} ), (  ) )"
+    );
+    assert_eq!(Literal::tuple(vec![]).hlo_constant_body(), "(  )");
+    assert_eq!(Literal::tuple(vec![]).to_string(), "(\n\n)");
+
+    let c = Literal::tuple(vec![
+        Literal::scalar(0f32),
+        Literal::vec1(&[false, false]),
+        Literal::tuple(vec![Literal::vec1(&[0i32])]),
+        Literal::token(),
+    ]);
+    assert_eq!(
+        c.to_string(),
+        "(\nf32[] 0,\npred[2] {0, 0},\n(\ns32[1] {0}\n),\ntoken\n)"
+    );
+    let d = Literal::tuple(vec![
+        Literal::from_vec(&[2, 2], vec![0f32; 4]).unwrap(),
+        Literal::tuple(vec![]),
+        Literal::tuple(vec![Literal::vec1(&[0i32])]),
+    ]);
+    assert_eq!(
+        d.to_string(),
+        "(\nf32[2,2] {\n  { 0, 0 },\n  { 0, 0 }\n},\n(\n\n),\n(\ns32[1] {0}\n)\n)"
+    );
+    assert_eq!(
+        c.to_string_oneline(),
+        "( f32[] 0, pred[2] {0, 0}, ( s32[1] {0} ), token )"
+    );
+}
+
+/// Scalars as the HLO printer writes them (conformance README and real XLA output).
+#[test]
+fn scalar_constant_bodies() {
+    let cases: Vec<(Literal, &str)> = vec![
+        (Literal::scalar(1.5f32), "1.5"),
+        (Literal::scalar(f32::NEG_INFINITY), "-inf"),
+        (Literal::scalar(f32::NAN), "nan"),
+        (Literal::scalar(true), "true"),
+        (Literal::scalar(false), "false"),
+        (Literal::scalar(1e-5f32), "1e-05"),
+        (Literal::scalar(-3.5233877e-06f32), "-3.5233877e-06"),
+        (Literal::scalar(3.4e38f32), "3.4e+38"),
+        (Literal::scalar(1f32), "1"),
+        (Literal::scalar(i64::MIN), "-9223372036854775808"),
+        (Literal::scalar(u64::MAX), "18446744073709551615"),
+        (Literal::scalar(Complex64::new(1e-5, 3.0)), "(1e-05, 3)"),
+        (
+            Literal::scalar(f32::from_bits(0x7fc0_0001)),
+            "nan(0x400001)",
+        ),
+        (Literal::scalar(f32::from_bits(0xff80_0001)), "-nan(0x1)"),
+    ];
+    for (lit, want) in cases {
+        assert_eq!(lit.hlo_constant_body(), want, "{lit:?}");
+    }
+    assert_eq!(Literal::scalar(1.5f32).to_string(), "f32[] 1.5");
+    assert_eq!(Literal::vec1(&[1i32, 2, 3]).to_string(), "s32[3] {1, 2, 3}");
+    assert_eq!(Literal::token().to_string(), "token");
+}
