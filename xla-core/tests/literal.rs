@@ -185,3 +185,121 @@ fn scalar_constant_bodies() {
     assert_eq!(Literal::vec1(&[1i32, 2, 3]).to_string(), "s32[3] {1, 2, 3}");
     assert_eq!(Literal::token().to_string(), "token");
 }
+
+#[test]
+fn construction_and_access() {
+    let lit = Literal::from_vec(&[2, 3], vec![1.5f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    assert_eq!(lit.element_count(), 6);
+    assert_eq!(lit.rank(), 2);
+    assert_eq!(lit.element_type(), PrimitiveType::F32);
+    assert_eq!(lit.get::<f32>(&[1, 2]).unwrap(), 6.0);
+    assert_eq!(lit.get_as_f64(&[0, 0]).unwrap(), 1.5);
+    assert_eq!(
+        lit.to_vec::<f32>().unwrap(),
+        vec![1.5, 2.0, 3.0, 4.0, 5.0, 6.0]
+    );
+
+    // Errors, never panics: wrong type, wrong rank, out of bounds, wrong count, wrong kind.
+    let errors = [
+        lit.get::<i32>(&[0, 0]).unwrap_err().to_string(),
+        lit.get::<f32>(&[0]).unwrap_err().to_string(),
+        lit.get::<f32>(&[0, 3]).unwrap_err().to_string(),
+        lit.get::<f32>(&[-1, 0]).unwrap_err().to_string(),
+        lit.reshape(&[4, 2]).unwrap_err().to_string(),
+        lit.reshape(&[-2, -3]).unwrap_err().to_string(),
+        Literal::from_vec(&[2, 2], vec![1u8; 3])
+            .unwrap_err()
+            .to_string(),
+        Literal::scalar(1i32)
+            .decompose_tuple()
+            .unwrap_err()
+            .to_string(),
+        Literal::tuple(vec![])
+            .get::<f32>(&[])
+            .unwrap_err()
+            .to_string(),
+        Literal::scalar(Complex32::new(1.0, 0.0))
+            .get_as_f64(&[])
+            .unwrap_err()
+            .to_string(),
+    ];
+    let want = [
+        "f32[2,3] holds f32 elements, not s32",
+        "index [0] is out of bounds for f32[2,3]",
+        "index [0, 3] is out of bounds for f32[2,3]",
+        "index [-1, 0] is out of bounds for f32[2,3]",
+        "shape f32[4,2] holds 8 elements but 6 were given",
+        "negative dimension",
+        "shape u8[2,2] holds 4 elements but 3 were given",
+        "decompose_tuple needs a tuple, got s32[]",
+        "needs an array, got ()",
+        "needs a real or integer array, got c64[]",
+    ];
+    for (got, want) in errors.iter().zip(want) {
+        assert!(got.contains(want), "{got:?} should contain {want:?}");
+    }
+
+    let mut m = lit.reshape(&[3, 2]).unwrap();
+    m.set(&[2, 0], -1.0f32).unwrap();
+    assert_eq!(m.get::<f32>(&[2, 0]).unwrap(), -1.0);
+    assert!(m.set(&[2, 0], 1i32).is_err());
+    assert_eq!(
+        m.to_string_oneline(),
+        "f32[3,2] { { 1.5, 2 }, { 3, 4 }, { -1, 6 } }"
+    );
+
+    let t = Literal::tuple(vec![Literal::scalar(7u64), m.clone()]);
+    assert_eq!(t.tuple_element(0).unwrap().to_scalar::<u64>().unwrap(), 7);
+    assert!(t.tuple_element(2).is_err());
+    let parts = t.decompose_tuple().unwrap();
+    assert_eq!(parts.len(), 2);
+    assert_eq!(parts[1], m);
+    assert_eq!(Literal::scalar(true).get_as_f64(&[]).unwrap(), 1.0);
+    assert_eq!(
+        Literal::scalar(u64::MAX).get_as_f64(&[]).unwrap(),
+        18446744073709551615.0
+    );
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn ndarray_round_trips() {
+    use ndarray::{array, s, Array3, ArrayD, IxDyn};
+    let a = array![[1i64, 2, 3], [4, 5, 6]];
+    // Transposed view: logical order, not memory order.
+    let t = Literal::from_ndarray(&a.t());
+    assert_eq!(t.dims(), &[3, 2]);
+    assert_eq!(t.to_vec::<i64>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
+    // Negative strides and steps.
+    let r = Literal::from(&a.slice(s![..;-1, ..;2]));
+    assert_eq!(r.to_string_oneline(), "s64[2,2] { { 4, 6 }, { 1, 3 } }");
+    // Owned arrays move; non-standard owned arrays are read logically.
+    let owned = Array3::from_shape_fn((2, 3, 4), |(i, j, k)| (i * 100 + j * 10 + k) as f32);
+    let lit = Literal::from(owned.clone());
+    assert_eq!(lit.get::<f32>(&[1, 2, 3]).unwrap(), 123.0);
+    let back: ArrayD<f32> = (&lit).try_into().unwrap();
+    assert_eq!(back, owned.clone().into_dyn());
+    let permuted = owned.clone().permuted_axes([2, 0, 1]);
+    let lit = Literal::from(permuted.clone());
+    assert_eq!(lit.dims(), &[4, 2, 3]);
+    assert_eq!(lit.get::<f32>(&[3, 1, 2]).unwrap(), 123.0);
+    assert_eq!(lit.into_ndarray::<f32>().unwrap(), permuted.into_dyn());
+    // Scalars and empty arrays.
+    let z = ArrayD::<u8>::zeros(IxDyn(&[0, 3]));
+    let lz = Literal::from(&z);
+    assert_eq!(lz.to_string(), "u8[0,3] {\n\n}");
+    assert_eq!(lz.to_ndarray::<u8>().unwrap(), z);
+    let sc = Literal::scalar(half::bf16::from_f32(2.5));
+    assert_eq!(
+        sc.to_ndarray::<half::bf16>()
+            .unwrap()
+            .into_dimensionality::<ndarray::Ix0>()
+            .unwrap()[()]
+            .to_f32(),
+        2.5
+    );
+    // Errors.
+    assert!(sc.to_ndarray::<f32>().is_err());
+    let err = ArrayD::<f32>::try_from(Literal::tuple(vec![])).unwrap_err();
+    assert!(err.to_string().contains("needs an array"), "{err}");
+}
