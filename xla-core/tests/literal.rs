@@ -303,3 +303,281 @@ fn ndarray_round_trips() {
     let err = ArrayD::<f32>::try_from(Literal::tuple(vec![])).unwrap_err();
     assert!(err.to_string().contains("needs an array"), "{err}");
 }
+
+#[cfg(feature = "npy")]
+mod npy {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn data_dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+    }
+
+    fn conformance_dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance")
+    }
+
+    /// A fresh directory under the system temp dir for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("xla-core-literal-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// The element bytes of a literal (little-endian, row-major) without the npy header.
+    fn element_bytes(lit: &Literal) -> Vec<u8> {
+        let bytes = lit.to_npy_bytes().unwrap();
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        bytes[10 + header_len..].to_vec()
+    }
+
+    fn fnv1a64(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+        })
+    }
+
+    /// Fixtures written by numpy (`gen_npy_fixtures.py`): every dtype, both byte orders, C and
+    /// Fortran order, 0-d, size-0, versions 1.0/2.0/3.0, bf16 as `<V2`.
+    #[test]
+    fn reads_numpy_fixtures() {
+        let manifest = std::fs::read_to_string(data_dir().join("npy/manifest.txt")).unwrap();
+        let mut n = 0;
+        for line in manifest.lines() {
+            let [file, ty, dims, bits] = line.split('\t').collect::<Vec<_>>()[..] else {
+                panic!("{line}")
+            };
+            let path = data_dir().join("npy").join(file);
+            let got = Literal::read_npy(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let ty_p = PrimitiveType::from_name(ty).unwrap();
+            let want = Literal::from_array_data(
+                Shape::array(ty_p, parse_dims(dims)),
+                data_from_bits(ty, bits),
+            )
+            .unwrap();
+            assert_eq!(got, want, "{file}: got {got} want {want}");
+            // What we write for a little-endian C-order file is byte for byte what numpy wrote.
+            if !file.contains("_be_") && !file.ends_with("_f.npy") && !file.contains("_v") {
+                assert_eq!(
+                    got.to_npy_bytes().unwrap(),
+                    std::fs::read(&path).unwrap(),
+                    "{file}: bytes differ from numpy's"
+                );
+            }
+            n += 1;
+        }
+        assert!(n >= 80, "only {n} fixtures");
+    }
+
+    /// Every input and output of the conformance suite: dtype, shape and contents as numpy
+    /// reads them (`conformance_npy_manifest.txt`).
+    #[test]
+    fn reads_every_conformance_file() {
+        let manifest =
+            std::fs::read_to_string(data_dir().join("conformance_npy_manifest.txt")).unwrap();
+        let mut n = 0;
+        for line in manifest.lines() {
+            let [file, ty, dims, hash] = line.split('\t').collect::<Vec<_>>()[..] else {
+                panic!("{line}")
+            };
+            let lit =
+                Literal::read_npy(conformance_dir().join(file)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(lit.element_type().name(), ty, "{file}");
+            assert_eq!(lit.dims(), &parse_dims(dims)[..], "{file}");
+            assert_eq!(
+                format!("{:016x}", fnv1a64(&element_bytes(&lit))),
+                hash,
+                "{file}"
+            );
+            n += 1;
+        }
+        assert!(n > 1000, "only {n} files");
+    }
+
+    fn every_type_literals() -> Vec<Literal> {
+        let c32 = |a: f32, b: f32| Complex32::new(a, b);
+        let c64 = |a: f64, b: f64| Complex64::new(a, b);
+        vec![
+            Literal::from_vec(&[2, 2], vec![true, false, false, true]).unwrap(),
+            Literal::vec1(&[i8::MIN, -1, 0, i8::MAX]),
+            Literal::vec1(&[i16::MIN, -1, 0, i16::MAX]),
+            Literal::from_vec(&[2, 1, 2], vec![i32::MIN, -1, 0, i32::MAX]).unwrap(),
+            Literal::vec1(&[i64::MIN, -1, 0, i64::MAX]),
+            Literal::vec1(&[0u8, 1, 255]),
+            Literal::vec1(&[0u16, 1, u16::MAX]),
+            Literal::vec1(&[0u32, 1, u32::MAX]),
+            Literal::vec1(&[0u64, 1, u64::MAX]),
+            Literal::vec1(&[
+                f16::from_f32(0.1),
+                f16::NAN,
+                f16::NEG_INFINITY,
+                f16::from_bits(0x8001),
+            ]),
+            Literal::vec1(&[
+                bf16::from_f32(0.1),
+                bf16::NAN,
+                bf16::INFINITY,
+                bf16::from_bits(0x8000),
+            ]),
+            Literal::from_vec(&[3, 0], Vec::<f32>::new()).unwrap(),
+            Literal::scalar(f32::from_bits(0x7fc0_1234)),
+            Literal::vec1(&[
+                f64::MIN_POSITIVE,
+                -0.0,
+                f64::from_bits(0xfff0_0000_0000_0001),
+            ]),
+            Literal::vec1(&[c32(1.0, -2.0), c32(f32::NAN, 0.5)]),
+            Literal::scalar(c64(1e300, -1e-300)),
+            Literal::scalar(true),
+            Literal::from_vec(&[0], Vec::<Complex64>::new()).unwrap(),
+        ]
+    }
+
+    #[test]
+    fn round_trips_every_type() {
+        let dir = scratch("roundtrip");
+        for (i, lit) in every_type_literals().into_iter().enumerate() {
+            let bytes = lit.to_npy_bytes().unwrap();
+            assert_eq!(
+                bytes.len() % 64,
+                (lit.element_count() * lit.element_type().byte_size()) % 64
+            );
+            assert_eq!(Literal::from_npy_bytes(&bytes).unwrap(), lit, "{lit}");
+            let path = dir.join(format!("{i}.npy"));
+            lit.write_npy(&path).unwrap();
+            assert_eq!(Literal::read_npy(&path).unwrap(), lit, "{lit}");
+        }
+        // Only the written files remain: no temporaries.
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            every_type_literals().len()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn write_errors_leave_no_file() {
+        let dir = scratch("write-errors");
+        let path = dir.join("t.npy");
+        let err = Literal::tuple(vec![])
+            .write_npy(&path)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("t.npy") && err.contains("only arrays"),
+            "{err}"
+        );
+        let missing = dir.join("no/such/dir/x.npy");
+        let err = Literal::scalar(1f32)
+            .write_npy(&missing)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no/such/dir/x.npy"), "{err}");
+        // Overwriting keeps the old file intact until the new one is complete.
+        Literal::scalar(1f32).write_npy(&path).unwrap();
+        Literal::scalar(2i64).write_npy(&path).unwrap();
+        assert_eq!(Literal::read_npy(&path).unwrap(), Literal::scalar(2i64));
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn npy_with_header(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn malformed_files_are_errors() {
+        let f4 = |shape: &str| {
+            format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}\n")
+        };
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (b"".to_vec(), "too short"),
+            (b"\x93NUMP".to_vec(), "too short"),
+            (b"PK\x03\x04 this is a zip".to_vec(), "bad magic"),
+            (b"\x93NUMPY\x04\x00\x10\x00".to_vec(), "version 4.0"),
+            (b"\x93NUMPY\x01\x00\xff\x00{}".to_vec(), "runs past the end"),
+            (npy_with_header(&f4("(2,)"), &[0; 7]), "truncated"),
+            (npy_with_header(&f4("(2,)"), &[0; 9]), "trailing bytes"),
+            (npy_with_header(&f4("(-1,)"), &[]), "negative dimension"),
+            (
+                npy_with_header(&f4("(4294967296, 4294967296, 4294967296)"), &[]),
+                "too many elements",
+            ),
+            (
+                npy_with_header(
+                    "{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }",
+                    &[0; 12],
+                ),
+                "unsupported dtype '<U3'",
+            ),
+            (
+                npy_with_header(
+                    "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }",
+                    &[0; 8],
+                ),
+                "unsupported dtype '|O'",
+            ),
+            (
+                npy_with_header(
+                    "{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (1,), }",
+                    &[0; 4],
+                ),
+                "structured",
+            ),
+            (
+                npy_with_header("{'descr': '<f4', 'shape': (1,), }", &[0; 4]),
+                "no 'fortran_order'",
+            ),
+            (
+                npy_with_header(
+                    "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)",
+                    &[0; 4],
+                ),
+                "malformed header",
+            ),
+        ];
+        for (bytes, want) in cases {
+            let err = Literal::from_npy_bytes(&bytes).unwrap_err().to_string();
+            assert!(err.contains(want), "{err:?} should mention {want:?}");
+            assert!(err.starts_with("npy: <bytes>: "), "{err}");
+        }
+        let err = Literal::read_npy("/nonexistent/file.npy")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("/nonexistent/file.npy"), "{err}");
+    }
+
+    /// Every prefix of a valid file and many corrupted copies give errors or values, never panics.
+    #[test]
+    fn truncation_and_corruption_never_panic() {
+        let lit = Literal::from_vec(&[2, 3], vec![1.5f64, 2., 3., 4., 5., 6.]).unwrap();
+        let bytes = lit.to_npy_bytes().unwrap();
+        for len in 0..bytes.len() {
+            assert!(
+                Literal::from_npy_bytes(&bytes[..len]).is_err(),
+                "prefix of {len} bytes accepted"
+            );
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = (next() % 80) as usize;
+                b[at] = next() as u8;
+            }
+            let _ = Literal::from_npy_bytes(&b);
+        }
+    }
+}
