@@ -271,7 +271,11 @@ fn ndarray_round_trips() {
     assert_eq!(t.dims(), &[3, 2]);
     assert_eq!(t.to_vec::<i64>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
     // Negative strides and steps.
-    let r = Literal::from(&a.slice(s![..;-1, ..;2]));
+    assert_eq!(
+        Literal::from(&a).to_vec::<i64>().unwrap(),
+        vec![1, 2, 3, 4, 5, 6]
+    );
+    let r = Literal::from(a.slice(s![..;-1, ..;2]));
     assert_eq!(r.to_string_oneline(), "s64[2,2] { { 4, 6 }, { 1, 3 } }");
     // Owned arrays move; non-standard owned arrays are read logically.
     let owned = Array3::from_shape_fn((2, 3, 4), |(i, j, k)| (i * 100 + j * 10 + k) as f32);
@@ -578,6 +582,67 @@ mod npy {
                 b[at] = next() as u8;
             }
             let _ = Literal::from_npy_bytes(&b);
+        }
+    }
+}
+
+#[cfg(all(feature = "npy", feature = "ndarray"))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A shape of rank 0..=4 with dims 0..=3, and bit patterns for its elements.
+    fn shaped_bits() -> impl Strategy<Value = (Vec<i64>, Vec<u64>)> {
+        proptest::collection::vec(0i64..=3, 0..=4).prop_flat_map(|dims| {
+            let n = dims.iter().product::<i64>() as usize;
+            (Just(dims), proptest::collection::vec(any::<u64>(), n))
+        })
+    }
+
+    fn literal_of(ty: &str, dims: &[i64], bits: &[u64]) -> Literal {
+        let hex: Vec<String> = if ty.starts_with('c') {
+            bits.iter()
+                .map(|b| format!("{:x}:{:x}", b & 0xffff_ffff, b >> 32))
+                .collect()
+        } else {
+            bits.iter().map(|b| format!("{b:x}")).collect()
+        };
+        let ty_p = PrimitiveType::from_name(ty).unwrap();
+        Literal::from_array_data(
+            Shape::array(ty_p, dims.to_vec()),
+            data_from_bits(ty, &hex.join(",")),
+        )
+        .unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn npy_and_ndarray_round_trip(
+            (dims, bits) in shaped_bits(),
+            ty in proptest::sample::select(vec!["pred", "s8", "u16", "s32", "u64", "f16", "bf16", "f32", "f64", "c64"]),
+        ) {
+            let mask = |b: u64| match ty {
+                "pred" => b & 1,
+                "s8" => b & 0xff,
+                "u16" | "f16" | "bf16" => b & 0xffff,
+                "s32" | "f32" => b & 0xffff_ffff,
+                _ => b,
+            };
+            let bits: Vec<u64> = bits.into_iter().map(mask).collect();
+            let lit = literal_of(ty, &dims, &bits);
+            let back = Literal::from_npy_bytes(&lit.to_npy_bytes().unwrap()).unwrap();
+            prop_assert_eq!(&back, &lit);
+            if ty == "f32" {
+                let arr = lit.to_ndarray::<f32>().unwrap();
+                prop_assert_eq!(&Literal::from(&arr), &lit);
+                // Reversing every axis twice through ndarray views is the identity.
+                let mut v = arr.view();
+                for ax in 0..v.ndim() { v.invert_axis(ndarray::Axis(ax)); }
+                let rev = Literal::from(v);
+                let mut w = rev.to_ndarray::<f32>().unwrap();
+                for ax in 0..w.ndim() { w.invert_axis(ndarray::Axis(ax)); }
+                prop_assert_eq!(&Literal::from(&w), &lit);
+            }
         }
     }
 }

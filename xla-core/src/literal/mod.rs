@@ -18,6 +18,7 @@ pub mod npy;
 mod print;
 
 pub use construct::LiteralError;
+pub use print::{format_bf16, format_f16, format_f32, format_f64, format_g};
 
 /// The elements of an array literal, row-major, one vector variant per element type.
 #[derive(Clone, Debug)]

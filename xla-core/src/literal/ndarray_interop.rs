@@ -17,7 +17,7 @@
 
 use super::{Literal, LiteralError, LiteralValue, NativeData};
 use crate::shape::Shape;
-use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension, IxDyn};
+use ndarray::{Array, ArrayBase, ArrayD, ArrayView, ArrayViewD, Data, Dimension, IxDyn};
 
 /// The dims of an ndarray as XLA dims. ndarray keeps the product of the non-zero axis lengths
 /// within `isize::MAX`, so every length fits in an `i64`.
@@ -112,6 +112,13 @@ impl<T: NativeData, S: Data<Elem = T>, D: Dimension> From<&ArrayBase<S, D>> for 
     /// See [`Literal::from_ndarray`].
     fn from(array: &ArrayBase<S, D>) -> Literal {
         Literal::from_ndarray(array)
+    }
+}
+
+impl<T: NativeData, D: Dimension> From<ArrayView<'_, T, D>> for Literal {
+    /// See [`Literal::from_ndarray`].
+    fn from(view: ArrayView<'_, T, D>) -> Literal {
+        Literal::from_ndarray(&view)
     }
 }
 

@@ -334,6 +334,42 @@ mod tests {
         }
     }
 
+    /// Every printed value reads back to the same bits (through a double for f16 and bf16, as
+    /// XLA's parser does): all f16 and bf16 values, and a stride through f32 and f64.
+    #[test]
+    fn formats_round_trip() {
+        for bits in 0..=u16::MAX {
+            let h = f16::from_bits(bits);
+            if !h.is_nan() {
+                let back = format_f16(h).parse::<f64>().map(f16::from_f64);
+                assert_eq!(back.map(f16::to_bits), Ok(bits), "f16 {bits:#x}");
+            }
+            let b = bf16::from_bits(bits);
+            if !b.is_nan() {
+                let back = format_bf16(b).parse::<f64>().map(bf16::from_f64);
+                assert_eq!(back.map(bf16::to_bits), Ok(bits), "bf16 {bits:#x}");
+            }
+        }
+        for bits in (0..=u32::MAX).step_by(40_009) {
+            let x = f32::from_bits(bits);
+            if !x.is_nan() {
+                assert_eq!(
+                    format_f32(x).parse::<f32>().map(f32::to_bits),
+                    Ok(bits),
+                    "f32 {bits:#x}"
+                );
+            }
+            let y = f64::from_bits(u64::from(bits).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            if !y.is_nan() {
+                assert_eq!(
+                    format_f64(y).parse::<f64>().map(f64::to_bits),
+                    Ok(y.to_bits()),
+                    "{y:e}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn shape_prefix() {
         let lit = Literal::scalar(1.5f32);
