@@ -3,3 +3,9 @@
 
 #[path = "shape_rules/conformance.rs"]
 mod conformance;
+#[path = "shape_rules/elementwise.rs"]
+mod elementwise;
+#[path = "shape_rules/structural.rs"]
+mod structural;
+#[path = "shape_rules/util.rs"]
+mod util;
