@@ -3,9 +3,15 @@
 
 #[path = "shape_rules/conformance.rs"]
 mod conformance;
+#[path = "shape_rules/contraction.rs"]
+mod contraction;
 #[path = "shape_rules/elementwise.rs"]
 mod elementwise;
+#[path = "shape_rules/indexing.rs"]
+mod indexing;
 #[path = "shape_rules/structural.rs"]
 mod structural;
 #[path = "shape_rules/util.rs"]
 mod util;
+#[path = "shape_rules/window.rs"]
+mod window;
