@@ -15,3 +15,9 @@ mod structural;
 mod util;
 #[path = "shape_rules/window.rs"]
 mod window;
+#[path = "shape_rules/linalg.rs"]
+mod linalg;
+#[path = "shape_rules/control.rs"]
+mod control;
+#[path = "shape_rules/collective.rs"]
+mod collective;
