@@ -1,7 +1,8 @@
 //! Structural ops: broadcast, reshape, collapse, transpose, rev, slices, concatenate, pad,
 //! tuples, dynamic dimension sizes.
 
-use super::{collect_ops, refs, WithDims, XlaBuilder, XlaOp};
+use super::{collect_ops, refs, ScalarValue, WithDims, XlaBuilder, XlaOp};
+use crate::shape::Shape;
 use crate::ir::{Op, PadDim};
 use crate::shape_inference::ShapeError;
 use std::borrow::Borrow;
@@ -40,6 +41,33 @@ impl XlaBuilder {
             dimensions: broadcast_dimensions.to_vec(),
         };
         self.emit(op, &[operand], Some(s.with_dims(out_dims.to_vec())))
+    }
+
+    /// An array of `shape` filled with `value` (a scalar constant broadcast; XLA's `Full`).
+    pub fn full(&self, shape: &Shape, value: impl ScalarValue) -> XlaOp {
+        let scalar = self.constant_scalar(shape.element_type(), value);
+        if shape.is_scalar() {
+            return scalar;
+        }
+        self.broadcast(&scalar, shape.dims())
+    }
+
+    /// An array of `shape` filled with zeros (XLA's `Zeros`).
+    pub fn zeros(&self, shape: &Shape) -> XlaOp {
+        self.full(shape, 0)
+    }
+
+    /// An array of `prototype`'s shape filled with `value` (XLA's `FullLike`).
+    pub fn full_like(&self, prototype: &XlaOp, value: impl ScalarValue) -> XlaOp {
+        match self.shape_of("broadcast", prototype) {
+            Some(s) => self.full(&s, value),
+            None => self.poisoned(),
+        }
+    }
+
+    /// Zeros of `prototype`'s shape (XLA's `ZerosLike`).
+    pub fn zeros_like(&self, prototype: &XlaOp) -> XlaOp {
+        self.full_like(prototype, 0)
     }
 
     /// Reshapes to `new_sizes` (row-major order).
