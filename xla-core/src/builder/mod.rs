@@ -436,6 +436,9 @@ impl XlaBuilder {
                     r.builder.name
                 )))
             }
+            Some(XlaOp { id: None, .. }) => {
+                return Err(misuse("the root is the result of an op that failed".into()))
+            }
             Some(r) => r.id,
             None => state.instructions.len().checked_sub(1).map(InstrId),
         };

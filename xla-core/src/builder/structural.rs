@@ -2,8 +2,8 @@
 //! tuples, dynamic dimension sizes.
 
 use super::{collect_ops, refs, ScalarValue, WithDims, XlaBuilder, XlaOp};
-use crate::shape::Shape;
 use crate::ir::{Op, PadDim};
+use crate::shape::Shape;
 use crate::shape_inference::ShapeError;
 use std::borrow::Borrow;
 

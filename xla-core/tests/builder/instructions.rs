@@ -17,6 +17,9 @@ fn every_method_adds_the_right_instruction() {
         let root = f(&b);
         match b.build_with_root(&root) {
             Ok(m) => {
+                if let Err(e) = xla_core::verify::verify_module(&m) {
+                    failures.push(format!("{name}: does not verify: {:?}", e.problems));
+                }
                 let r = entry(&m).root_instruction().unwrap();
                 if r.op.name() != opcode || r.shape.to_string() != shape {
                     failures.push(format!(
