@@ -200,13 +200,20 @@ impl XlaBuilder {
         self.inner.state.borrow().errors.clone()
     }
 
-    /// The shape of `op`, or `None` when it is poisoned or belongs to another builder
-    /// (an error is recorded for the latter, naming `op_name`).
-    pub fn get_shape(&self, op_name: &str, op: &XlaOp) -> Option<Shape> {
-        if !self.owns(op_name, 0, op) {
-            return None;
+    /// The shape of `op` (XLA's `GetShape`); nothing is recorded.
+    ///
+    /// # Errors
+    /// [`Error::Builder`](crate::Error::Builder) when `op` belongs to another builder or is
+    /// poisoned.
+    pub fn get_shape(&self, op: &XlaOp) -> Result<Shape, crate::Error> {
+        if !Rc::ptr_eq(&op.builder, &self.inner) {
+            let msg = format!(
+                "the value belongs to builder `{}`, not `{}`",
+                op.builder.name, self.inner.name
+            );
+            return Err(crate::Error::Builder(msg));
         }
-        op.shape().ok()
+        op.shape()
     }
 
     // ----- recording -----
