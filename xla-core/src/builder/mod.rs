@@ -24,6 +24,47 @@
 //! are given as anything implementing [`Callee`]: a [`Combiner`], a computation built with
 //! [`XlaBuilder::sub_builder`] and [`XlaBuilder::build_sub`], or a closure wrapped by
 //! [`unary`], [`binary`] or [`nary`].
+//!
+//! ```
+//! use xla_core::builder::{binary, unary, Combiner, XlaBuilder};
+//! use xla_core::{PrimitiveType::{F32, S32}, Shape};
+//!
+//! let b = XlaBuilder::new("main");
+//! let x = b.parameter(0, Shape::array(F32, [4, 5]), "x");
+//! let zero = b.constant_r0(0.0f32);
+//!
+//! // 1. a common combiner
+//! let sum = b.reduce(&x, &zero, &[1], Combiner::Add);
+//!
+//! // 2. a closure `|sub_builder, a, b| ...`
+//! let sum_sq = b.reduce(&x, &zero, &[1], binary(|sb, a, c| sb.add(a, &c * &c)));
+//!
+//! // 3. a computation built once with a sub-builder and used twice
+//! let max = {
+//!     let sb = b.sub_builder("max");
+//!     let p = sb.parameter(0, Shape::scalar(F32), "p");
+//!     let q = sb.parameter(1, Shape::scalar(F32), "q");
+//!     sb.build_sub(&sb.max(&p, &q)).unwrap()
+//! };
+//! let low = b.constant_r0(f32::NEG_INFINITY);
+//! let rows = b.reduce(&x, &low, &[1], &max);
+//! let cols = b.reduce(&x, &low, &[0], &max);
+//!
+//! // a loop: the state is a tuple (counter, value)
+//! let init = b.tuple([b.constant_r0(0i32), sum.clone()]);
+//! let cond = unary(|sb, s| sb.lt(sb.get_tuple_element(&s, 0), sb.constant_r0(10i32)));
+//! let body = unary(|sb, s| {
+//!     let (i, v) = (sb.get_tuple_element(&s, 0), sb.get_tuple_element(&s, 1));
+//!     sb.tuple([&i + 1i32, &v * 0.5f32])
+//! });
+//! let looped = b.while_loop(&init, cond, body);
+//! assert_eq!(looped.shape().unwrap(), Shape::tuple(vec![Shape::scalar(S32), Shape::array(F32, [4])]));
+//!
+//! let root = b.tuple([sum, sum_sq, rows, cols, looped]);
+//! let module = b.build_with_root(&root).unwrap();
+//! // add_F32, reducer, max, condition, body, then main: callees first
+//! assert_eq!(module.computations.len(), 6);
+//! ```
 
 mod callee;
 mod collective;

@@ -101,7 +101,8 @@ impl XlaBuilder {
     }
 
     /// Merges the consecutive `dimensions` into one (XLA's `Collapse`, a reshape):
-    /// `f32[2,3,4]` collapsed over `[0,1]` is `f32[6,4]`.
+    /// `f32[2,3,4]` collapsed over `[0,1]` is `f32[6,4]`. Fewer than two dimensions give
+    /// the operand back unchanged, as in XLA.
     pub fn collapse(&self, operand: impl Borrow<XlaOp>, dimensions: &[i64]) -> XlaOp {
         let operand = operand.borrow();
         let Some(s) = self.shape_of("reshape", operand) else {
@@ -110,9 +111,13 @@ impl XlaBuilder {
         let rank = s.rank() as i64;
         let consecutive = dimensions.windows(2).all(|w| w[1] == w[0] + 1);
         let in_range = dimensions.iter().all(|&d| (0..rank).contains(&d));
-        let (Some(&first), true, true) = (dimensions.first(), consecutive, in_range) else {
+        if !(consecutive && in_range) {
             let msg = format!("collapse of {s}: dimensions {dimensions:?} must be consecutive dims of the operand, in order");
             return self.fail(ShapeError::at_operand("reshape", 0, msg));
+        }
+        // As XLA: collapsing fewer than two dimensions changes nothing.
+        let Some(&first) = dimensions.first().filter(|_| dimensions.len() > 1) else {
+            return operand.clone();
         };
         let last = first + dimensions.len() as i64;
         let dims = s.dims();

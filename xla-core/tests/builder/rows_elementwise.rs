@@ -235,6 +235,24 @@ pub(super) fn rows() -> Vec<Row> {
             "f32[6,4]",
         ),
         (
+            "collapse all",
+            |b| b.collapse(param(b, 0, f32s(&[2, 3, 4])), &[0, 1, 2]),
+            "reshape",
+            "f32[24]",
+        ),
+        (
+            "collapse trailing",
+            |b| b.collapse(param(b, 0, f32s(&[2, 3, 4])), &[1, 2]),
+            "reshape",
+            "f32[2,12]",
+        ),
+        (
+            "collapse one dim is the operand",
+            |b| b.collapse(param(b, 0, f32s(&[2, 3, 4])), &[1]),
+            "parameter",
+            "f32[2,3,4]",
+        ),
+        (
             "transpose",
             |b| b.transpose(param(b, 0, f32s(&[2, 3, 4])), &[2, 0, 1]),
             "transpose",
