@@ -214,7 +214,7 @@ impl XlaBuilder {
 
     fn with_ctx(name: &str, is_sub: bool, ctx: Rc<ModuleCtx>) -> XlaBuilder {
         let inner = Inner {
-            name: name.to_string(),
+            name: sanitize(name, "computation"),
             is_sub,
             ctx,
             state: RefCell::new(State::default()),
@@ -399,8 +399,8 @@ impl XlaBuilder {
             let msg = format!("parameter number {number} is negative or already used");
             return self.misuse("parameter", msg);
         }
-        let base = if name.is_empty() { "parameter" } else { name };
-        let op = self.emit_named(base, Op::Parameter { number }, &[], Some(shape));
+        let base = sanitize(name, "parameter");
+        let op = self.emit_named(&base, Op::Parameter { number }, &[], Some(shape));
         if !op.is_poisoned() {
             self.inner.state.borrow_mut().parameters.push(number);
         }
@@ -606,6 +606,30 @@ fn prune(name: &str, comps: &[Computation], entry: CompId) -> Module {
         name: name.to_string(),
         computations,
         entry,
+    }
+}
+
+/// A name HLO text accepts (as XLA's name uniquer sanitizes): characters other than
+/// ASCII letters, digits, `_`, `-` and `.` become `_`; a leading digit gets a `_` in front;
+/// an empty name becomes `fallback`.
+fn sanitize(name: &str, fallback: &str) -> String {
+    if name.is_empty() {
+        return fallback.to_string();
+    }
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{clean}")
+    } else {
+        clean
     }
 }
 

@@ -527,3 +527,21 @@ fn make_padding_same_and_valid() {
         vec![(0, 0), (0, 0)]
     );
 }
+
+#[test]
+fn names_are_sanitized_for_hlo_text() {
+    let b = XlaBuilder::new("my module");
+    let x = b.parameter(0, f32s(&[2]), "input x/1");
+    let y = b.parameter(1, f32s(&[2]), "");
+    let z = b.parameter(2, f32s(&[2]), "2nd");
+    let _ = b.tuple([x, y, z]);
+    let m = b.build().unwrap();
+    assert_eq!(m.name, "my_module");
+    let names: Vec<&str> = entry(&m)
+        .instructions
+        .iter()
+        .map(|i| i.name.as_str())
+        .collect();
+    assert_eq!(names, ["input_x_1.1", "parameter.2", "_2nd.3", "tuple.4"]);
+    assert_eq!(entry(&m).name, "my_module.5");
+}
