@@ -2,7 +2,7 @@
 //! padding, dilations, feature and batch groups, dimension numbers).
 
 use crate::util::*;
-use xla_core::attrs::{ConvDimensionNumbers, DotDims, PrecisionConfig};
+use xla_core::attrs::{ConvDimensionNumbers, DotDims, Precision, PrecisionConfig};
 use xla_core::ir::Op;
 
 fn dot(lb: &[i64], lc: &[i64], rb: &[i64], rc: &[i64]) -> Op {
@@ -151,6 +151,21 @@ fn dot_rules() {
             "result element type s8 is not allowed",
         )
         .declared("s8[4,5]"),
+        err(
+            "precision config of one entry",
+            Op::Dot {
+                dims: DotDims {
+                    lhs_contracting_dims: vec![1],
+                    rhs_contracting_dims: vec![0],
+                    ..DotDims::default()
+                },
+                precision: PrecisionConfig {
+                    operand_precision: vec![Precision::Highest],
+                },
+            },
+            &["f32[4,3]", "f32[3,5]"],
+            "0 or 2 entries",
+        ),
         err(
             "dot of a tuple",
             mm(),

@@ -255,6 +255,13 @@ fn broadcast_reshape_transpose_reverse() {
             "6 elements",
         )
         .declared("f32[4]"),
+        err(
+            "reshape to a tuple",
+            Op::Reshape,
+            &["f32[2]"],
+            "the result must be an array",
+        )
+        .declared("(f32[2])"),
         err("reshape overflow", Op::Reshape, &["f32[2]"], "overflows")
             .declared("f32[9223372036854775807,2]"),
         ok(
