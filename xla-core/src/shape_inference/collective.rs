@@ -29,11 +29,7 @@ pub fn group_size(op: &str, groups: &ReplicaGroups) -> Result<Option<i64>, Shape
 
 fn arrays<'a>(op: &str, operands: &[&'a Shape]) -> Result<Vec<&'a ArrayShape>, ShapeError> {
     expect_min_operands(op, operands, 1)?;
-    operands
-        .iter()
-        .enumerate()
-        .map(|(i, s)| expect_array(op, i, "operand", s))
-        .collect()
+    expect_arrays(op, 0, "operand", operands)
 }
 
 /// Scales dimension `dimension` of every operand with `f` (all-gather / reduce-scatter).
