@@ -17,6 +17,8 @@ mod elementwise;
 mod indexing;
 #[path = "shape_rules/linalg.rs"]
 mod linalg;
+#[path = "shape_rules/robustness.rs"]
+mod robustness;
 #[path = "shape_rules/structural.rs"]
 mod structural;
 #[path = "shape_rules/util.rs"]

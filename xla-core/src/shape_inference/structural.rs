@@ -411,7 +411,7 @@ pub fn pad(
             ));
         }
         let what = "padded size";
-        let interior = checked_mul(name, what, (size - 1).max(0), p.interior)?;
+        let interior = checked_mul(name, what, size.saturating_sub(1).max(0), p.interior)?;
         let n = checked_add(
             name,
             what,

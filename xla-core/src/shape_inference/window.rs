@@ -15,7 +15,7 @@ fn dilated(op: &str, size: i64, dilation: i64) -> Result<i64, ShapeError> {
     checked_add(
         op,
         "dilated size",
-        checked_mul(op, "dilated size", size - 1, dilation)?,
+        checked_mul(op, "dilated size", size.saturating_sub(1), dilation)?,
         1,
     )
 }
