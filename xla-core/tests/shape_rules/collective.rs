@@ -386,3 +386,81 @@ fn rng_rules() {
         ),
     ]);
 }
+
+#[test]
+fn more_collective_rules() {
+    let a2a = Op::AllToAll {
+        dimension: Some(0),
+        config: groups(&[&[0, 1]]),
+    };
+    let rbg = Op::RngBitGenerator {
+        algorithm: RngAlgorithm::Philox,
+    };
+    run(vec![
+        err(
+            "array all-to-all of two operands",
+            a2a,
+            &["f32[4]", "f32[4]"],
+            "expects 1 operand, got 2",
+        ),
+        err(
+            "send needs a token",
+            Op::Send {
+                channel_id: 1,
+                is_host_transfer: false,
+            },
+            &["f32[3]", "f32[]"],
+            "second operand must be a token",
+        ),
+        err(
+            "recv-done of a non-context",
+            Op::RecvDone {
+                channel_id: 1,
+                is_host_transfer: false,
+            },
+            &["(f32[3], token[])"],
+            "context",
+        ),
+        err(
+            "outfeed needs a token",
+            Op::Outfeed {
+                config: String::new(),
+                outfeed_shape: None,
+            },
+            &["f32[3]", "f32[3]"],
+            "must be a token",
+        ),
+        err(
+            "uniform of complex",
+            Op::Rng {
+                distribution: RngDistribution::Uniform,
+            },
+            &["c64[]", "c64[]"],
+            "PRED, integer or floating-point",
+        )
+        .declared("c64[2]"),
+        err(
+            "rng-bit-generator state rank",
+            rbg.clone(),
+            &["u64[2,2]"],
+            "state must have rank 1",
+        )
+        .declared("(u64[2,2], u32[3])"),
+        err(
+            "rng-bit-generator float output",
+            rbg,
+            &["u64[3]"],
+            "an integer array",
+        )
+        .declared("(u64[3], f32[3])"),
+        err(
+            "all-gather of a token",
+            Op::AllGather {
+                dimension: 0,
+                config: groups(&[&[0, 1]]),
+            },
+            &["token[]"],
+            "must be an array",
+        ),
+    ]);
+}

@@ -343,3 +343,56 @@ fn convolution_rules() {
         ),
     ]);
 }
+
+#[test]
+fn more_contraction_rules() {
+    let mm = || dot(&[], &[1], &[], &[0]);
+    let out_dup = ConvDimensionNumbers {
+        output_feature_dimension: 0,
+        ..ConvDimensionNumbers::nchw(2)
+    };
+    let kernel_range = ConvDimensionNumbers {
+        kernel_output_feature_dimension: 4,
+        ..ConvDimensionNumbers::nchw(2)
+    };
+    run(vec![
+        err(
+            "declared type drops the imaginary part",
+            mm(),
+            &["c64[4,3]", "c64[3,5]"],
+            "result element type f32 is not allowed",
+        )
+        .declared("f32[4,5]"),
+        err(
+            "declared pred result",
+            mm(),
+            &["f32[4,3]", "f32[3,5]"],
+            "result element type pred is not allowed",
+        )
+        .declared("pred[4,5]"),
+        err(
+            "rhs contracting dim out of range",
+            dot(&[], &[1], &[], &[2]),
+            &["f32[4,3]", "f32[3,5]"],
+            "rhs_contracting_dims {2} contains 2",
+        ),
+        err(
+            "output dimension numbers repeat",
+            conv_dn(win_simple(&[2, 2], &[1, 1]), out_dup, 1, 1),
+            &["f32[1,1,4,4]", "f32[1,1,2,2]"],
+            "output dimension numbers",
+        ),
+        err(
+            "kernel dimension number out of range",
+            conv_dn(win_simple(&[2, 2], &[1, 1]), kernel_range, 1, 1),
+            &["f32[1,1,4,4]", "f32[1,1,2,2]"],
+            "kernel dimension numbers",
+        ),
+        err(
+            "rhs rank",
+            conv(win_simple(&[2, 2], &[1, 1]), 1, 1),
+            &["f32[1,1,4,4]", "f32[1,2,2]"],
+            "rhs must have rank 4",
+        ),
+    ]);
+}

@@ -189,3 +189,42 @@ fn custom_call() {
         ),
     ]);
 }
+
+#[test]
+fn more_control_rules() {
+    run(vec![
+        err(
+            "indexed conditional with no branch",
+            cond(0),
+            &["s32[]"],
+            "needs at least one branch",
+        ),
+        err(
+            "pred conditional with one branch",
+            cond(1),
+            &["pred[]", "f32[]"],
+            "exactly 2 branches",
+        )
+        .called(&["(f32[]) -> f32[]"]),
+        err(
+            "while init mismatch",
+            Op::While {
+                condition: C0,
+                body: C1,
+            },
+            &["f32[]"],
+            "condition",
+        )
+        .called(&["(s32[]) -> pred[]", "(s32[]) -> s32[]"]),
+        err(
+            "while operand count",
+            Op::While {
+                condition: C0,
+                body: C1,
+            },
+            &["f32[]", "f32[]"],
+            "expects 1 operand, got 2",
+        )
+        .called(&["(f32[]) -> pred[]", "(f32[]) -> f32[]"]),
+    ]);
+}

@@ -309,3 +309,45 @@ fn fft_rules() {
         ),
     ]);
 }
+
+#[test]
+fn more_linalg_rules() {
+    run(vec![
+        err(
+            "triangular-solve a of rank 1",
+            ts(true),
+            &["f32[3]", "f32[3]"],
+            "a must have rank at least 2",
+        ),
+        err(
+            "triangular-solve of integers",
+            ts(true),
+            &["s32[3,3]", "s32[3,2]"],
+            "floating-point or complex",
+        ),
+        err(
+            "negative fft_length",
+            fft(FftType::Irfft, &[-4]),
+            &["c64[3]"],
+            "negative size -4",
+        ),
+        err(
+            "empty fft_length",
+            fft(FftType::Fft, &[]),
+            &["c64[3]"],
+            "1 to 3 entries",
+        ),
+        err(
+            "grad_output type",
+            bng(1),
+            &["f32[2,3]", "f32[3]", "f32[3]", "f32[3]", "f64[2,3]"],
+            "same element type",
+        ),
+        err(
+            "inference mean type",
+            bni(0),
+            &["f32[2,3]", "f32[2]", "f32[2]", "f16[2]", "f32[2]"],
+            "same element type",
+        ),
+    ]);
+}
