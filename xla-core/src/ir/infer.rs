@@ -344,9 +344,8 @@ pub fn infer_shape(
             source_target_pairs,
             ..
         } => collective::collective_permute(take::<1>(name, operands)?[0], source_target_pairs),
-        Op::ReplicaId | Op::PartitionId => {
-            take::<0>(name, operands).map(|[]| collective::replica_id())
-        }
+        Op::ReplicaId => take::<0>(name, operands).map(|[]| collective::replica_id()),
+        Op::PartitionId => take::<0>(name, operands).map(|[]| collective::partition_id()),
         Op::Send { .. } => take::<2>(name, operands).and_then(|[d, t]| collective::send(d, t)),
         Op::SendDone { .. } => collective::send_done(take::<1>(name, operands)?[0]),
         Op::Recv { .. } => collective::recv(take::<1>(name, operands)?[0], need(name, declared)?),

@@ -186,8 +186,13 @@ pub fn collective_permute(operand: &Shape, pairs: &[(i64, i64)]) -> Result<Shape
     Ok(plain(a))
 }
 
-/// The shape of `replica-id` and `partition-id`: `u32[]`.
+/// The shape of `replica-id`: `u32[]`.
 pub fn replica_id() -> Shape {
+    Shape::scalar(PrimitiveType::U32)
+}
+
+/// The shape of `partition-id`: `u32[]`.
+pub fn partition_id() -> Shape {
     Shape::scalar(PrimitiveType::U32)
 }
 
