@@ -3,7 +3,7 @@
 use super::validators::*;
 use super::window::window_output_dims;
 use super::ShapeError;
-use crate::attrs::{ConvConfig, DotDims, Window};
+use crate::attrs::{ConvConfig, DotDims, PrecisionConfig, Window};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
 
@@ -34,6 +34,20 @@ pub fn contraction_type(
         ));
     }
     Ok(p)
+}
+
+/// Checks that a precision config has no entry or one per operand (two).
+///
+/// # Errors
+/// When it has another number of entries.
+pub fn check_precision(op: &str, config: &PrecisionConfig) -> Result<(), ShapeError> {
+    match config.operand_precision.len() {
+        0 | 2 => Ok(()),
+        n => Err(ShapeError::new(
+            op,
+            format!("operand_precision must have 0 or 2 entries, got {n}"),
+        )),
+    }
 }
 
 /// Checks one side's batch and contracting dims: in range and unique together.

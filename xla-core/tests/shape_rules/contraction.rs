@@ -2,7 +2,7 @@
 //! padding, dilations, feature and batch groups, dimension numbers).
 
 use crate::util::*;
-use xla_core::attrs::{ConvDimensionNumbers, DotDims, PrecisionConfig};
+use xla_core::attrs::{ConvDimensionNumbers, DotDims, Precision, PrecisionConfig};
 use xla_core::ir::Op;
 
 fn dot(lb: &[i64], lc: &[i64], rb: &[i64], rc: &[i64]) -> Op {
@@ -151,6 +151,21 @@ fn dot_rules() {
             "result element type s8 is not allowed",
         )
         .declared("s8[4,5]"),
+        err(
+            "precision config of one entry",
+            Op::Dot {
+                dims: DotDims {
+                    lhs_contracting_dims: vec![1],
+                    rhs_contracting_dims: vec![0],
+                    ..DotDims::default()
+                },
+                precision: PrecisionConfig {
+                    operand_precision: vec![Precision::Highest],
+                },
+            },
+            &["f32[4,3]", "f32[3,5]"],
+            "0 or 2 entries",
+        ),
         err(
             "dot of a tuple",
             mm(),
@@ -325,6 +340,59 @@ fn convolution_rules() {
             conv(w1(2, 1), 1, 1),
             &[x, "f64[1,1,2,2]"],
             "same element type",
+        ),
+    ]);
+}
+
+#[test]
+fn more_contraction_rules() {
+    let mm = || dot(&[], &[1], &[], &[0]);
+    let out_dup = ConvDimensionNumbers {
+        output_feature_dimension: 0,
+        ..ConvDimensionNumbers::nchw(2)
+    };
+    let kernel_range = ConvDimensionNumbers {
+        kernel_output_feature_dimension: 4,
+        ..ConvDimensionNumbers::nchw(2)
+    };
+    run(vec![
+        err(
+            "declared type drops the imaginary part",
+            mm(),
+            &["c64[4,3]", "c64[3,5]"],
+            "result element type f32 is not allowed",
+        )
+        .declared("f32[4,5]"),
+        err(
+            "declared pred result",
+            mm(),
+            &["f32[4,3]", "f32[3,5]"],
+            "result element type pred is not allowed",
+        )
+        .declared("pred[4,5]"),
+        err(
+            "rhs contracting dim out of range",
+            dot(&[], &[1], &[], &[2]),
+            &["f32[4,3]", "f32[3,5]"],
+            "rhs_contracting_dims {2} contains 2",
+        ),
+        err(
+            "output dimension numbers repeat",
+            conv_dn(win_simple(&[2, 2], &[1, 1]), out_dup, 1, 1),
+            &["f32[1,1,4,4]", "f32[1,1,2,2]"],
+            "output dimension numbers",
+        ),
+        err(
+            "kernel dimension number out of range",
+            conv_dn(win_simple(&[2, 2], &[1, 1]), kernel_range, 1, 1),
+            &["f32[1,1,4,4]", "f32[1,1,2,2]"],
+            "kernel dimension numbers",
+        ),
+        err(
+            "rhs rank",
+            conv(win_simple(&[2, 2], &[1, 1]), 1, 1),
+            &["f32[1,1,4,4]", "f32[1,2,2]"],
+            "rhs must have rank 4",
         ),
     ]);
 }

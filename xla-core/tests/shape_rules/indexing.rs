@@ -451,3 +451,59 @@ fn sort_and_topk() {
         err("topk of a scalar", topk(1), &["f32[]"], "rank at least 1"),
     ]);
 }
+
+#[test]
+fn more_gather_scatter_rules() {
+    let rows = &["f32[5,3]", "s32[2,1]", "f32[2,3]"];
+    run(vec![
+        err(
+            "update_window_dims out of range",
+            scatter(&[2], &[0], &[0], 1),
+            rows,
+            "update_window_dims {2} contains 2",
+        )
+        .called(&[ADD]),
+        err(
+            "inserted_window_dims not sorted",
+            scatter(&[], &[1, 0], &[0, 1], 1),
+            &["f32[5,3]", "s32[2,2]", "f32[2]"],
+            "inserted_window_dims {1,0} must be strictly increasing",
+        )
+        .called(&[ADD]),
+        err(
+            "scatter batching sizes differ",
+            scatter_b(&[], &[1], &[1], 2, &[0], &[0]),
+            &["f32[4,3]", "s32[5,2,1]", "f32[5,2]"],
+            "batching dimension sizes differ",
+        )
+        .called(&[ADD]),
+        err(
+            "scatter_dims_to_operand_dims hits a batching dim",
+            scatter_b(&[], &[1], &[0], 2, &[0], &[0]),
+            &["f32[4,3]", "s32[4,2,1]", "f32[4,2]"],
+            "scatter_dims_to_operand_dims with the operand batching dims",
+        )
+        .called(&[ADD]),
+        err(
+            "gather negative slice size",
+            gather(&[1, 2], &[], &[0, 1], 1, &[-1, 6]),
+            &["f32[16,11]", "s64[5,2]"],
+            "slice size -1 of dimension 0",
+        ),
+        err(
+            "gather of a tuple",
+            gather(&[1, 2], &[], &[0, 1], 1, &[8, 6]),
+            &["(f32[16,11])", "s64[5,2]"],
+            "operand must be an array",
+        ),
+        err(
+            "topk negative k",
+            Op::TopK {
+                k: -1,
+                largest: false,
+            },
+            &["f32[5]"],
+            "k = -1 must be in [0, 5]",
+        ),
+    ]);
+}

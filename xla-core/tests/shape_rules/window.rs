@@ -350,3 +350,37 @@ fn select_and_scatter_rules() {
         .called(&[GE]),
     ]);
 }
+
+#[test]
+fn more_window_rules() {
+    run(vec![
+        err(
+            "select-and-scatter window rank",
+            sas(win_simple(&[2], &[2])),
+            &["f32[4,6]", "f32[2,2]", "f32[]"],
+            "window has 1 dimensions",
+        )
+        .called(&[GE, ADD]),
+        err(
+            "reduce of a tuple",
+            reduce(&[0]),
+            &["(f32[7])", "f32[]"],
+            "operand must be an array",
+        )
+        .called(&[ADD]),
+        err(
+            "reduce-window init count",
+            rw(win_simple(&[2], &[1])),
+            &["f32[4]", "f32[4]", "f32[]"],
+            "N operands followed by N init values",
+        )
+        .called(&[ADD]),
+        err(
+            "reduce-window overflow",
+            rw(win(&[(2, 1, i64::MAX, 1, 1, 1)])),
+            &["f32[4]", "f32[]"],
+            "overflows",
+        )
+        .called(&[ADD]),
+    ]);
+}
