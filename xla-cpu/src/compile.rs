@@ -85,21 +85,27 @@ fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
     if comp.root == *p1 {
         return Some(Combiner::Second);
     }
-    match (&root.op, root.operands.as_slice()) {
-        (Op::Binary(op), [a, b])
-            if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) =>
-        {
-            Some(Combiner::Binary(*op))
+    // `if let` rather than a `match` over `Op`: only these two shapes are combiners, and a
+    // new opcode must not need an arm here.
+    let ops = root.operands.as_slice();
+    if let (Op::Binary(op), [a, b]) = (&root.op, ops) {
+        if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) {
+            return Some(Combiner::Binary(*op));
         }
-        (
-            Op::Compare {
-                direction,
-                comparison_type,
-            },
-            [a, b],
-        ) if (a, b) == (p0, p1) => Some(Combiner::Compare(*direction, *comparison_type)),
-        _ => None,
     }
+    if let (
+        Op::Compare {
+            direction,
+            comparison_type,
+        },
+        [a, b],
+    ) = (&root.op, ops)
+    {
+        if (a, b) == (p0, p1) {
+            return Some(Combiner::Compare(*direction, *comparison_type));
+        }
+    }
+    None
 }
 
 fn plan(comp: &Computation) -> Result<CompPlan> {
