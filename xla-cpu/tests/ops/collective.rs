@@ -140,3 +140,17 @@ fn one_executable_runs_from_several_threads() {
         assert_eq!(got, [0, 1, 4, 9]);
     });
 }
+
+#[test]
+fn rng_bit_generator_three_fry_matches_xla() {
+    // XLA:CPU's output for state {0, 0} and u32[3,2] (as printed by a project that runs
+    // XLA): the counter advances by 3, and block i fills words 2i and 2i+1.
+    let hlo = "HloModule t\nENTRY e {\n  s = u64[2] parameter(0)\n  ROOT r = (u64[2], u32[3,2]) rng-bit-generator(s), algorithm=rng_three_fry\n}\n";
+    let r = run(hlo, &[Literal::vec1(&[0u64, 0])]).unwrap();
+    assert_eq!(vals::<u64>(&elem(&r, 0)), [0, 3]);
+    let bits: Vec<u32> = vals(&elem(&r, 1));
+    let approx = [1.7973e9, 2.5791e9, 1.3515e9, 3.2358e9, 1.6886e9, 4.2293e9];
+    for (b, a) in bits.iter().zip(approx) {
+        assert!((f64::from(*b) - a).abs() < 1e5, "{bits:?}");
+    }
+}
