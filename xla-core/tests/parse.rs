@@ -1,6 +1,7 @@
 //! The HLO text parser against the conformance modules (here), hand-written modules
-//! (`parse/handwritten.rs`), error positions and nesting limits (`parse/errors.rs`), and a
-//! mutation test that it never panics (`parse/mutation.rs`).
+//! (`parse/handwritten.rs`), error positions and nesting limits (`parse/errors.rs`), a
+//! mutation test that it never panics (`parse/mutation.rs`), and printed constants parsing
+//! back bit-exactly (`parse/roundtrip.rs`).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -404,3 +405,5 @@ mod errors;
 mod handwritten;
 #[path = "parse/mutation.rs"]
 mod mutation;
+#[path = "parse/roundtrip.rs"]
+mod roundtrip;
