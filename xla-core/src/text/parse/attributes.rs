@@ -219,7 +219,7 @@ impl<'t> Parser<'t> {
         Ok((start, limit, stride))
     }
 
-    /// `1_2_0x-1_0`: low_high[_interior] per dimension, `x`-separated (empty for rank 0).
+    /// `1_2_0x-1_0`: `low_high` or `low_high_interior` per dimension, `x`-separated (empty for rank 0).
     pub(super) fn v_padding(&mut self) -> PResult<Vec<PadDim>> {
         if self.at_end() {
             return Ok(Vec::new());

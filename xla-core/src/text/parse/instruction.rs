@@ -419,8 +419,10 @@ impl<'t> Ctx<'_, '_, 't> {
         })
     }
 
+    /// `channel_id` (0 when not written, as XLA's parser allows) and `is_host_transfer`.
     fn channel(&mut self) -> PResult<(i64, bool)> {
-        Ok((self.int("channel_id")?, self.flag("is_host_transfer")?))
+        let channel_id = self.opt("channel_id", Parser::int)?.unwrap_or(0);
+        Ok((channel_id, self.flag("is_host_transfer")?))
     }
 }
 

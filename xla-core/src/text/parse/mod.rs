@@ -328,9 +328,11 @@ impl<'t> Parser<'t> {
     }
 
     /// Skips an attribute value: one word, string or group, followed by any groups written
-    /// right after it (`f32[2]{0}`, `[2,2]<=[4]`). Returns its token range.
+    /// right after it (`f32[2]{0}`, `[2,2]<=[4]`), and by the scalar of a literal written
+    /// after its shape (`literal=f32[] 0.1`). Returns its token range.
     fn skip_value(&mut self) -> PResult<(usize, usize)> {
         let start = self.pos;
+        let starts_with_shape = self.at_shape();
         match self.peek() {
             Tok::Word(_) | Tok::Str(_) => {
                 self.bump();
@@ -350,10 +352,22 @@ impl<'t> Parser<'t> {
                 && self.peek_at(1) == &Tok::LParen
             {
                 self.bump();
+            } else if starts_with_shape && self.at_trailing_scalar() {
+                self.bump();
+                if self.peek() == &Tok::LParen {
+                    self.skip_group()?; // nan(0x...)
+                }
+                return Ok((start, self.pos));
             } else {
                 return Ok((start, self.pos));
             }
         }
+    }
+
+    /// A word after a shape-valued attribute that is not the start of the next instruction
+    /// (`name =` or `ROOT`).
+    fn at_trailing_scalar(&self) -> bool {
+        matches!(self.peek(), Tok::Word(w) if w != "ROOT") && self.peek_at(1) != &Tok::Eq
     }
 
     /// The source text of tokens `start..end`.
