@@ -80,6 +80,26 @@ pub(crate) type PResult<T> = Result<T, ParseError>;
 
 /// Parses an HLO module from text.
 ///
+/// ```
+/// use xla_core::text::parse_module;
+/// use xla_core::Op;
+///
+/// let m = parse_module(
+///     "HloModule m\n\
+///      ENTRY main {\n\
+///        ROOT n = f32[2]{0} negate(p)  /* operands may be defined later */\n\
+///        p = f32[2]{0} parameter(0)\n\
+///      }\n",
+/// )?;
+/// let main = m.entry_computation().expect("entry");
+/// assert_eq!(main.instructions[0].op, Op::Parameter { number: 0 });
+/// assert_eq!(main.root_instruction().expect("root").name, "n");
+///
+/// let err = parse_module("HloModule m\nENTRY e {\n  ROOT x = f32[] frob()\n}").unwrap_err();
+/// assert_eq!(err.to_string(), "3:18: unknown opcode 'frob'");
+/// # Ok::<(), xla_core::text::ParseError>(())
+/// ```
+///
 /// # Errors
 /// A [`ParseError`] with line and column for malformed or truncated text, unknown opcodes,
 /// undefined or duplicate names, malformed attribute values and literals.
@@ -90,6 +110,13 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
 }
 
 /// Parses a shape as written in HLO text (`f32[2,3]{1,0}`, `(s32[], pred[<=4])`, `token[]`).
+///
+/// ```
+/// use xla_core::text::parse_shape;
+/// let s = parse_shape("f32[4,3]{0,1}")?;
+/// assert_eq!((s.to_string(), s.to_string_with_layout()), ("f32[4,3]".into(), "f32[4,3]{0,1}".into()));
+/// # Ok::<(), xla_core::text::ParseError>(())
+/// ```
 ///
 /// # Errors
 /// A [`ParseError`] if the text is not exactly one shape.
