@@ -370,3 +370,21 @@ ENTRY %e () -> f32[] {
         (3, 2)
     );
 }
+
+#[test]
+fn call_accepts_calls_attribute() {
+    let m = parse_module(
+        "HloModule m\nf {\n  ROOT p = f32[] parameter(0)\n}\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT c = f32[] call(x), calls=f\n}\n",
+    )
+    .unwrap();
+    let Op::Call {
+        to_apply,
+        composite,
+    } = &instr(&m, "c").op
+    else {
+        panic!()
+    };
+    assert_eq!((comp_name(&m, *to_apply), composite), ("f", &None));
+    let err = parse_module("HloModule m\nENTRY e {\n  ROOT c = f32[] call()\n}\n").unwrap_err();
+    assert_eq!(err.to_string(), "3:18: call 'c' needs attribute 'to_apply'");
+}
