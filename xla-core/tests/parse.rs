@@ -112,6 +112,50 @@ fn structural_invariants_of_every_module() {
     }
 }
 
+/// Number of array leaves of a shape (tuples flattened depth-first).
+fn leaves(shape: &Shape) -> usize {
+    match shape {
+        Shape::Tuple(t) => t.iter().map(leaves).sum(),
+        Shape::Array(_) | Shape::Token => 1,
+    }
+}
+
+/// The entry computation's parameters match the case's `in*.npy` files and (for `public`)
+/// its result's leaves match the `out*.npy` files.
+#[test]
+fn entry_signature_matches_case_files() {
+    for split in ["public", "grad_public"] {
+        for (name, text) in modules(split) {
+            let m = parse_module(&text).unwrap();
+            let files: Vec<String> = std::fs::read_dir(conformance_dir().join(split).join(&name))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            let count = |prefix: &str| {
+                files
+                    .iter()
+                    .filter(|f| f.starts_with(prefix) && f.ends_with(".npy"))
+                    .count()
+            };
+            let entry = m.entry_computation().unwrap();
+            assert_eq!(
+                entry.parameters().len(),
+                count("in"),
+                "{split}/{name}: parameters"
+            );
+            // grad_public outputs are gradients of the module, not its results.
+            if split == "public" {
+                let result = entry.result_shape().unwrap();
+                assert_eq!(
+                    leaves(result),
+                    count("out"),
+                    "{split}/{name}: result leaves"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn convolution_attributes() {
     let m = load("public", "conv_2d_odd_layout");
