@@ -388,3 +388,21 @@ fn call_accepts_calls_attribute() {
     let err = parse_module("HloModule m\nENTRY e {\n  ROOT c = f32[] call()\n}\n").unwrap_err();
     assert_eq!(err.to_string(), "3:18: call 'c' needs attribute 'to_apply'");
 }
+
+/// XLA's canonical printer reuses names per computation and prints called computations
+/// inline, so the same instruction name can own inline computations at several levels.
+#[test]
+fn nested_inline_computations_with_reused_names() {
+    let m = parse_module(
+        "HloModule m\nENTRY e {\n  tmp_0 = f32[] parameter(0)\n  ROOT tmp_1 = f32[] call(f32[] tmp_0), to_apply=\n  {\n    \
+         tmp_0 = f32[] parameter(0)\n    ROOT tmp_1 = f32[] call(f32[] tmp_0), to_apply=\n    {\n      \
+         ROOT tmp_0 = f32[] parameter(0)\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    let names: Vec<_> = m.computations.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["tmp_1.to_apply.1", "tmp_1.to_apply", "e"]);
+    let Op::Call { to_apply, .. } = &m.computations[1].instructions[1].op else {
+        panic!()
+    };
+    assert_eq!(*to_apply, CompId(0));
+}

@@ -48,14 +48,16 @@ impl State {
         CompId(id)
     }
 
-    /// A fresh computation name based on `base` (for inline computations).
-    pub(super) fn fresh_name(&self, base: &str) -> String {
+    /// Reserves a fresh computation name based on `base` (for an inline computation, before
+    /// its body is parsed, so computations nested inside it get other names).
+    pub(super) fn fresh_name(&mut self, base: &str, pos: Pos) -> String {
         let mut name = base.to_string();
         let mut n = 1;
         while self.ids.contains_key(&name) {
             name = format!("{base}.{n}");
             n += 1;
         }
+        self.reference(&name, pos);
         name
     }
 
@@ -280,7 +282,7 @@ impl Parser<'_> {
     /// An inline computation `{ ... }` used as an attribute value; returns its provisional id.
     pub(super) fn inline_computation(&mut self, st: &mut State, base: &str) -> PResult<CompId> {
         let pos = self.here();
-        let name = st.fresh_name(base);
+        let name = st.fresh_name(base, pos);
         let comp = self.computation_body(st, name)?;
         st.define(pos, comp)
     }
