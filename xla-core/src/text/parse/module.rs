@@ -182,7 +182,7 @@ pub(super) fn topo_order(
                 *next += 1;
                 match mark.get(s) {
                     Some(Mark::New) => {
-                        mark[s] = Mark::Open;
+                        mark[s] = Mark::Open; // in range: `mark.get(s)` is Some
                         let e = edges(s);
                         stack.push((s, e, 0));
                     }
