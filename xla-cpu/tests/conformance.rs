@@ -8,72 +8,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use xla_core::literal::ArrayData;
-use xla_core::{Literal, PrimitiveType};
+use xla_core::Literal;
 
 /// Cases that must pass; raise it as the executor improves.
 const PASS_FLOOR: usize = 420;
 
-/// A minimal `.npy` reader for the dtypes the suite uses (version 1-3, little-endian, C order).
 fn read_npy(path: &Path) -> Result<Literal, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err(format!("{}: not an npy file", path.display()));
-    }
-    let (hlen, start) = if bytes[6] == 1 {
-        (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)
-    } else {
-        (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        )
-    };
-    let header = std::str::from_utf8(&bytes[start..start + hlen]).map_err(|e| e.to_string())?;
-    let field = |key: &str| -> Option<&str> {
-        let i = header.find(key)? + key.len();
-        Some(header[i..].trim_start_matches([':', ' ', '\'']))
-    };
-    let descr = field("'descr'")
-        .and_then(|s| s.split('\'').next())
-        .ok_or("no descr")?;
-    if field("'fortran_order'").is_some_and(|s| s.starts_with("True")) {
-        return Err("fortran order".into());
-    }
-    let shape_s = field("'shape'")
-        .and_then(|s| s.split(')').next())
-        .ok_or("no shape")?;
-    let dims: Vec<i64> = shape_s
-        .trim_start_matches('(')
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|_| format!("bad dim {s}")))
-        .collect::<Result<_, _>>()?;
-    let body = &bytes[start + hlen..];
-    macro_rules! arr {
-        ($t:ty, $n:literal, $variant:ident) => {
-            ArrayData::$variant(
-                body.chunks_exact($n)
-                    .map(|c| <$t>::from_le_bytes(c.try_into().unwrap()))
-                    .collect(),
-            )
-        };
-    }
-    let (ty, data) = match descr {
-        "<f4" => (PrimitiveType::F32, arr!(f32, 4, F32)),
-        "<f8" => (PrimitiveType::F64, arr!(f64, 8, F64)),
-        "<i4" => (PrimitiveType::S32, arr!(i32, 4, S32)),
-        "<i8" => (PrimitiveType::S64, arr!(i64, 8, S64)),
-        "<u4" => (PrimitiveType::U32, arr!(u32, 4, U32)),
-        "<u8" => (PrimitiveType::U64, arr!(u64, 8, U64)),
-        "|u1" => (PrimitiveType::U8, arr!(u8, 1, U8)),
-        "|i1" => (PrimitiveType::S8, arr!(i8, 1, S8)),
-        "|b1" => (
-            PrimitiveType::Pred,
-            ArrayData::Pred(body.iter().map(|&b| b != 0).collect()),
-        ),
-        other => return Err(format!("unsupported dtype {other}")),
-    };
-    Literal::from_array_data(xla_core::Shape::array(ty, dims), data).map_err(|e| e.to_string())
+    Literal::read_npy(path).map_err(|e| e.to_string())
 }
 
 fn flatten(l: Literal, out: &mut Vec<Literal>) {
