@@ -167,8 +167,11 @@ fn conformance_public() {
         println!("{f}");
     }
     println!("{passed} passed, {} failed", dirs.len() - passed);
-    assert!(
-        passed >= PASS_FLOOR,
-        "{passed} passed, below the floor of {PASS_FLOOR}"
-    );
+    // The floor applies to the whole set, not to a filtered run.
+    if std::env::var("CONFORMANCE_FILTER").is_err() {
+        assert!(
+            passed >= PASS_FLOOR,
+            "{passed} passed, below the floor of {PASS_FLOOR}"
+        );
+    }
 }
