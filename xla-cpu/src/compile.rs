@@ -33,6 +33,9 @@ pub(crate) struct CompPlan {
     pub last_use: Vec<usize>,
     /// Set when the computation is a recognised scalar combiner.
     pub combiner: Option<Combiner>,
+    /// Every value is a scalar (or a tuple of scalars) and every op is elementwise, so the
+    /// computation can run on vectors of argument sets at once.
+    pub vectorizable: bool,
 }
 
 /// Host-side queues for infeed, outfeed and host send/recv.
@@ -108,6 +111,33 @@ fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
     None
 }
 
+fn scalar_or_scalar_tuple(s: &Shape) -> bool {
+    s.is_scalar()
+        || s.tuple_elements()
+            .is_some_and(|t| t.iter().all(Shape::is_scalar))
+}
+
+/// A whitelist: any op not named here (including ops added later) is not vectorizable.
+fn vectorizable(comp: &Computation) -> bool {
+    comp.instructions.iter().all(|ins| {
+        scalar_or_scalar_tuple(&ins.shape)
+            && matches!(
+                ins.op,
+                Op::Parameter { .. }
+                    | Op::Constant { .. }
+                    | Op::Unary(_)
+                    | Op::Binary(_)
+                    | Op::Compare { .. }
+                    | Op::Select
+                    | Op::Clamp
+                    | Op::Convert
+                    | Op::ReducePrecision { .. }
+                    | Op::Tuple
+                    | Op::GetTupleElement { .. }
+            )
+    })
+}
+
 fn plan(comp: &Computation) -> Result<CompPlan> {
     let n = comp.instructions.len();
     if comp.root.0 >= n {
@@ -144,6 +174,7 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
         params,
         last_use,
         combiner,
+        vectorizable: vectorizable(comp),
     })
 }
 

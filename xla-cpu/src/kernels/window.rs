@@ -5,6 +5,7 @@
 //! multiply, maximum, ...) runs natively; any other computation runs through the
 //! interpreter on scalars.
 
+use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
@@ -88,6 +89,44 @@ fn fold_native<T: Combine>(
     Some(T::wrap(out))
 }
 
+/// Folds every group with the vectorizable computation `f`, all groups in lockstep: step
+/// `t` combines element `t` of every group that long (the same order as one at a time).
+fn fold_vec(
+    cx: &Ctx,
+    xs: &[&ArrayData],
+    inits: &[&ArrayData],
+    g: &Groups,
+    f: CompId,
+) -> Result<Vec<ArrayData>> {
+    let nout = g.len();
+    let mut accs: Vec<ArrayData> = inits.iter().map(|i| take(i, &vec![0; nout])).collect();
+    let longest = (0..nout).map(|o| g.group(o).len()).max().unwrap_or(0);
+    for t in 0..longest {
+        let active: Vec<usize> = (0..nout).filter(|&o| g.group(o).len() > t).collect();
+        let src: Vec<usize> = active
+            .iter()
+            .filter_map(|&o| g.group(o).get(t).copied())
+            .collect();
+        let all = active.len() == nout;
+        let mut args = Vec::with_capacity(accs.len() + xs.len());
+        for a in &accs {
+            args.push(vector(if all { a.clone() } else { take(a, &active) })?);
+        }
+        for x in xs {
+            args.push(vector(take(x, &src))?);
+        }
+        let r = cx.call_vec(f, args, active.len())?;
+        for (acc, part) in accs.iter_mut().zip(leaves(&r)?) {
+            if all {
+                *acc = part.clone();
+            } else {
+                put(acc, &active, part)?;
+            }
+        }
+    }
+    Ok(accs)
+}
+
 /// Folds every group with computation `f`; one output array per operand.
 fn fold(
     cx: &Ctx,
@@ -100,6 +139,9 @@ fn fold(
         if let Some(r) = with_array_data!(x, v => fold_native(v, init, g, op)) {
             return Ok(vec![r]);
         }
+    }
+    if cx.vectorizable(f) {
+        return fold_vec(cx, xs, inits, g, f);
     }
     let mut outs = xs
         .iter()

@@ -96,3 +96,13 @@ fn topk_ties_lower_index_first() {
     assert_eq!(vals::<f32>(&elem(&r, 0)), [3., 3., 5., 5.]);
     assert_eq!(vals::<i32>(&elem(&r, 1)), [1, 2, 0, 2]);
 }
+
+#[test]
+fn map_through_the_interpreter() {
+    // A mapped computation holding a call runs element by element.
+    let hlo = "HloModule t\nsq {\n  a = s32[] parameter(0)\n  ROOT m = s32[] multiply(a, a)\n}\nf {\n  a = s32[] parameter(0)\n  ROOT c = s32[] call(a), to_apply=sq\n}\nENTRY e {\n  x = s32[4] parameter(0)\n  ROOT m = s32[4] map(x), dimensions={0}, to_apply=f\n}\n";
+    assert_eq!(
+        vals::<i32>(&run(hlo, &[Literal::vec1(&[1, -2, 3, 70000])]).unwrap()),
+        [1, 4, 9, 70000i32.wrapping_mul(70000)]
+    );
+}

@@ -79,3 +79,19 @@ fn select_and_scatter_overlapping_ties_padding() {
         [1., 0., 2.]
     );
 }
+
+#[test]
+fn reduce_and_reduce_window_through_the_interpreter() {
+    // The combiner calls another computation, so it runs neither natively nor vectorised;
+    // the result must equal the native one. The init 100 is not an identity: it is folded
+    // in once per output, padding elements are skipped.
+    let via_call = "viacall {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] call(a, b), to_apply=add\n}\n";
+    let hlo = format!("HloModule t\n{ADD}{via_call}ENTRY e {{\n  x = f32[2,3] parameter(0)\n  z = f32[] constant(100)\n  r = f32[2] reduce(x, z), dimensions={{1}}, to_apply=viacall\n  w = f32[2,3] reduce-window(x, z), window={{size=1x2 pad=0_0x0_1}}, to_apply=viacall\n  ROOT t = (f32[2], f32[2,3]) tuple(r, w)\n}}\n");
+    let x = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+    let r = run(&hlo, &[x]).unwrap();
+    assert_eq!(vals::<f32>(&elem(&r, 0)), [106., 115.]);
+    assert_eq!(
+        vals::<f32>(&elem(&r, 1)),
+        [103., 105., 103., 109., 111., 106.]
+    );
+}
