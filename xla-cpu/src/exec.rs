@@ -10,7 +10,7 @@ use crate::kernels::{
 };
 use std::cell::Cell;
 use xla_core::ir::{CompId, Op};
-use xla_core::literal::ArrayData;
+use xla_core::literal::{ArrayData, LiteralValue};
 use xla_core::{Literal, Shape};
 
 /// The state of one `execute` call, shared by the computations it runs.
@@ -57,7 +57,7 @@ impl Executable {
             exe: self,
             rng_calls: Cell::new(0),
         };
-        cx.call(entry, args.to_vec())
+        without_layouts(cx.call(entry, args.to_vec())?)
     }
 }
 
@@ -295,6 +295,29 @@ impl Ctx<'_> {
             Op::Infeed { .. } => collective::infeed(self, out),
             Op::Outfeed { .. } => collective::outfeed(self, arg(0)?),
         }
+    }
+}
+
+/// The literal with every layout dropped from its shape (layouts are physical hints that
+/// never change values; results carry none).
+fn without_layouts(l: Literal) -> Result<Literal> {
+    fn has_layout(s: &Shape) -> bool {
+        match s {
+            Shape::Array(a) => a.layout.is_some(),
+            Shape::Tuple(t) => t.iter().any(has_layout),
+            Shape::Token => false,
+        }
+    }
+    if !has_layout(l.shape()) {
+        return Ok(l);
+    }
+    let (shape, value) = l.into_parts();
+    match value {
+        LiteralValue::Array(d) => make(&shape, d),
+        LiteralValue::Tuple(t) => Ok(Literal::tuple(
+            t.into_iter().map(without_layouts).collect::<Result<_>>()?,
+        )),
+        LiteralValue::Token => Ok(Literal::token()),
     }
 }
 
