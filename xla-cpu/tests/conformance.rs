@@ -175,3 +175,45 @@ fn conformance_public() {
         );
     }
 }
+
+/// The forward modules of `testdata/conformance/grad_public/` (whose outputs are gradients,
+/// checked elsewhere) must run and give a finite scalar f32.
+#[test]
+fn grad_public_forward_modules_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/grad_public");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.join("module.hlo").exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let r = (|| -> Result<(), String> {
+            let text =
+                std::fs::read_to_string(dir.join("module.hlo")).map_err(|e| e.to_string())?;
+            let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+            let mut args = Vec::new();
+            for i in 0.. {
+                let p = dir.join(format!("in{i}.npy"));
+                if !p.exists() {
+                    break;
+                }
+                args.push(read_npy(&p)?);
+            }
+            let exe = xla_cpu::Executable::compile(&module).map_err(|e| e.to_string())?;
+            let out = exe.execute(&args).map_err(|e| e.to_string())?;
+            match out.data::<f32>() {
+                Some([v]) if v.is_finite() => Ok(()),
+                _ => Err(format!("result {} is not a finite f32 scalar", out.shape())),
+            }
+        })();
+        if let Err(e) = r {
+            failures.push(format!("{}: {e}", dir.display()));
+        }
+    }
+    assert!(!dirs.is_empty());
+    assert!(failures.is_empty(), "{failures:#?}");
+}
