@@ -154,3 +154,28 @@ fn rng_bit_generator_three_fry_matches_xla() {
         assert!((f64::from(*b) - a).abs() < 1e5, "{bits:?}");
     }
 }
+
+#[test]
+fn host_send_and_recv_use_channel_queues() {
+    let hlo = "HloModule t\nENTRY e {\n  tok = token[] after-all()\n  r = (f32[2], u32[], token[]) recv(tok), channel_id=5, is_host_transfer=true\n  rd = (f32[2], token[]) recv-done(r), channel_id=5, is_host_transfer=true\n  x = f32[2] get-tuple-element(rd), index=0\n  y = f32[2] add(x, x)\n  s = (f32[2], u32[], token[]) send(y, tok), channel_id=6, is_host_transfer=true\n  sd = token[] send-done(s), channel_id=6, is_host_transfer=true\n  ROOT out = f32[2] negate(y)\n}\n";
+    let exe = compile(hlo);
+    assert!(exe.execute(&[]).unwrap_err().to_string().contains("empty"));
+    exe.push_recv(5, Literal::vec1(&[1f32, 2.]));
+    assert_eq!(vals::<f32>(&exe.execute(&[]).unwrap()), [-2., -4.]);
+    let sent = exe.take_sent(6);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(vals::<f32>(&sent[0]), [2., 4.]);
+}
+
+#[test]
+fn collective_permute_dimension_size_and_rng_state() {
+    let hlo = "HloModule t\nENTRY e {\n  x = s32[3] parameter(0)\n  p = s32[3] collective-permute(x), source_target_pairs={{0,0}}\n  q = s32[3] collective-permute(x), source_target_pairs={{0,1}}\n  d = s32[] get-dimension-size(x), dimensions={0}\n  s0 = u64[2] rng-get-and-update-state(), delta=8\n  s1 = u64[2] rng-get-and-update-state(), delta=8\n  ROOT t = (s32[3], s32[3], s32[], u64[2], u64[2]) tuple(p, q, d, s0, s1)\n}\n";
+    let r = run(hlo, &[Literal::vec1(&[1, 2, 3])]).unwrap();
+    assert_eq!(vals::<i32>(&elem(&r, 0)), [1, 2, 3]);
+    assert_eq!(vals::<i32>(&elem(&r, 1)), [0, 0, 0]);
+    assert_eq!(vals::<i32>(&elem(&r, 2)), [3]);
+    assert_eq!(
+        vals::<u64>(&elem(&r, 4))[0],
+        vals::<u64>(&elem(&r, 3))[0] + 8
+    );
+}
