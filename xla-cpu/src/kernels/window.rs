@@ -9,7 +9,7 @@ use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, count, dims_of, make, results, strides};
+use crate::index::{array, count, dims_of, results, strides};
 use crate::scalar::Combine;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, Window};
 use xla_core::ir::CompId;
@@ -347,55 +347,11 @@ pub fn select_and_scatter(
     let (src, sdims) = array(a[1])?;
     let (init, _) = array(a[2])?;
     let g = window_groups(&dims, &sdims, w, "select-and-scatter")?;
-    let n = count(&dims);
     let mut selected = vec![None; g.len()];
     for (o, s) in selected.iter_mut().enumerate() {
         *s = select_one(cx, d, g.group(o), comps[0])?;
     }
-    let native = match cx.combiner(comps[1]) {
-        Some(Combiner::Binary(op)) => Some(op),
-        _ => None,
-    };
-    if let Some(op) = native {
-        let mut outd = init_filled(init, n)?;
-        let ok = with_array_data!(&mut outd, v => scatter_native(v, src, &selected, op));
-        if ok {
-            return make(out, outd);
-        }
-    }
-    let mut acc: Vec<Literal> = vec![scalar_at(init, 0); n];
-    for (o, s) in selected.iter().enumerate() {
-        if let Some(i) = *s {
-            let cur = std::mem::replace(&mut acc[i], Literal::token());
-            acc[i] = cx.call(comps[1], vec![cur, scalar_at(src, o)])?;
-        }
-    }
-    let mut outd = ArrayData::zeros(d.element_type(), n).ok_or_else(|| invalid("not an array"))?;
-    for (i, l) in acc.iter().enumerate() {
-        set_scalar(&mut outd, i, l)?;
-    }
-    make(out, outd)
-}
-
-fn init_filled(init: &ArrayData, n: usize) -> Result<ArrayData> {
-    Ok(super::structural::take(init, &vec![0usize; n]))
-}
-
-fn scatter_native<T: Combine>(
-    v: &mut [T],
-    src: &ArrayData,
-    sel: &[Option<usize>],
-    op: BinaryOp,
-) -> bool {
-    let (Some(f), Some(s)) = (T::native(op), T::slice(src)) else {
-        return false;
-    };
-    for (o, i) in sel.iter().enumerate() {
-        if let (Some(i), Some(&x)) = (i, s.get(o)) {
-            if let Some(slot) = v.get_mut(*i) {
-                *slot = f(*slot, x);
-            }
-        }
-    }
-    true
+    let mut outs = vec![take(init, &vec![0usize; count(&dims)])];
+    super::indexing::apply_updates(cx, &mut outs, &selected, &[src], comps[1])?;
+    results(out, outs)
 }

@@ -95,3 +95,22 @@ fn reduce_and_reduce_window_through_the_interpreter() {
         [103., 105., 103., 109., 111., 106.]
     );
 }
+
+#[test]
+fn select_and_scatter_with_a_generic_scatter_keeps_source_order() {
+    // Overlapping windows select element 1 twice; subtract is not commutative, so the
+    // source order shows: (0 - 1) - 10 = -11.
+    let sel = "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\nsub {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] subtract(a, b)\n}\n";
+    let hlo = format!("HloModule t\n{sel}ENTRY e {{\n  x = f32[4] parameter(0)\n  s = f32[3] parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[4] select-and-scatter(x, s, z), window={{size=2}}, select=sel, scatter=sub\n}}\n");
+    let got: Vec<f32> = vals(
+        &run(
+            &hlo,
+            &[
+                Literal::vec1(&[1f32, 5., 2., 7.]),
+                Literal::vec1(&[1f32, 10., 100.]),
+            ],
+        )
+        .unwrap(),
+    );
+    assert_eq!(got, [0., -11., 0., -100.]);
+}
