@@ -313,21 +313,68 @@ fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<O
     Ok(Some(cur))
 }
 
-fn select_one(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Option<usize>> {
-    if let Some(Combiner::Compare(dir, None | Some(xla_core::attrs::ComparisonType::Float))) =
-        cx.combiner(sel)
-    {
-        let r = match d {
-            ArrayData::F32(v) => Some(select_native(v, g, dir)),
-            ArrayData::F64(v) => Some(select_native(v, g, dir)),
-            ArrayData::S32(v) => Some(select_native(v, g, dir)),
-            _ => None,
+/// The selected element of every window: natively for a plain `compare`, vectorised over
+/// all windows in lockstep for an elementwise selector, else one window at a time.
+fn select_all(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Option<usize>>> {
+    use xla_core::attrs::ComparisonType;
+    if let Some(Combiner::Compare(dir, None | Some(ComparisonType::Float))) = cx.combiner(sel) {
+        let all =
+            |f: &dyn Fn(&[usize]) -> Option<usize>| (0..g.len()).map(|o| f(g.group(o))).collect();
+        let r: Option<Vec<Option<usize>>> = match d {
+            ArrayData::F32(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::F64(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::F16(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::Bf16(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::S8(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::S16(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::S32(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::S64(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::U8(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::U16(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::U32(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::U64(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::Pred(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::C64(_) | ArrayData::C128(_) => None,
         };
         if let Some(r) = r {
             return Ok(r);
         }
     }
-    select_generic(cx, d, g, sel)
+    if cx.vectorizable(sel) {
+        return select_vec(cx, d, g, sel);
+    }
+    (0..g.len())
+        .map(|o| select_generic(cx, d, g.group(o), sel))
+        .collect()
+}
+
+/// [`select_all`] with the selector run on all windows at once, step by step.
+fn select_vec(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Option<usize>>> {
+    let n = g.len();
+    let mut cur: Vec<Option<usize>> = (0..n).map(|o| g.group(o).first().copied()).collect();
+    let longest = (0..n).map(|o| g.group(o).len()).max().unwrap_or(0);
+    for t in 1..longest {
+        let active: Vec<usize> = (0..n).filter(|&o| g.group(o).len() > t).collect();
+        let a: Vec<usize> = active.iter().filter_map(|&o| cur[o]).collect();
+        let b: Vec<usize> = active
+            .iter()
+            .filter_map(|&o| g.group(o).get(t).copied())
+            .collect();
+        let r = cx.call_vec(
+            sel,
+            vec![vector(take(d, &a))?, vector(take(d, &b))?],
+            active.len(),
+        )?;
+        let keep = r
+            .data::<bool>()
+            .ok_or_else(|| invalid("select-and-scatter: select must return pred[]"))?;
+        for ((&o, &k), &e) in active.iter().zip(keep).zip(&b) {
+            if !k {
+                cur[o] = Some(e);
+            }
+        }
+    }
+    Ok(cur)
 }
 
 /// `select-and-scatter`: for each window (one per `source` element) select an operand
@@ -347,10 +394,7 @@ pub fn select_and_scatter(
     let (src, sdims) = array(a[1])?;
     let (init, _) = array(a[2])?;
     let g = window_groups(&dims, &sdims, w, "select-and-scatter")?;
-    let mut selected = vec![None; g.len()];
-    for (o, s) in selected.iter_mut().enumerate() {
-        *s = select_one(cx, d, g.group(o), comps[0])?;
-    }
+    let selected = select_all(cx, d, &g, comps[0])?;
     let mut outs = vec![take(init, &vec![0usize; count(&dims)])];
     super::indexing::apply_updates(cx, &mut outs, &selected, &[src], comps[1])?;
     results(out, outs)

@@ -114,3 +114,27 @@ fn select_and_scatter_with_a_generic_scatter_keeps_source_order() {
     );
     assert_eq!(got, [0., -11., 0., -100.]);
 }
+
+#[test]
+fn select_and_scatter_selector_paths_agree() {
+    // The same GE selection, written three ways: a plain compare (native), compare-or-NaN
+    // (vectorised), and through a call (one window at a time).
+    let plain = "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n";
+    let nan_aware = "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ge = pred[] compare(a, b), direction=GE\n  nan = pred[] compare(a, a), direction=NE\n  ROOT c = pred[] or(ge, nan)\n}\n";
+    let via_call = "ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\nsel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] call(a, b), to_apply=ge\n}\n";
+    for sel in [plain, nan_aware, via_call] {
+        let hlo = format!("HloModule t\n{ADD}{sel}ENTRY e {{\n  x = f32[6] parameter(0)\n  s = f32[3] parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[6] select-and-scatter(x, s, z), window={{size=3 stride=2 pad=1_0}}, select=sel, scatter=add\n}}\n");
+        let got: Vec<f32> = vals(
+            &run(
+                &hlo,
+                &[
+                    Literal::vec1(&[3f32, 1., 3., 8., 2., 2.]),
+                    Literal::vec1(&[1f32, 10., 100.]),
+                ],
+            )
+            .unwrap(),
+        );
+        // Windows (padded by one on the left): {pad,3,1} -> 0, {1,3,8} -> 3, {8,2,2} -> 3.
+        assert_eq!(got, [1., 0., 0., 110., 0., 0.], "{sel}");
+    }
+}
