@@ -138,3 +138,18 @@ fn select_and_scatter_selector_paths_agree() {
         assert_eq!(got, [1., 0., 0., 110., 0., 0.], "{sel}");
     }
 }
+
+#[test]
+fn reduce_in_f16_and_pred() {
+    use half::f16;
+    let add = "add {\n  a = f16[] parameter(0)\n  b = f16[] parameter(1)\n  ROOT s = f16[] add(a, b)\n}\nall {\n  a = pred[] parameter(0)\n  b = pred[] parameter(1)\n  ROOT s = pred[] and(a, b)\n}\n";
+    let hlo = format!("HloModule t\n{add}ENTRY e {{\n  x = f16[4] parameter(0)\n  p = pred[2,2] parameter(1)\n  z = f16[] constant(0)\n  t = pred[] constant(true)\n  r = f16[] reduce(x, z), dimensions={{0}}, to_apply=add\n  q = pred[2] reduce(p, t), dimensions={{1}}, to_apply=all\n  ROOT o = (f16[], pred[2]) tuple(r, q)\n}}\n");
+    let x: Vec<f16> = [1.5f32, 2.0, 65504.0, 32.0]
+        .iter()
+        .map(|&v| f16::from_f32(v))
+        .collect();
+    let p = Literal::from_vec(&[2, 2], vec![true, true, true, false]).unwrap();
+    let r = run(&hlo, &[Literal::vec1(&x), p]).unwrap();
+    assert_eq!(vals::<f16>(&elem(&r, 0)), [f16::INFINITY]);
+    assert_eq!(vals::<bool>(&elem(&r, 1)), [true, false]);
+}
