@@ -3,8 +3,8 @@
 use super::Op;
 use crate::shape::Shape;
 use crate::shape_inference::{
-    collective, contraction, control, elementwise, expect_operand_count, expect_valid_shape,
-    indexing, linalg, rng, structural, window, ProgramShape, ShapeError,
+    collective, contraction, control, elementwise, expect_operand_count, indexing, linalg, rng,
+    structural, window, ProgramShape, ShapeError,
 };
 use crate::types::PrimitiveType;
 
