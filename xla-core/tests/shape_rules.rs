@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "shape_rules/builder_level.rs"]
+mod builder_level;
 #[path = "shape_rules/collective.rs"]
 mod collective;
 #[path = "shape_rules/conformance.rs"]
