@@ -260,8 +260,8 @@ pub fn binary(op: BinaryOp, lhs: &Shape, rhs: &Shape) -> Result<Shape, ShapeErro
 }
 
 /// The result of `compare`: PRED with the operands' (identical) dimensions. The comparison
-/// type, when given, must suit the element type (FLOAT/TOTALORDER for floating point and
-/// complex, SIGNED for signed integers, UNSIGNED for unsigned integers and PRED).
+/// type, when given, must suit the element type (FLOAT for floating point and complex,
+/// SIGNED for signed integers, UNSIGNED for unsigned integers and PRED; TOTALORDER for any).
 ///
 /// # Errors
 /// When the operands differ in dims or type, or the comparison type does not fit.
@@ -277,7 +277,8 @@ pub fn compare(
     let dynamic = same_dims_dynamic(name, l, r)?;
     if let Some(ct) = comparison_type {
         let ok = match ct {
-            ComparisonType::Float | ComparisonType::TotalOrder => l.ty.is_float_or_complex(),
+            ComparisonType::Float => l.ty.is_float_or_complex(),
+            ComparisonType::TotalOrder => true,
             ComparisonType::Signed => l.ty.is_signed_int(),
             ComparisonType::Unsigned => l.ty.is_unsigned_int() || l.ty.is_pred(),
         };
