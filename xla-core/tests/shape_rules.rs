@@ -19,6 +19,8 @@ mod elementwise;
 mod indexing;
 #[path = "shape_rules/linalg.rs"]
 mod linalg;
+#[path = "shape_rules/properties.rs"]
+mod properties;
 #[path = "shape_rules/robustness.rs"]
 mod robustness;
 #[path = "shape_rules/structural.rs"]
