@@ -126,7 +126,7 @@ fn in_dim_plan(
         ));
     }
     expect_dims_in_range(op, "broadcast_dimensions", bdims, large.dims.len(), large)?;
-    expect_strictly_increasing(op, "broadcast_dimensions", bdims)?;
+    expect_strictly_increasing(op, "broadcast_dimensions", bdims, large)?;
     let mut dims = large.dims.clone();
     for (i, (&b, &s)) in bdims.iter().zip(&small.dims).enumerate() {
         let j = dim_index(op, "broadcast dimension", b, large)?;
@@ -464,13 +464,13 @@ pub fn reduce_precision(
     if exponent_bits < 1 {
         return Err(ShapeError::new(
             name,
-            format!("exponent_bits must be at least 1, got {exponent_bits}"),
+            format!("exponent_bits must be at least 1, got {exponent_bits} for {a}"),
         ));
     }
     if mantissa_bits < 0 {
         return Err(ShapeError::new(
             name,
-            format!("mantissa_bits must be non-negative, got {mantissa_bits}"),
+            format!("mantissa_bits must be non-negative, got {mantissa_bits} for {a}"),
         ));
     }
     Ok(plain(a))

@@ -109,7 +109,7 @@ pub fn broadcast(
         ));
     }
     expect_dims_in_range(name, "dimensions", dimensions, out_dims.len(), &out)?;
-    expect_unique_dims(name, "dimensions", dimensions)?;
+    expect_unique_dims(name, "dimensions", dimensions, &out)?;
     let mut dynamic = vec![false; out_dims.len()];
     for (i, (&d, &size)) in dimensions.iter().zip(&a.dims).enumerate() {
         let j = dim_index(name, "dimension", d, &out)?;
@@ -170,7 +170,7 @@ pub fn reverse(operand: &Shape, dimensions: &[i64]) -> Result<Shape, ShapeError>
     let name = "reverse";
     let a = expect_array(name, 0, "operand", operand)?;
     expect_dims_in_range(name, "dimensions", dimensions, a.dims.len(), a)?;
-    expect_unique_dims(name, "dimensions", dimensions)?;
+    expect_unique_dims(name, "dimensions", dimensions, a)?;
     Ok(plain(a))
 }
 
@@ -405,7 +405,7 @@ pub fn pad(
             return Err(ShapeError::new(
                 name,
                 format!(
-                    "interior padding of dimension {i} must be non-negative, got {}",
+                    "interior padding of dimension {i} of {a} must be non-negative, got {}",
                     p.interior
                 ),
             ));
