@@ -78,35 +78,54 @@ fn truncate(s: String) -> String {
     s.chars().take(200).collect()
 }
 
-fn run_case(dir: &Path) -> Result<(), String> {
+/// The `.npy` files `PREFIX0.npy, PREFIX1.npy, ...` of a case, in order.
+fn read_numbered(dir: &Path, prefix: &str) -> Result<Vec<Literal>, String> {
+    let mut out = Vec::new();
+    for i in 0.. {
+        let p = dir.join(format!("{prefix}{i}.npy"));
+        if !p.exists() {
+            break;
+        }
+        out.push(read_npy(&p)?);
+    }
+    Ok(out)
+}
+
+/// Parses and compiles a case's module and runs it on its inputs.
+fn execute_case(dir: &Path) -> Result<Literal, String> {
     let text = std::fs::read_to_string(dir.join("module.hlo")).map_err(|e| e.to_string())?;
     let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    let args = read_numbered(dir, "in")?;
+    let exe = xla_cpu::Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
+    exe.execute(&args).map_err(|e| format!("execute: {e}"))
+}
+
+/// The case folders under `testdata/conformance/SPLIT`, sorted.
+fn dirs_of(split: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/conformance")
+        .join(split);
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.join("module.hlo").exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
+fn run_case(dir: &Path) -> Result<(), String> {
     let meta: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("meta.json")).map_err(|e| e.to_string())?,
     )
     .map_err(|e| e.to_string())?;
     let rtol = meta["rtol"].as_f64().unwrap_or(0.0);
     let atol = meta["atol"].as_f64().unwrap_or(0.0);
-    let mut args = Vec::new();
-    for i in 0.. {
-        let p = dir.join(format!("in{i}.npy"));
-        if !p.exists() {
-            break;
-        }
-        args.push(read_npy(&p)?);
-    }
-    let exe = xla_cpu::Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
-    let result = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
     let mut got = Vec::new();
-    flatten(result, &mut got);
-    let mut wants = Vec::new();
-    for i in 0.. {
-        let p = dir.join(format!("out{i}.npy"));
-        if !p.exists() {
-            break;
-        }
-        wants.push(read_npy(&p)?);
-    }
+    flatten(execute_case(dir)?, &mut got);
+    let wants = read_numbered(dir, "out")?;
     if got.len() != wants.len() {
         return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
     }
@@ -117,15 +136,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
 }
 
 fn case_dirs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/public");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.join("module.hlo").exists())
-                .collect()
-        })
-        .unwrap_or_default();
-    dirs.sort();
+    let mut dirs = dirs_of("public");
     if let Ok(f) = std::env::var("CONFORMANCE_FILTER") {
         dirs.retain(|d| d.to_string_lossy().contains(&f));
     }
@@ -180,36 +191,13 @@ fn conformance_public() {
 /// checked elsewhere) must run and give a finite scalar f32.
 #[test]
 fn grad_public_forward_modules_run() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/grad_public");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.join("module.hlo").exists())
-                .collect()
-        })
-        .unwrap_or_default();
-    dirs.sort();
+    let dirs = dirs_of("grad_public");
     let mut failures = Vec::new();
     for dir in &dirs {
-        let r = (|| -> Result<(), String> {
-            let text =
-                std::fs::read_to_string(dir.join("module.hlo")).map_err(|e| e.to_string())?;
-            let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
-            let mut args = Vec::new();
-            for i in 0.. {
-                let p = dir.join(format!("in{i}.npy"));
-                if !p.exists() {
-                    break;
-                }
-                args.push(read_npy(&p)?);
-            }
-            let exe = xla_cpu::Executable::compile(&module).map_err(|e| e.to_string())?;
-            let out = exe.execute(&args).map_err(|e| e.to_string())?;
-            match out.data::<f32>() {
-                Some([v]) if v.is_finite() => Ok(()),
-                _ => Err(format!("result {} is not a finite f32 scalar", out.shape())),
-            }
-        })();
+        let r = execute_case(dir).and_then(|out| match out.data::<f32>() {
+            Some([v]) if v.is_finite() => Ok(()),
+            _ => Err(format!("result {} is not a finite f32 scalar", out.shape())),
+        });
         if let Err(e) = r {
             failures.push(format!("{}: {e}", dir.display()));
         }
