@@ -1,6 +1,7 @@
 //! Printer tests: each attribute spelled as real XLA (jaxlib 0.10.2's HLO printer with
 //! `short_parsable()` options) prints it. Expected lines were produced by XLA re-printing
 //! hand-written modules.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use xla_core::attrs::*;
 use xla_core::ir::{CompId, Computation, InstrId, Instruction, Module, Op};
