@@ -7,44 +7,11 @@ use xla_core::attrs::*;
 use xla_core::ir::{CompId, Computation, InstrId, Instruction, Module, Op};
 use xla_core::shape::{ArrayShape, Layout, Shape};
 use xla_core::text::print_module;
-use xla_core::types::PrimitiveType::{self, *};
+use xla_core::types::PrimitiveType::*;
 use xla_core::Literal;
 
-fn arr(ty: PrimitiveType, dims: &[i64]) -> Shape {
-    Shape::array(ty, dims.to_vec())
-}
-
-fn ins(name: &str, op: Op, operands: &[usize], shape: Shape) -> Instruction {
-    Instruction {
-        name: name.into(),
-        op,
-        operands: operands.iter().map(|&i| InstrId(i)).collect(),
-        shape,
-    }
-}
-
-/// A scalar f32 binary computation `name(a, b) = op(a, b)` returning `result`.
-fn scalar_comp(name: &str, op: Op, result: PrimitiveType) -> Computation {
-    Computation {
-        name: name.into(),
-        instructions: vec![
-            ins(
-                &format!("{name}.a"),
-                Op::Parameter { number: 0 },
-                &[],
-                arr(F32, &[]),
-            ),
-            ins(
-                &format!("{name}.b"),
-                Op::Parameter { number: 1 },
-                &[],
-                arr(F32, &[]),
-            ),
-            ins(&format!("{name}.r"), op, &[0, 1], arr(result, &[])),
-        ],
-        root: InstrId(2),
-    }
-}
+mod common;
+use common::{arr, ins};
 
 /// The callees available to the instruction under test: `add` (CompId 0), `ge` (1),
 /// `comp` (2: f32[4] -> f32[4] negate).
@@ -62,8 +29,8 @@ fn callees() -> Vec<Computation> {
         root: InstrId(1),
     };
     vec![
-        scalar_comp("add", Op::Binary(BinaryOp::Add), F32),
-        scalar_comp("ge", ge, Pred),
+        common::scalar_binary("add", Op::Binary(BinaryOp::Add), F32, F32),
+        common::scalar_binary("ge", ge, F32, Pred),
         comp,
     ]
 }

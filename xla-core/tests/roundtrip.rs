@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 use xla_core::attrs::*;
 use xla_core::ir::{CompId, Computation, InstrId, Instruction, Module, Op};
 use xla_core::literal::LiteralValue;
-use xla_core::shape::{ArrayShape, Layout, Shape};
-use xla_core::text::{parse_module, print_module};
+use xla_core::shape::{Layout, Shape};
+use xla_core::text::{parse_module, print_module, with_default_layouts};
 use xla_core::types::PrimitiveType::{self, *};
 use xla_core::verify::verify_module;
 use xla_core::Literal;
+
+mod common;
 
 fn conformance_modules() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance");
@@ -30,31 +32,15 @@ fn conformance_modules() -> Vec<PathBuf> {
     out
 }
 
-/// The shape with the default layout filled in wherever an array has none.
-fn fill_layouts(shape: &Shape) -> Shape {
-    match shape {
-        Shape::Array(a) => Shape::Array(ArrayShape {
-            layout: Some(
-                a.layout
-                    .clone()
-                    .unwrap_or_else(|| Layout::row_major(a.dims.len())),
-            ),
-            ..a.clone()
-        }),
-        Shape::Tuple(t) => Shape::Tuple(t.iter().map(fill_layouts).collect()),
-        Shape::Token => Shape::Token,
-    }
-}
-
 /// Fills default layouts into every instruction and constant shape, so that a module whose
 /// text had no layouts compares equal to its printed form (which always has them).
 fn normalize(mut m: Module) -> Module {
     for comp in &mut m.computations {
         for ins in &mut comp.instructions {
-            ins.shape = fill_layouts(&ins.shape);
+            ins.shape = with_default_layouts(&ins.shape);
             if let Op::Constant { literal } = &mut ins.op {
                 if let LiteralValue::Array(data) = literal.value() {
-                    let shape = fill_layouts(literal.shape());
+                    let shape = with_default_layouts(literal.shape());
                     *literal = Literal::from_array_data(shape, data.clone()).unwrap();
                 }
             }
@@ -118,7 +104,7 @@ fn conformance_modules_round_trip_and_verify() {
 // ----- random modules -----
 
 fn arr(ty: PrimitiveType, dims: &[i64]) -> Shape {
-    fill_layouts(&Shape::array(ty, dims.to_vec()))
+    with_default_layouts(&Shape::array(ty, dims.to_vec()))
 }
 
 /// Builds a random but well-formed module from a list of steps: each step picks an operation
@@ -259,7 +245,10 @@ impl Gen {
                 self.value(Op::Reshape, &[x], arr(ty, &[n]));
             }
             6 if rank >= 1 => {
-                let start: Vec<i64> = dims.iter().map(|&d| (seed % d.max(1) as u64) as i64).collect();
+                let start: Vec<i64> = dims
+                    .iter()
+                    .map(|&d| (seed % d.max(1) as u64) as i64)
+                    .collect();
                 let stride: Vec<i64> = (0..rank).map(|i| 1 + ((seed >> i) & 1) as i64).collect();
                 let out: Vec<i64> = (0..rank)
                     .map(|i| (dims[i] - start[i] + stride[i] - 1) / stride[i])
@@ -376,27 +365,6 @@ impl Gen {
     }
 }
 
-fn adder(name: &str, ty: PrimitiveType) -> Computation {
-    let s = arr(ty, &[]);
-    let p = |n: &str, k| Instruction {
-        name: format!("{name}.{n}"),
-        op: Op::Parameter { number: k },
-        operands: vec![],
-        shape: s.clone(),
-    };
-    let add = Instruction {
-        name: format!("{name}.r"),
-        op: Op::Binary(BinaryOp::Add),
-        operands: vec![InstrId(0), InstrId(1)],
-        shape: s.clone(),
-    };
-    Computation {
-        name: name.into(),
-        instructions: vec![p("a", 0), p("b", 1), add],
-        root: InstrId(2),
-    }
-}
-
 fn random_module(params: &[(bool, Vec<i64>)], steps: &[(u8, usize, usize, u64)]) -> Module {
     let mut g = Gen {
         ins: Vec::new(),
@@ -420,7 +388,11 @@ fn random_module(params: &[(bool, Vec<i64>)], steps: &[(u8, usize, usize, u64)])
     };
     Module {
         name: "random".into(),
-        computations: vec![adder("add_f32", F32), adder("add_s32", S32), main],
+        computations: vec![
+            common::scalar_binary("add_f32", Op::Binary(BinaryOp::Add), F32, F32),
+            common::scalar_binary("add_s32", Op::Binary(BinaryOp::Add), S32, S32),
+            main,
+        ],
         entry: CompId(2),
     }
 }
@@ -453,7 +425,9 @@ proptest! {
 /// be checked by real XLA's parser (`hlo_module_from_text`); does nothing otherwise.
 #[test]
 fn dump_random_modules_for_real_xla() {
-    let Some(dir) = std::env::var_os("XLA_RT_DUMP") else { return };
+    let Some(dir) = std::env::var_os("XLA_RT_DUMP") else {
+        return;
+    };
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let strategy = (params_strategy(), steps_strategy());
     for i in 0..200 {

@@ -6,4 +6,4 @@ mod parse;
 mod print;
 
 pub use parse::{parse_module, ParseError};
-pub use print::print_module;
+pub use print::{print_module, shape_with_layout, with_default_layouts};
