@@ -9,6 +9,7 @@ use crate::types::{NativeType, PrimitiveType};
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
+mod access;
 mod construct;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
@@ -17,6 +18,7 @@ pub mod npy;
 mod print;
 
 pub use construct::LiteralError;
+pub use print::{format_bf16, format_f16, format_f32, format_f64, format_g};
 
 /// The elements of an array literal, row-major, one vector variant per element type.
 #[derive(Clone, Debug)]
@@ -144,12 +146,30 @@ impl ArrayData {
             (U16(a), U16(b)) => a == b,
             (U32(a), U32(b)) => a == b,
             (U64(a), U64(b)) => a == b,
-            (F16(a), F16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
-            (Bf16(a), Bf16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
-            (F32(a), F32(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
-            (F64(a), F64(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
-            (C64(a), C64(b)) => a.iter().map(|x| (x.re.to_bits(), x.im.to_bits())).eq(b.iter().map(|x| (x.re.to_bits(), x.im.to_bits()))),
-            (C128(a), C128(b)) => a.iter().map(|x| (x.re.to_bits(), x.im.to_bits())).eq(b.iter().map(|x| (x.re.to_bits(), x.im.to_bits()))),
+            (F16(a), F16(b)) => a
+                .iter()
+                .map(|x| x.to_bits())
+                .eq(b.iter().map(|x| x.to_bits())),
+            (Bf16(a), Bf16(b)) => a
+                .iter()
+                .map(|x| x.to_bits())
+                .eq(b.iter().map(|x| x.to_bits())),
+            (F32(a), F32(b)) => a
+                .iter()
+                .map(|x| x.to_bits())
+                .eq(b.iter().map(|x| x.to_bits())),
+            (F64(a), F64(b)) => a
+                .iter()
+                .map(|x| x.to_bits())
+                .eq(b.iter().map(|x| x.to_bits())),
+            (C64(a), C64(b)) => a
+                .iter()
+                .map(|x| (x.re.to_bits(), x.im.to_bits()))
+                .eq(b.iter().map(|x| (x.re.to_bits(), x.im.to_bits()))),
+            (C128(a), C128(b)) => a
+                .iter()
+                .map(|x| (x.re.to_bits(), x.im.to_bits()))
+                .eq(b.iter().map(|x| (x.re.to_bits(), x.im.to_bits()))),
             _ => false,
         }
     }
@@ -164,6 +184,8 @@ pub trait NativeData: NativeType {
     fn slice_mut(data: &mut ArrayData) -> Option<&mut [Self]>;
     /// Wraps a vector of this type.
     fn wrap(values: Vec<Self>) -> ArrayData;
+    /// Unwraps the vector when `data` holds this type; gives `data` back otherwise.
+    fn into_vec(data: ArrayData) -> Result<Vec<Self>, ArrayData>;
 }
 
 macro_rules! native_data {
@@ -177,6 +199,9 @@ macro_rules! native_data {
             }
             fn wrap(values: Vec<Self>) -> ArrayData {
                 ArrayData::$variant(values)
+            }
+            fn into_vec(data: ArrayData) -> Result<Vec<Self>, ArrayData> {
+                if let ArrayData::$variant(v) = data { Ok(v) } else { Err(data) }
             }
         }
     )*};
