@@ -5,5 +5,5 @@ mod lexer;
 mod parse;
 mod print;
 
-pub use parse::{parse_module, ParseError};
+pub use parse::{parse_module, parse_shape, ParseError, ParseErrorKind, MAX_DEPTH};
 pub use print::{print_module, shape_with_layout, with_default_layouts};
