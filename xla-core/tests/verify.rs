@@ -279,7 +279,6 @@ fn shapes_must_be_well_formed() {
 }
 
 #[test]
-#[ignore = "needs infer_shape from branch shapeinf"]
 fn declared_shape_must_match_inference() {
     // n = negate(f32[4]) declared as f32[3]; r = reduce over dim 0 declared f32[4].
     let mut m = valid();

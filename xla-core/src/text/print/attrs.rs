@@ -7,7 +7,8 @@ use super::families::{
     collective_attrs, composite_attrs, conv_attrs, custom_call_attrs, dot_attrs, gather_attrs,
     padding, precision, scatter_dims_attrs, slice_attr, window_attr,
 };
-use super::{format_float_g, int_list, quoted, shape_with_layout, Ctx};
+use super::{int_list, quoted, shape_with_layout, Ctx};
+use crate::literal::format_f32;
 use crate::ir::{CompId, Instruction, Op};
 
 /// The `name=value` attributes written after the operand list of `ins`.
@@ -91,7 +92,7 @@ pub(super) fn attributes(ctx: &Ctx<'_>, ins: &Instruction) -> Vec<String> {
             epsilon,
             feature_index,
         } => vec![
-            format!("epsilon={}", format_float_g(*epsilon)),
+            format!("epsilon={}", format_f32(*epsilon)),
             format!("feature_index={feature_index}"),
         ],
         Op::Cholesky { lower } => flags(&[("lower", *lower)]),

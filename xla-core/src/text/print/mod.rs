@@ -4,7 +4,6 @@
 //! shape, attributes spelled and ordered as XLA prints them, false booleans omitted.
 
 mod attrs;
-mod constant;
 mod families;
 
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Op};
@@ -135,7 +134,7 @@ fn print_instruction(out: &mut String, module: &Module, comp: &Computation, ins:
         Op::Parameter { number } => {
             let _ = write!(out, "{number}");
         }
-        Op::Constant { literal } => out.push_str(&constant::constant_body(literal)),
+        Op::Constant { literal } => out.push_str(&literal.hlo_constant_body()),
         _ => out.push_str(&join_indexed(&ctx.operand_names(ins))),
     }
     out.push(')');
@@ -228,28 +227,6 @@ fn int_list(v: &[i64]) -> String {
     format!("{{{}}}", items.join(","))
 }
 
-/// A float attribute value (`epsilon=`): the shortest decimal that reads back to the same
-/// `f32`, in C's `%g` style as XLA writes it (`0.001`, `1e-05`, `1.5e+10`).
-pub fn format_float_g(x: f32) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = match sci.split_once('e') {
-        Some((m, e)) => (m.to_string(), e.parse::<i32>().unwrap_or(0)),
-        None => (sci.clone(), 0),
-    };
-    if x != 0.0 && !(-4..6).contains(&exp) {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
-    } else {
-        format!("{x}")
-    }
-}
-
 /// A string attribute value in double quotes, escaped as XLA's `CEscape` does.
 fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -275,42 +252,6 @@ fn quoted(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn float_g_matches_xla_spelling() {
-        let cases: &[(f32, &str)] = &[
-            (0.001, "0.001"),
-            (1e-5, "1e-05"),
-            (0.1, "0.1"),
-            (0.5, "0.5"),
-            (1.0, "1"),
-            (0.0, "0"),
-            (3.4e38, "3.4e+38"),
-            (f32::NAN, "nan"),
-            (f32::NEG_INFINITY, "-inf"),
-            (0.0001, "0.0001"),
-            (100000.0, "100000"),
-            (1e6, "1e+06"),
-        ];
-        for &(x, want) in cases {
-            assert_eq!(format_float_g(x), want, "{x}");
-        }
-    }
-
-    #[test]
-    fn float_g_round_trips() {
-        for x in [
-            0.1234567f32,
-            1.0e-7,
-            7.654321e12,
-            -2.5e-3,
-            f32::MIN_POSITIVE,
-            f32::MAX,
-        ] {
-            let s = format_float_g(x);
-            assert_eq!(s.parse::<f32>().ok(), Some(x), "{s}");
-        }
-    }
 
     #[test]
     fn quoting_escapes() {
