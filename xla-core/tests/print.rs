@@ -177,7 +177,7 @@ fn layouts_default_and_explicit() {
             tuple6,
             vec![arr(F32, &[2]); 6],
             "(f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, /*index=5*/f32[2]{0}) \
-             tuple(p0, p1, p2, p3, p4, /*index=5*/p5)",
+             tuple(p0, p1, p2, p3, p4, p5)",
         ),
         (Op::AfterAll, Shape::Token, vec![], "token[] after-all()"),
     ]);
@@ -281,6 +281,35 @@ fn structural_attributes() {
             arr(F32, &[2, 3]),
             vec![x.clone()],
             "f32[2,3]{1,0} slice(p0), slice={[0:4:2], [1:4:1]}",
+        ),
+        (
+            Op::Slice {
+                start: vec![0, 1],
+                limit: vec![6, 2],
+                stride: vec![1, 1],
+            },
+            arr(S32, &[6, 1]),
+            vec![arr(S32, &[6, 2])],
+            "s32[6,1]{1,0} slice(p0), slice={[0:6], [1:2]}",
+        ),
+        (
+            Op::Pad {
+                padding: vec![
+                    PadDim {
+                        low: 1,
+                        high: 1,
+                        interior: 0,
+                    },
+                    PadDim {
+                        low: 0,
+                        high: 1,
+                        interior: 0,
+                    },
+                ],
+            },
+            arr(F32, &[8, 8]),
+            vec![arr(F32, &[6, 7]), arr(F32, &[])],
+            "f32[8,8]{1,0} pad(p0, p1), padding=1_1x0_1",
         ),
         (
             Op::DynamicSlice {

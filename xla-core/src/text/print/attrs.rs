@@ -8,8 +8,8 @@ use super::families::{
     padding, precision, scatter_dims_attrs, slice_attr, window_attr,
 };
 use super::{int_list, quoted, shape_with_layout, Ctx};
-use crate::literal::format_f32;
 use crate::ir::{CompId, Instruction, Op};
+use crate::literal::format_f32;
 
 /// The `name=value` attributes written after the operand list of `ins`.
 pub(super) fn attributes(ctx: &Ctx<'_>, ins: &Instruction) -> Vec<String> {

@@ -135,7 +135,7 @@ fn print_instruction(out: &mut String, module: &Module, comp: &Computation, ins:
             let _ = write!(out, "{number}");
         }
         Op::Constant { literal } => out.push_str(&literal.hlo_constant_body()),
-        _ => out.push_str(&join_indexed(&ctx.operand_names(ins))),
+        _ => out.push_str(&ctx.operand_names(ins).join(", ")),
     }
     out.push(')');
     for attr in attrs::attributes(&ctx, ins) {
@@ -184,7 +184,8 @@ impl Ctx<'_> {
     }
 }
 
-/// Joins with `, `, adding XLA's `/*index=N*/` comment before every fifth element.
+/// Joins with `, `, adding XLA's `/*index=N*/` comment before every fifth element (as XLA
+/// does in tuple shapes, not in operand lists).
 fn join_indexed(items: &[String]) -> String {
     let mut s = String::new();
     for (i, item) in items.iter().enumerate() {
