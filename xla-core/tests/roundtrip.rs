@@ -186,7 +186,7 @@ impl Gen {
         let lit = match ty {
             F32 => Literal::scalar(specials[(seed % specials.len() as u64) as usize]),
             S32 => Literal::scalar((seed as i32).wrapping_mul(7919)),
-            _ => Literal::scalar(seed % 2 == 0),
+            _ => Literal::scalar(seed.is_multiple_of(2)),
         };
         self.push(Op::Constant { literal: lit }, &[], arr(ty, &[]))
     }
@@ -230,7 +230,7 @@ impl Gen {
             2 if ty != Pred => {
                 let other = if self.shape(y).compatible(&xs) { y } else { x };
                 let dir = ComparisonDirection::ALL[(seed % 6) as usize];
-                let ct = if seed % 3 == 0 && ty == F32 {
+                let ct = if seed.is_multiple_of(3) && ty == F32 {
                     Some(ComparisonType::TotalOrder)
                 } else {
                     None
@@ -350,7 +350,7 @@ impl Gen {
                     self.value(Op::Pad { padding }, &[x, pv], arr(ty, &out));
                 }
             }
-            10 if rank >= 1 && rank <= 2 && ty != Pred => {
+            10 if (1..=2).contains(&rank) && ty != Pred => {
                 let lc = vec![rank as i64 - 1];
                 let out: Vec<i64> = dims[..rank - 1]
                     .iter()
@@ -363,7 +363,7 @@ impl Gen {
                     ..Default::default()
                 };
                 let precision = PrecisionConfig {
-                    operand_precision: if seed % 2 == 0 {
+                    operand_precision: if seed.is_multiple_of(2) {
                         vec![]
                     } else {
                         vec![Precision::Highest; 2]
