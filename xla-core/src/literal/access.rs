@@ -69,8 +69,11 @@ impl Literal {
             if i < 0 || i >= d {
                 return Err(out_of_bounds());
             }
-            // In range of the element vector's length, so no overflow.
-            linear = linear * d as usize + i as usize;
+            // Both fit: 0 <= i < d, and the element count fits in memory.
+            let step = linear
+                .checked_mul(d as usize)
+                .and_then(|l| l.checked_add(i as usize));
+            linear = step.ok_or_else(out_of_bounds)?;
         }
         Ok(linear)
     }

@@ -1,8 +1,19 @@
 //! Host values: [`Literal`] holds an array of any element type and shape, or a tuple of
 //! literals.
 //!
-//! Construction from slices and `ndarray` arrays, `.npy` reading and writing, and printing
-//! in XLA's literal notation live in the submodules.
+//! ```
+//! use xla_core::Literal;
+//!
+//! let lit = Literal::from_vec(&[2, 2], vec![1.5f32, -2.25, f32::INFINITY, f32::NAN]).unwrap();
+//! assert_eq!(lit.get::<f32>(&[0, 1]).unwrap(), -2.25);
+//! assert_eq!(lit.hlo_constant_body(), "{ { 1.5, -2.25 }, { inf, nan } }");
+//! assert_eq!(lit.to_string(), "f32[2,2] {\n  { 1.5, -2.25 },\n  { inf, nan }\n}");
+//! ```
+//!
+//! The submodules: construction (`from_vec`, `scalar`, `tuple`, ...), element access
+//! (`get`, `set`, `to_vec`, `reshape`, `decompose_tuple`), printing in XLA's notation
+//! (`Display`, `hlo_constant_body`), `ndarray` conversions (feature `ndarray`) and `.npy`
+//! files ([`npy`], feature `npy`).
 
 use crate::shape::Shape;
 use crate::types::{NativeType, PrimitiveType};

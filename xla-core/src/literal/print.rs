@@ -192,38 +192,45 @@ impl<W: Write> ArrayPrinter<'_, W> {
 }
 
 /// Writes element `at` of `data`; PRED prints `true`/`false` for scalars, `1`/`0` in arrays.
+/// A missing element (only possible if the data was replaced by a shorter vector through
+/// [`Literal::array_data_mut`]) prints as `?` rather than failing the formatter.
 fn write_element(out: &mut impl Write, data: &ArrayData, at: usize, scalar: bool) -> fmt::Result {
-    match data {
-        ArrayData::Pred(v) => match (v.get(at), scalar) {
-            (Some(&b), true) => out.write_str(if b { "true" } else { "false" }),
-            (Some(&b), false) => out.write_str(if b { "1" } else { "0" }),
-            (None, _) => Err(fmt::Error),
-        },
-        ArrayData::S8(v) => write_int(out, v.get(at)),
-        ArrayData::S16(v) => write_int(out, v.get(at)),
-        ArrayData::S32(v) => write_int(out, v.get(at)),
-        ArrayData::S64(v) => write_int(out, v.get(at)),
-        ArrayData::U8(v) => write_int(out, v.get(at)),
-        ArrayData::U16(v) => write_int(out, v.get(at)),
-        ArrayData::U32(v) => write_int(out, v.get(at)),
-        ArrayData::U64(v) => write_int(out, v.get(at)),
-        ArrayData::F16(v) => out.write_str(&format_f16(*v.get(at).ok_or(fmt::Error)?)),
-        ArrayData::Bf16(v) => out.write_str(&format_bf16(*v.get(at).ok_or(fmt::Error)?)),
-        ArrayData::F32(v) => out.write_str(&format_f32(*v.get(at).ok_or(fmt::Error)?)),
-        ArrayData::F64(v) => out.write_str(&format_f64(*v.get(at).ok_or(fmt::Error)?)),
-        ArrayData::C64(v) => {
-            let c = v.get(at).ok_or(fmt::Error)?;
-            write!(out, "({}, {})", format_f32(c.re), format_f32(c.im))
-        }
-        ArrayData::C128(v) => {
-            let c = v.get(at).ok_or(fmt::Error)?;
-            write!(out, "({}, {})", format_f64(c.re), format_f64(c.im))
-        }
-    }
+    out.write_str(element_text(data, at, scalar).as_deref().unwrap_or("?"))
 }
 
-fn write_int<T: fmt::Display>(out: &mut impl Write, v: Option<&T>) -> fmt::Result {
-    write!(out, "{}", v.ok_or(fmt::Error)?)
+fn element_text(data: &ArrayData, at: usize, scalar: bool) -> Option<String> {
+    Some(match data {
+        ArrayData::Pred(v) => {
+            let b = *v.get(at)?;
+            let text = match (b, scalar) {
+                (true, true) => "true",
+                (false, true) => "false",
+                (true, false) => "1",
+                (false, false) => "0",
+            };
+            text.to_string()
+        }
+        ArrayData::S8(v) => v.get(at)?.to_string(),
+        ArrayData::S16(v) => v.get(at)?.to_string(),
+        ArrayData::S32(v) => v.get(at)?.to_string(),
+        ArrayData::S64(v) => v.get(at)?.to_string(),
+        ArrayData::U8(v) => v.get(at)?.to_string(),
+        ArrayData::U16(v) => v.get(at)?.to_string(),
+        ArrayData::U32(v) => v.get(at)?.to_string(),
+        ArrayData::U64(v) => v.get(at)?.to_string(),
+        ArrayData::F16(v) => format_f16(*v.get(at)?),
+        ArrayData::Bf16(v) => format_bf16(*v.get(at)?),
+        ArrayData::F32(v) => format_f32(*v.get(at)?),
+        ArrayData::F64(v) => format_f64(*v.get(at)?),
+        ArrayData::C64(v) => {
+            let c = v.get(at)?;
+            format!("({}, {})", format_f32(c.re), format_f32(c.im))
+        }
+        ArrayData::C128(v) => {
+            let c = v.get(at)?;
+            format!("({}, {})", format_f64(c.re), format_f64(c.im))
+        }
+    })
 }
 
 /// An f32 as XLA prints it: `%.6g` when that reads back exactly, else `%.9g`.
@@ -368,6 +375,15 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn broken_invariant_does_not_panic() {
+        let mut lit = Literal::vec1(&[1i32, 2, 3]);
+        if let Some(d) = lit.array_data_mut() {
+            *d = ArrayData::S32(vec![7]);
+        }
+        assert_eq!(lit.hlo_constant_body(), "{7, ?, ?}");
     }
 
     #[test]

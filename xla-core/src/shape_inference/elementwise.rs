@@ -487,19 +487,7 @@ pub fn map(
     to_apply: &ProgramShape,
 ) -> Result<Shape, ShapeError> {
     let name = "map";
-    expect_min_operands(name, operands, 1)?;
-    let arrays = operands
-        .iter()
-        .enumerate()
-        .map(|(i, s)| expect_array(name, i, "operand", s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let first = arrays
-        .first()
-        .copied()
-        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand"))?;
-    for a in &arrays {
-        expect_same_dims(name, "operand", first, "operand", a)?;
-    }
+    let (arrays, first) = expect_arrays_same_dims(name, operands)?;
     let identity: Vec<i64> = (0..first.dims.len() as i64).collect();
     if dimensions != identity.as_slice() {
         return Err(ShapeError::new(

@@ -340,16 +340,10 @@ pub fn dynamic_update_slice(
 /// When there is no operand or any of these rules is broken.
 pub fn concatenate(operands: &[&Shape], dimension: i64) -> Result<Shape, ShapeError> {
     let name = "concatenate";
-    expect_min_operands(name, operands, 1)?;
-    let arrays = operands
-        .iter()
-        .enumerate()
-        .map(|(i, s)| expect_array(name, i, "operand", s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let first = arrays
+    let arrays = expect_arrays(name, 0, "operand", operands)?;
+    let first = *arrays
         .first()
-        .copied()
-        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand"))?;
+        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand, got 0"))?;
     let d = dim_index(name, "dimension", dimension, first)?;
     let mut dims = first.dims.clone();
     let mut total: i64 = 0;
@@ -417,7 +411,7 @@ pub fn pad(
             ));
         }
         let what = "padded size";
-        let interior = checked_mul(name, what, (size - 1).max(0), p.interior)?;
+        let interior = checked_mul(name, what, size.saturating_sub(1).max(0), p.interior)?;
         let n = checked_add(
             name,
             what,

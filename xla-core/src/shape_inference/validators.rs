@@ -68,6 +68,41 @@ pub fn expect_array<'a>(
     })
 }
 
+/// The array parts of `operands`; operand `i` is reported as operand `first + i`.
+///
+/// # Errors
+/// When one of them is not an array.
+pub fn expect_arrays<'a>(
+    op: &str,
+    first: usize,
+    what: &str,
+    operands: &[&'a Shape],
+) -> Result<Vec<&'a ArrayShape>, ShapeError> {
+    operands
+        .iter()
+        .enumerate()
+        .map(|(i, s)| expect_array(op, first + i, what, s))
+        .collect()
+}
+
+/// At least one array operand, all with the dims of the first; returns them and the first.
+///
+/// # Errors
+/// When there is no operand, one is not an array, or the dims differ.
+pub fn expect_arrays_same_dims<'a>(
+    op: &str,
+    operands: &[&'a Shape],
+) -> Result<(Vec<&'a ArrayShape>, &'a ArrayShape), ShapeError> {
+    let arrays = expect_arrays(op, 0, "operand", operands)?;
+    let first = *arrays
+        .first()
+        .ok_or_else(|| ShapeError::new(op, "expects at least 1 operand, got 0"))?;
+    for (k, a) in arrays.iter().enumerate() {
+        expect_same_dims(op, "operand 0", first, &format!("operand {k}"), a)?;
+    }
+    Ok((arrays, first))
+}
+
 /// Returns the array part of operand `index`, which must be a scalar (rank 0).
 ///
 /// # Errors

@@ -618,3 +618,54 @@ fn broadcasting_plans() {
     );
     e("(f32[])", "f32[]", &[], "must be an array");
 }
+
+#[test]
+fn more_elementwise_rules() {
+    run(vec![
+        err(
+            "convert to a token",
+            Op::Convert,
+            &["f32[2]"],
+            "the result must be an array",
+        )
+        .declared("token[]"),
+        err(
+            "bitcast-convert to a tuple",
+            Op::BitcastConvert,
+            &["f32[2]"],
+            "the result must be an array",
+        )
+        .declared("(f32[2])"),
+        err(
+            "map of a token",
+            map_op(&[]),
+            &["token[]"],
+            "operand must be an array",
+        )
+        .called(&["(f32[]) -> f32[]"]),
+        err(
+            "select of a tuple pred",
+            Op::Select,
+            &["(pred[])", "f32[]", "f32[]"],
+            "pred must be an array",
+        ),
+        err(
+            "clamp with a token bound",
+            Op::Clamp,
+            &["token[]", "f32[2]", "f32[]"],
+            "min must be an array",
+        ),
+        ok(
+            "dynamic dims pass through",
+            Op::Unary(U::Neg),
+            &["f32[<=4]"],
+            "f32[<=4]",
+        ),
+        ok(
+            "dynamic dims merge in binary ops",
+            Op::Binary(B::Add),
+            &["f32[<=4]", "f32[4]"],
+            "f32[<=4]",
+        ),
+    ]);
+}

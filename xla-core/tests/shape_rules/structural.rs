@@ -255,6 +255,13 @@ fn broadcast_reshape_transpose_reverse() {
             "6 elements",
         )
         .declared("f32[4]"),
+        err(
+            "reshape to a tuple",
+            Op::Reshape,
+            &["f32[2]"],
+            "the result must be an array",
+        )
+        .declared("(f32[2])"),
         err("reshape overflow", Op::Reshape, &["f32[2]"], "overflows")
             .declared("f32[9223372036854775807,2]"),
         ok(
@@ -631,6 +638,51 @@ fn bitcast_and_dimension_sizes() {
             sds(1),
             &["f32[10]", "s32[]"],
             "dimension 1 is out of range",
+        ),
+    ]);
+}
+
+#[test]
+fn declared_shape_rules() {
+    run(vec![
+        err(
+            "iota of a tuple",
+            Op::Iota { dimension: 0 },
+            &[],
+            "shape must be an array",
+        )
+        .declared("(s32[4])"),
+        err(
+            "broadcast to a token",
+            bcast(&[]),
+            &["f32[]"],
+            "the result must be an array",
+        )
+        .declared("token[]"),
+        err(
+            "bitcast to a tuple",
+            Op::Bitcast,
+            &["f32[2]"],
+            "result must be an array",
+        )
+        .declared("(f32[2])"),
+        err(
+            "get-dimension-size beyond s32",
+            Op::GetDimensionSize { dimension: 0 },
+            &["f32[3000000000]"],
+            "does not fit in s32",
+        ),
+        err(
+            "set-dimension-size beyond s32",
+            Op::SetDimensionSize { dimension: 0 },
+            &["f32[3000000000]", "s32[]"],
+            "does not fit in s32",
+        ),
+        err(
+            "tuple operand to slice",
+            slice(&[0], &[1], &[1]),
+            &["(f32[2])"],
+            "operand must be an array",
         ),
     ]);
 }
