@@ -48,7 +48,7 @@ fn step(b: &XlaBuilder, kind: u8, x: &XlaOp, y: &XlaOp, seed: u64) -> XlaOp {
             b.broadcast_in_dim(&r, &[ROWS, COLS], &[0])
         }
         3 => {
-            let padding = if seed % 2 == 0 {
+            let padding = if seed.is_multiple_of(2) {
                 Padding::Same
             } else {
                 Padding::Valid
@@ -65,7 +65,7 @@ fn step(b: &XlaBuilder, kind: u8, x: &XlaOp, y: &XlaOp, seed: u64) -> XlaOp {
         }
         4 => {
             let dim = (seed % 2) as i64;
-            let stable = seed % 3 == 0;
+            let stable = seed.is_multiple_of(3);
             let sorted = b.sort(
                 [x, y],
                 dim,
@@ -169,7 +169,7 @@ fn step(b: &XlaBuilder, kind: u8, x: &XlaOp, y: &XlaOp, seed: u64) -> XlaOp {
                 inserted_window_dims: vec![0],
                 scatter_dims_to_operand_dims: vec![0],
                 index_vector_dim: 1,
-                indices_are_sorted: seed % 2 == 0,
+                indices_are_sorted: seed.is_multiple_of(2),
                 ..Default::default()
             };
             b.scatter(x, &idx, y, &dims, Combiner::Add)
