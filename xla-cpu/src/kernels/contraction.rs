@@ -34,8 +34,26 @@ fn run_ring(
     kernel: &dyn Fn(&ArrayData, &ArrayData) -> Result<ArrayData>,
 ) -> Result<Literal> {
     let ty = compute_type(out.element_type());
-    let res = kernel(&convert(l, ty)?, &convert(r, ty)?)?;
-    make(out, convert(&res, out.element_type())?)
+    let res = kernel(&*as_type(l, ty)?, &*as_type(r, ty)?)?;
+    finish(out, res)
+}
+
+/// `d` in element type `ty`, borrowed when it already is.
+pub(crate) fn as_type(d: &ArrayData, ty: PrimitiveType) -> Result<Cow<'_, ArrayData>> {
+    if d.element_type() == ty {
+        Ok(Cow::Borrowed(d))
+    } else {
+        convert(d, ty).map(Cow::Owned)
+    }
+}
+
+/// The result literal of shape `out` from `res`, converted to its type if needed.
+pub(crate) fn finish(out: &Shape, res: ArrayData) -> Result<Literal> {
+    if res.element_type() == out.element_type() {
+        make(out, res)
+    } else {
+        make(out, convert(&res, out.element_type())?)
+    }
 }
 
 macro_rules! ring_dispatch {
@@ -192,22 +210,9 @@ pub fn dot(
         )));
     }
     let ty = compute_type(out.element_type());
-    let conv = |d: &ArrayData| -> Result<ArrayData> { convert(d, ty) };
-    let (lconv, rconv);
-    let l = if ld.element_type() == ty {
-        ld
-    } else {
-        lconv = conv(ld)?;
-        &lconv
-    };
-    let r = if rd.element_type() == ty {
-        rd
-    } else {
-        rconv = conv(rd)?;
-        &rconv
-    };
-    let (l, lo) = operand(l, &ldims, [&lb, &lf, &lc]);
-    let (r, ro) = operand(r, &rdims, [&rb, &rc, &rf]);
+    let (l, r) = (as_type(ld, ty)?, as_type(rd, ty)?);
+    let (l, lo) = operand(&l, &ldims, [&lb, &lf, &lc]);
+    let (r, ro) = operand(&r, &rdims, [&rb, &rc, &rf]);
     use ArrayData as D;
     let res = match (&*l, &*r) {
         (D::F32(a), D::F32(b)) => D::F32(bmm_faer(a, lo, b, ro, bmkn, par)),
@@ -227,7 +232,7 @@ pub fn dot(
             ring_dispatch!(&a, &b, bmm_ring_data, bmkn)?
         }
     };
-    make(out, convert(&res, out.element_type())?)
+    finish(out, res)
 }
 
 fn bmm_ring_data<T: Ring>(l: &[T], r: &[T], bmkn: [usize; 4]) -> ArrayData {

@@ -11,10 +11,10 @@
 //! depend on the thread count.
 
 use super::contraction::ConvPlan;
-use super::matmul::{gemm, FaerElem, MIN_PAR_FLOPS};
+use super::matmul::{gemm_par, FaerElem};
 use crate::index::{count, strides};
 use crate::parallel::Parallel;
-use faer::{MatMut, MatRef, Par};
+use faer::{MatMut, MatRef};
 use rayon::prelude::*;
 
 /// Gather buffers larger than this (in elements) are not built; the reference loop runs.
@@ -178,7 +178,7 @@ fn task<T: FaerElem>(
     (b, bg): (usize, usize),
     bufs: &mut (Vec<T>, Vec<T>),
     out: OutPtr<T>,
-    par: Par,
+    par: Parallel<'_>,
 ) {
     let (col, tmp) = bufs;
     let lb = bg * p.batch_per_group + b;
@@ -196,7 +196,7 @@ fn task<T: FaerElem>(
         tmp.resize((o1 - o0) * n, T::default());
         let lhs = MatRef::from_row_major_slice(&w[o0 * kg..o1 * kg], o1 - o0, kg);
         let rhs = MatRef::from_row_major_slice(&col[fg * kg * n..(fg + 1) * kg * n], kg, n);
-        gemm(
+        gemm_par(
             MatMut::from_row_major_slice_mut(tmp, o1 - o0, n),
             lhs,
             rhs,
@@ -237,22 +237,18 @@ pub(crate) fn conv_gemm<T: FaerElem>(
         .flat_map(|b| (0..bgc).map(move |g| (b, g)))
         .collect();
     let ptr = OutPtr(out.as_mut_ptr(), out.len());
-    let flops = lw.out_features * p.kic * lw.window * lw.positions;
     if tasks.len() >= par.threads() && par.threads() > 1 {
         par.install(|| {
             tasks.par_iter().for_each_init(
                 || (Vec::new(), Vec::new()),
-                |bufs, &t| task(l, &w, p, &lw, t, bufs, ptr, Par::Seq),
+                |bufs, &t| task(l, &w, p, &lw, t, bufs, ptr, Parallel::SEQ),
             );
         });
     } else {
-        let inner = par.par_for(flops, MIN_PAR_FLOPS);
         let mut bufs = (Vec::new(), Vec::new());
-        par.install(|| {
-            for &t in &tasks {
-                task(l, &w, p, &lw, t, &mut bufs, ptr, inner);
-            }
-        });
+        for &t in &tasks {
+            task(l, &w, p, &lw, t, &mut bufs, ptr, par);
+        }
     }
     Some(out)
 }

@@ -14,6 +14,7 @@ use xla_core::attrs::{Transpose, TriangularSolveOptions};
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, PrimitiveType, Shape};
 
+use super::contraction::{as_type, finish};
 use super::elementwise::convert;
 use super::matmul::FaerElem;
 
@@ -198,15 +199,15 @@ pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result
 const MIN_PAR_FLOPS: usize = 1 << 32;
 
 /// A batch of `rows x cols` matrices in a float or complex type faer handles.
-struct Batch {
-    data: ArrayData,
+struct Batch<'a> {
+    data: std::borrow::Cow<'a, ArrayData>,
     batch: usize,
     rows: usize,
     cols: usize,
 }
 
 /// The operand as a [`Batch`] (f16/bf16 converted to f32).
-fn batch_of(l: &Literal, op: &'static str) -> Result<Batch> {
+fn batch_of<'a>(l: &'a Literal, op: &'static str) -> Result<Batch<'a>> {
     let (d, dims) = array(l)?;
     let ty = d.element_type();
     if !ty.is_float_or_complex() {
@@ -219,8 +220,8 @@ fn batch_of(l: &Literal, op: &'static str) -> Result<Batch> {
         )));
     };
     let data = match d {
-        ArrayData::F16(_) | ArrayData::Bf16(_) => convert(d, PrimitiveType::F32)?,
-        other => other.clone(),
+        ArrayData::F16(_) | ArrayData::Bf16(_) => as_type(d, PrimitiveType::F32)?,
+        other => std::borrow::Cow::Borrowed(other),
     };
     Ok(Batch {
         data,
@@ -307,7 +308,7 @@ pub fn cholesky(x: &Literal, lower: bool, out: &Shape, par: Parallel<'_>) -> Res
         )));
     }
     use ArrayData as D;
-    let res = match &b.data {
+    let res = match &*b.data {
         D::F32(v) => D::F32(cholesky_k(v, n, lower, par)),
         D::F64(v) => D::F64(cholesky_k(v, n, lower, par)),
         D::C64(v) => D::C64(cholesky_k(v, n, lower, par)),
@@ -319,7 +320,7 @@ pub fn cholesky(x: &Literal, lower: bool, out: &Shape, par: Parallel<'_>) -> Res
             })
         }
     };
-    make(out, convert(&res, out.element_type())?)
+    finish(out, res)
 }
 
 /// Solves `t x = rhs` in place, `t` triangular (`lower` or upper, `unit` diagonal or not).
@@ -412,7 +413,7 @@ pub fn triangular_solve(
     }
     let mrc = (m, bv.rows, bv.cols);
     use ArrayData as D;
-    let res = match (&av.data, &bv.data) {
+    let res = match (&*av.data, &*bv.data) {
         (D::F32(x), D::F32(y)) => D::F32(trsm_k(x, y, mrc, o, par)),
         (D::F64(x), D::F64(y)) => D::F64(trsm_k(x, y, mrc, o, par)),
         (D::C64(x), D::C64(y)) => D::C64(trsm_k(x, y, mrc, o, par)),
@@ -424,5 +425,5 @@ pub fn triangular_solve(
             })
         }
     };
-    make(out, convert(&res, out.element_type())?)
+    finish(out, res)
 }

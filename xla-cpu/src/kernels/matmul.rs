@@ -83,6 +83,54 @@ pub(crate) fn gemm<T: FaerElem>(
     matmul(dst, Accum::Replace, lhs, rhs, T::ONE, par);
 }
 
+/// `dst = lhs * rhs` using `par`: small products run sequentially; large ones are split
+/// into independent blocks of output rows or columns (the larger dimension), each one
+/// sequential product, run in the pool. One fork-join per product, no barriers inside it
+/// (faer's own parallel matmul synchronises per block, which costs dearly on a loaded
+/// machine), and every output element is the same sum as in a sequential run.
+pub(crate) fn gemm_par<T: FaerElem>(
+    dst: MatMut<'_, T>,
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    par: Parallel<'_>,
+) {
+    let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
+    let threads = par.threads();
+    if threads <= 1 || m * n * k < MIN_PAR_FLOPS {
+        return gemm(dst, lhs, rhs, Par::Seq);
+    }
+    let split = |len: usize| {
+        let pieces = (2 * threads).min(len.div_ceil(64)).max(1);
+        len.div_ceil(pieces).next_multiple_of(16)
+    };
+    let mut jobs = Vec::new();
+    if n >= m {
+        let (mut d, mut r) = (dst, rhs);
+        let step = split(n);
+        while d.ncols() > step {
+            let (d0, d1) = d.split_at_col_mut(step);
+            let (r0, r1) = r.split_at_col(step);
+            jobs.push((d0, lhs, r0));
+            (d, r) = (d1, r1);
+        }
+        jobs.push((d, lhs, r));
+    } else {
+        let (mut d, mut l) = (dst, lhs);
+        let step = split(m);
+        while d.nrows() > step {
+            let (d0, d1) = d.split_at_row_mut(step);
+            let (l0, l1) = l.split_at_row(step);
+            jobs.push((d0, l0, rhs));
+            (d, l) = (d1, l1);
+        }
+        jobs.push((d, l, rhs));
+    }
+    par.install(|| {
+        jobs.into_par_iter()
+            .for_each(|(d, l, r)| gemm(d, l, r, Par::Seq));
+    });
+}
+
 /// Batched product through faer; `l` holds `B` matrices `M x K` stored as `lo`, `r` holds
 /// `B` matrices `K x N` stored as `ro`. Returns `[B, M, N]` row-major.
 pub(crate) fn bmm_faer<T: FaerElem>(
@@ -98,10 +146,10 @@ pub(crate) fn bmm_faer<T: FaerElem>(
     if out.is_empty() || k == 0 {
         return out;
     }
-    let one = |bi: usize, o: &mut [T], p: Par| {
+    let one = |bi: usize, o: &mut [T], p: Parallel<'_>| {
         let lhs = view(&l[bi * m * k..(bi + 1) * m * k], m, k, lo);
         let rhs = view(&r[bi * k * n..(bi + 1) * k * n], k, n, ro);
-        gemm(MatMut::from_row_major_slice_mut(o, m, n), lhs, rhs, p);
+        gemm_par(MatMut::from_row_major_slice_mut(o, m, n), lhs, rhs, p);
     };
     let per = m * n * k;
     let threads = par.threads();
@@ -109,15 +157,12 @@ pub(crate) fn bmm_faer<T: FaerElem>(
         par.install(|| {
             out.par_chunks_mut(m * n)
                 .enumerate()
-                .for_each(|(bi, o)| one(bi, o, Par::Seq));
+                .for_each(|(bi, o)| one(bi, o, Parallel::SEQ));
         });
     } else {
-        let p = par.par_for(per, MIN_PAR_FLOPS);
-        par.install(|| {
-            for (bi, o) in out.chunks_mut(m * n).enumerate() {
-                one(bi, o, p);
-            }
-        });
+        for (bi, o) in out.chunks_mut(m * n).enumerate() {
+            one(bi, o, par);
+        }
     }
     out
 }

@@ -14,3 +14,6 @@ pub mod rng;
 pub mod sort;
 pub mod structural;
 pub mod window;
+
+#[cfg(test)]
+mod fast_tests;
