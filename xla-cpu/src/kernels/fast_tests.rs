@@ -332,7 +332,50 @@ fn conv_cases() -> Vec<(Vec<i64>, Vec<i64>, ConvConfig)> {
         (
             vec![4, 16, 12, 12],
             vec![32, 16, 3, 3],
-            cfg(window(&[3, 3], pad1), n2, 1, 1),
+            cfg(window(&[3, 3], pad1), n2.clone(), 1, 1),
+        ),
+        // Windows larger than the output (the row gather).
+        (
+            vec![2, 4, 6, 6],
+            vec![6, 4, 5, 5],
+            cfg(window(&[5, 5], |_, _| {}), n2.clone(), 1, 1),
+        ),
+        (
+            vec![4, 3, 6, 6],
+            vec![4, 3, 5, 5],
+            cfg(window(&[5, 5], |_, _| {}), n2.clone(), 1, 2),
+        ),
+        (
+            vec![2, 4, 6, 6],
+            vec![6, 2, 5, 4],
+            cfg(window(&[5, 4], pad1), n2.clone(), 2, 1),
+        ),
+        (
+            vec![2, 3, 3, 3],
+            vec![2, 3, 4, 4],
+            cfg(
+                window(&[4, 4], |_, w| {
+                    w.base_dilation = 2;
+                    w.window_reversal = true;
+                }),
+                n2.clone(),
+                1,
+                1,
+            ),
+        ),
+        (
+            vec![2, 3, 9, 9],
+            vec![2, 3, 4, 4],
+            cfg(
+                window(&[4, 4], |_, w| {
+                    w.window_dilation = 2;
+                    w.stride = 2;
+                    w.padding_low = -1;
+                }),
+                n2,
+                1,
+                1,
+            ),
         ),
     ]
 }
