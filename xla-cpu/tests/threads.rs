@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 //! The thread setting of an executable: `set_threads`, the default, and results that do not
 //! depend on it (dot, convolution, cholesky, triangular-solve large enough to run in
 //! parallel), checked against values computed by hand.

@@ -16,4 +16,5 @@ pub mod structural;
 pub mod window;
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod fast_tests;
