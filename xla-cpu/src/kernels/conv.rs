@@ -187,9 +187,20 @@ fn lower(p: &ConvPlan) -> Lowered {
 fn weights<T: Copy + Default>(r: &[T], p: &ConvPlan, lw: &Lowered) -> Vec<T> {
     let kg = p.kic * lw.window;
     let mut w = Vec::with_capacity(lw.out_features * kg);
+    // Without reversal and with row-major spatial dims, each block is one contiguous run.
+    let mut expect = 1;
+    let mut contiguous = true;
+    for (s, &(size, stride)) in p.rhs_spatial.iter().enumerate().rev() {
+        contiguous &= !p.win[s].window_reversal && (stride == expect || size <= 1);
+        expect *= size;
+    }
     for o in 0..lw.out_features {
         for c in 0..p.kic {
             let base = o * p.rhs_out_stride + c * p.rhs_in_stride;
+            if let Some(run) = r.get(base..base + lw.window).filter(|_| contiguous) {
+                w.extend_from_slice(run);
+                continue;
+            }
             crate::index::for_each_index(&lw.ksizes, |k| {
                 let mut off = base;
                 for (s, &(size, stride)) in p.rhs_spatial.iter().enumerate() {
