@@ -258,12 +258,14 @@ fn per_matrix<T: Send>(
 /// Factors one `n x n` matrix `a` (row-major) into `dst`: the triangle `lower` asks for,
 /// zero elsewhere; all NaN when `a` is not positive definite.
 fn cholesky_one<T: FaerElem>(a: &[T], dst: &mut [T], n: usize, lower: bool, par: Par) {
-    // The relevant triangle as a lower matrix: A[i][j] for lower, conj(A[j][i]) for upper.
-    let mut l = Mat::<T>::from_fn(n, n, |i, j| match (i >= j, lower) {
-        (false, _) => T::default(),
-        (true, true) => a[i * n + j],
-        (true, false) => a[j * n + i].conjugate(),
-    });
+    // The relevant triangle as a lower matrix: A's lower triangle, or that of Aᴴ (whose
+    // column-major view of A's row-major buffer is a plain conjugated copy).
+    let mut l = Mat::<T>::zeros(n, n);
+    if lower {
+        l.copy_from_triangular_lower(MatRef::from_row_major_slice(a, n, n));
+    } else {
+        l.copy_from_triangular_lower(MatRef::from_column_major_slice(a, n, n).conjugate());
+    }
     let mut mem = MemBuffer::new(cholesky_in_place_scratch::<T>(n, par, Default::default()));
     let ok = cholesky_in_place(
         l.as_mut(),
@@ -273,15 +275,12 @@ fn cholesky_one<T: FaerElem>(a: &[T], dst: &mut [T], n: usize, lower: bool, par:
         Default::default(),
     )
     .is_ok();
-    for i in 0..n {
-        for j in 0..n {
-            dst[i * n + j] = match (ok, lower) {
-                (false, _) => T::NAN,
-                (true, true) if i >= j => l[(i, j)],
-                (true, false) if j >= i => l[(j, i)].conjugate(),
-                _ => T::default(),
-            };
-        }
+    // `dst` starts zeroed; write L (lower) or Lᴴ (upper) into its triangle.
+    let mut d = MatMut::from_row_major_slice_mut(dst, n, n);
+    match (ok, lower) {
+        (false, _) => d.fill(T::NAN),
+        (true, true) => d.copy_from_triangular_lower(l.as_ref()),
+        (true, false) => d.copy_from_triangular_upper(l.as_ref().adjoint()),
     }
 }
 
