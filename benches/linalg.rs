@@ -56,6 +56,16 @@ fn cases() -> Vec<(&'static str, String, Vec<Literal>)> {
     let chol = "HloModule m\n\nENTRY main {\n  a = f32[512,512] parameter(0)\n  b = f32[512,64] parameter(1)\n  l = f32[512,512] cholesky(a), lower=true\n  y = f32[512,64] triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE\n  ROOT x = f32[512,64] triangular-solve(l, y), left_side=true, lower=true, transpose_a=TRANSPOSE\n}\n";
     vec![
         (
+            "matmul_64",
+            matmul(64),
+            vec![input(&[64, 64], 1), input(&[64, 64], 2)],
+        ),
+        (
+            "matmul_128",
+            matmul(128),
+            vec![input(&[128, 128], 1), input(&[128, 128], 2)],
+        ),
+        (
             "matmul_256",
             matmul(256),
             vec![input(&[256, 256], 1), input(&[256, 256], 2)],

@@ -11,7 +11,7 @@
 //! depend on the thread count.
 
 use super::contraction::ConvPlan;
-use super::matmul::{gemm_par, FaerElem};
+use super::matmul::{gemm_par, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, strides};
 use crate::parallel::Parallel;
 use faer::{MatMut, MatRef};
@@ -499,6 +499,12 @@ pub(crate) fn conv_gemm<T: FaerElem>(
     let bgc = lw.out_features / p.oc_per_bgroup.max(1);
     let ptr = OutPtr(out.as_mut_ptr(), out.len());
     let mut bufs = (Vec::new(), Vec::new());
+    let flops = lw.out_features * p.kic * lw.window * lw.positions * lw.out_batch;
+    let par = if flops < MIN_PAR_FLOPS {
+        Parallel::SEQ
+    } else {
+        par
+    };
     if lw.window > lw.positions {
         let t = (ROWS_CHUNK / per.max(1)).clamp(1, lw.out_batch.max(1));
         for bg in 0..bgc {

@@ -243,7 +243,10 @@ fn per_matrix<T: Send>(
     if size == 0 {
         return;
     }
-    if v.len() > size && par.threads() > 1 {
+    if v.len() > size
+        && par.threads() > 1
+        && flops * (v.len() / size) >= super::matmul::MIN_PAR_FLOPS
+    {
         par.install(|| {
             v.par_chunks_mut(size)
                 .enumerate()

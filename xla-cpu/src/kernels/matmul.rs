@@ -12,8 +12,10 @@ use faer::{Accum, MatMut, MatRef, Par};
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
 
-/// Products of fewer multiply-adds than this stay on one thread.
-pub(crate) const MIN_PAR_FLOPS: usize = 1 << 18;
+/// Work of fewer multiply-adds than this stays on one thread. Measured with
+/// `benches/linalg.rs` on two loaded cores: 128³ runs 2x slower on two threads than on one
+/// (waking the pool costs tens of microseconds), 256³ 1.5x faster.
+pub(crate) const MIN_PAR_FLOPS: usize = 1 << 23;
 
 /// An element type faer multiplies.
 pub(crate) trait FaerElem:
@@ -139,7 +141,11 @@ pub(crate) fn bmm_faer<T: FaerElem>(
     };
     let per = m * n * k;
     let threads = par.threads();
-    if b > 1 && threads > 1 && (b >= 2 * threads || per < MIN_PAR_FLOPS) {
+    if threads <= 1 || b * per < MIN_PAR_FLOPS {
+        for (bi, o) in out.chunks_mut(m * n).enumerate() {
+            one(bi, o, Parallel::SEQ);
+        }
+    } else if b > 1 && (b >= 2 * threads || per < MIN_PAR_FLOPS) {
         par.install(|| {
             out.par_chunks_mut(m * n)
                 .enumerate()
