@@ -1,0 +1,198 @@
+//! The macro's own syntax tree: what `parse.rs` reads out of the `syn` item, with the span of
+//! every piece kept for diagnostics. Only the supported subset of Rust has a node here;
+//! everything else is rejected (with a spanned error) while parsing.
+
+use crate::ctxt::Sp;
+use proc_macro2::Ident;
+use syn::Visibility;
+use xla_core::PrimitiveType;
+
+/// A `#[computation]` function.
+pub struct Computation {
+    /// Options given in the attribute (`#[computation(grad(w, b))]`).
+    pub options: Options,
+    /// Doc comments and other attributes of the function, kept on the generated module.
+    pub attrs: Vec<syn::Attribute>,
+    /// Visibility of the function (given to the generated module).
+    pub vis: Visibility,
+    /// The function's name.
+    pub name: Ident,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// The declared result type (`None` when the signature's result could not be read).
+    pub result: Option<TypeSpec>,
+    /// The body.
+    pub body: Block,
+}
+
+/// Options of the attribute.
+#[derive(Default)]
+pub struct Options {
+    /// `grad(a, b)`: the parameters to differentiate with respect to, and the span of `grad`.
+    pub grad: Option<(Sp, Vec<Ident>)>,
+}
+
+/// One parameter: a name and a tensor type.
+pub struct Param {
+    /// The parameter's name.
+    pub name: Ident,
+    /// Its type (`None` when the type could not be read; an error was reported).
+    pub ty: Option<TypeSpec>,
+}
+
+/// A type as written in a signature or a `let` annotation.
+#[derive(Clone, Debug)]
+pub enum TypeSpec {
+    /// One tensor (or scalar).
+    Tensor(TensorType),
+    /// A tuple of tensors (results only).
+    Tuple(Vec<TensorType>),
+}
+
+/// `Tensor<f32, 64, 784>`, or a bare element type (`f32`) for a scalar.
+#[derive(Clone, Debug)]
+pub struct TensorType {
+    /// The element type.
+    pub elem: PrimitiveType,
+    /// The dimension sizes (empty for a scalar).
+    pub dims: Vec<i64>,
+}
+
+/// A block: `let` statements and a tail expression.
+pub struct Block {
+    /// The statements, in order.
+    pub stmts: Vec<Stmt>,
+    /// The value of the block (`None` if missing: an error was reported).
+    pub tail: Option<Expr>,
+}
+
+/// A statement.
+pub enum Stmt {
+    /// `let name[: Type] = init;`
+    Let {
+        /// The bound name.
+        name: Ident,
+        /// The annotated type, checked against the value's shape.
+        ty: Option<TypeSpec>,
+        /// The value.
+        init: Expr,
+    },
+}
+
+/// An expression with its span.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    /// What kind of expression.
+    pub kind: ExprKind,
+    /// The whole expression's span (diagnostics point here).
+    pub span: Sp,
+}
+
+/// The supported expressions.
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// A parameter or `let`-bound name.
+    Var(Ident),
+    /// A literal number or boolean.
+    Lit(Lit),
+    /// `-e` or `!e`.
+    Unary(UnOp, Box<Expr>),
+    /// `a op b`.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `recv.method::<T>(args)`.
+    Method {
+        /// The receiver.
+        recv: Box<Expr>,
+        /// The method name.
+        method: Ident,
+        /// The element type given with a turbofish (`convert::<f64>()`).
+        turbofish: Option<PrimitiveType>,
+        /// The arguments.
+        args: Vec<Arg>,
+    },
+    /// `func(args)`: a free function such as `relu(x)` or `max(a, b)`.
+    Call {
+        /// The function name.
+        func: Ident,
+        /// The arguments.
+        args: Vec<Arg>,
+    },
+    /// `(a, b, ...)`: a tuple of tensors (results only).
+    Tuple(Vec<Expr>),
+}
+
+/// An argument of a method or function call.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// A tensor-valued expression.
+    Expr(Expr),
+    /// A list of integers `[1, 0]` (dimensions, sizes, permutations).
+    Ints(Vec<i64>, Sp),
+}
+
+/// A literal: its value and the element type given by a suffix (`2.0f64`, `3u8`), if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lit {
+    /// The value.
+    pub value: LitValue,
+    /// The element type from the suffix; without one the literal takes the type of the other
+    /// operand (like JAX's weakly typed Python scalars).
+    pub ty: Option<PrimitiveType>,
+}
+
+/// The value of a literal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LitValue {
+    /// A floating-point literal.
+    Float(f64),
+    /// An integer literal (negated literals fold in).
+    Int(i128),
+    /// `true` or `false`.
+    Bool(bool),
+}
+
+/// A unary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-e` (HLO `negate`).
+    Neg,
+    /// `!e` (HLO `not`).
+    Not,
+}
+
+/// A binary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
+    /// `%`.
+    Rem,
+    /// `&` (also `&&` on predicates).
+    And,
+    /// `|` (also `||` on predicates).
+    Or,
+    /// `^`.
+    Xor,
+    /// `<<`.
+    Shl,
+    /// `>>` (arithmetic for signed, logical for unsigned integers).
+    Shr,
+    /// `==`.
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+}

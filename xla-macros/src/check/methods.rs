@@ -1,0 +1,319 @@
+//! The method table: which method names are operations, and how their arguments are read.
+//! `x.f(a, ...)` and `f(x, a, ...)` mean the same.
+
+use super::reduce::Reduction;
+use super::{Checker, Val};
+use crate::ast::{Arg, LitValue};
+use crate::ctxt::Sp;
+use proc_macro2::Ident;
+use xla_core::ir::{BinaryOp, ComparisonDirection, Op, UnaryOp};
+use xla_core::PrimitiveType;
+
+/// What a method name stands for.
+#[derive(Clone, Copy)]
+enum Method {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Compare(ComparisonDirection),
+    Relu,
+    Select,
+    Clamp,
+    Convert,
+    Dot,
+    Matmul,
+    Reshape,
+    Transpose,
+    T,
+    BroadcastInDim,
+    Broadcast,
+    Rev,
+    /// sum, prod, mean; `max` / `min` with a dim list or no argument.
+    Reduce(Reduction),
+    /// `max` / `min`: elementwise with a tensor argument, a reduction otherwise.
+    MaxMin(BinaryOp, Reduction),
+}
+
+fn lookup(name: &str) -> Option<Method> {
+    use BinaryOp as B;
+    use Method as M;
+    use UnaryOp as U;
+    let m = match name {
+        "abs" => M::Unary(U::Abs),
+        "cbrt" => M::Unary(U::Cbrt),
+        "ceil" => M::Unary(U::Ceil),
+        "clz" | "leading_zeros" => M::Unary(U::Clz),
+        "cos" => M::Unary(U::Cos),
+        "erf" => M::Unary(U::Erf),
+        "exp" => M::Unary(U::Exp),
+        "exp_m1" | "expm1" => M::Unary(U::Expm1),
+        "floor" => M::Unary(U::Floor),
+        "imag" => M::Unary(U::Imag),
+        "is_finite" => M::Unary(U::IsFinite),
+        "log" | "ln" => M::Unary(U::Log),
+        "ln_1p" | "log1p" => M::Unary(U::Log1p),
+        "logistic" | "sigmoid" => M::Unary(U::Logistic),
+        "neg" => M::Unary(U::Neg),
+        "not" => M::Unary(U::Not),
+        "popcnt" | "count_ones" => M::Unary(U::Popcnt),
+        "real" => M::Unary(U::Real),
+        "round" => M::Unary(U::RoundNearestAfz),
+        "round_ties_even" => M::Unary(U::RoundNearestEven),
+        "rsqrt" => M::Unary(U::Rsqrt),
+        "sign" | "signum" => M::Unary(U::Sign),
+        "sin" => M::Unary(U::Sin),
+        "sqrt" => M::Unary(U::Sqrt),
+        "tan" => M::Unary(U::Tan),
+        "tanh" => M::Unary(U::Tanh),
+        "add" => M::Binary(B::Add),
+        "sub" => M::Binary(B::Sub),
+        "mul" => M::Binary(B::Mul),
+        "div" => M::Binary(B::Div),
+        "rem" => M::Binary(B::Rem),
+        "pow" | "powf" => M::Binary(B::Pow),
+        "atan2" => M::Binary(B::Atan2),
+        "and" | "bitand" => M::Binary(B::And),
+        "or" | "bitor" => M::Binary(B::Or),
+        "xor" | "bitxor" => M::Binary(B::Xor),
+        "complex" => M::Binary(B::Complex),
+        "eq" => M::Compare(ComparisonDirection::Eq),
+        "ne" => M::Compare(ComparisonDirection::Ne),
+        "lt" => M::Compare(ComparisonDirection::Lt),
+        "le" => M::Compare(ComparisonDirection::Le),
+        "gt" => M::Compare(ComparisonDirection::Gt),
+        "ge" => M::Compare(ComparisonDirection::Ge),
+        "relu" => M::Relu,
+        "select" => M::Select,
+        "clamp" => M::Clamp,
+        "convert" | "cast" => M::Convert,
+        "dot" => M::Dot,
+        "matmul" => M::Matmul,
+        "reshape" => M::Reshape,
+        "transpose" => M::Transpose,
+        "t" => M::T,
+        "broadcast_in_dim" => M::BroadcastInDim,
+        "broadcast" => M::Broadcast,
+        "rev" | "reverse" => M::Rev,
+        "sum" => M::Reduce(Reduction::Sum),
+        "prod" => M::Reduce(Reduction::Prod),
+        "mean" => M::Reduce(Reduction::Mean),
+        "max" => M::MaxMin(B::Max, Reduction::Max),
+        "min" => M::MaxMin(B::Min, Reduction::Min),
+        _ => return None,
+    };
+    Some(m)
+}
+
+/// True when `name` is a built-in operation.
+pub fn is_method(name: &str) -> bool {
+    lookup(name).is_some()
+}
+
+impl Checker<'_> {
+    /// `recv.name::<turbofish>(args)`.
+    pub fn method(
+        &mut self,
+        recv: Val,
+        name: &Ident,
+        turbofish: Option<PrimitiveType>,
+        args: &[Arg],
+        sp: Sp,
+    ) -> Option<Val> {
+        let n = name.to_string();
+        let Some(m) = lookup(&n) else {
+            self.cx.error(sp, format!("unknown operation `{n}`; the supported operations are listed in the documentation of `#[computation]`"));
+            return None;
+        };
+        if turbofish.is_some() && !matches!(m, Method::Convert) {
+            self.cx.error(sp, format!("`{n}` takes no type argument"));
+            return None;
+        }
+        match m {
+            Method::Unary(op) => {
+                self.arity(&n, args, [], sp)?;
+                self.elementwise_unary(op, recv, sp)
+            }
+            Method::Binary(op) => self.binary_method(Op::Binary(op), &n, recv, args, sp),
+            Method::Compare(direction) => self.binary_method(
+                Op::Compare {
+                    direction,
+                    comparison_type: None,
+                },
+                &n,
+                recv,
+                args,
+                sp,
+            ),
+            Method::Relu => {
+                self.arity(&n, args, [], sp)?;
+                self.elementwise_binary(
+                    Op::Binary(BinaryOp::Max),
+                    recv,
+                    Val::Weak(LitValue::Int(0)),
+                    sp,
+                )
+            }
+            Method::Select => {
+                let [t, f] = self.arity(&n, args, ["on_true", "on_false"], sp)?;
+                let (t, f) = (self.val(t), self.val(f));
+                self.select(recv, t?, f?, sp)
+            }
+            Method::Clamp => {
+                let [lo, hi] = self.arity(&n, args, ["min", "max"], sp)?;
+                let (lo, hi) = (self.val(lo), self.val(hi));
+                self.clamp(recv, lo?, hi?, sp)
+            }
+            Method::Convert => {
+                self.arity(&n, args, [], sp)?;
+                let Some(ty) = turbofish else {
+                    self.cx.error(
+                        sp,
+                        format!("`{n}` needs the target element type: `{n}::<f64>()`"),
+                    );
+                    return None;
+                };
+                self.convert(recv, ty, sp)
+            }
+            Method::Dot | Method::Matmul => {
+                let [rhs] = self.arity(&n, args, ["rhs"], sp)?;
+                let rhs = self.val(rhs)?;
+                if matches!(m, Method::Dot) {
+                    self.dot(recv, rhs, sp)
+                } else {
+                    self.matmul(recv, rhs, sp)
+                }
+            }
+            _ => self.structural_method(m, &n, recv, args, sp),
+        }
+    }
+
+    fn structural_method(
+        &mut self,
+        m: Method,
+        n: &str,
+        recv: Val,
+        args: &[Arg],
+        sp: Sp,
+    ) -> Option<Val> {
+        match m {
+            Method::Reshape => {
+                let [dims] = self.arity(n, args, ["[new dims]"], sp)?;
+                self.reshape(recv, self.ints(dims, "the new dims")?, sp)
+            }
+            Method::Transpose => {
+                let [perm] = self.arity(n, args, ["[permutation]"], sp)?;
+                self.transpose(recv, self.ints(perm, "the permutation")?, sp)
+            }
+            Method::T => {
+                self.arity(n, args, [], sp)?;
+                self.matrix_transpose(recv, sp)
+            }
+            Method::BroadcastInDim => {
+                let [dims, map] =
+                    self.arity(n, args, ["[result dims]", "[broadcast dimensions]"], sp)?;
+                let (dims, map) = (
+                    self.ints(dims, "the result dims"),
+                    self.ints(map, "the broadcast dimensions"),
+                );
+                self.broadcast_in_dim(recv, dims?, map?, sp)
+            }
+            Method::Broadcast => {
+                let [sizes] = self.arity(n, args, ["[leading sizes]"], sp)?;
+                self.broadcast_leading(
+                    recv,
+                    self.ints(sizes, "the sizes of the new leading dims")?,
+                    sp,
+                )
+            }
+            Method::Rev => {
+                let [dims] = self.arity(n, args, ["[dims]"], sp)?;
+                self.rev(recv, self.ints(dims, "the reversed dims")?, sp)
+            }
+            Method::Reduce(kind) => self.reduce_method(kind, n, recv, args, sp),
+            Method::MaxMin(op, kind) => match args {
+                [Arg::Expr(_)] => self.binary_method(Op::Binary(op), n, recv, args, sp),
+                _ => self.reduce_method(kind, n, recv, args, sp),
+            },
+            Method::Unary(_)
+            | Method::Binary(_)
+            | Method::Compare(_)
+            | Method::Relu
+            | Method::Select
+            | Method::Clamp
+            | Method::Convert
+            | Method::Dot
+            | Method::Matmul => None,
+        }
+    }
+
+    fn binary_method(&mut self, op: Op, n: &str, recv: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let [rhs] = self.arity(n, args, ["rhs"], sp)?;
+        let rhs = self.val(rhs)?;
+        self.elementwise_binary(op, recv, rhs, sp)
+    }
+
+    fn reduce_method(
+        &mut self,
+        kind: Reduction,
+        n: &str,
+        recv: Val,
+        args: &[Arg],
+        sp: Sp,
+    ) -> Option<Val> {
+        let dims = match args {
+            [] => None,
+            [dims] => Some(self.ints(dims, "the reduced dims")?),
+            _ => {
+                self.cx.error(sp, format!("`{n}` takes the reduced dims, e.g. `{n}([1])`, or nothing to reduce every dim"));
+                return None;
+            }
+        };
+        self.reduce(kind, recv, dims, sp)
+    }
+
+    /// The arguments as an array of `N`, or an error naming the expected ones.
+    fn arity<'b, const N: usize>(
+        &self,
+        n: &str,
+        args: &'b [Arg],
+        params: [&str; N],
+        sp: Sp,
+    ) -> Option<&'b [Arg; N]> {
+        let fixed: Option<&[Arg; N]> = args.try_into().ok();
+        if fixed.is_none() {
+            let expected = if N == 0 {
+                "no arguments".to_string()
+            } else {
+                format!("{N} ({})", params.join(", "))
+            };
+            self.cx
+                .error(sp, format!("`{n}` takes {expected}, found {}", args.len()));
+        }
+        fixed
+    }
+
+    /// A tensor argument.
+    fn val(&mut self, arg: &Arg) -> Option<Val> {
+        match arg {
+            Arg::Expr(e) => self.expr(e),
+            Arg::Ints(_, sp) => {
+                self.cx
+                    .error(*sp, "expected a tensor, found a list of integers");
+                None
+            }
+        }
+    }
+
+    /// A list-of-integers argument.
+    fn ints(&self, arg: &Arg, what: &str) -> Option<Vec<i64>> {
+        match arg {
+            Arg::Ints(v, _) => Some(v.clone()),
+            Arg::Expr(e) => {
+                self.cx.error(
+                    e.span,
+                    format!("expected {what} as a list of integer literals, e.g. `[1, 0]`"),
+                );
+                None
+            }
+        }
+    }
+}

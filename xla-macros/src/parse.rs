@@ -1,0 +1,596 @@
+//! `syn` → the macro's AST ([`crate::ast`]): the attribute's options, the signature's tensor
+//! types and the body's supported subset of Rust. Every construct outside the subset is a
+//! spanned error; parsing goes on after an error so that every mistake is reported.
+
+use crate::ast::*;
+use crate::ctxt::{Ctxt, Sp};
+use proc_macro2::TokenStream;
+use xla_core::PrimitiveType;
+
+/// Parses the attribute arguments and the annotated function.
+pub fn parse(cx: &Ctxt, attr: TokenStream, item: syn::ItemFn) -> Computation {
+    let options = parse_options(cx, attr);
+    check_signature_form(cx, &item.sig);
+    let params = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| parse_param(cx, arg))
+        .collect();
+    let result = match &item.sig.output {
+        syn::ReturnType::Type(_, ty) => parse_type(cx, ty, true),
+        syn::ReturnType::Default => {
+            cx.error(
+                Sp::of(&item.sig),
+                "a computation must return a tensor: add `-> Tensor<f32, ...>`",
+            );
+            None
+        }
+    };
+    let body = parse_block(cx, &item.block);
+    let attrs = item
+        .attrs
+        .into_iter()
+        .filter(|a| keep_attribute(cx, a))
+        .collect();
+    Computation {
+        options,
+        attrs,
+        vis: item.vis,
+        name: item.sig.ident,
+        params,
+        result,
+        body,
+    }
+}
+
+/// Doc comments, `cfg` and lint attributes move to the generated module; others are errors.
+fn keep_attribute(cx: &Ctxt, attr: &syn::Attribute) -> bool {
+    let keep = ["doc", "cfg", "allow", "warn", "deny", "expect"]
+        .iter()
+        .any(|k| attr.path().is_ident(k));
+    if !keep {
+        cx.error_spanned(
+            attr,
+            "only doc comments, `cfg` and lint attributes are allowed on a computation",
+        );
+    }
+    keep
+}
+
+fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
+    let mut options = Options::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("grad") {
+            let mut wrt = Vec::new();
+            meta.parse_nested_meta(|inner| match inner.path.get_ident() {
+                Some(ident) => {
+                    wrt.push(ident.clone());
+                    Ok(())
+                }
+                None => Err(inner.error("expected a parameter name")),
+            })?;
+            options.grad = Some((Sp::of(&meta.path), wrt));
+            Ok(())
+        } else {
+            Err(meta.error("unknown option of #[computation]; expected `grad(param, ...)`"))
+        }
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, attr) {
+        cx.syn_error(e);
+    }
+    options
+}
+
+fn check_signature_form(cx: &Ctxt, sig: &syn::Signature) {
+    if let Some(t) = &sig.constness {
+        cx.error_spanned(t, "a computation cannot be `const`");
+    }
+    if let Some(t) = &sig.asyncness {
+        cx.error_spanned(t, "a computation cannot be `async`");
+    }
+    if let Some(t) = &sig.unsafety {
+        cx.error_spanned(t, "a computation cannot be `unsafe`");
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned(abi, "a computation cannot have an ABI");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned(
+            &sig.generics,
+            "a computation cannot be generic: shapes are static",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        cx.error_spanned(v, "a computation cannot be variadic");
+    }
+}
+
+fn parse_param(cx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
+    let pat_type = match arg {
+        syn::FnArg::Typed(t) => t,
+        syn::FnArg::Receiver(r) => {
+            cx.error_spanned(r, "a computation takes tensors, not `self`");
+            return None;
+        }
+    };
+    let ty = parse_type(cx, &pat_type.ty, false);
+    let name = plain_ident(cx, &pat_type.pat, "a parameter")?;
+    Some(Param { name, ty })
+}
+
+/// The name bound by a pattern that is a plain identifier.
+fn plain_ident(cx: &Ctxt, pat: &syn::Pat, what: &str) -> Option<proc_macro2::Ident> {
+    match pat {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            if let Some(m) = &p.mutability {
+                cx.error_spanned(m, format!("{what} cannot be `mut` (tensors are values)"));
+            }
+            Some(p.ident.clone())
+        }
+        other => {
+            cx.error_spanned(other, format!("{what} must be a plain name"));
+            None
+        }
+    }
+}
+
+/// The element type named by a Rust type name (`f32`, `i32`, `bool`, `bf16`, `Complex32`) or
+/// an XLA one (`s32`, `pred`, `c64`).
+pub fn element_type(name: &str) -> Option<PrimitiveType> {
+    let ty = match name {
+        "bool" => PrimitiveType::Pred,
+        "i8" => PrimitiveType::S8,
+        "i16" => PrimitiveType::S16,
+        "i32" => PrimitiveType::S32,
+        "i64" => PrimitiveType::S64,
+        "Complex32" => PrimitiveType::C64,
+        "Complex64" => PrimitiveType::C128,
+        other => PrimitiveType::from_name(other).filter(|t| t.is_array_type())?,
+    };
+    Some(ty)
+}
+
+const TYPE_HELP: &str =
+    "expected a tensor type such as `Tensor<f32, 64, 784>`, or an element type \
+                         (`f32`, `i32`, `bool`, ...) for a scalar";
+
+/// Parses a type written in a signature or a `let` annotation. Tuples are allowed only where
+/// `allow_tuple` is set (results).
+pub fn parse_type(cx: &Ctxt, ty: &syn::Type, allow_tuple: bool) -> Option<TypeSpec> {
+    match ty {
+        syn::Type::Paren(p) => parse_type(cx, &p.elem, allow_tuple),
+        syn::Type::Group(g) => parse_type(cx, &g.elem, allow_tuple),
+        syn::Type::Tuple(t) if allow_tuple && !t.elems.is_empty() => {
+            let elems: Vec<Option<TensorType>> =
+                t.elems.iter().map(|e| parse_tensor_type(cx, e)).collect();
+            elems
+                .into_iter()
+                .collect::<Option<Vec<_>>>()
+                .map(TypeSpec::Tuple)
+        }
+        syn::Type::Tuple(t) if !t.elems.is_empty() => {
+            cx.error_spanned(t, "tuples are only allowed as a computation's result");
+            None
+        }
+        other => parse_tensor_type(cx, other).map(TypeSpec::Tensor),
+    }
+}
+
+fn parse_tensor_type(cx: &Ctxt, ty: &syn::Type) -> Option<TensorType> {
+    let span = Sp::of(ty);
+    let path = match ty {
+        syn::Type::Path(p) if p.qself.is_none() => &p.path,
+        syn::Type::Paren(p) => return parse_tensor_type(cx, &p.elem),
+        syn::Type::Tuple(t) => {
+            cx.error_spanned(
+                t,
+                "nested tuples are not supported: a result is a tensor or a tuple of tensors",
+            );
+            return None;
+        }
+        other => {
+            cx.error_spanned(other, TYPE_HELP);
+            return None;
+        }
+    };
+    let Some(last) = path.segments.last() else {
+        cx.error(span, TYPE_HELP);
+        return None;
+    };
+    let name = last.ident.to_string();
+    match &last.arguments {
+        syn::PathArguments::None => match element_type(&name) {
+            Some(elem) => Some(TensorType {
+                elem,
+                dims: Vec::new(),
+            }),
+            None => {
+                cx.error(span, format!("unknown element type `{name}`; {TYPE_HELP}"));
+                None
+            }
+        },
+        syn::PathArguments::AngleBracketed(args) if name == "Tensor" => {
+            parse_tensor_args(cx, args, span)
+        }
+        _ => {
+            cx.error(span, TYPE_HELP);
+            None
+        }
+    }
+}
+
+/// `<f32, 64, 784>`: an element type, then one integer literal per dimension.
+fn parse_tensor_args(
+    cx: &Ctxt,
+    args: &syn::AngleBracketedGenericArguments,
+    span: Sp,
+) -> Option<TensorType> {
+    let mut iter = args.args.iter();
+    let elem = match iter.next() {
+        Some(syn::GenericArgument::Type(syn::Type::Path(p))) if p.qself.is_none() => {
+            let name = p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let elem = element_type(&name).filter(|_| p.path.segments.len() == 1);
+            if elem.is_none() {
+                cx.error_spanned(p, format!("unknown element type `{name}`: expected one of f32, f64, f16, bf16, i8..i64, u8..u64, bool, c64, c128"));
+            }
+            elem
+        }
+        Some(other) => {
+            cx.error_spanned(
+                other,
+                "the first argument of `Tensor` is the element type, e.g. `Tensor<f32, 2, 3>`",
+            );
+            None
+        }
+        None => {
+            cx.error(
+                span,
+                "`Tensor` needs an element type, e.g. `Tensor<f32, 2, 3>`",
+            );
+            None
+        }
+    };
+    let dims: Vec<Option<i64>> = iter.map(|arg| parse_dim(cx, arg)).collect();
+    let dims = dims.into_iter().collect::<Option<Vec<i64>>>()?;
+    Some(TensorType { elem: elem?, dims })
+}
+
+fn parse_dim(cx: &Ctxt, arg: &syn::GenericArgument) -> Option<i64> {
+    let expr = match arg {
+        syn::GenericArgument::Const(e) => e,
+        other => {
+            cx.error_spanned(
+                other,
+                "a dimension must be an integer literal, e.g. `Tensor<f32, 2, 3>`",
+            );
+            return None;
+        }
+    };
+    let value = match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<i64>().ok(),
+        syn::Expr::Block(b) => match b.block.stmts.as_slice() {
+            [syn::Stmt::Expr(
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }),
+                None,
+            )] => i.base10_parse::<i64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    if value.is_none() {
+        cx.error_spanned(
+            expr,
+            "a dimension must be an integer literal (constants and expressions are not evaluated)",
+        );
+    }
+    value
+}
+
+fn parse_block(cx: &Ctxt, block: &syn::Block) -> Block {
+    let mut stmts = Vec::new();
+    let mut tail = None;
+    let count = block.stmts.len();
+    for (i, stmt) in block.stmts.iter().enumerate() {
+        match stmt {
+            syn::Stmt::Local(local) => stmts.extend(parse_let(cx, local)),
+            syn::Stmt::Expr(e, None) if i + 1 == count => tail = parse_expr(cx, e),
+            syn::Stmt::Expr(e, _) => {
+                cx.error_spanned(e, "only `let` statements and a final expression are supported; bind this value with `let`");
+            }
+            syn::Stmt::Item(item) => {
+                cx.error_spanned(item, "items inside a computation are not supported")
+            }
+            syn::Stmt::Macro(m) => {
+                cx.error_spanned(m, "macros inside a computation are not supported")
+            }
+        }
+    }
+    if tail.is_none() && !matches!(block.stmts.last(), Some(syn::Stmt::Expr(_, None))) {
+        let sp = block.stmts.last().map_or_else(|| Sp::of(block), Sp::of);
+        cx.error(
+            sp,
+            "a computation's body must end with the result expression (no trailing `;`)",
+        );
+    }
+    Block { stmts, tail }
+}
+
+fn parse_let(cx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
+    let (pat, ty) = match &local.pat {
+        syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty, false)),
+        other => (other, None),
+    };
+    let name = plain_ident(cx, pat, "a `let` binding");
+    let Some(init) = &local.init else {
+        cx.error_spanned(local, "a `let` binding needs a value");
+        return None;
+    };
+    if let Some((_, diverge)) = &init.diverge {
+        cx.error_spanned(diverge, "`let ... else` is not supported");
+    }
+    let init = parse_expr(cx, &init.expr);
+    Some(Stmt::Let {
+        name: name?,
+        ty,
+        init: init?,
+    })
+}
+
+/// Parses an expression of the supported subset.
+pub fn parse_expr(cx: &Ctxt, e: &syn::Expr) -> Option<Expr> {
+    let span = Sp::of(e);
+    let kind = match e {
+        syn::Expr::Paren(p) => return parse_expr(cx, &p.expr).map(|inner| Expr { span, ..inner }),
+        syn::Expr::Group(g) => return parse_expr(cx, &g.expr),
+        syn::Expr::Path(p) => match p.path.get_ident() {
+            Some(ident) if p.qself.is_none() => ExprKind::Var(ident.clone()),
+            _ => return unsupported(cx, e, "paths: name a parameter or a `let` binding"),
+        },
+        syn::Expr::Lit(l) => ExprKind::Lit(parse_lit(cx, &l.lit, false)?),
+        syn::Expr::Unary(u) => return parse_unary(cx, u, span),
+        syn::Expr::Binary(b) => {
+            let op = bin_op(cx, &b.op)?;
+            let (lhs, rhs) = (parse_expr(cx, &b.left), parse_expr(cx, &b.right));
+            ExprKind::Binary(op, Box::new(lhs?), Box::new(rhs?))
+        }
+        syn::Expr::MethodCall(m) => parse_method(cx, m)?,
+        syn::Expr::Call(c) => parse_call(cx, c)?,
+        syn::Expr::Tuple(t) => {
+            let elems: Vec<Option<Expr>> = t.elems.iter().map(|e| parse_expr(cx, e)).collect();
+            ExprKind::Tuple(elems.into_iter().collect::<Option<Vec<_>>>()?)
+        }
+        other => return unsupported(cx, other, construct_name(other)),
+    };
+    Some(Expr { kind, span })
+}
+
+fn unsupported<T>(cx: &Ctxt, e: &syn::Expr, what: &str) -> Option<T> {
+    cx.error_spanned(
+        e,
+        format!("not supported in a #[computation] (yet): {what}"),
+    );
+    None
+}
+
+/// The name of a construct the subset does not (yet) cover, for the error message.
+fn construct_name(e: &syn::Expr) -> &'static str {
+    match e {
+        syn::Expr::If(_) => "`if` (conditionals are planned: `if` on a scalar predicate)",
+        syn::Expr::ForLoop(_) => "`for` loops (planned: `for i in 0..N` over `let mut` state)",
+        syn::Expr::While(_) | syn::Expr::Loop(_) => "`while` and `loop` (use `for i in 0..N`)",
+        syn::Expr::Closure(_) => "closures outside `reduce`, `sort`, `map` and `scatter`",
+        syn::Expr::Index(_) => "indexing (use `x.slice(...)`)",
+        syn::Expr::Block(_) | syn::Expr::Unsafe(_) => "nested blocks",
+        syn::Expr::Match(_) => "`match`",
+        syn::Expr::Return(_) => "`return` (end the body with the result)",
+        syn::Expr::Assign(_) => "assignment (use `let`)",
+        syn::Expr::Reference(_) => "references (tensors are values)",
+        syn::Expr::Macro(_) => "macros",
+        syn::Expr::Array(_) => "arrays outside a method's dimension list",
+        syn::Expr::Cast(_) => "`as` casts (use `.convert::<T>()`)",
+        syn::Expr::Field(_) => "field access (use `.get(i)` on a tuple)",
+        syn::Expr::Try(_) => "`?`",
+        syn::Expr::Range(_) => "ranges outside a slice",
+        _ => "this kind of expression",
+    }
+}
+
+fn parse_unary(cx: &Ctxt, u: &syn::ExprUnary, span: Sp) -> Option<Expr> {
+    let op = match u.op {
+        syn::UnOp::Neg(_) => UnOp::Neg,
+        syn::UnOp::Not(_) => UnOp::Not,
+        _ => {
+            return unsupported(
+                cx,
+                &syn::Expr::Unary(u.clone()),
+                "dereference (tensors are values)",
+            )
+        }
+    };
+    // A negated literal is a negative literal, so `-1.0` and `-128i8` are constants.
+    if let (UnOp::Neg, syn::Expr::Lit(l)) = (op, &*u.expr) {
+        let lit = parse_lit(cx, &l.lit, true)?;
+        return Some(Expr {
+            kind: ExprKind::Lit(lit),
+            span,
+        });
+    }
+    let inner = parse_expr(cx, &u.expr)?;
+    Some(Expr {
+        kind: ExprKind::Unary(op, Box::new(inner)),
+        span,
+    })
+}
+
+fn parse_lit(cx: &Ctxt, lit: &syn::Lit, negate: bool) -> Option<Lit> {
+    let suffix_type = |suffix: &str| -> Option<Option<PrimitiveType>> {
+        if suffix.is_empty() {
+            return Some(None);
+        }
+        let ty = element_type(suffix);
+        if ty.is_none() {
+            cx.error_spanned(lit, format!("unknown literal suffix `{suffix}`"));
+        }
+        ty.map(Some)
+    };
+    let sign = if negate { -1.0 } else { 1.0 };
+    match lit {
+        syn::Lit::Float(f) => {
+            let value = f.base10_parse::<f64>().map_err(|e| cx.syn_error(e)).ok()?;
+            Some(Lit {
+                value: LitValue::Float(sign * value),
+                ty: suffix_type(f.suffix())?,
+            })
+        }
+        syn::Lit::Int(i) => {
+            let value = i.base10_parse::<i128>().map_err(|e| cx.syn_error(e)).ok()?;
+            let value = if negate { -value } else { value };
+            Some(Lit {
+                value: LitValue::Int(value),
+                ty: suffix_type(i.suffix())?,
+            })
+        }
+        syn::Lit::Bool(b) if !negate => Some(Lit {
+            value: LitValue::Bool(b.value),
+            ty: Some(PrimitiveType::Pred),
+        }),
+        other => {
+            cx.error_spanned(other, "only number and boolean literals are supported");
+            None
+        }
+    }
+}
+
+fn bin_op(cx: &Ctxt, op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as B;
+    let op = match op {
+        B::Add(_) => BinOp::Add,
+        B::Sub(_) => BinOp::Sub,
+        B::Mul(_) => BinOp::Mul,
+        B::Div(_) => BinOp::Div,
+        B::Rem(_) => BinOp::Rem,
+        B::BitAnd(_) | B::And(_) => BinOp::And,
+        B::BitOr(_) | B::Or(_) => BinOp::Or,
+        B::BitXor(_) => BinOp::Xor,
+        B::Shl(_) => BinOp::Shl,
+        B::Shr(_) => BinOp::Shr,
+        B::Eq(_) => BinOp::Eq,
+        B::Ne(_) => BinOp::Ne,
+        B::Lt(_) => BinOp::Lt,
+        B::Le(_) => BinOp::Le,
+        B::Gt(_) => BinOp::Gt,
+        B::Ge(_) => BinOp::Ge,
+        other => {
+            cx.error_spanned(
+                other,
+                "compound assignment is not supported: tensors are values, use `let`",
+            );
+            return None;
+        }
+    };
+    Some(op)
+}
+
+fn parse_method(cx: &Ctxt, m: &syn::ExprMethodCall) -> Option<ExprKind> {
+    let recv = parse_expr(cx, &m.receiver);
+    let turbofish = match &m.turbofish {
+        None => Some(None),
+        Some(t) => match t.args.first() {
+            Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => {
+                let name = type_name(ty);
+                let elem = element_type(&name);
+                if elem.is_none() {
+                    cx.error_spanned(ty, format!("unknown element type `{name}`"));
+                }
+                elem.map(Some)
+            }
+            _ => {
+                cx.error_spanned(t, "expected one element type, e.g. `::<f64>`");
+                None
+            }
+        },
+    };
+    let args = parse_args(cx, &m.args);
+    Some(ExprKind::Method {
+        recv: Box::new(recv?),
+        method: m.method.clone(),
+        turbofish: turbofish?,
+        args: args?,
+    })
+}
+
+fn parse_call(cx: &Ctxt, c: &syn::ExprCall) -> Option<ExprKind> {
+    let func = match &*c.func {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        _ => None,
+    };
+    let args = parse_args(cx, &c.args);
+    let Some(func) = func else {
+        cx.error_spanned(&c.func, "call a function by its plain name, e.g. `relu(x)`");
+        return None;
+    };
+    Some(ExprKind::Call { func, args: args? })
+}
+
+fn parse_args(
+    cx: &Ctxt,
+    args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+) -> Option<Vec<Arg>> {
+    let parsed: Vec<Option<Arg>> = args.iter().map(|a| parse_arg(cx, a)).collect();
+    parsed.into_iter().collect()
+}
+
+/// An argument: `[1, 0]` (integers, possibly negative) or a tensor expression.
+fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
+    let syn::Expr::Array(array) = e else {
+        return parse_expr(cx, e).map(Arg::Expr);
+    };
+    let ints: Vec<Option<i64>> = array.elems.iter().map(|el| int_literal(el)).collect();
+    match ints.into_iter().collect::<Option<Vec<i64>>>() {
+        Some(ints) => Some(Arg::Ints(ints, Sp::of(e))),
+        None => {
+            cx.error_spanned(e, "expected a list of integer literals, e.g. `[1, 0]`");
+            None
+        }
+    }
+}
+
+fn int_literal(e: &syn::Expr) -> Option<i64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<i64>().ok(),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => int_literal(expr).map(|v| -v),
+        _ => None,
+    }
+}
+
+/// The name of a one-segment type path (`f64`), or the type's tokens.
+fn type_name(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => p
+            .path
+            .segments
+            .first()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default(),
+        other => quote::ToTokens::to_token_stream(other).to_string(),
+    }
+}
