@@ -594,3 +594,7 @@ fn type_name(ty: &syn::Type) -> String {
         other => quote::ToTokens::to_token_stream(other).to_string(),
     }
 }
+
+#[cfg(test)]
+#[path = "parse_tests.rs"]
+mod tests;
