@@ -2,7 +2,117 @@
 
 use super::Op;
 use crate::shape::Shape;
-use crate::shape_inference::{ProgramShape, ShapeError};
+use crate::shape_inference::{
+    collective, contraction, control, elementwise, expect_operand_count, indexing, linalg, rng,
+    structural, window, ProgramShape, ShapeError,
+};
+use crate::types::PrimitiveType;
+
+/// Exactly `N` operands, as an array.
+fn take<'a, const N: usize>(
+    op: &str,
+    operands: &[&'a Shape],
+) -> Result<[&'a Shape; N], ShapeError> {
+    expect_operand_count(op, operands, N)?;
+    <[&Shape; N]>::try_from(operands)
+        .map_err(|_| ShapeError::new(op, format!("expects {N} operands, got {}", operands.len())))
+}
+
+/// Exactly `N` called computations, as an array.
+fn callees<'a, const N: usize>(
+    op: &str,
+    called: &'a [ProgramShape],
+) -> Result<&'a [ProgramShape; N], ShapeError> {
+    <&[ProgramShape; N]>::try_from(called).map_err(|_| {
+        let noun = if N == 1 {
+            "computation"
+        } else {
+            "computations"
+        };
+        ShapeError::new(
+            op,
+            format!("expects {N} called {noun}, got {}", called.len()),
+        )
+    })
+}
+
+/// The declared shape, required by ops whose result is not a function of their operands.
+fn need<'a>(op: &str, declared: Option<&'a Shape>) -> Result<&'a Shape, ShapeError> {
+    declared.ok_or_else(|| {
+        ShapeError::new(
+            op,
+            "the result shape must be given (it does not follow from the operands)",
+        )
+    })
+}
+
+/// The element type of the declared array shape.
+fn declared_type(op: &str, declared: Option<&Shape>) -> Result<PrimitiveType, ShapeError> {
+    let d = need(op, declared)?;
+    d.as_array()
+        .map(|a| a.ty)
+        .ok_or_else(|| ShapeError::new(op, format!("the result must be an array, got {d}")))
+}
+
+/// The element type of the declared shape, when it is an array (dot / convolution results).
+fn preferred_type(declared: Option<&Shape>) -> Option<PrimitiveType> {
+    declared.and_then(Shape::as_array).map(|a| a.ty)
+}
+
+/// Splits `N` operands followed by `N` init values.
+fn halves<'a, 'b>(
+    op: &str,
+    operands: &'b [&'a Shape],
+) -> Result<(&'b [&'a Shape], &'b [&'a Shape]), ShapeError> {
+    if operands.is_empty() || !operands.len().is_multiple_of(2) {
+        return Err(ShapeError::new(
+            op,
+            format!(
+                "expects N operands followed by N init values (N >= 1), got {} operands",
+                operands.len()
+            ),
+        ));
+    }
+    Ok(operands.split_at(operands.len() / 2))
+}
+
+/// The shard count of all-gather / reduce-scatter: the replica-group size, or with no groups
+/// the ratio between the declared and the operand size along `dimension` (1 without a
+/// declared shape).
+fn shard_count(
+    op: &str,
+    groups: &crate::attrs::ReplicaGroups,
+    operands: &[&Shape],
+    declared: Option<&Shape>,
+    dimension: i64,
+    gather: bool,
+) -> Result<i64, ShapeError> {
+    if let Some(size) = collective::group_size(op, groups)? {
+        return Ok(size);
+    }
+    let first_array = |s: &Shape| match s {
+        Shape::Tuple(t) => t.first().and_then(Shape::as_array).cloned(),
+        other => other.as_array().cloned(),
+    };
+    let dim = usize::try_from(dimension).ok();
+    let sizes = (
+        operands.first().and_then(|s| first_array(s)),
+        declared.and_then(first_array),
+    );
+    let (Some(a), Some(d), Some(i)) = (sizes.0, sizes.1, dim) else {
+        return Ok(1);
+    };
+    let (x, y) = (
+        a.dims.get(i).copied().unwrap_or(0),
+        d.dims.get(i).copied().unwrap_or(0),
+    );
+    let (big, small) = if gather { (y, x) } else { (x, y) };
+    Ok(if small > 0 && big % small == 0 {
+        big / small
+    } else {
+        1
+    })
+}
 
 /// Infers the result shape of `op` applied to operands of shapes `operands`.
 ///
@@ -14,8 +124,240 @@ use crate::shape_inference::{ProgramShape, ShapeError};
 ///
 /// # Errors
 /// A [`ShapeError`] naming the op, the operand shapes and the rule broken.
-pub fn infer_shape(op: &Op, operands: &[&Shape], called: &[ProgramShape], declared: Option<&Shape>) -> Result<Shape, ShapeError> {
-    let _ = (operands, called);
-    // Placeholder until the shape-inference work lands: trust the declared shape.
-    declared.cloned().ok_or_else(|| ShapeError::new(op.name(), "shape inference not implemented yet"))
+pub fn infer_shape(
+    op: &Op,
+    operands: &[&Shape],
+    called: &[ProgramShape],
+    declared: Option<&Shape>,
+) -> Result<Shape, ShapeError> {
+    let name = op.name();
+    match op {
+        Op::Parameter { .. } => {
+            take::<0>(name, operands).and_then(|[]| structural::parameter(need(name, declared)?))
+        }
+        Op::Constant { literal } => {
+            take::<0>(name, operands).and_then(|[]| structural::constant(literal.shape(), declared))
+        }
+        Op::Iota { dimension } => take::<0>(name, operands)
+            .and_then(|[]| structural::iota(need(name, declared)?, *dimension)),
+        Op::Unary(u) => elementwise::unary(*u, take::<1>(name, operands)?[0]),
+        Op::Binary(b) => take::<2>(name, operands).and_then(|[l, r]| elementwise::binary(*b, l, r)),
+        Op::Compare {
+            comparison_type, ..
+        } => take::<2>(name, operands)
+            .and_then(|[l, r]| elementwise::compare(l, r, *comparison_type)),
+        Op::Select => take::<3>(name, operands).and_then(|[p, t, f]| elementwise::select(p, t, f)),
+        Op::Clamp => {
+            take::<3>(name, operands).and_then(|[lo, x, hi]| elementwise::clamp(lo, x, hi))
+        }
+        Op::Convert => elementwise::convert(
+            take::<1>(name, operands)?[0],
+            declared_type(name, declared)?,
+        ),
+        Op::BitcastConvert => elementwise::bitcast_convert(
+            take::<1>(name, operands)?[0],
+            declared_type(name, declared)?,
+        ),
+        Op::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => elementwise::reduce_precision(
+            take::<1>(name, operands)?[0],
+            *exponent_bits,
+            *mantissa_bits,
+        ),
+        Op::Map { dimensions, .. } => {
+            elementwise::map(operands, dimensions, &callees::<1>(name, called)?[0])
+        }
+        Op::Tuple => Ok(structural::tuple(operands)),
+        Op::GetTupleElement { index } => {
+            structural::get_tuple_element(take::<1>(name, operands)?[0], *index)
+        }
+        Op::Broadcast { dimensions } => structural::broadcast(
+            take::<1>(name, operands)?[0],
+            need(name, declared)?.dims(),
+            dimensions,
+        ),
+        Op::Reshape => {
+            structural::reshape(take::<1>(name, operands)?[0], need(name, declared)?.dims())
+        }
+        Op::Transpose { permutation } => {
+            structural::transpose(take::<1>(name, operands)?[0], permutation)
+        }
+        Op::Reverse { dimensions } => {
+            structural::reverse(take::<1>(name, operands)?[0], dimensions)
+        }
+        Op::Slice {
+            start,
+            limit,
+            stride,
+        } => structural::slice(take::<1>(name, operands)?[0], start, limit, stride),
+        Op::DynamicSlice { slice_sizes } => match operands.split_first() {
+            Some((x, starts)) => structural::dynamic_slice(x, starts, slice_sizes),
+            None => Err(ShapeError::new(
+                name,
+                "expects the operand and its start indices, got 0 operands",
+            )),
+        },
+        Op::DynamicUpdateSlice => match operands {
+            [x, u, starts @ ..] => structural::dynamic_update_slice(x, u, starts),
+            _ => Err(ShapeError::new(
+                name,
+                format!(
+                    "expects the operand, the update and the start indices, got {} operands",
+                    operands.len()
+                ),
+            )),
+        },
+        Op::Concatenate { dimension } => structural::concatenate(operands, *dimension),
+        Op::Pad { padding } => {
+            take::<2>(name, operands).and_then(|[x, v]| structural::pad(x, v, padding))
+        }
+        Op::Bitcast => structural::bitcast(take::<1>(name, operands)?[0], need(name, declared)?),
+        Op::Copy => Ok(structural::copy(take::<1>(name, operands)?[0])),
+        Op::GetDimensionSize { dimension } => {
+            structural::get_dimension_size(take::<1>(name, operands)?[0], *dimension)
+        }
+        Op::SetDimensionSize { dimension } => take::<2>(name, operands)
+            .and_then(|[x, s]| structural::set_dimension_size(x, s, *dimension)),
+        Op::OptimizationBarrier => Ok(structural::optimization_barrier(
+            take::<1>(name, operands)?[0],
+        )),
+        Op::Gather(dims) => {
+            take::<2>(name, operands).and_then(|[x, i]| indexing::gather(x, i, dims))
+        }
+        Op::Scatter { dims, .. } => infer_scatter(operands, dims, &callees::<1>(name, called)?[0]),
+        Op::Dot { dims, .. } => take::<2>(name, operands)
+            .and_then(|[l, r]| contraction::dot(l, r, dims, preferred_type(declared))),
+        Op::Convolution(cfg) => take::<2>(name, operands)
+            .and_then(|[l, r]| contraction::convolution(l, r, cfg, preferred_type(declared))),
+        Op::Reduce { dimensions, .. } => halves(name, operands).and_then(|(xs, inits)| {
+            window::reduce(xs, inits, dimensions, &callees::<1>(name, called)?[0])
+        }),
+        Op::ReduceWindow { window: w, .. } => halves(name, operands).and_then(|(xs, inits)| {
+            window::reduce_window(xs, inits, w, &callees::<1>(name, called)?[0])
+        }),
+        Op::SelectAndScatter { window: w, .. } => {
+            let [sel, sc] = callees::<2>(name, called)?;
+            take::<3>(name, operands)
+                .and_then(|[x, s, i]| window::select_and_scatter(x, s, i, w, sel, sc))
+        }
+        Op::BatchNormTraining { feature_index, .. } => take::<3>(name, operands)
+            .and_then(|[x, s, o]| linalg::batch_norm_training(x, s, o, *feature_index)),
+        Op::BatchNormInference { feature_index, .. } => {
+            take::<5>(name, operands).and_then(|[x, s, o, m, v]| {
+                linalg::batch_norm_inference(x, s, o, m, v, *feature_index)
+            })
+        }
+        Op::BatchNormGrad { feature_index, .. } => take::<5>(name, operands)
+            .and_then(|[x, s, m, v, g]| linalg::batch_norm_grad(x, s, m, v, g, *feature_index)),
+        Op::Cholesky { .. } => linalg::cholesky(take::<1>(name, operands)?[0]),
+        Op::TriangularSolve(options) => {
+            take::<2>(name, operands).and_then(|[a, b]| linalg::triangular_solve(a, b, options))
+        }
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => linalg::fft(take::<1>(name, operands)?[0], *fft_type, fft_length),
+        Op::Sort { dimension, .. } => {
+            indexing::sort(operands, *dimension, &callees::<1>(name, called)?[0])
+        }
+        Op::TopK { k, .. } => indexing::topk(take::<1>(name, operands)?[0], *k),
+        Op::Call { .. } => control::call(operands, &callees::<1>(name, called)?[0]),
+        Op::Conditional { .. } => match operands.split_first() {
+            Some((selector, args)) => control::conditional(selector, args, called),
+            None => Err(ShapeError::new(
+                name,
+                "expects a selector and one operand per branch, got 0 operands",
+            )),
+        },
+        Op::While { .. } => {
+            let [cond, body] = callees::<2>(name, called)?;
+            control::while_loop(take::<1>(name, operands)?[0], cond, body)
+        }
+        Op::CustomCall { .. } => control::custom_call(need(name, declared)?),
+        Op::Rng { distribution } => take::<2>(name, operands)
+            .and_then(|[a, b]| rng::rng(a, b, *distribution, need(name, declared)?)),
+        Op::RngBitGenerator { .. } => {
+            rng::rng_bit_generator(take::<1>(name, operands)?[0], need(name, declared)?)
+        }
+        Op::RngGetAndUpdateState { .. } => {
+            take::<0>(name, operands).map(|[]| rng::rng_get_and_update_state())
+        }
+        Op::AfterAll => collective::after_all(operands),
+        Op::AddDependency => {
+            take::<2>(name, operands).and_then(|[x, t]| collective::add_dependency(x, t))
+        }
+        Op::AllGather { dimension, config } => {
+            let shards = shard_count(
+                name,
+                &config.replica_groups,
+                operands,
+                declared,
+                *dimension,
+                true,
+            )?;
+            collective::all_gather(operands, *dimension, shards)
+        }
+        Op::AllReduce { .. } => collective::all_reduce(operands, &callees::<1>(name, called)?[0]),
+        Op::ReduceScatter {
+            dimension, config, ..
+        } => {
+            let shards = shard_count(
+                name,
+                &config.replica_groups,
+                operands,
+                declared,
+                *dimension,
+                false,
+            )?;
+            collective::reduce_scatter(
+                operands,
+                *dimension,
+                shards,
+                &callees::<1>(name, called)?[0],
+            )
+        }
+        Op::AllToAll { dimension, config } => {
+            let split = collective::group_size(name, &config.replica_groups)?.unwrap_or(1);
+            collective::all_to_all(operands, *dimension, split)
+        }
+        Op::CollectivePermute { .. } => {
+            collective::collective_permute(take::<1>(name, operands)?[0])
+        }
+        Op::ReplicaId | Op::PartitionId => {
+            take::<0>(name, operands).map(|[]| collective::replica_id())
+        }
+        Op::Send { .. } => take::<2>(name, operands).and_then(|[d, t]| collective::send(d, t)),
+        Op::SendDone { .. } => collective::send_done(take::<1>(name, operands)?[0]),
+        Op::Recv { .. } => collective::recv(take::<1>(name, operands)?[0], need(name, declared)?),
+        Op::RecvDone { .. } => collective::recv_done(take::<1>(name, operands)?[0]),
+        Op::Infeed { .. } => {
+            collective::infeed(take::<1>(name, operands)?[0], need(name, declared)?)
+        }
+        Op::Outfeed { outfeed_shape, .. } => take::<2>(name, operands)
+            .and_then(|[d, t]| collective::outfeed(d, t, outfeed_shape.as_ref())),
+    }
+}
+
+/// Splits scatter's `N` operands, the indices and `N` updates.
+fn infer_scatter(
+    operands: &[&Shape],
+    dims: &crate::attrs::ScatterDims,
+    to_apply: &ProgramShape,
+) -> Result<Shape, ShapeError> {
+    let n = operands.len() / 2;
+    match (operands.len() % 2, operands.get(n)) {
+        (1, Some(indices)) => {
+            let (xs, rest) = operands.split_at(n);
+            indexing::scatter(xs, indices, rest.get(1..).unwrap_or(&[]), dims, to_apply)
+        }
+        _ => Err(ShapeError::new(
+            "scatter",
+            format!(
+                "expects N operands, the indices and N updates, got {} operands",
+                operands.len()
+            ),
+        )),
+    }
 }

@@ -1,1 +1,312 @@
-//! Shape rules: collective.
+//! Shape rules: collectives and communication — all-gather, all-reduce, reduce-scatter,
+//! all-to-all, collective-permute, replica/partition ids, tokens, send/recv and
+//! infeed/outfeed.
+
+use super::validators::*;
+use super::window::check_reducer;
+use super::{ProgramShape, ShapeError};
+use crate::attrs::ReplicaGroups;
+use crate::shape::{ArrayShape, Shape};
+use crate::types::PrimitiveType;
+
+/// The size of every replica group, or `None` when `groups` is empty (one group of all
+/// replicas, whose size the module does not record).
+///
+/// # Errors
+/// When a group is empty or the groups differ in size.
+pub fn group_size(op: &str, groups: &ReplicaGroups) -> Result<Option<i64>, ShapeError> {
+    let Some(first) = groups.groups.first() else {
+        return Ok(None);
+    };
+    if first.is_empty() || groups.groups.iter().any(|g| g.len() != first.len()) {
+        return Err(ShapeError::new(
+            op,
+            "replica groups must be non-empty and all of the same size",
+        ));
+    }
+    Ok(Some(first.len() as i64))
+}
+
+fn arrays<'a>(op: &str, operands: &[&'a Shape]) -> Result<Vec<&'a ArrayShape>, ShapeError> {
+    expect_min_operands(op, operands, 1)?;
+    operands
+        .iter()
+        .enumerate()
+        .map(|(i, s)| expect_array(op, i, "operand", s))
+        .collect()
+}
+
+/// Scales dimension `dimension` of every operand with `f` (all-gather / reduce-scatter).
+fn scale_dim(
+    op: &str,
+    operands: &[&Shape],
+    dimension: i64,
+    f: impl Fn(&ArrayShape, i64) -> Result<i64, ShapeError>,
+) -> Result<Shape, ShapeError> {
+    let mut out = Vec::new();
+    for a in arrays(op, operands)? {
+        let d = dim_index(op, "dimension", dimension, a)?;
+        let mut dims = a.dims.clone();
+        if let Some(slot) = dims.get_mut(d) {
+            *slot = f(a, *slot)?;
+        }
+        out.push(Shape::array(a.ty, dims));
+    }
+    Ok(single_or_tuple(out))
+}
+
+/// The shape of `all-gather`: each operand with `dimension` multiplied by `shard_count` (the
+/// replica group size).
+///
+/// # Errors
+/// When an operand is not an array, `dimension` is out of range or `shard_count < 1`.
+pub fn all_gather(
+    operands: &[&Shape],
+    dimension: i64,
+    shard_count: i64,
+) -> Result<Shape, ShapeError> {
+    let name = "all-gather";
+    if shard_count < 1 {
+        return Err(ShapeError::new(
+            name,
+            format!("shard count must be positive, got {shard_count}"),
+        ));
+    }
+    scale_dim(name, operands, dimension, |_, size| {
+        checked_mul(name, "gathered size", size, shard_count)
+    })
+}
+
+/// The shape of `reduce-scatter`: each operand with `dimension` divided by `shard_count`,
+/// which must divide it; `to_apply` is a scalar reducer of the operands' type.
+///
+/// # Errors
+/// When any of these rules is broken.
+pub fn reduce_scatter(
+    operands: &[&Shape],
+    dimension: i64,
+    shard_count: i64,
+    to_apply: &ProgramShape,
+) -> Result<Shape, ShapeError> {
+    let name = "reduce-scatter";
+    check_collective_reducer(name, &arrays(name, operands)?, to_apply)?;
+    if shard_count < 1 {
+        return Err(ShapeError::new(
+            name,
+            format!("shard count must be positive, got {shard_count}"),
+        ));
+    }
+    scale_dim(name, operands, dimension, |a, size| {
+        if size % shard_count != 0 {
+            return Err(ShapeError::new(name, format!("dimension {dimension} of {a} ({size}) must be divisible by the shard count {shard_count}")));
+        }
+        Ok(size / shard_count)
+    })
+}
+
+fn check_collective_reducer(
+    op: &str,
+    arrays: &[&ArrayShape],
+    to_apply: &ProgramShape,
+) -> Result<(), ShapeError> {
+    match arrays.first() {
+        Some(first) if arrays.iter().all(|a| a.ty == first.ty) => {
+            check_reducer(op, "to_apply", to_apply, &[first.ty])
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The shape of `all-reduce`: the operand (a tuple for several); `to_apply` is a scalar
+/// reducer of the operands' type.
+///
+/// # Errors
+/// When an operand is not an array or the reducer does not fit.
+pub fn all_reduce(operands: &[&Shape], to_apply: &ProgramShape) -> Result<Shape, ShapeError> {
+    let name = "all-reduce";
+    let arrays = arrays(name, operands)?;
+    check_collective_reducer(name, &arrays, to_apply)?;
+    Ok(single_or_tuple(arrays.iter().map(|a| plain(a)).collect()))
+}
+
+/// The shape of `all-to-all`: with `dimension` (the array form, one operand) the operand's,
+/// whose `dimension` must be divisible by `split_count`; without (the tuple form) a tuple of
+/// the operands, which share one shape.
+///
+/// # Errors
+/// When any of these rules is broken.
+pub fn all_to_all(
+    operands: &[&Shape],
+    dimension: Option<i64>,
+    split_count: i64,
+) -> Result<Shape, ShapeError> {
+    let name = "all-to-all";
+    let arrays = arrays(name, operands)?;
+    let first = arrays
+        .first()
+        .copied()
+        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand"))?;
+    let Some(dimension) = dimension else {
+        for (i, a) in arrays.iter().enumerate() {
+            if a.ty != first.ty || a.dims != first.dims {
+                return Err(ShapeError::at_operand(
+                    name,
+                    i,
+                    format!("operands must share one shape, got {first} and {a}"),
+                ));
+            }
+        }
+        return Ok(Shape::Tuple(arrays.iter().map(|a| plain(a)).collect()));
+    };
+    expect_operand_count(name, operands, 1)?;
+    let d = dim_index(name, "split dimension", dimension, first)?;
+    let size = first.dims.get(d).copied().unwrap_or(0);
+    if split_count < 1 || size % split_count != 0 {
+        return Err(ShapeError::new(name, format!("dimension {d} of {first} ({size}) must be divisible by the split count {split_count}")));
+    }
+    Ok(plain(first))
+}
+
+/// The shape of `collective-permute`: the operand's.
+///
+/// # Errors
+/// When the operand is not an array.
+pub fn collective_permute(operand: &Shape) -> Result<Shape, ShapeError> {
+    Ok(plain(expect_array(
+        "collective-permute",
+        0,
+        "operand",
+        operand,
+    )?))
+}
+
+/// The shape of `replica-id` and `partition-id`: `u32[]`.
+pub fn replica_id() -> Shape {
+    Shape::scalar(PrimitiveType::U32)
+}
+
+/// The shape of `after-all(tokens...)`: a token.
+///
+/// # Errors
+/// When an operand is not a token.
+pub fn after_all(operands: &[&Shape]) -> Result<Shape, ShapeError> {
+    for (i, s) in operands.iter().enumerate() {
+        expect_token("after-all", i, "operand", s)?;
+    }
+    Ok(Shape::Token)
+}
+
+/// The shape of `add-dependency(operand, token)`: the operand's.
+///
+/// # Errors
+/// When the second operand is not a token.
+pub fn add_dependency(operand: &Shape, token: &Shape) -> Result<Shape, ShapeError> {
+    expect_token("add-dependency", 1, "second operand", token)?;
+    Ok(operand.without_layout())
+}
+
+/// The shape of `send(data, token)`: `(data, u32[], token[])`.
+///
+/// # Errors
+/// When the second operand is not a token.
+pub fn send(data: &Shape, token: &Shape) -> Result<Shape, ShapeError> {
+    expect_token("send", 1, "second operand", token)?;
+    Ok(Shape::tuple(vec![
+        data.without_layout(),
+        Shape::scalar(PrimitiveType::U32),
+        Shape::Token,
+    ]))
+}
+
+/// Checks a send/recv context `(data, u32[], token[])` and returns `data`.
+fn context<'a>(op: &str, ctx: &'a Shape) -> Result<&'a Shape, ShapeError> {
+    match ctx.tuple_elements() {
+        Some([data, id, token])
+            if id.compatible(&Shape::scalar(PrimitiveType::U32)) && token.is_token() =>
+        {
+            Ok(data)
+        }
+        _ => Err(ShapeError::at_operand(
+            op,
+            0,
+            format!("operand must be a (data, u32[], token[]) context, got {ctx}"),
+        )),
+    }
+}
+
+/// The shape of `send-done(send)`: a token.
+///
+/// # Errors
+/// When the operand is not a send context.
+pub fn send_done(send: &Shape) -> Result<Shape, ShapeError> {
+    context("send-done", send)?;
+    Ok(Shape::Token)
+}
+
+/// The shape of `recv(token)`: the declared `(data, u32[], token[])`.
+///
+/// # Errors
+/// When the operand is not a token or the declared shape is not such a context.
+pub fn recv(token: &Shape, declared: &Shape) -> Result<Shape, ShapeError> {
+    expect_token("recv", 0, "operand", token)?;
+    context("recv", declared).map_err(|_| {
+        ShapeError::new(
+            "recv",
+            format!("result must be (data, u32[], token[]), got {declared}"),
+        )
+    })?;
+    expect_valid_shape("recv", "result", declared)?;
+    Ok(declared.without_layout())
+}
+
+/// The shape of `recv-done(recv)`: `(data, token[])`.
+///
+/// # Errors
+/// When the operand is not a recv context.
+pub fn recv_done(recv: &Shape) -> Result<Shape, ShapeError> {
+    let data = context("recv-done", recv)?;
+    Ok(Shape::tuple(vec![data.without_layout(), Shape::Token]))
+}
+
+/// The shape of `infeed(token)`: the declared `(data, token[])`.
+///
+/// # Errors
+/// When the operand is not a token or the declared shape is not `(data, token[])`.
+pub fn infeed(token: &Shape, declared: &Shape) -> Result<Shape, ShapeError> {
+    let name = "infeed";
+    expect_token(name, 0, "operand", token)?;
+    match declared.tuple_elements() {
+        Some([_, t]) if t.is_token() => {}
+        _ => {
+            return Err(ShapeError::new(
+                name,
+                format!("result must be (data, token[]), got {declared}"),
+            ))
+        }
+    }
+    expect_valid_shape(name, "result", declared)?;
+    Ok(declared.without_layout())
+}
+
+/// The shape of `outfeed(data, token)`: a token; the data matches `outfeed_shape` if given.
+///
+/// # Errors
+/// When the second operand is not a token or the data does not match.
+pub fn outfeed(
+    data: &Shape,
+    token: &Shape,
+    outfeed_shape: Option<&Shape>,
+) -> Result<Shape, ShapeError> {
+    let name = "outfeed";
+    expect_token(name, 1, "second operand", token)?;
+    if let Some(s) = outfeed_shape {
+        if !s.compatible(data) {
+            return Err(ShapeError::at_operand(
+                name,
+                0,
+                format!("data {data} does not match outfeed_shape {s}"),
+            ));
+        }
+    }
+    Ok(Shape::Token)
+}

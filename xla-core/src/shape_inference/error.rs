@@ -20,12 +20,24 @@ pub struct ShapeError {
 impl ShapeError {
     /// An error of `op` with `message`.
     pub fn new(op: impl Into<String>, message: impl Into<String>) -> ShapeError {
-        ShapeError { op: op.into(), operand: None, message: message.into() }
+        ShapeError {
+            op: op.into(),
+            operand: None,
+            message: message.into(),
+        }
     }
 
     /// An error of `op` blaming operand `operand`.
-    pub fn at_operand(op: impl Into<String>, operand: usize, message: impl Into<String>) -> ShapeError {
-        ShapeError { op: op.into(), operand: Some(operand), message: message.into() }
+    pub fn at_operand(
+        op: impl Into<String>,
+        operand: usize,
+        message: impl Into<String>,
+    ) -> ShapeError {
+        ShapeError {
+            op: op.into(),
+            operand: Some(operand),
+            message: message.into(),
+        }
     }
 }
 

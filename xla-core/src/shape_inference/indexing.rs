@@ -1,1 +1,514 @@
-//! Shape rules: indexing.
+//! Shape rules: indexing ops — gather and scatter (with batching dims), sort and top-k.
+
+use super::validators::*;
+use super::window::check_reducer;
+use super::{ProgramShape, ShapeError};
+use crate::attrs::{GatherDims, ScatterDims};
+use crate::shape::{ArrayShape, Shape};
+use crate::types::PrimitiveType;
+
+/// The start-indices dims with an implicit trailing 1 when `index_vector_dim == rank`.
+fn expanded_indices(
+    name: &str,
+    index: usize,
+    indices: &ArrayShape,
+    index_vector_dim: i64,
+) -> Result<(Vec<i64>, usize), ShapeError> {
+    expect_type(name, index, "indices", indices, is_integer, "an integer")?;
+    let rank = indices.dims.len();
+    let ivd = usize::try_from(index_vector_dim).ok().filter(|&v| v <= rank).ok_or_else(|| {
+        ShapeError::new(name, format!("index_vector_dim {index_vector_dim} must be in [0, {rank}] for indices {indices}"))
+    })?;
+    let mut dims = indices.dims.clone();
+    if ivd == rank {
+        dims.push(1);
+    }
+    Ok((dims, ivd))
+}
+
+/// Checks a batching-dims pair: operand dims sorted, in range; indices dims unique, in range,
+/// not the index vector dim; same count; equal sizes.
+fn check_batching(
+    name: &str,
+    operand: &ArrayShape,
+    operand_dims: &[i64],
+    indices: &ArrayShape,
+    indices_dims: &[i64],
+    ivd: usize,
+    labels: (&str, &str),
+) -> Result<(), ShapeError> {
+    let (op_label, idx_label) = labels;
+    expect_strictly_increasing(name, op_label, operand_dims)?;
+    expect_dims_in_range(name, op_label, operand_dims, operand.dims.len(), operand)?;
+    expect_unique_dims(name, idx_label, indices_dims)?;
+    expect_dims_in_range(name, idx_label, indices_dims, indices.dims.len(), indices)?;
+    if indices_dims.contains(&(ivd as i64)) {
+        return Err(ShapeError::new(
+            name,
+            format!(
+                "{idx_label} {} must not contain index_vector_dim {ivd}",
+                fmt_dims(indices_dims)
+            ),
+        ));
+    }
+    if operand_dims.len() != indices_dims.len() {
+        return Err(ShapeError::new(
+            name,
+            format!(
+                "{op_label} {} and {idx_label} {} must have the same length",
+                fmt_dims(operand_dims),
+                fmt_dims(indices_dims)
+            ),
+        ));
+    }
+    for (&o, &i) in operand_dims.iter().zip(indices_dims) {
+        let os = operand
+            .dims
+            .get(dim_index(name, op_label, o, operand)?)
+            .copied()
+            .unwrap_or(0);
+        let is = indices
+            .dims
+            .get(dim_index(name, idx_label, i, indices)?)
+            .copied()
+            .unwrap_or(0);
+        if os != is {
+            return Err(ShapeError::new(name, format!("batching dimension sizes differ: operand {operand} dim {o} is {os}, indices {indices} dim {i} is {is}")));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the index map (`start_index_map` / `scatter_dims_to_operand_dims`): one entry per
+/// index-vector component, in range, unique together with the operand batching dims.
+fn check_index_map(
+    name: &str,
+    label: &str,
+    map: &[i64],
+    expanded: &[i64],
+    ivd: usize,
+    operand: &ArrayShape,
+    batching: &[i64],
+) -> Result<(), ShapeError> {
+    let components = expanded.get(ivd).copied().unwrap_or(1);
+    if map.len() as i64 != components {
+        return Err(ShapeError::new(
+            name,
+            format!(
+                "{label} {} must have one entry per index vector component ({components})",
+                fmt_dims(map)
+            ),
+        ));
+    }
+    expect_dims_in_range(name, label, map, operand.dims.len(), operand)?;
+    let both: Vec<i64> = map.iter().chain(batching).copied().collect();
+    expect_unique_dims(
+        name,
+        &format!("{label} with the operand batching dims"),
+        &both,
+    )
+}
+
+/// The shape of `gather(operand, start_indices)` with XLA's dimension numbers, including
+/// operand / start-indices batching dims: batch dims (the indices' dims except
+/// `index_vector_dim`) interleaved with the offset dims (`slice_sizes` without the collapsed
+/// and operand batching dims) at positions `offset_dims`.
+///
+/// # Errors
+/// When any dimension-number rule of XLA's gather is broken.
+pub fn gather(
+    operand: &Shape,
+    start_indices: &Shape,
+    dims: &GatherDims,
+) -> Result<Shape, ShapeError> {
+    let name = "gather";
+    let a = expect_array(name, 0, "operand", operand)?;
+    let idx = expect_array(name, 1, "start_indices", start_indices)?;
+    let (expanded, ivd) = expanded_indices(name, 1, idx, dims.index_vector_dim)?;
+    let batch_rank = expanded.len() - 1;
+    let out_rank = batch_rank + dims.offset_dims.len();
+    expect_strictly_increasing(name, "offset_dims", &dims.offset_dims)?;
+    expect_dims_in_range(
+        name,
+        "offset_dims",
+        &dims.offset_dims,
+        out_rank,
+        &format!("the result (rank {out_rank})"),
+    )?;
+    expect_strictly_increasing(name, "collapsed_slice_dims", &dims.collapsed_slice_dims)?;
+    expect_dims_in_range(
+        name,
+        "collapsed_slice_dims",
+        &dims.collapsed_slice_dims,
+        a.dims.len(),
+        a,
+    )?;
+    let removed: Vec<i64> = dims
+        .collapsed_slice_dims
+        .iter()
+        .chain(&dims.operand_batching_dims)
+        .copied()
+        .collect();
+    expect_unique_dims(
+        name,
+        "collapsed_slice_dims with operand_batching_dims",
+        &removed,
+    )?;
+    let labels = ("operand_batching_dims", "start_indices_batching_dims");
+    check_batching(
+        name,
+        a,
+        &dims.operand_batching_dims,
+        idx,
+        &dims.start_indices_batching_dims,
+        ivd,
+        labels,
+    )?;
+    check_index_map(
+        name,
+        "start_index_map",
+        &dims.start_index_map,
+        &expanded,
+        ivd,
+        a,
+        &dims.operand_batching_dims,
+    )?;
+    if dims.slice_sizes.len() != a.dims.len() {
+        return Err(ShapeError::new(
+            name,
+            format!(
+                "slice_sizes {} must have one entry per dimension of operand {a}",
+                fmt_dims(&dims.slice_sizes)
+            ),
+        ));
+    }
+    if a.dims.len() != dims.offset_dims.len() + removed.len() {
+        return Err(ShapeError::new(
+            name,
+            format!("operand {a} rank must equal offset_dims + collapsed_slice_dims + operand_batching_dims ({} + {} + {})", dims.offset_dims.len(), dims.collapsed_slice_dims.len(), dims.operand_batching_dims.len()),
+        ));
+    }
+    for (i, (&s, &size)) in dims.slice_sizes.iter().zip(&a.dims).enumerate() {
+        if s < 0 || s > size {
+            return Err(ShapeError::new(
+                name,
+                format!("slice size {s} of dimension {i} must be in [0, {size}] for operand {a}"),
+            ));
+        }
+        if removed.contains(&(i as i64)) && s > 1 {
+            return Err(ShapeError::new(
+                name,
+                format!("collapsed or batching dimension {i} must have slice size 0 or 1, got {s}"),
+            ));
+        }
+    }
+    let offset_sizes = dims
+        .slice_sizes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !removed.contains(&(*i as i64)))
+        .map(|(_, &s)| s);
+    let batch_sizes = expanded
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != ivd)
+        .map(|(_, &s)| s);
+    Ok(Shape::array(
+        a.ty,
+        interleave(out_rank, &dims.offset_dims, offset_sizes, batch_sizes),
+    ))
+}
+
+/// Builds `rank` dims: positions in `chosen` take the next value of `at_chosen`, the others
+/// the next value of `rest`.
+fn interleave(
+    rank: usize,
+    chosen: &[i64],
+    mut at_chosen: impl Iterator<Item = i64>,
+    mut rest: impl Iterator<Item = i64>,
+) -> Vec<i64> {
+    (0..rank)
+        .map(|i| {
+            if chosen.contains(&(i as i64)) {
+                at_chosen.next()
+            } else {
+                rest.next()
+            }
+            .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The shape of `scatter(operands..., scatter_indices, updates...)`: the operands' shape (a
+/// tuple for several). Checks XLA's dimension-number rules (incl. batching dims), the update
+/// shapes and the combiner `(T..., T...) -> (T...)`.
+///
+/// # Errors
+/// When any of these rules is broken.
+pub fn scatter(
+    operands: &[&Shape],
+    scatter_indices: &Shape,
+    updates: &[&Shape],
+    dims: &ScatterDims,
+    to_apply: &ProgramShape,
+) -> Result<Shape, ShapeError> {
+    let name = "scatter";
+    let n = operands.len();
+    if n == 0 || updates.len() != n {
+        return Err(ShapeError::new(name, format!("expects N operands, the indices and N updates (N >= 1), got {} operands and {} updates", n, updates.len())));
+    }
+    let ops = operands
+        .iter()
+        .enumerate()
+        .map(|(i, s)| expect_array(name, i, "operand", s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ups = updates
+        .iter()
+        .enumerate()
+        .map(|(i, s)| expect_array(name, n + 1 + i, "update", s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let idx = expect_array(name, n, "scatter_indices", scatter_indices)?;
+    let (expanded, ivd) = expanded_indices(name, n, idx, dims.index_vector_dim)?;
+    let (first, first_up) = match (ops.first(), ups.first()) {
+        (Some(a), Some(u)) => (*a, *u),
+        _ => return Err(ShapeError::new(name, "expects at least one operand")),
+    };
+    for (a, u) in ops.iter().zip(&ups) {
+        expect_same_dims(name, "operand", first, "operand", a)?;
+        expect_same_dims(name, "update", first_up, "update", u)?;
+    }
+    check_scatter_dims(name, first, idx, &expanded, ivd, dims)?;
+    check_updates(name, first, first_up, &expanded, ivd, dims)?;
+    let types: Vec<PrimitiveType> = ops.iter().map(|a| a.ty).collect();
+    for (k, (a, u)) in ops.iter().zip(&ups).enumerate() {
+        if a.ty != u.ty {
+            return Err(ShapeError::at_operand(
+                name,
+                n + 1 + k,
+                format!("update {u} must have the element type of operand {a}"),
+            ));
+        }
+    }
+    check_reducer(name, "to_apply", to_apply, &types)?;
+    Ok(single_or_tuple(ops.iter().map(|a| plain(a)).collect()))
+}
+
+fn check_scatter_dims(
+    name: &str,
+    a: &ArrayShape,
+    idx: &ArrayShape,
+    expanded: &[i64],
+    ivd: usize,
+    dims: &ScatterDims,
+) -> Result<(), ShapeError> {
+    expect_strictly_increasing(name, "update_window_dims", &dims.update_window_dims)?;
+    expect_strictly_increasing(name, "inserted_window_dims", &dims.inserted_window_dims)?;
+    expect_dims_in_range(
+        name,
+        "inserted_window_dims",
+        &dims.inserted_window_dims,
+        a.dims.len(),
+        a,
+    )?;
+    let removed: Vec<i64> = dims
+        .inserted_window_dims
+        .iter()
+        .chain(&dims.input_batching_dims)
+        .copied()
+        .collect();
+    expect_unique_dims(
+        name,
+        "inserted_window_dims with input_batching_dims",
+        &removed,
+    )?;
+    let labels = ("input_batching_dims", "scatter_indices_batching_dims");
+    check_batching(
+        name,
+        a,
+        &dims.input_batching_dims,
+        idx,
+        &dims.scatter_indices_batching_dims,
+        ivd,
+        labels,
+    )?;
+    check_index_map(
+        name,
+        "scatter_dims_to_operand_dims",
+        &dims.scatter_dims_to_operand_dims,
+        expanded,
+        ivd,
+        a,
+        &dims.input_batching_dims,
+    )?;
+    if a.dims.len() != dims.update_window_dims.len() + removed.len() {
+        return Err(ShapeError::new(
+            name,
+            format!("operand {a} rank must equal update_window_dims + inserted_window_dims + input_batching_dims ({} + {} + {})", dims.update_window_dims.len(), dims.inserted_window_dims.len(), dims.input_batching_dims.len()),
+        ));
+    }
+    Ok(())
+}
+
+fn check_updates(
+    name: &str,
+    a: &ArrayShape,
+    u: &ArrayShape,
+    expanded: &[i64],
+    ivd: usize,
+    dims: &ScatterDims,
+) -> Result<(), ShapeError> {
+    let expected_rank = expanded.len() - 1 + dims.update_window_dims.len();
+    if u.dims.len() != expected_rank {
+        return Err(ShapeError::new(name, format!("updates {u} must have rank {expected_rank} (indices batch dims + update_window_dims)")));
+    }
+    expect_dims_in_range(
+        name,
+        "update_window_dims",
+        &dims.update_window_dims,
+        u.dims.len(),
+        u,
+    )?;
+    let removed: Vec<i64> = dims
+        .inserted_window_dims
+        .iter()
+        .chain(&dims.input_batching_dims)
+        .copied()
+        .collect();
+    let window_bounds = a
+        .dims
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !removed.contains(&(*i as i64)))
+        .map(|(_, &s)| s);
+    for (&w, bound) in dims.update_window_dims.iter().zip(window_bounds) {
+        let size = u
+            .dims
+            .get(dim_index(name, "update window dim", w, u)?)
+            .copied()
+            .unwrap_or(0);
+        if size > bound {
+            return Err(ShapeError::new(
+                name,
+                format!(
+                    "updates {u} window dim {w} ({size}) exceeds the operand bound {bound} of {a}"
+                ),
+            ));
+        }
+    }
+    let mut scatter_sizes = expanded
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != ivd)
+        .map(|(_, &s)| s);
+    for (i, &size) in u.dims.iter().enumerate() {
+        if dims.update_window_dims.contains(&(i as i64)) {
+            continue;
+        }
+        let want = scatter_sizes.next().unwrap_or(0);
+        if size != want {
+            return Err(ShapeError::new(
+                name,
+                format!(
+                    "updates {u} scatter dim {i} is {size} but the indices batch dim is {want}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The shape of `sort(operands...)` along `dimension`: the operand (or a tuple of them); the
+/// operands share dims; the comparator takes `2N` scalars (`a_k`, `b_k` of operand `k`'s type)
+/// and returns PRED.
+///
+/// # Errors
+/// When any of these rules is broken.
+pub fn sort(
+    operands: &[&Shape],
+    dimension: i64,
+    comparator: &ProgramShape,
+) -> Result<Shape, ShapeError> {
+    let name = "sort";
+    expect_min_operands(name, operands, 1)?;
+    let arrays = operands
+        .iter()
+        .enumerate()
+        .map(|(i, s)| expect_array(name, i, "operand", s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = arrays
+        .first()
+        .copied()
+        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand"))?;
+    for a in &arrays {
+        expect_same_dims(name, "operand", first, "operand", a)?;
+    }
+    dim_index(name, "dimension", dimension, first)?;
+    if comparator.parameters.len() != 2 * arrays.len() {
+        return Err(ShapeError::new(
+            name,
+            format!(
+                "comparator {comparator} must take {} parameters",
+                2 * arrays.len()
+            ),
+        ));
+    }
+    for (k, a) in arrays.iter().enumerate() {
+        let scalar = Shape::scalar(a.ty);
+        for p in [2 * k, 2 * k + 1] {
+            if !comparator
+                .parameters
+                .get(p)
+                .is_some_and(|s| s.compatible(&scalar))
+            {
+                return Err(ShapeError::new(
+                    name,
+                    format!(
+                        "comparator parameter {p} must be a {} scalar, got {comparator}",
+                        a.ty
+                    ),
+                ));
+            }
+        }
+    }
+    if !comparator
+        .result
+        .compatible(&Shape::scalar(PrimitiveType::Pred))
+    {
+        return Err(ShapeError::new(
+            name,
+            format!("comparator must return pred[], got {}", comparator.result),
+        ));
+    }
+    Ok(single_or_tuple(arrays.iter().map(|a| plain(a)).collect()))
+}
+
+/// The shape of `topk(operand), k=...`: `(T[..., k], s32[..., k])`; the operand has rank >= 1
+/// and a last dim of at least `k`.
+///
+/// # Errors
+/// When any of these rules is broken.
+pub fn topk(operand: &Shape, k: i64) -> Result<Shape, ShapeError> {
+    let name = "topk";
+    let a = expect_array(name, 0, "operand", operand)?;
+    let last = a.dims.last().copied().ok_or_else(|| {
+        ShapeError::at_operand(
+            name,
+            0,
+            format!("operand must have rank at least 1, got {a}"),
+        )
+    })?;
+    if k < 0 || k > last {
+        return Err(ShapeError::new(
+            name,
+            format!("k = {k} must be in [0, {last}], the last dimension of {a}"),
+        ));
+    }
+    let mut dims = a.dims.clone();
+    if let Some(slot) = dims.last_mut() {
+        *slot = k;
+    }
+    Ok(Shape::tuple(vec![
+        Shape::array(a.ty, dims.clone()),
+        Shape::array(PrimitiveType::S32, dims),
+    ]))
+}

@@ -1,1 +1,458 @@
-//! Shared validators used by the shape rules.
+//! Shared validators used by the shape rules: each checks one property and returns a
+//! [`ShapeError`] that names the op, the operand and the rule, so every rule reads as a short
+//! validate-then-build.
+
+use super::ShapeError;
+use crate::shape::{ArrayShape, Shape};
+use crate::types::PrimitiveType;
+
+/// Formats a list of dimension numbers or sizes as XLA prints them: `{0,2,1}`.
+pub fn fmt_dims(dims: &[i64]) -> String {
+    let inner: Vec<String> = dims.iter().map(i64::to_string).collect();
+    format!("{{{}}}", inner.join(","))
+}
+
+/// Formats a list of shapes as `f32[2], s32[]`.
+pub fn fmt_shapes(shapes: &[&Shape]) -> String {
+    let inner: Vec<String> = shapes.iter().map(|s| s.to_string()).collect();
+    inner.join(", ")
+}
+
+/// Checks that `op` received exactly `expected` operands.
+///
+/// # Errors
+/// `add: expects 2 operands, got 3`.
+pub fn expect_operand_count(
+    op: &str,
+    operands: &[&Shape],
+    expected: usize,
+) -> Result<(), ShapeError> {
+    if operands.len() == expected {
+        return Ok(());
+    }
+    let noun = if expected == 1 { "operand" } else { "operands" };
+    Err(ShapeError::new(
+        op,
+        format!("expects {expected} {noun}, got {}", operands.len()),
+    ))
+}
+
+/// Checks that `op` received at least `min` operands.
+///
+/// # Errors
+/// When fewer operands were given.
+pub fn expect_min_operands(op: &str, operands: &[&Shape], min: usize) -> Result<(), ShapeError> {
+    if operands.len() >= min {
+        return Ok(());
+    }
+    let noun = if min == 1 { "operand" } else { "operands" };
+    Err(ShapeError::new(
+        op,
+        format!("expects at least {min} {noun}, got {}", operands.len()),
+    ))
+}
+
+/// Returns the array part of operand `index` (described as `what`), or an error when it is a
+/// tuple or token.
+///
+/// # Errors
+/// When the shape is not an array.
+pub fn expect_array<'a>(
+    op: &str,
+    index: usize,
+    what: &str,
+    shape: &'a Shape,
+) -> Result<&'a ArrayShape, ShapeError> {
+    shape.as_array().ok_or_else(|| {
+        ShapeError::at_operand(op, index, format!("{what} must be an array, got {shape}"))
+    })
+}
+
+/// Returns the array part of operand `index`, which must be a scalar (rank 0).
+///
+/// # Errors
+/// When the shape is not a rank-0 array.
+pub fn expect_scalar<'a>(
+    op: &str,
+    index: usize,
+    what: &str,
+    shape: &'a Shape,
+) -> Result<&'a ArrayShape, ShapeError> {
+    match shape.as_array() {
+        Some(a) if a.dims.is_empty() => Ok(a),
+        _ => Err(ShapeError::at_operand(
+            op,
+            index,
+            format!("{what} must be a scalar, got {shape}"),
+        )),
+    }
+}
+
+/// Checks that operand `index` is a token.
+///
+/// # Errors
+/// When the shape is not `token[]`.
+pub fn expect_token(op: &str, index: usize, what: &str, shape: &Shape) -> Result<(), ShapeError> {
+    if shape.is_token() {
+        return Ok(());
+    }
+    Err(ShapeError::at_operand(
+        op,
+        index,
+        format!("{what} must be a token, got {shape}"),
+    ))
+}
+
+/// Checks that array operand `index` has rank `rank`.
+///
+/// # Errors
+/// When the rank differs.
+pub fn expect_rank(
+    op: &str,
+    index: usize,
+    what: &str,
+    array: &ArrayShape,
+    rank: usize,
+) -> Result<(), ShapeError> {
+    if array.dims.len() == rank {
+        return Ok(());
+    }
+    Err(ShapeError::at_operand(
+        op,
+        index,
+        format!(
+            "{what} must have rank {rank}, got {array} of rank {}",
+            array.dims.len()
+        ),
+    ))
+}
+
+/// Checks that `a` and `b` have the same element type.
+///
+/// # Errors
+/// `select: on_true f32[2] and on_false s32[2] must have the same element type`.
+pub fn expect_same_type(
+    op: &str,
+    what_a: &str,
+    a: &ArrayShape,
+    what_b: &str,
+    b: &ArrayShape,
+) -> Result<(), ShapeError> {
+    if a.ty == b.ty {
+        return Ok(());
+    }
+    Err(ShapeError::new(
+        op,
+        format!("{what_a} {a} and {what_b} {b} must have the same element type"),
+    ))
+}
+
+/// Checks that `a` and `b` have the same dimensions.
+///
+/// # Errors
+/// When the dimensions differ.
+pub fn expect_same_dims(
+    op: &str,
+    what_a: &str,
+    a: &ArrayShape,
+    what_b: &str,
+    b: &ArrayShape,
+) -> Result<(), ShapeError> {
+    if a.dims == b.dims {
+        return Ok(());
+    }
+    Err(ShapeError::new(
+        op,
+        format!("{what_a} {a} and {what_b} {b} must have the same dimensions"),
+    ))
+}
+
+/// Checks that the element type of operand `index` satisfies `pred`; `expected` describes the
+/// allowed types (`"a floating-point type"`).
+///
+/// # Errors
+/// When the type is not allowed.
+pub fn expect_type(
+    op: &str,
+    index: usize,
+    what: &str,
+    array: &ArrayShape,
+    pred: fn(PrimitiveType) -> bool,
+    expected: &str,
+) -> Result<(), ShapeError> {
+    if pred(array.ty) {
+        return Ok(());
+    }
+    Err(ShapeError::at_operand(
+        op,
+        index,
+        format!("{what} must have {expected} element type, got {array}"),
+    ))
+}
+
+/// Checks that dimension number `dim` is in `[0, rank)` and returns it as an index.
+///
+/// # Errors
+/// `transpose: dimension 3 of permutation {0,3} is out of range for f32[2,3] (rank 2)`.
+pub fn dim_index(op: &str, what: &str, dim: i64, shape: &ArrayShape) -> Result<usize, ShapeError> {
+    match usize::try_from(dim) {
+        Ok(d) if d < shape.dims.len() => Ok(d),
+        _ => Err(ShapeError::new(
+            op,
+            format!(
+                "{what} {dim} is out of range for {shape} (rank {})",
+                shape.dims.len()
+            ),
+        )),
+    }
+}
+
+/// Checks that every dimension number in `dims` is in `[0, rank)`; `shape` names the array
+/// the numbers refer to (for the message).
+///
+/// # Errors
+/// When a number is negative or too large.
+pub fn expect_dims_in_range(
+    op: &str,
+    what: &str,
+    dims: &[i64],
+    rank: usize,
+    shape: &dyn std::fmt::Display,
+) -> Result<(), ShapeError> {
+    for &d in dims {
+        if d < 0 || d as u64 >= rank as u64 {
+            return Err(ShapeError::new(
+                op,
+                format!(
+                    "{what} {} contains {d}, out of range for {shape} (rank {rank})",
+                    fmt_dims(dims)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that no dimension number appears twice in `dims`.
+///
+/// # Errors
+/// When a number repeats.
+pub fn expect_unique_dims(op: &str, what: &str, dims: &[i64]) -> Result<(), ShapeError> {
+    for (i, d) in dims.iter().enumerate() {
+        if dims.iter().skip(i + 1).any(|e| e == d) {
+            return Err(ShapeError::new(
+                op,
+                format!("{what} {} repeats dimension {d}", fmt_dims(dims)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `dims` is strictly increasing (sorted without repeats).
+///
+/// # Errors
+/// When two neighbours are out of order or equal.
+pub fn expect_strictly_increasing(op: &str, what: &str, dims: &[i64]) -> Result<(), ShapeError> {
+    if dims.windows(2).all(|w| matches!(w, [a, b] if a < b)) {
+        return Ok(());
+    }
+    Err(ShapeError::new(
+        op,
+        format!("{what} {} must be strictly increasing", fmt_dims(dims)),
+    ))
+}
+
+/// Checks that `dims` is a permutation of `0..rank`.
+///
+/// # Errors
+/// When the length is wrong, a number is out of range or repeats.
+pub fn expect_permutation(
+    op: &str,
+    what: &str,
+    dims: &[i64],
+    shape: &ArrayShape,
+) -> Result<(), ShapeError> {
+    let rank = shape.dims.len();
+    if dims.len() != rank {
+        return Err(ShapeError::new(
+            op,
+            format!(
+                "{what} {} must be a permutation of the {rank} dimensions of {shape}",
+                fmt_dims(dims)
+            ),
+        ));
+    }
+    expect_dims_in_range(op, what, dims, rank, shape)?;
+    expect_unique_dims(op, what, dims)
+}
+
+/// Checks that every size in `sizes` is non-negative.
+///
+/// # Errors
+/// When a size is negative.
+pub fn expect_nonnegative_dims(op: &str, what: &str, sizes: &[i64]) -> Result<(), ShapeError> {
+    match sizes.iter().find(|&&s| s < 0) {
+        None => Ok(()),
+        Some(s) => Err(ShapeError::new(
+            op,
+            format!("{what} {} contains negative size {s}", fmt_dims(sizes)),
+        )),
+    }
+}
+
+/// Checks that `shape` is a valid array shape (array element type, non-negative dims) —
+/// used for shapes that come from the instruction rather than from operands.
+///
+/// # Errors
+/// When the shape is not an array or has a negative dimension.
+pub fn expect_valid_array<'a>(
+    op: &str,
+    what: &str,
+    shape: &'a Shape,
+) -> Result<&'a ArrayShape, ShapeError> {
+    let a = shape
+        .as_array()
+        .ok_or_else(|| ShapeError::new(op, format!("{what} must be an array, got {shape}")))?;
+    if !a.ty.is_array_type() {
+        return Err(ShapeError::new(
+            op,
+            format!("{what} has invalid element type {}", a.ty),
+        ));
+    }
+    expect_valid_dims(op, what, a)?;
+    Ok(a)
+}
+
+fn expect_valid_dims(op: &str, what: &str, a: &ArrayShape) -> Result<(), ShapeError> {
+    for (i, &d) in a.dims.iter().enumerate() {
+        if d < 0 && !(a.is_dynamic_dim(i) && d == crate::shape::UNBOUNDED) {
+            return Err(ShapeError::new(
+                op,
+                format!("{what} {a} has negative dimension {d}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every array inside `shape` (recursively) has non-negative dims.
+///
+/// # Errors
+/// When some dimension is negative.
+pub fn expect_valid_shape(op: &str, what: &str, shape: &Shape) -> Result<(), ShapeError> {
+    match shape {
+        Shape::Array(a) => expect_valid_dims(op, what, a),
+        Shape::Tuple(elements) => elements
+            .iter()
+            .try_for_each(|e| expect_valid_shape(op, what, e)),
+        Shape::Token => Ok(()),
+    }
+}
+
+/// The product of `dims`, or an error on overflow or a negative size.
+///
+/// # Errors
+/// When the product overflows `i64` or a size is negative.
+pub fn checked_product(
+    op: &str,
+    what: &dyn std::fmt::Display,
+    dims: &[i64],
+) -> Result<i64, ShapeError> {
+    dims.iter()
+        .try_fold(
+            1i64,
+            |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
+        )
+        .ok_or_else(|| {
+            ShapeError::new(
+                op,
+                format!("element count of {what} overflows or is negative"),
+            )
+        })
+}
+
+/// `a + b`, or an error naming `what` on overflow.
+///
+/// # Errors
+/// On `i64` overflow.
+pub fn checked_add(op: &str, what: &str, a: i64, b: i64) -> Result<i64, ShapeError> {
+    a.checked_add(b)
+        .ok_or_else(|| ShapeError::new(op, format!("{what} overflows")))
+}
+
+/// `a * b`, or an error naming `what` on overflow.
+///
+/// # Errors
+/// On `i64` overflow.
+pub fn checked_mul(op: &str, what: &str, a: i64, b: i64) -> Result<i64, ShapeError> {
+    a.checked_mul(b)
+        .ok_or_else(|| ShapeError::new(op, format!("{what} overflows")))
+}
+
+/// The element type and dims of `array` with element type `ty`, no layout, keeping the
+/// dynamic-dimension flags.
+pub fn retype(array: &ArrayShape, ty: PrimitiveType) -> Shape {
+    Shape::Array(ArrayShape {
+        ty,
+        dims: array.dims.clone(),
+        dynamic: array.dynamic.clone(),
+        layout: None,
+    })
+}
+
+/// `array` without its layout.
+pub fn plain(array: &ArrayShape) -> Shape {
+    retype(array, array.ty)
+}
+
+/// An array of `ty` with `dims` and per-dimension dynamic flags (`dynamic` may be empty).
+pub fn array_with_dynamic(ty: PrimitiveType, dims: Vec<i64>, dynamic: Vec<bool>) -> Shape {
+    let dynamic = if dynamic.iter().any(|&d| d) {
+        dynamic
+    } else {
+        Vec::new()
+    };
+    Shape::Array(ArrayShape {
+        ty,
+        dims,
+        dynamic,
+        layout: None,
+    })
+}
+
+/// A tuple of the shapes when there are several, the single shape otherwise (the result
+/// convention of variadic reduce, sort, scatter, ...).
+pub fn single_or_tuple(mut shapes: Vec<Shape>) -> Shape {
+    if shapes.len() == 1 {
+        if let Some(s) = shapes.pop() {
+            return s;
+        }
+    }
+    Shape::Tuple(shapes)
+}
+
+/// Element types that are integers (signed or unsigned).
+pub fn is_integer(t: PrimitiveType) -> bool {
+    t.is_integer()
+}
+
+/// Element types that are real floating point.
+pub fn is_float(t: PrimitiveType) -> bool {
+    t.is_float()
+}
+
+/// Element types that are floating point or complex.
+pub fn is_float_or_complex(t: PrimitiveType) -> bool {
+    t.is_float_or_complex()
+}
+
+/// PRED or an integer type.
+pub fn is_pred_or_integer(t: PrimitiveType) -> bool {
+    t.is_pred() || t.is_integer()
+}
+
+/// Any array element type except PRED.
+pub fn is_not_pred(t: PrimitiveType) -> bool {
+    t.is_array_type() && !t.is_pred()
+}
