@@ -327,3 +327,6 @@ fn compare(direction: ComparisonDirection) -> Op {
         comparison_type: None,
     }
 }
+
+#[cfg(test)]
+mod tests;
