@@ -52,8 +52,13 @@ impl Checker<'_> {
         };
         let plan = match broadcast_plan(op, &ls, &rs, &trailing) {
             Ok(plan) => plan,
-            Err(e) => {
+            Err(e) if lo == hi => {
                 self.cx.error(sp, e);
+                return None;
+            }
+            Err(e) => {
+                let hint = "the lower-rank operand lines up with the trailing dims; use `broadcast_in_dim` to choose others";
+                self.cx.error(sp, format!("{e} ({hint})"));
                 return None;
             }
         };

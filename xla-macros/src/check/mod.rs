@@ -108,7 +108,12 @@ impl Checker<'_> {
                 let val = self.expr(init);
                 let val = match (val, ty) {
                     (Some(v), Some(TypeSpec::Tensor(t))) => self
-                        .expect(v, t, init.span, &format!("`let {name}`"))
+                        .expect(
+                            v,
+                            t,
+                            init.span,
+                            &format!("`let {name}`: the annotation says"),
+                        )
                         .map(Val::Tensor),
                     (v, _) => v,
                 };
@@ -122,13 +127,20 @@ impl Checker<'_> {
         match (declared, &tail.kind) {
             (TypeSpec::Tensor(t), _) => {
                 let v = self.expr(tail)?;
-                self.expect(v, t, tail.span, "the result")
+                self.expect(v, t, tail.span, "result shape mismatch: the signature says")
             }
             (TypeSpec::Tuple(types), ExprKind::Tuple(elems)) if types.len() == elems.len() => {
                 let mut ids = Vec::new();
                 for (i, (t, e)) in types.iter().zip(elems).enumerate() {
                     let v = self.expr(e);
-                    ids.push(v.and_then(|v| self.expect(v, t, e.span, &format!("result {i}"))));
+                    ids.push(v.and_then(|v| {
+                        self.expect(
+                            v,
+                            t,
+                            e.span,
+                            &format!("result {i} shape mismatch: the signature says"),
+                        )
+                    }));
                 }
                 let ids = ids.into_iter().collect::<Option<Vec<_>>>()?;
                 self.push(Op::Tuple, &ids, None, tail.span)
@@ -153,10 +165,8 @@ impl Checker<'_> {
         };
         let (want, got) = (shape_of(t), self.g.shape(id));
         if !got.compatible(&want) {
-            self.cx.error(
-                sp,
-                format!("{what}: the type says {want} but the value is {got}"),
-            );
+            self.cx
+                .error(sp, format!("{what} {want} but the value is {got}"));
             return None;
         }
         Some(id)

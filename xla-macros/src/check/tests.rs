@@ -230,7 +230,7 @@ fn errors() {
             "fn f(x: Tensor<f32, 64, 784>, w2: Tensor<f32, 128, 10>) -> Tensor<f32, 64, 10> { x.dot(w2) }",
             &["dot: contracting dimension sizes differ: lhs f32[64,784] dim 1 is 784, rhs f32[128,10] dim 0 is 128"],
         ),
-        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 3, 2> { x }", &["the result: the type says f32[3,2] but the value is f32[2,3]"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 3, 2> { x }", &["result shape mismatch: the signature says f32[3,2] but the value is f32[2,3]"]),
         ("fn f(x: Tensor<f32, 2, 3>, y: Tensor<f64, 2, 3>) -> Tensor<f32, 2, 3> { x + y }", &["add", "f32[2,3]", "f64[2,3]"]),
         ("fn f(x: Tensor<f32, 2, 3>, y: Tensor<f32, 4>) -> Tensor<f32, 2, 3> { x + y }", &["add"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 7> { x.reshape([7]) }", &["reshape"]),
@@ -250,7 +250,7 @@ fn errors() {
         ("fn f(x: Tensor<f32, 2>) -> Tensor<f32, 2> { x.reshape(x) }", &["expected the new dims as a list of integer literals"]),
         ("fn f(x: Tensor<f32, 2>) -> (f32, f32) { x }", &["returns a tuple of 2 tensors"]),
         ("fn f(x: Tensor<f32, 2>, x: Tensor<f32, 2>) -> Tensor<f32, 2> { x }", &["parameter `x` is declared twice"]),
-        ("fn f(x: Tensor<f32, 2>) -> Tensor<f32, 2> { let y: Tensor<f32, 3> = x; y }", &["`let y`: the type says f32[3] but the value is f32[2]"]),
+        ("fn f(x: Tensor<f32, 2>) -> Tensor<f32, 2> { let y: Tensor<f32, 3> = x; y }", &["`let y`: the annotation says f32[3] but the value is f32[2]"]),
         // No cascade: a poisoned binding is silent where it is used.
         (
             "fn f(x: Tensor<f32, 64, 784>, w: Tensor<f32, 128, 10>) -> Tensor<f32, 64, 10> {
