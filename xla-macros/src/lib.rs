@@ -1,5 +1,4 @@
-//! `#[computation]`: turns an annotated Rust function into an XLA HLO graph at compile time.
-
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
 mod ast;
@@ -11,7 +10,8 @@ mod parse;
 
 use proc_macro::TokenStream;
 
-/// Turns a function on tensors into an XLA computation; see the crate documentation.
+/// Turns a function on tensors of static shape into an XLA computation, checked at compile
+/// time; see the [crate documentation](crate) for the syntax and the expansion.
 #[proc_macro_attribute]
 pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::computation(attr.into(), item.into()).into()
