@@ -557,7 +557,7 @@ fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
     let syn::Expr::Array(array) = e else {
         return parse_expr(cx, e).map(Arg::Expr);
     };
-    let ints: Vec<Option<i64>> = array.elems.iter().map(|el| int_literal(el)).collect();
+    let ints: Vec<Option<i64>> = array.elems.iter().map(int_literal).collect();
     match ints.into_iter().collect::<Option<Vec<i64>>>() {
         Some(ints) => Some(Arg::Ints(ints, Sp::of(e))),
         None => {

@@ -1,5 +1,7 @@
 //! Unit tests of the parser on token streams.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use super::*;
 use std::str::FromStr;
 use xla_core::PrimitiveType::*;

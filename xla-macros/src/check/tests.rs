@@ -1,4 +1,6 @@
 //! The checker end to end on source text: result shapes, the graph built, and the errors
+
+#![allow(clippy::unwrap_used, clippy::panic)]
 //! (one per mistake, naming the op, the shapes and the rule).
 
 use super::*;
