@@ -17,6 +17,9 @@ pub enum Error {
     /// A module failed verification.
     #[error(transparent)]
     Verify(#[from] crate::verify::VerifyErrors),
+    /// Building a computation failed: every error the builder recorded.
+    #[error(transparent)]
+    Build(#[from] crate::builder::BuildErrors),
     /// The builder was misused (e.g. a value from another builder).
     #[error("builder: {0}")]
     Builder(String),
