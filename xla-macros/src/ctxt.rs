@@ -37,10 +37,16 @@ impl ToTokens for Sp {
     }
 }
 
+/// One recorded error: a message on a span, or a `syn` error as is.
+enum Recorded {
+    Spanned(Sp, String),
+    Syn(syn::Error),
+}
+
 /// The errors found so far.
 #[derive(Default)]
 pub struct Ctxt {
-    errors: RefCell<Vec<syn::Error>>,
+    errors: RefCell<Vec<Recorded>>,
 }
 
 impl Ctxt {
@@ -53,28 +59,44 @@ impl Ctxt {
     pub fn error(&self, sp: Sp, message: impl Display) {
         self.errors
             .borrow_mut()
-            .push(syn::Error::new_spanned(sp, message));
+            .push(Recorded::Spanned(sp, message.to_string()));
     }
 
     /// Records an error spanning everything `tokens` prints.
     pub fn error_spanned(&self, tokens: &impl ToTokens, message: impl Display) {
-        self.errors
-            .borrow_mut()
-            .push(syn::Error::new_spanned(tokens, message));
+        self.error(Sp::of(tokens), message);
     }
 
     /// Records a `syn` error as is.
     pub fn syn_error(&self, error: syn::Error) {
-        self.errors.borrow_mut().push(error);
+        self.errors.borrow_mut().push(Recorded::Syn(error));
+    }
+
+    /// Appends `suffix` to the message of the last error (a hint only the caller knows).
+    pub fn annotate_last(&self, suffix: &str) {
+        if let Some(Recorded::Spanned(_, message)) = self.errors.borrow_mut().last_mut() {
+            message.push_str(suffix);
+        }
+    }
+
+    /// The number of errors recorded.
+    pub fn error_count(&self) -> usize {
+        self.errors.borrow().len()
     }
 
     /// True when an error has been recorded.
     pub fn has_errors(&self) -> bool {
-        !self.errors.borrow().is_empty()
+        self.error_count() > 0
     }
 
     /// The errors, in the order they were found.
     pub fn into_errors(self) -> Vec<syn::Error> {
-        self.errors.into_inner()
+        let errors = self.errors.into_inner().into_iter();
+        errors
+            .map(|e| match e {
+                Recorded::Spanned(sp, message) => syn::Error::new_spanned(sp, message),
+                Recorded::Syn(e) => e,
+            })
+            .collect()
     }
 }

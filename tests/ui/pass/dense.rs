@@ -7,6 +7,6 @@ pub fn dense(x: Tensor<f32, 64, 784>, w: Tensor<f32, 784, 128>, b: Tensor<f32, 1
 }
 
 fn main() {
-    assert!(dense::HLO.contains("dot(x, w)"));
+    assert!(dense::HLO.contains("dot(x.1, w.2)"));
     assert_eq!(dense::parameter_shapes().len(), 3);
 }

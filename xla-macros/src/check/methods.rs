@@ -2,11 +2,11 @@
 //! `x.f(a, ...)` and `f(x, a, ...)` mean the same.
 
 use super::reduce::Reduction;
-use super::{Checker, Val};
+use super::{Checker, Elementwise, Val};
 use crate::ast::{Arg, LitValue};
 use crate::ctxt::Sp;
 use proc_macro2::Ident;
-use xla_core::ir::{BinaryOp, ComparisonDirection, Op, UnaryOp};
+use xla_core::ir::{BinaryOp, ComparisonDirection, UnaryOp};
 use xla_core::PrimitiveType;
 
 /// What a method name stands for.
@@ -132,21 +132,14 @@ impl Checker<'_> {
                 self.arity(&n, args, [], sp)?;
                 self.elementwise_unary(op, recv, sp)
             }
-            Method::Binary(op) => self.binary_method(Op::Binary(op), &n, recv, args, sp),
-            Method::Compare(direction) => self.binary_method(
-                Op::Compare {
-                    direction,
-                    comparison_type: None,
-                },
-                &n,
-                recv,
-                args,
-                sp,
-            ),
+            Method::Binary(op) => self.binary_method(Elementwise::Binary(op), &n, recv, args, sp),
+            Method::Compare(direction) => {
+                self.binary_method(Elementwise::Compare(direction), &n, recv, args, sp)
+            }
             Method::Relu => {
                 self.arity(&n, args, [], sp)?;
                 self.elementwise_binary(
-                    Op::Binary(BinaryOp::Max),
+                    Elementwise::Binary(BinaryOp::Max),
                     recv,
                     Val::Weak(LitValue::Int(0)),
                     sp,
@@ -230,7 +223,7 @@ impl Checker<'_> {
             }
             Method::Reduce(kind) => self.reduce_method(kind, n, recv, args, sp),
             Method::MaxMin(op, kind) => match args {
-                [Arg::Expr(_)] => self.binary_method(Op::Binary(op), n, recv, args, sp),
+                [Arg::Expr(_)] => self.binary_method(Elementwise::Binary(op), n, recv, args, sp),
                 _ => self.reduce_method(kind, n, recv, args, sp),
             },
             Method::Unary(_)
@@ -245,7 +238,14 @@ impl Checker<'_> {
         }
     }
 
-    fn binary_method(&mut self, op: Op, n: &str, recv: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+    fn binary_method(
+        &mut self,
+        op: Elementwise,
+        n: &str,
+        recv: Val,
+        args: &[Arg],
+        sp: Sp,
+    ) -> Option<Val> {
         let [rhs] = self.arity(n, args, ["rhs"], sp)?;
         let rhs = self.val(rhs)?;
         self.elementwise_binary(op, recv, rhs, sp)

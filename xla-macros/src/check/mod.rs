@@ -1,6 +1,7 @@
-//! Walks the macro's AST and builds the HLO graph, shape-checking every operation with
-//! xla-core's shape inference. Every error is reported on the span of the offending
-//! expression; a failed sub-expression poisons its value so that no follow-on errors appear.
+//! Walks the macro's AST and builds the HLO graph with xla-core's builder, so every
+//! operation is shape-checked by xla-core's shape inference. Every error is reported on the
+//! span of the offending expression; a failed sub-expression poisons its value so that no
+//! follow-on errors appear.
 
 mod contraction;
 mod elementwise;
@@ -12,10 +13,11 @@ mod structural;
 
 use crate::ast::*;
 use crate::ctxt::{Ctxt, Sp};
-use graph::Graph;
+use graph::{shape, Graph};
 use proc_macro2::Ident;
 use std::collections::HashMap;
-use xla_core::ir::{BinaryOp, ComparisonDirection, InstrId, Op, UnaryOp};
+use xla_core::builder::{XlaBuilder, XlaOp};
+use xla_core::ir::{BinaryOp, ComparisonDirection, UnaryOp};
 use xla_core::{Module, PrimitiveType, Shape};
 
 /// A checked computation: the module, ready to print.
@@ -29,10 +31,10 @@ pub struct Checked {
 }
 
 /// The value of an expression while checking.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Val {
-    /// An instruction of the graph.
-    Tensor(InstrId),
+    /// A value of the graph (never poisoned).
+    Tensor(XlaOp),
     /// A literal without a suffix, whose element type is decided by what it meets.
     Weak(LitValue),
 }
@@ -52,30 +54,29 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
     }
     let mut ck = Checker {
         cx,
-        g: Graph::new(),
+        g: Graph::new(&c.name.to_string()),
         env: HashMap::new(),
     };
     let mut params = Vec::new();
     for (number, p) in c.params.iter().enumerate() {
-        if ck.env.contains_key(&p.name.to_string()) {
+        let name = p.name.to_string();
+        if ck.env.contains_key(&name) {
             cx.error(
                 Sp::of(&p.name),
-                format!("parameter `{}` is declared twice", p.name),
+                format!("parameter `{name}` is declared twice"),
             );
         }
         let val = match &p.ty {
             Some(TypeSpec::Tensor(t)) => {
-                let shape = shape_of(t);
-                params.push((p.name.clone(), shape.clone()));
-                Some(Val::Tensor(ck.g.parameter(
-                    number as i64,
-                    &p.name.to_string(),
-                    shape,
-                )))
+                let s = shape_of(t);
+                params.push((p.name.clone(), s.clone()));
+                let sp = Sp::of(&p.name);
+                ck.g.op(cx, sp, |b| b.parameter(number as i64, s, &name))
+                    .map(Val::Tensor)
             }
             Some(TypeSpec::Tuple(_)) | None => None,
         };
-        ck.env.insert(p.name.to_string(), val);
+        ck.env.insert(name, val);
     }
     for stmt in &c.body.stmts {
         ck.stmt(stmt);
@@ -85,12 +86,21 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
         _ => None,
     };
     let root = root.filter(|_| !cx.has_errors())?;
-    let result = ck.g.shape(root).clone();
-    Some(Checked {
-        module: ck.g.finish(&c.name.to_string(), root),
-        params,
-        result,
-    })
+    let result = shape(&root)?;
+    match ck.g.finish(&root) {
+        Ok(module) => Some(Checked {
+            module,
+            params,
+            result,
+        }),
+        Err(e) => {
+            cx.error(
+                Sp::of(&c.name),
+                format!("internal error building the module: {e}"),
+            );
+            None
+        }
+    }
 }
 
 /// The state of one check: the graph so far and the names in scope (`None`: poisoned by an
@@ -107,14 +117,10 @@ impl Checker<'_> {
             Stmt::Let { name, ty, init } => {
                 let val = self.expr(init);
                 let val = match (val, ty) {
-                    (Some(v), Some(TypeSpec::Tensor(t))) => self
-                        .expect(
-                            v,
-                            t,
-                            init.span,
-                            &format!("`let {name}`: the annotation says"),
-                        )
-                        .map(Val::Tensor),
+                    (Some(v), Some(TypeSpec::Tensor(t))) => {
+                        let what = format!("`let {name}`: the annotation says");
+                        self.expect(v, t, init.span, &what).map(Val::Tensor)
+                    }
                     (v, _) => v,
                 };
                 self.env.insert(name.to_string(), val);
@@ -123,60 +129,54 @@ impl Checker<'_> {
     }
 
     /// Checks the tail expression against the declared result and returns the root.
-    fn result(&mut self, tail: &Expr, declared: &TypeSpec) -> Option<InstrId> {
+    fn result(&mut self, tail: &Expr, declared: &TypeSpec) -> Option<XlaOp> {
         match (declared, &tail.kind) {
             (TypeSpec::Tensor(t), _) => {
                 let v = self.expr(tail)?;
                 self.expect(v, t, tail.span, "result shape mismatch: the signature says")
             }
             (TypeSpec::Tuple(types), ExprKind::Tuple(elems)) if types.len() == elems.len() => {
-                let mut ids = Vec::new();
+                let mut ops = Vec::new();
                 for (i, (t, e)) in types.iter().zip(elems).enumerate() {
                     let v = self.expr(e);
-                    ids.push(v.and_then(|v| {
-                        self.expect(
-                            v,
-                            t,
-                            e.span,
-                            &format!("result {i} shape mismatch: the signature says"),
-                        )
-                    }));
+                    let what = format!("result {i} shape mismatch: the signature says");
+                    ops.push(v.and_then(|v| self.expect(v, t, e.span, &what)));
                 }
-                let ids = ids.into_iter().collect::<Option<Vec<_>>>()?;
-                self.push(Op::Tuple, &ids, None, tail.span)
-                    .and_then(|v| self.tensor(v, None, tail.span))
+                let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;
+                self.op(tail.span, |b| b.tuple(&ops))
             }
             (TypeSpec::Tuple(types), _) => {
-                self.cx.error(tail.span, format!("the signature returns a tuple of {} tensors: end the body with `(a, b, ...)`", types.len()));
+                let n = types.len();
+                self.cx.error(tail.span, format!("the signature returns a tuple of {n} tensors: end the body with `(a, b, ...)`"));
                 None
             }
         }
     }
 
-    /// The value as an instruction of type `t`, checked against `t`'s shape. A weak literal
-    /// becomes a constant of `t`'s element type, broadcast to `t`'s dims.
-    fn expect(&mut self, v: Val, t: &TensorType, sp: Sp, what: &str) -> Option<InstrId> {
-        let id = self.tensor(v, Some(t.elem), sp)?;
-        let id = if self.g.shape(id).is_scalar() && !t.dims.is_empty() && matches!(v, Val::Weak(_))
-        {
-            self.broadcast_to(id, &t.dims, Vec::new(), sp)?
+    /// The value as an op of type `t`, checked against `t`'s shape. A weak literal becomes a
+    /// constant of `t`'s element type, broadcast to `t`'s dims.
+    fn expect(&mut self, v: Val, t: &TensorType, sp: Sp, what: &str) -> Option<XlaOp> {
+        let weak = matches!(v, Val::Weak(_));
+        let op = self.tensor(v, Some(t.elem), sp)?;
+        let op = if weak && !t.dims.is_empty() {
+            self.op(sp, |b| b.broadcast_in_dim(&op, &t.dims, &[]))?
         } else {
-            id
+            op
         };
-        let (want, got) = (shape_of(t), self.g.shape(id));
+        let (want, got) = (shape_of(t), shape(&op)?);
         if !got.compatible(&want) {
             self.cx
                 .error(sp, format!("{what} {want} but the value is {got}"));
             return None;
         }
-        Some(id)
+        Some(op)
     }
 
     /// Checks an expression.
     pub fn expr(&mut self, e: &Expr) -> Option<Val> {
         match &e.kind {
             ExprKind::Var(name) => match self.env.get(&name.to_string()) {
-                Some(v) => *v,
+                Some(v) => v.clone(),
                 None => {
                     self.cx.error(
                         e.span,
@@ -243,45 +243,47 @@ impl Checker<'_> {
 
     fn binary(&mut self, op: BinOp, l: Val, r: Val, sp: Sp) -> Option<Val> {
         let (l, r) = self.unify(l, r, sp)?;
-        let signed = !self.g.shape(l).element_type().is_unsigned_int();
+        let signed = !shape(&l)?.element_type().is_unsigned_int();
         let op = match op {
-            BinOp::Add => Op::Binary(BinaryOp::Add),
-            BinOp::Sub => Op::Binary(BinaryOp::Sub),
-            BinOp::Mul => Op::Binary(BinaryOp::Mul),
-            BinOp::Div => Op::Binary(BinaryOp::Div),
-            BinOp::Rem => Op::Binary(BinaryOp::Rem),
-            BinOp::And => Op::Binary(BinaryOp::And),
-            BinOp::Or => Op::Binary(BinaryOp::Or),
-            BinOp::Xor => Op::Binary(BinaryOp::Xor),
-            BinOp::Shl => Op::Binary(BinaryOp::ShiftLeft),
-            BinOp::Shr if signed => Op::Binary(BinaryOp::ShiftRightArithmetic),
-            BinOp::Shr => Op::Binary(BinaryOp::ShiftRightLogical),
-            BinOp::Eq => compare(ComparisonDirection::Eq),
-            BinOp::Ne => compare(ComparisonDirection::Ne),
-            BinOp::Lt => compare(ComparisonDirection::Lt),
-            BinOp::Le => compare(ComparisonDirection::Le),
-            BinOp::Gt => compare(ComparisonDirection::Gt),
-            BinOp::Ge => compare(ComparisonDirection::Ge),
+            BinOp::Add => Elementwise::Binary(BinaryOp::Add),
+            BinOp::Sub => Elementwise::Binary(BinaryOp::Sub),
+            BinOp::Mul => Elementwise::Binary(BinaryOp::Mul),
+            BinOp::Div => Elementwise::Binary(BinaryOp::Div),
+            BinOp::Rem => Elementwise::Binary(BinaryOp::Rem),
+            BinOp::And => Elementwise::Binary(BinaryOp::And),
+            BinOp::Or => Elementwise::Binary(BinaryOp::Or),
+            BinOp::Xor => Elementwise::Binary(BinaryOp::Xor),
+            BinOp::Shl => Elementwise::Binary(BinaryOp::ShiftLeft),
+            BinOp::Shr if signed => Elementwise::Binary(BinaryOp::ShiftRightArithmetic),
+            BinOp::Shr => Elementwise::Binary(BinaryOp::ShiftRightLogical),
+            BinOp::Eq => Elementwise::Compare(ComparisonDirection::Eq),
+            BinOp::Ne => Elementwise::Compare(ComparisonDirection::Ne),
+            BinOp::Lt => Elementwise::Compare(ComparisonDirection::Lt),
+            BinOp::Le => Elementwise::Compare(ComparisonDirection::Le),
+            BinOp::Gt => Elementwise::Compare(ComparisonDirection::Gt),
+            BinOp::Ge => Elementwise::Compare(ComparisonDirection::Ge),
         };
         self.elementwise_binary(op, Val::Tensor(l), Val::Tensor(r), sp)
     }
 
-    /// Both values as instructions: a weak literal takes the other side's element type (two
-    /// weak literals take the wider of their default types).
-    fn unify(&mut self, l: Val, r: Val, sp: Sp) -> Option<(InstrId, InstrId)> {
-        let ty = match (l, r) {
-            (Val::Tensor(id), _) | (_, Val::Tensor(id)) => self.g.shape(id).element_type(),
-            (Val::Weak(a), Val::Weak(b)) => literal::default_type(a).max(literal::default_type(b)),
+    /// Both values as ops: a weak literal takes the other side's element type (two weak
+    /// literals take the wider of their default types).
+    fn unify(&mut self, l: Val, r: Val, sp: Sp) -> Option<(XlaOp, XlaOp)> {
+        let ty = match (&l, &r) {
+            (Val::Tensor(op), _) | (_, Val::Tensor(op)) => shape(op)?.element_type(),
+            (Val::Weak(a), Val::Weak(b)) => {
+                literal::default_type(*a).max(literal::default_type(*b))
+            }
         };
         let (l, r) = (self.tensor(l, Some(ty), sp), self.tensor(r, Some(ty), sp));
         Some((l?, r?))
     }
 
-    /// The value as an instruction; a weak literal becomes a scalar constant of `ty` (or of
-    /// its default type).
-    pub fn tensor(&mut self, v: Val, ty: Option<PrimitiveType>, sp: Sp) -> Option<InstrId> {
+    /// The value as an op; a weak literal becomes a scalar constant of `ty` (or of its
+    /// default type).
+    pub fn tensor(&mut self, v: Val, ty: Option<PrimitiveType>, sp: Sp) -> Option<XlaOp> {
         match v {
-            Val::Tensor(id) => Some(id),
+            Val::Tensor(op) => Some(op),
             Val::Weak(value) => self.constant(
                 ty.unwrap_or_else(|| literal::default_type(value)),
                 value,
@@ -290,9 +292,9 @@ impl Checker<'_> {
         }
     }
 
-    fn constant(&mut self, ty: PrimitiveType, value: LitValue, sp: Sp) -> Option<InstrId> {
+    fn constant(&mut self, ty: PrimitiveType, value: LitValue, sp: Sp) -> Option<XlaOp> {
         match literal::scalar(ty, value) {
-            Ok(lit) => Some(self.g.constant(lit)),
+            Ok(lit) => self.op(sp, |b| b.constant(&lit)),
             Err(message) => {
                 self.cx.error(sp, message);
                 None
@@ -300,42 +302,24 @@ impl Checker<'_> {
         }
     }
 
-    /// Pushes `op`, reporting a shape error on `sp`.
-    pub fn push(
-        &mut self,
-        op: Op,
-        operands: &[InstrId],
-        declared: Option<Shape>,
-        sp: Sp,
-    ) -> Option<Val> {
-        match self.g.push(op, operands, declared) {
-            Ok(id) => Some(Val::Tensor(id)),
-            Err(e) => {
-                self.cx.error(sp, e);
-                None
-            }
-        }
+    /// Adds ops with the builder, reporting their errors on `sp`.
+    pub fn op(&mut self, sp: Sp, f: impl FnOnce(&XlaBuilder) -> XlaOp) -> Option<XlaOp> {
+        self.g.op(self.cx, sp, f)
     }
 
-    /// Broadcasts `id` to `dims`, operand dim `i` going to result dim `dimensions[i]`.
-    pub fn broadcast_to(
-        &mut self,
-        id: InstrId,
-        dims: &[i64],
-        dimensions: Vec<i64>,
-        sp: Sp,
-    ) -> Option<InstrId> {
-        let declared = Shape::array(self.g.shape(id).element_type(), dims.to_vec());
-        let v = self.push(Op::Broadcast { dimensions }, &[id], Some(declared), sp)?;
-        self.tensor(v, None, sp)
+    /// [`Checker::op`] as a [`Val`].
+    pub fn val_op(&mut self, sp: Sp, f: impl FnOnce(&XlaBuilder) -> XlaOp) -> Option<Val> {
+        self.op(sp, f).map(Val::Tensor)
     }
 }
 
-fn compare(direction: ComparisonDirection) -> Op {
-    Op::Compare {
-        direction,
-        comparison_type: None,
-    }
+/// A binary elementwise operation or a comparison.
+#[derive(Clone, Copy, Debug)]
+pub enum Elementwise {
+    /// A binary elementwise op.
+    Binary(BinaryOp),
+    /// A comparison.
+    Compare(ComparisonDirection),
 }
 
 #[cfg(test)]

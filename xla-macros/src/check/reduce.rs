@@ -1,9 +1,11 @@
 //! Reductions over given dims: sum, prod, max, min and mean.
 
-use super::{literal, Checker, Val};
+use super::graph::shape;
+use super::{literal, Checker, Elementwise, Val};
 use crate::ast::LitValue;
 use crate::ctxt::Sp;
-use xla_core::ir::{BinaryOp, Op};
+use xla_core::builder::Combiner;
+use xla_core::ir::BinaryOp;
 
 /// A built-in reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,50 +43,36 @@ impl Checker<'_> {
         dims: Option<Vec<i64>>,
         sp: Sp,
     ) -> Option<Val> {
-        let id = self.tensor(v, None, sp)?;
-        let shape = self.g.shape(id).clone();
-        let ty = shape.element_type();
-        let dims = dims.unwrap_or_else(|| (0..shape.rank() as i64).collect());
-        let (op, init) = match kind {
-            Reduction::Sum | Reduction::Mean => (BinaryOp::Add, Some(LitValue::Int(0))),
-            Reduction::Prod => (BinaryOp::Mul, Some(LitValue::Int(1))),
-            Reduction::Max => (BinaryOp::Max, literal::lowest(ty)),
-            Reduction::Min => (BinaryOp::Min, literal::highest(ty)),
+        let x = self.tensor(v, None, sp)?;
+        let s = shape(&x)?;
+        let ty = s.element_type();
+        let dims = dims.unwrap_or_else(|| (0..s.rank() as i64).collect());
+        let (combiner, init) = match kind {
+            Reduction::Sum | Reduction::Mean => (Combiner::Add, Some(LitValue::Int(0))),
+            Reduction::Prod => (Combiner::Mul, Some(LitValue::Int(1))),
+            Reduction::Max => (Combiner::Max, literal::lowest(ty)),
+            Reduction::Min => (Combiner::Min, literal::highest(ty)),
         };
-        let is_bool =
-            ty.is_pred() && matches!(kind, Reduction::Sum | Reduction::Prod | Reduction::Mean);
         if kind == Reduction::Mean && !ty.is_float_or_complex() {
-            self.cx.error(sp, format!("mean: needs a floating-point tensor, found {shape}; convert it first (`.convert::<f32>()`)"));
+            self.cx.error(sp, format!("mean: needs a floating-point tensor, found {s}; convert it first (`.convert::<f32>()`)"));
             return None;
         }
-        let Some(init) = init.filter(|_| !is_bool) else {
+        let arithmetic_on_pred = ty.is_pred() && matches!(combiner, Combiner::Add | Combiner::Mul);
+        let Some(init) = init.filter(|_| !arithmetic_on_pred) else {
             self.cx
-                .error(sp, format!("{}: not defined for {shape}", kind.name()));
+                .error(sp, format!("{}: not defined for {s}", kind.name()));
             return None;
         };
         let init = self.constant(ty, init, sp)?;
-        let to_apply = self.g.reducer(op, ty);
-        let reduced = self.push(
-            Op::Reduce {
-                dimensions: dims.clone(),
-                to_apply,
-            },
-            &[id, init],
-            None,
-            sp,
-        )?;
+        let reduced = self.val_op(sp, |b| b.reduce(&x, &init, &dims, combiner))?;
         if kind != Reduction::Mean {
             return Some(reduced);
         }
         let count: i64 = dims
             .iter()
-            .filter_map(|&d| usize::try_from(d).ok().and_then(|d| shape.dims().get(d)))
+            .filter_map(|&d| usize::try_from(d).ok().and_then(|d| s.dims().get(d)))
             .product();
-        self.elementwise_binary(
-            Op::Binary(BinaryOp::Div),
-            reduced,
-            Val::Weak(LitValue::Int(count.into())),
-            sp,
-        )
+        let count = Val::Weak(LitValue::Int(count.into()));
+        self.elementwise_binary(Elementwise::Binary(BinaryOp::Div), reduced, count, sp)
     }
 }
