@@ -1,6 +1,7 @@
 //! The expansion: for a function `dense`, a module `dense` holding the HLO text, the
-//! signature's shapes, the parsed [`Module`](xla_core::Module) and (with the `runner`
-//! feature) a call that runs it on the CPU. `expand` only ever sees checked input.
+//! signature's shapes, the parsed [`Module`](xla_core::Module) and (through `call.rs`)
+//! `run` on literals and `call` on Rust values, which run it on the CPU. `expand` only ever
+//! sees checked input.
 
 use crate::ast::Computation;
 use crate::check::{self, Checked};
@@ -47,11 +48,11 @@ fn expand(c: &Computation, checked: &Checked) -> TokenStream {
         parameter_shapes: quote! { ::std::vec![#(#shapes),*] },
         result_shape: result,
     };
-    module(c, bodies)
+    module(c, bodies, true)
 }
 
 /// The generated module, with `bodies` filled in.
-pub fn module(c: &Computation, bodies: Bodies) -> TokenStream {
+pub fn module(c: &Computation, bodies: Bodies, real: bool) -> TokenStream {
     let (attrs, vis, name) = (&c.attrs, &c.vis, &c.name);
     let fn_name = name.to_string();
     let param_names = c.params.iter().map(|p| p.name.to_string());
@@ -60,11 +61,7 @@ pub fn module(c: &Computation, bodies: Bodies) -> TokenStream {
         parameter_shapes,
         result_shape,
     } = bodies;
-    let runner = if cfg!(feature = "runner") {
-        runner()
-    } else {
-        TokenStream::new()
-    };
+    let functions = crate::call::functions(c, real);
     let doc =
         format!("The XLA computation `{fn_name}`, built at compile time by `#[computation]`.");
     quote! {
@@ -98,33 +95,7 @@ pub fn module(c: &Computation, bodies: Bodies) -> TokenStream {
                 MODULE.get_or_init(|| ::xla::core::text::parse_module(HLO)).as_ref().map_err(::core::clone::Clone::clone)
             }
 
-            #runner
-        }
-    }
-}
-
-/// `run(&[Literal])`: checks the arguments' shapes, then compiles and runs the module on the
-/// CPU executor.
-fn runner() -> TokenStream {
-    quote! {
-        /// Runs the computation on the CPU with `args` (one literal per parameter).
-        ///
-        /// # Errors
-        /// If an argument's shape differs from its parameter's, or compiling or running fails.
-        pub fn run(args: &[::xla::core::Literal]) -> ::core::result::Result<::xla::core::Literal, ::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>> {
-            let shapes = parameter_shapes();
-            if args.len() != shapes.len() {
-                return ::core::result::Result::Err(::std::format!("{}: takes {} arguments, found {}", NAME, shapes.len(), args.len()).into());
-            }
-            for (i, ((arg, shape), pname)) in args.iter().zip(&shapes).zip(PARAMETERS).enumerate() {
-                if !arg.shape().compatible(shape) {
-                    return ::core::result::Result::Err(::std::format!(
-                        "{}: argument {} (`{}`) has shape {} but the computation takes {}", NAME, i, pname, arg.shape(), shape
-                    ).into());
-                }
-            }
-            let executable = ::xla::cpu::Executable::compile(module()?)?;
-            ::core::result::Result::Ok(executable.execute(args)?)
+            #functions
         }
     }
 }

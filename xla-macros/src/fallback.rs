@@ -16,6 +16,6 @@ pub fn stub(c: &Computation, errors: Vec<syn::Error>) -> TokenStream {
         parameter_shapes: unreachable.clone(),
         result_shape: unreachable,
     };
-    let stub = module(c, bodies);
+    let stub = module(c, bodies, false);
     quote! { #(#errors)* #stub }
 }

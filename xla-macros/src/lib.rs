@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod ast;
+mod call;
 mod check;
 mod ctxt;
 mod expand;

@@ -1,0 +1,83 @@
+//! `#[computation]`s run on the CPU executor through their generated `run` and `call`, with
+//! expected values worked out by hand.
+
+#![allow(clippy::unwrap_used)]
+
+use xla::computation;
+use xla::core::Literal;
+
+/// `relu(x·w + b)`.
+#[computation]
+fn dense(x: Tensor<f32, 64, 784>, w: Tensor<f32, 784, 128>, b: Tensor<f32, 128>) -> Tensor<f32, 64, 128> {
+    relu(x.dot(w) + b)
+}
+
+#[computation]
+fn affine_rows(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2> {
+    (x * 2 + 1.0).sum([1])
+}
+
+#[computation]
+fn moments(x: Tensor<f64, 4>) -> (f64, f64, Tensor<bool, 4>) {
+    let mean = x.mean();
+    let centered = x - mean;
+    ((centered * centered).mean(), x.max(), x.gt(mean))
+}
+
+#[computation]
+fn int_ops(a: Tensor<i32, 3>, s: i32) -> Tensor<i32, 3> {
+    ((a << 1) - s).clamp(0, 5)
+}
+
+#[test]
+fn dense_layer_values() {
+    // x = 1, w = 0.5: every x·w entry is 784 * 0.5 = 392; b_j = j - 400, so the result is
+    // relu(j - 8) in every row.
+    let x = vec![1.0f32; 64 * 784];
+    let w = vec![0.5f32; 784 * 128];
+    let b: Vec<f32> = (0..128).map(|j| j as f32 - 400.0).collect();
+    let out = dense::call(&x, &w, &b).unwrap();
+    assert_eq!(out.len(), 64 * 128);
+    for row in out.chunks(128) {
+        let expected: Vec<f32> = (0..128).map(|j| (j as f32 - 8.0).max(0.0)).collect();
+        assert_eq!(row, &expected[..]);
+    }
+}
+
+#[test]
+fn literal_weak_typing_and_reduction() {
+    // rows [1, 2, 3] and [4, 5, 6]: sum(2x + 1) = 2*6 + 3 = 15 and 2*15 + 3 = 33.
+    assert_eq!(affine_rows::call(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap(), vec![15.0, 33.0]);
+}
+
+#[test]
+fn tuple_results() {
+    // x = [1, 2, 3, 6]: mean 3, variance (4 + 1 + 0 + 9) / 4 = 3.5, max 6.
+    let (var, max, above) = moments::call(&[1.0, 2.0, 3.0, 6.0]).unwrap();
+    assert_eq!((var, max), (3.5, 6.0));
+    assert_eq!(above, vec![false, false, false, true]);
+}
+
+#[test]
+fn integer_ops() {
+    // 2a - 3 = [-3, 1, 5, ...] clamped to [0, 5].
+    assert_eq!(int_ops::call(&[0, 2, 4], 3).unwrap(), vec![0, 1, 5]);
+}
+
+#[test]
+fn run_checks_argument_shapes() {
+    let bad = Literal::vec1(&[1.0f32, 2.0, 3.0]);
+    let err = affine_rows::run(&[bad]).unwrap_err().to_string();
+    assert_eq!(err, "affine_rows: argument 0 (`x`) has shape f32[3] but the computation takes f32[2,3]");
+    let err = affine_rows::run(&[]).unwrap_err().to_string();
+    assert_eq!(err, "affine_rows: takes 1 arguments, found 0");
+    let err = affine_rows::call(&[1.0, 2.0]).unwrap_err().to_string();
+    assert!(err.contains("f32[2,3] holds 6 elements but 2 were given"), "{err}");
+}
+
+#[test]
+fn module_parses_back() {
+    let module = dense::module().unwrap();
+    let parsed: Vec<_> = module.entry_computation().unwrap().parameter_shapes().iter().map(|s| s.without_layout()).collect();
+    assert_eq!(parsed, dense::parameter_shapes());
+}
