@@ -81,3 +81,30 @@ fn module_parses_back() {
     let parsed: Vec<_> = module.entry_computation().unwrap().parameter_shapes().iter().map(|s| s.without_layout()).collect();
     assert_eq!(parsed, dense::parameter_shapes());
 }
+
+#[computation]
+fn reshuffle(x: Tensor<f32, 2, 3>) -> (Tensor<f32, 2, 2>, Tensor<f32, 3>, Tensor<f32, 5>, Tensor<f32, 2, 4>) {
+    let tail = x[(.., 1..)];
+    let row = x[1];
+    let joined = concat([x[0], x[(1, ..2)]], 0);
+    let padded = x.pad(-1.0, [(0, 0), (0, 1)]);
+    (tail, row, joined, padded)
+}
+
+#[computation]
+fn counting() -> (Tensor<i32, 2, 3>, Tensor<f32, 4>) {
+    (iota([2, 3], 1), iota::<f32>([4], 0) * 0.5)
+}
+
+#[test]
+fn structural_values() {
+    // x = [[1, 2, 3], [4, 5, 6]]
+    let (tail, row, joined, padded) = reshuffle::call(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    assert_eq!(tail, vec![2.0, 3.0, 5.0, 6.0]);
+    assert_eq!(row, vec![4.0, 5.0, 6.0]);
+    assert_eq!(joined, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(padded, vec![1.0, 2.0, 3.0, -1.0, 4.0, 5.0, 6.0, -1.0]);
+    let (columns, halves) = counting::call().unwrap();
+    assert_eq!(columns, vec![0, 1, 2, 0, 1, 2]);
+    assert_eq!(halves, vec![0.0, 0.5, 1.0, 1.5]);
+}

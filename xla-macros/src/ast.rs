@@ -110,10 +110,13 @@ pub enum ExprKind {
         /// The arguments.
         args: Vec<Arg>,
     },
-    /// `func(args)`: a free function such as `relu(x)` or `max(a, b)`.
+    /// `func::<T>(args)`: a free function such as `relu(x)`, `concat([a, b], 0)` or
+    /// `iota::<f32>([4], 0)`.
     Call {
         /// The function name.
         func: Ident,
+        /// The element type given with a turbofish.
+        turbofish: Option<PrimitiveType>,
         /// The arguments.
         args: Vec<Arg>,
     },
@@ -128,6 +131,25 @@ pub enum Arg {
     Expr(Expr),
     /// A list of integers `[1, 0]` (dimensions, sizes, permutations).
     Ints(Vec<i64>, Sp),
+    /// A list of ranges and indices, one per dimension: `[.., 1..3, 2, (0..8).step_by(2)]`.
+    Slices(Vec<SliceSpec>, Sp),
+    /// A list of `(low, high)` or `(low, high, interior)` paddings, one per dimension.
+    Pads(Vec<(i64, i64, i64)>, Sp),
+    /// A list of tensors `[a, b]`.
+    List(Vec<Expr>, Sp),
+}
+
+/// One dimension of a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceSpec {
+    /// The first index (0 when omitted).
+    pub start: Option<i64>,
+    /// One past the last index (the dimension's size when omitted).
+    pub end: Option<i64>,
+    /// The stride (1 unless `.step_by(n)`).
+    pub step: i64,
+    /// An integer index: the dimension is sliced to size 1 and then dropped.
+    pub index: bool,
 }
 
 /// A literal: its value and the element type given by a suffix (`2.0f64`, `3u8`), if any.

@@ -367,6 +367,7 @@ pub fn parse_expr(cx: &Ctxt, e: &syn::Expr) -> Option<Expr> {
         }
         syn::Expr::MethodCall(m) => parse_method(cx, m)?,
         syn::Expr::Call(c) => parse_call(cx, c)?,
+        syn::Expr::Index(ix) => parse_index(cx, ix)?,
         syn::Expr::Tuple(t) => {
             let elems: Vec<Option<Expr>> = t.elems.iter().map(|e| parse_expr(cx, e)).collect();
             ExprKind::Tuple(elems.into_iter().collect::<Option<Vec<_>>>()?)
@@ -391,18 +392,17 @@ fn construct_name(e: &syn::Expr) -> &'static str {
         syn::Expr::ForLoop(_) => "`for` loops (planned: `for i in 0..N` over `let mut` state)",
         syn::Expr::While(_) | syn::Expr::Loop(_) => "`while` and `loop` (use `for i in 0..N`)",
         syn::Expr::Closure(_) => "closures outside `reduce`, `sort`, `map` and `scatter`",
-        syn::Expr::Index(_) => "indexing (use `x.slice(...)`)",
         syn::Expr::Block(_) | syn::Expr::Unsafe(_) => "nested blocks",
         syn::Expr::Match(_) => "`match`",
         syn::Expr::Return(_) => "`return` (end the body with the result)",
         syn::Expr::Assign(_) => "assignment (use `let`)",
         syn::Expr::Reference(_) => "references (tensors are values)",
         syn::Expr::Macro(_) => "macros",
-        syn::Expr::Array(_) => "arrays outside a method's dimension list",
+        syn::Expr::Array(_) => "arrays outside a method's argument list",
         syn::Expr::Cast(_) => "`as` casts (use `.convert::<T>()`)",
         syn::Expr::Field(_) => "field access (use `.get(i)` on a tuple)",
         syn::Expr::Try(_) => "`?`",
-        syn::Expr::Range(_) => "ranges outside a slice",
+        syn::Expr::Range(_) => "ranges outside a slice (`x.slice([.., 1..3])`, `x[(.., 1..3)]`)",
         _ => "this kind of expression",
     }
 }
@@ -507,20 +507,7 @@ fn parse_method(cx: &Ctxt, m: &syn::ExprMethodCall) -> Option<ExprKind> {
     let recv = parse_expr(cx, &m.receiver);
     let turbofish = match &m.turbofish {
         None => Some(None),
-        Some(t) => match t.args.first() {
-            Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => {
-                let name = type_name(ty);
-                let elem = element_type(&name);
-                if elem.is_none() {
-                    cx.error_spanned(ty, format!("unknown element type `{name}`"));
-                }
-                elem.map(Some)
-            }
-            _ => {
-                cx.error_spanned(t, "expected one element type, e.g. `::<f64>`");
-                None
-            }
-        },
+        Some(t) => turbofish_type(cx, t).map(Some),
     };
     let args = parse_args(cx, &m.args);
     Some(ExprKind::Method {
@@ -532,16 +519,48 @@ fn parse_method(cx: &Ctxt, m: &syn::ExprMethodCall) -> Option<ExprKind> {
 }
 
 fn parse_call(cx: &Ctxt, c: &syn::ExprCall) -> Option<ExprKind> {
-    let func = match &*c.func {
-        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+    let path = match &*c.func {
+        syn::Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            p.path.segments.first()
+        }
         _ => None,
     };
     let args = parse_args(cx, &c.args);
-    let Some(func) = func else {
+    let Some(segment) = path else {
         cx.error_spanned(&c.func, "call a function by its plain name, e.g. `relu(x)`");
         return None;
     };
-    Some(ExprKind::Call { func, args: args? })
+    let turbofish = match &segment.arguments {
+        syn::PathArguments::None => None,
+        syn::PathArguments::AngleBracketed(a) => Some(turbofish_type(cx, a)?),
+        syn::PathArguments::Parenthesized(p) => {
+            cx.error_spanned(p, "expected a function call such as `relu(x)`");
+            return None;
+        }
+    };
+    Some(ExprKind::Call {
+        func: segment.ident.clone(),
+        turbofish,
+        args: args?,
+    })
+}
+
+/// The one element type of a turbofish `::<f64>`.
+fn turbofish_type(cx: &Ctxt, t: &syn::AngleBracketedGenericArguments) -> Option<PrimitiveType> {
+    match t.args.first() {
+        Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => {
+            let name = type_name(ty);
+            let elem = element_type(&name);
+            if elem.is_none() {
+                cx.error_spanned(ty, format!("unknown element type `{name}`"));
+            }
+            elem
+        }
+        _ => {
+            cx.error_spanned(t, "expected one element type, e.g. `::<f64>`");
+            None
+        }
+    }
 }
 
 fn parse_args(
@@ -552,19 +571,115 @@ fn parse_args(
     parsed.into_iter().collect()
 }
 
-/// An argument: `[1, 0]` (integers, possibly negative) or a tensor expression.
+/// An argument: a list (`[1, 0]`, `[.., 1..3]`, `[(1, 2)]`, `[a, b]`) or a tensor expression.
 fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
     let syn::Expr::Array(array) = e else {
         return parse_expr(cx, e).map(Arg::Expr);
     };
-    let ints: Vec<Option<i64>> = array.elems.iter().map(int_literal).collect();
-    match ints.into_iter().collect::<Option<Vec<i64>>>() {
-        Some(ints) => Some(Arg::Ints(ints, Sp::of(e))),
-        None => {
-            cx.error_spanned(e, "expected a list of integer literals, e.g. `[1, 0]`");
-            None
-        }
+    let sp = Sp::of(e);
+    let elems: Vec<&syn::Expr> = array.elems.iter().collect();
+    if let Some(ints) = elems
+        .iter()
+        .map(|el| int_literal(el))
+        .collect::<Option<Vec<i64>>>()
+    {
+        return Some(Arg::Ints(ints, sp));
     }
+    if let Some(specs) = elems
+        .iter()
+        .map(|el| slice_spec(el))
+        .collect::<Option<Vec<_>>>()
+    {
+        return Some(Arg::Slices(specs, sp));
+    }
+    if let Some(pads) = elems
+        .iter()
+        .map(|el| pad_spec(el))
+        .collect::<Option<Vec<_>>>()
+    {
+        return Some(Arg::Pads(pads, sp));
+    }
+    let exprs: Vec<Option<Expr>> = elems.iter().map(|el| parse_expr(cx, el)).collect();
+    Some(Arg::List(
+        exprs.into_iter().collect::<Option<Vec<_>>>()?,
+        sp,
+    ))
+}
+
+/// `..`, `a..b`, `a..`, `..b`, `(a..b).step_by(s)` or an index `i`.
+fn slice_spec(e: &syn::Expr) -> Option<SliceSpec> {
+    match e {
+        syn::Expr::Range(r) => {
+            if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+                return None;
+            }
+            let bound = |b: &Option<Box<syn::Expr>>| match b {
+                None => Some(None),
+                Some(b) => int_literal(b).map(Some),
+            };
+            Some(SliceSpec {
+                start: bound(&r.start)?,
+                end: bound(&r.end)?,
+                step: 1,
+                index: false,
+            })
+        }
+        syn::Expr::Paren(p) => slice_spec(&p.expr),
+        syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+            let step = m.args.first().and_then(int_literal)?;
+            let spec = slice_spec(&m.receiver).filter(|s| !s.index)?;
+            Some(SliceSpec { step, ..spec })
+        }
+        other => int_literal(other).map(|i| SliceSpec {
+            start: Some(i),
+            end: Some(i + 1),
+            step: 1,
+            index: true,
+        }),
+    }
+}
+
+/// `(low, high)` or `(low, high, interior)`.
+fn pad_spec(e: &syn::Expr) -> Option<(i64, i64, i64)> {
+    let syn::Expr::Tuple(t) = e else { return None };
+    let v = t
+        .elems
+        .iter()
+        .map(int_literal)
+        .collect::<Option<Vec<i64>>>()?;
+    match v.as_slice() {
+        [lo, hi] => Some((*lo, *hi, 0)),
+        [lo, hi, interior] => Some((*lo, *hi, *interior)),
+        _ => None,
+    }
+}
+
+/// `x[i]`, `x[1..3]`, `x[(.., 1..3)]`: a slice (an index drops its dimension).
+fn parse_index(cx: &Ctxt, ix: &syn::ExprIndex) -> Option<ExprKind> {
+    let recv = parse_expr(cx, &ix.expr);
+    let elems: Vec<&syn::Expr> = match &*ix.index {
+        syn::Expr::Tuple(t) => t.elems.iter().collect(),
+        other => vec![other],
+    };
+    let specs = elems
+        .iter()
+        .map(|el| slice_spec(el))
+        .collect::<Option<Vec<_>>>();
+    let Some(specs) = specs else {
+        cx.error_spanned(
+            &ix.index,
+            "an index is integer literals and ranges, one per dimension: `x[(.., 1..3)]`",
+        );
+        return None;
+    };
+    let method = proc_macro2::Ident::new("slice", ix.bracket_token.span.join());
+    let args = vec![Arg::Slices(specs, Sp::of(&ix.index))];
+    Some(ExprKind::Method {
+        recv: Box::new(recv?),
+        method,
+        turbofish: None,
+        args,
+    })
 }
 
 fn int_literal(e: &syn::Expr) -> Option<i64> {

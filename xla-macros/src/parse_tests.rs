@@ -171,7 +171,7 @@ fn dense_layer() {
     );
     assert!(matches!(&rhs.kind, ExprKind::Var(v) if v == "b"));
     let tail = c.body.tail.as_ref().unwrap();
-    let ExprKind::Call { func, args } = &tail.kind else {
+    let ExprKind::Call { func, args, .. } = &tail.kind else {
         panic!("{tail:?}")
     };
     assert_eq!(func.to_string(), "relu");
@@ -277,6 +277,45 @@ fn method_arguments() {
     assert!(matches!(recv.kind, ExprKind::Method { .. }));
 }
 
+#[test]
+fn slices() {
+    let spec = |start, end, step, index| SliceSpec {
+        start,
+        end,
+        step,
+        index,
+    };
+    let cases: &[(&str, &[SliceSpec])] = &[
+        (
+            "x.slice([.., 1..3])",
+            &[spec(None, None, 1, false), spec(Some(1), Some(3), 1, false)],
+        ),
+        (
+            "x[(.., 1..3)]",
+            &[spec(None, None, 1, false), spec(Some(1), Some(3), 1, false)],
+        ),
+        ("x[2]", &[spec(Some(2), Some(3), 1, true)]),
+        ("x[..4]", &[spec(None, Some(4), 1, false)]),
+        (
+            "x[(1.., (0..8).step_by(2))]",
+            &[
+                spec(Some(1), None, 1, false),
+                spec(Some(0), Some(8), 2, false),
+            ],
+        ),
+    ];
+    for (src, expected) in cases {
+        let ExprKind::Method { method, args, .. } = tail_of(src) else {
+            panic!("{src}")
+        };
+        assert_eq!(method.to_string(), "slice", "{src}");
+        match args.as_slice() {
+            [Arg::Slices(specs, _)] => assert_eq!(specs, expected, "{src}"),
+            other => panic!("{src}: {other:?}"),
+        }
+    }
+}
+
 /// Each source gives exactly the listed errors, in order.
 #[test]
 fn unsupported_constructs_are_reported_each_once() {
@@ -291,7 +330,16 @@ fn unsupported_constructs_are_reported_each_once() {
             "fn f(x: f32) -> f32 { let y = |a| a; x }",
             &["closures"],
         ),
-        ("", "fn f(x: Tensor<f32, 2>) -> f32 { x[0] }", &["indexing"]),
+        (
+            "",
+            "fn f(x: Tensor<f32, 2>) -> f32 { x[y] }",
+            &["an index is integer literals and ranges"],
+        ),
+        (
+            "",
+            "fn f(x: Tensor<f32, 2>) -> f32 { x[0..=1] }",
+            &["an index is integer literals and ranges"],
+        ),
         (
             "",
             "fn f(x: f32) -> f32 { x; }",
@@ -315,11 +363,6 @@ fn unsupported_constructs_are_reported_each_once() {
             "",
             "fn f(x: f32) -> f32 { x.convert::<float>() }",
             &["unknown element type `float`"],
-        ),
-        (
-            "",
-            "fn f(x: f32) -> f32 { x.reshape([a, 2]) }",
-            &["list of integer literals"],
         ),
         ("", "fn f(x: f32) -> f32 { x as f64 }", &["`as` casts"]),
         (
@@ -373,11 +416,11 @@ fn unsupported_constructs_are_reported_each_once() {
         // Three mistakes, three errors, no cascade.
         (
             "",
-            "fn f(x: Tensor<f32, N>) -> Tensor<g32, 2> { let a = x[0]; let b = loop {}; a + b }",
+            "fn f(x: Tensor<f32, N>) -> Tensor<g32, 2> { let a = x[z]; let b = loop {}; a + b }",
             &[
                 "integer literal",
                 "unknown element type `g32`",
-                "indexing",
+                "an index is",
                 "`while` and `loop`",
             ],
         ),

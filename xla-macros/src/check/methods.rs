@@ -27,6 +27,8 @@ enum Method {
     BroadcastInDim,
     Broadcast,
     Rev,
+    Slice,
+    Pad,
     /// sum, prod, mean; `max` / `min` with a dim list or no argument.
     Reduce(Reduction),
     /// `max` / `min`: elementwise with a tensor argument, a reduction otherwise.
@@ -93,6 +95,8 @@ fn lookup(name: &str) -> Option<Method> {
         "broadcast_in_dim" => M::BroadcastInDim,
         "broadcast" => M::Broadcast,
         "rev" | "reverse" => M::Rev,
+        "slice" => M::Slice,
+        "pad" => M::Pad,
         "sum" => M::Reduce(Reduction::Sum),
         "prod" => M::Reduce(Reduction::Prod),
         "mean" => M::Reduce(Reduction::Mean),
@@ -221,6 +225,16 @@ impl Checker<'_> {
                 let [dims] = self.arity(n, args, ["[dims]"], sp)?;
                 self.rev(recv, self.ints(dims, "the reversed dims")?, sp)
             }
+            Method::Slice => {
+                let [specs] = self.arity(n, args, ["[ranges]"], sp)?;
+                self.slice(recv, self.slices(specs)?, sp)
+            }
+            Method::Pad => {
+                let [value, pads] =
+                    self.arity(n, args, ["padding value", "[(low, high, interior)]"], sp)?;
+                let (value, pads) = (self.val(value), self.pads(pads));
+                self.pad(recv, value?, pads?, sp)
+            }
             Method::Reduce(kind) => self.reduce_method(kind, n, recv, args, sp),
             Method::MaxMin(op, kind) => match args {
                 [Arg::Expr(_)] => self.binary_method(Elementwise::Binary(op), n, recv, args, sp),
@@ -271,7 +285,7 @@ impl Checker<'_> {
     }
 
     /// The arguments as an array of `N`, or an error naming the expected ones.
-    fn arity<'b, const N: usize>(
+    pub(super) fn arity<'b, const N: usize>(
         &self,
         n: &str,
         args: &'b [Arg],
@@ -289,31 +303,5 @@ impl Checker<'_> {
                 .error(sp, format!("`{n}` takes {expected}, found {}", args.len()));
         }
         fixed
-    }
-
-    /// A tensor argument.
-    fn val(&mut self, arg: &Arg) -> Option<Val> {
-        match arg {
-            Arg::Expr(e) => self.expr(e),
-            Arg::Ints(_, sp) => {
-                self.cx
-                    .error(*sp, "expected a tensor, found a list of integers");
-                None
-            }
-        }
-    }
-
-    /// A list-of-integers argument.
-    fn ints(&self, arg: &Arg, what: &str) -> Option<Vec<i64>> {
-        match arg {
-            Arg::Ints(v, _) => Some(v.clone()),
-            Arg::Expr(e) => {
-                self.cx.error(
-                    e.span,
-                    format!("expected {what} as a list of integer literals, e.g. `[1, 0]`"),
-                );
-                None
-            }
-        }
     }
 }

@@ -3,6 +3,7 @@
 //! span of the offending expression; a failed sub-expression poisons its value so that no
 //! follow-on errors appear.
 
+mod args;
 mod contraction;
 mod elementwise;
 mod graph;
@@ -206,7 +207,11 @@ impl Checker<'_> {
                 let recv = self.expr(recv)?;
                 self.method(recv, method, *turbofish, args, e.span)
             }
-            ExprKind::Call { func, args } => self.call(func, args, e.span),
+            ExprKind::Call {
+                func,
+                turbofish,
+                args,
+            } => self.call(func, *turbofish, args, e.span),
             ExprKind::Tuple(_) => {
                 self.cx.error(
                     e.span,
@@ -217,12 +222,21 @@ impl Checker<'_> {
         }
     }
 
-    fn call(&mut self, func: &Ident, args: &[Arg], sp: Sp) -> Option<Val> {
-        // `f(x, rest...)` is `x.f(rest...)` for the built-in operations.
-        match args.split_first() {
-            Some((Arg::Expr(first), rest)) if methods::is_method(&func.to_string()) => {
+    fn call(
+        &mut self,
+        func: &Ident,
+        turbofish: Option<PrimitiveType>,
+        args: &[Arg],
+        sp: Sp,
+    ) -> Option<Val> {
+        let name = func.to_string();
+        match (name.as_str(), args.split_first()) {
+            ("concat", _) => self.concat_call(args, sp),
+            ("iota", _) => self.iota_call(turbofish, args, sp),
+            // `f(x, rest...)` is `x.f(rest...)` for the built-in operations.
+            (_, Some((Arg::Expr(first), rest))) if methods::is_method(&name) => {
                 let recv = self.expr(first)?;
-                self.method(recv, func, None, rest, sp)
+                self.method(recv, func, turbofish, rest, sp)
             }
             _ => {
                 self.cx.error(sp, format!("unknown function `{func}`: calls to other #[computation] functions are not supported yet"));

@@ -1,0 +1,117 @@
+//! Reading the arguments of a method: tensors, integer lists, slices, paddings, tensor lists
+//! and integer literals, each with an error naming what was expected.
+
+use super::{Checker, Val};
+use crate::ast::{Arg, ExprKind, Lit, LitValue, SliceSpec};
+use crate::ctxt::Sp;
+use xla_core::ir::PadDim;
+
+/// What kind of argument `arg` is, for error messages.
+fn kind(arg: &Arg) -> &'static str {
+    match arg {
+        Arg::Expr(_) => "a tensor expression",
+        Arg::Ints(..) => "a list of integers",
+        Arg::Slices(..) => "a list of ranges",
+        Arg::Pads(..) => "a list of paddings",
+        Arg::List(..) => "a list of tensors",
+    }
+}
+
+fn span(arg: &Arg) -> Sp {
+    match arg {
+        Arg::Expr(e) => e.span,
+        Arg::Ints(_, sp) | Arg::Slices(_, sp) | Arg::Pads(_, sp) | Arg::List(_, sp) => *sp,
+    }
+}
+
+impl Checker<'_> {
+    fn wrong_arg<T>(&self, arg: &Arg, expected: &str) -> Option<T> {
+        self.cx.error(
+            span(arg),
+            format!("expected {expected}, found {}", kind(arg)),
+        );
+        None
+    }
+
+    /// A tensor argument.
+    pub(super) fn val(&mut self, arg: &Arg) -> Option<Val> {
+        match arg {
+            Arg::Expr(e) => self.expr(e),
+            other => self.wrong_arg(other, "a tensor"),
+        }
+    }
+
+    /// A list-of-integers argument.
+    pub(super) fn ints(&self, arg: &Arg, what: &str) -> Option<Vec<i64>> {
+        match arg {
+            Arg::Ints(v, _) => Some(v.clone()),
+            other => self.wrong_arg(
+                other,
+                &format!("{what} as a list of integer literals, e.g. `[1, 0]`"),
+            ),
+        }
+    }
+
+    /// One range or index per dimension (a list of integers is a list of indices).
+    pub(super) fn slices(&self, arg: &Arg) -> Option<Vec<SliceSpec>> {
+        match arg {
+            Arg::Slices(v, _) => Some(v.clone()),
+            Arg::Ints(v, _) => Some(
+                v.iter()
+                    .map(|&i| SliceSpec {
+                        start: Some(i),
+                        end: Some(i + 1),
+                        step: 1,
+                        index: true,
+                    })
+                    .collect(),
+            ),
+            other => self.wrong_arg(other, "one range or index per dimension, e.g. `[.., 1..3]`"),
+        }
+    }
+
+    /// One `(low, high[, interior])` padding per dimension.
+    pub(super) fn pads(&self, arg: &Arg) -> Option<Vec<PadDim>> {
+        match arg {
+            Arg::Pads(v, _) => Some(
+                v.iter()
+                    .map(|&(low, high, interior)| PadDim {
+                        low,
+                        high,
+                        interior,
+                    })
+                    .collect(),
+            ),
+            other => self.wrong_arg(
+                other,
+                "one `(low, high)` or `(low, high, interior)` padding per dimension",
+            ),
+        }
+    }
+
+    /// A list of tensors `[a, b]`.
+    pub(super) fn list(&mut self, arg: &Arg) -> Option<Vec<Val>> {
+        match arg {
+            Arg::List(exprs, _) => {
+                let vals: Vec<Option<Val>> = exprs.iter().map(|e| self.expr(e)).collect();
+                vals.into_iter().collect()
+            }
+            Arg::Expr(e) => self.expr(e).map(|v| vec![v]),
+            other => self.wrong_arg(other, "a list of tensors, e.g. `[a, b]`"),
+        }
+    }
+
+    /// An integer literal (a dimension number).
+    pub(super) fn int_scalar(&self, arg: &Arg, what: &str) -> Option<i64> {
+        match arg {
+            Arg::Expr(e) => match &e.kind {
+                ExprKind::Lit(Lit {
+                    value: LitValue::Int(i),
+                    ty: None,
+                }) => i64::try_from(*i).ok(),
+                _ => self.wrong_arg(arg, &format!("{what} as an integer literal")),
+            },
+            other => self.wrong_arg(other, &format!("{what} as an integer literal")),
+        }
+    }
+}
