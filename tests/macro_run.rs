@@ -108,3 +108,19 @@ fn structural_values() {
     assert_eq!(columns, vec![0, 1, 2, 0, 1, 2]);
     assert_eq!(halves, vec![0.0, 0.5, 1.0, 1.5]);
 }
+
+#[computation]
+fn closures(x: Tensor<f32, 2, 3>) -> (Tensor<f32, 2>, Tensor<f32, 2, 3>, Tensor<f32, 2, 3>) {
+    let squares = x.reduce(0.0, [1], |acc, v| acc + v * v);
+    let descending = x.sort(1, |a, b| a.gt(b));
+    (squares, descending, x.map(|v| v.max(2.0)))
+}
+
+#[test]
+fn closure_values() {
+    // x = [[3, 1, 2], [6, 4, 5]]
+    let (squares, descending, mapped) = closures::call(&[3.0, 1.0, 2.0, 6.0, 4.0, 5.0]).unwrap();
+    assert_eq!(squares, vec![14.0, 77.0]);
+    assert_eq!(descending, vec![3.0, 2.0, 1.0, 6.0, 5.0, 4.0]);
+    assert_eq!(mapped, vec![3.0, 2.0, 2.0, 6.0, 4.0, 5.0]);
+}

@@ -59,6 +59,7 @@ pub struct TensorType {
 }
 
 /// A block: `let` statements and a tail expression.
+#[derive(Clone, Debug)]
 pub struct Block {
     /// The statements, in order.
     pub stmts: Vec<Stmt>,
@@ -67,6 +68,7 @@ pub struct Block {
 }
 
 /// A statement.
+#[derive(Clone, Debug)]
 pub enum Stmt {
     /// `let name[: Type] = init;`
     Let {
@@ -137,6 +139,19 @@ pub enum Arg {
     Pads(Vec<(i64, i64, i64)>, Sp),
     /// A list of tensors `[a, b]`.
     List(Vec<Expr>, Sp),
+    /// A closure `|a, b| a + b`: a scalar computation (reduce, map, sort).
+    Closure(Closure),
+}
+
+/// A closure argument.
+#[derive(Clone, Debug)]
+pub struct Closure {
+    /// The parameter names.
+    pub params: Vec<Ident>,
+    /// The body.
+    pub body: Block,
+    /// The whole closure.
+    pub span: Sp,
 }
 
 /// One dimension of a slice.

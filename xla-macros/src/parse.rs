@@ -391,7 +391,7 @@ fn construct_name(e: &syn::Expr) -> &'static str {
         syn::Expr::If(_) => "`if` (conditionals are planned: `if` on a scalar predicate)",
         syn::Expr::ForLoop(_) => "`for` loops (planned: `for i in 0..N` over `let mut` state)",
         syn::Expr::While(_) | syn::Expr::Loop(_) => "`while` and `loop` (use `for i in 0..N`)",
-        syn::Expr::Closure(_) => "closures outside `reduce`, `sort`, `map` and `scatter`",
+        syn::Expr::Closure(_) => "closures outside the arguments of `reduce`, `map` and `sort`",
         syn::Expr::Block(_) | syn::Expr::Unsafe(_) => "nested blocks",
         syn::Expr::Match(_) => "`match`",
         syn::Expr::Return(_) => "`return` (end the body with the result)",
@@ -573,8 +573,10 @@ fn parse_args(
 
 /// An argument: a list (`[1, 0]`, `[.., 1..3]`, `[(1, 2)]`, `[a, b]`) or a tensor expression.
 fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
-    let syn::Expr::Array(array) = e else {
-        return parse_expr(cx, e).map(Arg::Expr);
+    let array = match e {
+        syn::Expr::Array(array) => array,
+        syn::Expr::Closure(c) => return parse_closure(cx, c).map(Arg::Closure),
+        other => return parse_expr(cx, other).map(Arg::Expr),
     };
     let sp = Sp::of(e);
     let elems: Vec<&syn::Expr> = array.elems.iter().collect();
@@ -604,6 +606,39 @@ fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
         exprs.into_iter().collect::<Option<Vec<_>>>()?,
         sp,
     ))
+}
+
+/// `|a, b| body`: plain parameter names, no types, no captures by `move`.
+fn parse_closure(cx: &Ctxt, c: &syn::ExprClosure) -> Option<Closure> {
+    if c.movability.is_some()
+        || c.asyncness.is_some()
+        || c.capture.is_some()
+        || c.constness.is_some()
+    {
+        cx.error_spanned(
+            c,
+            "a closure here is a plain `|a, b| ...`: no `move`, `async` or `static`",
+        );
+    }
+    let params: Vec<Option<proc_macro2::Ident>> = c
+        .inputs
+        .iter()
+        .map(|p| plain_ident(cx, p, "a closure parameter"))
+        .collect();
+    let body = match &*c.body {
+        syn::Expr::Block(b) if b.label.is_none() => parse_block(cx, &b.block),
+        other => Block {
+            stmts: Vec::new(),
+            tail: parse_expr(cx, other),
+        },
+    };
+    let params = params.into_iter().collect::<Option<Vec<_>>>()?;
+    body.tail.as_ref()?;
+    Some(Closure {
+        params,
+        body,
+        span: Sp::of(c),
+    })
 }
 
 /// `..`, `a..b`, `a..`, `..b`, `(a..b).step_by(s)` or an index `i`.

@@ -14,13 +14,16 @@ fn kind(arg: &Arg) -> &'static str {
         Arg::Slices(..) => "a list of ranges",
         Arg::Pads(..) => "a list of paddings",
         Arg::List(..) => "a list of tensors",
+        Arg::Closure(..) => "a closure",
     }
 }
 
-fn span(arg: &Arg) -> Sp {
+/// Where the argument is.
+pub fn span(arg: &Arg) -> Sp {
     match arg {
         Arg::Expr(e) => e.span,
         Arg::Ints(_, sp) | Arg::Slices(_, sp) | Arg::Pads(_, sp) | Arg::List(_, sp) => *sp,
+        Arg::Closure(c) => c.span,
     }
 }
 

@@ -3,7 +3,7 @@
 //! span of the expression that added the op.
 
 use crate::ctxt::{Ctxt, Sp};
-use xla_core::builder::{BuildError, XlaBuilder, XlaOp};
+use xla_core::builder::{BuildError, XlaBuilder, XlaComputation, XlaOp};
 use xla_core::{Module, Shape};
 
 /// A builder and how many of its errors have been reported.
@@ -31,6 +31,22 @@ impl Graph {
         }
         self.reported = errors.len();
         (!value.is_poisoned()).then_some(value)
+    }
+
+    /// A builder for a sub-computation (a closure's) of the same module.
+    pub fn sub(&self, name: &str) -> Graph {
+        Graph {
+            b: self.b.sub_builder(name),
+            reported: 0,
+        }
+    }
+
+    /// The finished sub-computation returning `root`.
+    ///
+    /// # Errors
+    /// The builder's errors (all of which have already been reported through [`Graph::op`]).
+    pub fn finish_sub(self, root: &XlaOp) -> Result<XlaComputation, xla_core::Error> {
+        self.b.build_sub(root)
     }
 
     /// The finished module, its entry returning `root`.

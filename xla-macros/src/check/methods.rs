@@ -29,6 +29,9 @@ enum Method {
     Rev,
     Slice,
     Pad,
+    ReduceWith,
+    Map,
+    Sort,
     /// sum, prod, mean; `max` / `min` with a dim list or no argument.
     Reduce(Reduction),
     /// `max` / `min`: elementwise with a tensor argument, a reduction otherwise.
@@ -97,6 +100,9 @@ fn lookup(name: &str) -> Option<Method> {
         "rev" | "reverse" => M::Rev,
         "slice" => M::Slice,
         "pad" => M::Pad,
+        "reduce" => M::ReduceWith,
+        "map" => M::Map,
+        "sort" => M::Sort,
         "sum" => M::Reduce(Reduction::Sum),
         "prod" => M::Reduce(Reduction::Prod),
         "mean" => M::Reduce(Reduction::Mean),
@@ -235,6 +241,9 @@ impl Checker<'_> {
                 let (value, pads) = (self.val(value), self.pads(pads));
                 self.pad(recv, value?, pads?, sp)
             }
+            Method::ReduceWith => self.reduce_with(recv, args, sp),
+            Method::Map => self.map_with(recv, args, sp),
+            Method::Sort => self.sort_with(recv, args, sp),
             Method::Reduce(kind) => self.reduce_method(kind, n, recv, args, sp),
             Method::MaxMin(op, kind) => match args {
                 [Arg::Expr(_)] => self.binary_method(Elementwise::Binary(op), n, recv, args, sp),

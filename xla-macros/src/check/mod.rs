@@ -4,6 +4,7 @@
 //! follow-on errors appear.
 
 mod args;
+mod closure;
 mod contraction;
 mod elementwise;
 mod graph;
@@ -16,7 +17,7 @@ use crate::ast::*;
 use crate::ctxt::{Ctxt, Sp};
 use graph::{shape, Graph};
 use proc_macro2::Ident;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use xla_core::builder::{XlaBuilder, XlaOp};
 use xla_core::ir::{BinaryOp, ComparisonDirection, UnaryOp};
 use xla_core::{Module, PrimitiveType, Shape};
@@ -57,6 +58,7 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
         cx,
         g: Graph::new(&c.name.to_string()),
         env: HashMap::new(),
+        outer: HashSet::new(),
     };
     let mut params = Vec::new();
     for (number, p) in c.params.iter().enumerate() {
@@ -105,11 +107,13 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
 }
 
 /// The state of one check: the graph so far and the names in scope (`None`: poisoned by an
-/// earlier error, so uses stay silent).
+/// earlier error, so uses stay silent). A closure's checker also knows the names of the
+/// enclosing scopes, which its sub-computation cannot see.
 pub struct Checker<'a> {
     cx: &'a Ctxt,
     g: Graph,
     env: HashMap<String, Option<Val>>,
+    outer: HashSet<String>,
 }
 
 impl Checker<'_> {
@@ -178,6 +182,10 @@ impl Checker<'_> {
         match &e.kind {
             ExprKind::Var(name) => match self.env.get(&name.to_string()) {
                 Some(v) => v.clone(),
+                None if self.outer.contains(&name.to_string()) => {
+                    self.cx.error(e.span, format!("`{name}` is defined outside the closure: a closure's computation sees only its parameters"));
+                    None
+                }
                 None => {
                     self.cx.error(
                         e.span,

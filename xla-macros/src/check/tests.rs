@@ -205,6 +205,32 @@ fn result_shapes() {
             "x.min([1])",
             "s32[2]",
         ),
+        // closures
+        (
+            x,
+            "Tensor<f32, 2>",
+            "x.reduce(0.0, [1], |a, b| a + b * b)",
+            "f32[2]",
+        ),
+        (
+            x,
+            "f32",
+            "x.reduce(1.0, [0, 1], |acc, v| { let m = acc.max(v); m })",
+            "f32[]",
+        ),
+        (
+            x,
+            "Tensor<f32, 2, 3>",
+            "x.map(|v| v.exp() + 1.0)",
+            "f32[2,3]",
+        ),
+        (x, "Tensor<f32, 2, 3>", "x.sort(1)", "f32[2,3]"),
+        (
+            x,
+            "Tensor<f32, 2, 3>",
+            "x.sort(0, |a, b| a.gt(b))",
+            "f32[2,3]",
+        ),
         // let bindings, annotated or not
         (
             x,
@@ -280,6 +306,11 @@ fn errors() {
         ("fn f(x: Tensor<f32, 2, 3>, y: Tensor<f32, 3, 3>) -> Tensor<f32, 5, 3> { concat([x, y], 1) }", &["concatenate"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { x.pad(0.0, [(1, 1)]) }", &["pad"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { x.pad(0.0, [1, 1]) }", &["expected one `(low, high)` or `(low, high, interior)` padding per dimension, found a list of integers"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2> { let w = x * 2.0; x.reduce(0.0, [1], |a, b| a + w) }", &["`w` is defined outside the closure"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { x.map(|a, b| a) }", &["the closure of `map` takes 1 parameter, found 2"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2> { x.reduce(0.0, [1], |a, b| a.lt(b)) }", &["reduce"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { x.sort(0, |a, b| a - b) }", &["sort"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2> { x.reduce(0.0, [1], 3) }", &["expected a closure such as `|a, b| a + b`"]),
         ("fn f(x: Tensor<f32, 2>) -> Tensor<f32, 2> { x.reshape([a, 2]) }", &["expected the new dims as a list of integer literals, e.g. `[1, 0]`, found a list of tensors"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 4, 3> { concat([x, x], x) }", &["expected the dimension as an integer literal, found a tensor expression"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { x.transpose([0, 0]) }", &["transpose"]),
