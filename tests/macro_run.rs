@@ -124,3 +124,43 @@ fn closure_values() {
     assert_eq!(descending, vec![3.0, 2.0, 1.0, 6.0, 5.0, 4.0]);
     assert_eq!(mapped, vec![3.0, 2.0, 2.0, 6.0, 4.0, 5.0]);
 }
+
+#[computation]
+fn abs_sum(x: Tensor<f32, 3>) -> f32 {
+    let s = x.sum();
+    if s > 0.0 { s } else { -s }
+}
+
+#[computation]
+fn fourth_power(x: Tensor<f32, 3>) -> Tensor<f32, 3> {
+    let mut acc = x;
+    for _ in 0..3 {
+        acc = acc * x;
+    }
+    acc
+}
+
+#[computation]
+fn triangular() -> (i32, i32) {
+    let mut s = 0;
+    let mut fib_a = 0;
+    let mut fib_b = 1;
+    for i in 1..5 {
+        s += i;
+        let next = fib_a + fib_b;
+        fib_a = fib_b;
+        fib_b = next;
+    }
+    (s, fib_a)
+}
+
+#[test]
+fn control_flow_values() {
+    assert_eq!(abs_sum::call(&[-1.0, -2.0, 0.5]).unwrap(), 2.5);
+    assert_eq!(abs_sum::call(&[1.0, 2.0, 3.0]).unwrap(), 6.0);
+    assert_eq!(fourth_power::call(&[1.0, 2.0, 3.0]).unwrap(), vec![1.0, 16.0, 81.0]);
+    // 1 + 2 + 3 + 4 = 10; four Fibonacci steps from (0, 1) leave fib_a = 3.
+    assert_eq!(triangular::call().unwrap(), (10, 3));
+    assert!(triangular::HLO.contains("while("), "{}", triangular::HLO);
+    assert!(abs_sum::HLO.contains("conditional("), "{}", abs_sum::HLO);
+}

@@ -70,14 +70,39 @@ pub struct Block {
 /// A statement.
 #[derive(Clone, Debug)]
 pub enum Stmt {
-    /// `let name[: Type] = init;`
+    /// `let [mut] name[: Type] = init;`
     Let {
         /// The bound name.
         name: Ident,
+        /// `let mut`: the name may be assigned (loop state).
+        mutable: bool,
         /// The annotated type, checked against the value's shape.
         ty: Option<TypeSpec>,
-        /// The value.
-        init: Expr,
+        /// The value (`None` when it could not be read: an error was reported, and the
+        /// name is poisoned so that its uses add no errors).
+        init: Option<Expr>,
+    },
+    /// `name = value;` (or `name op= value;`) for a `let mut` name.
+    Assign {
+        /// The assigned name.
+        name: Ident,
+        /// The new value (`name op value` for a compound assignment).
+        value: Expr,
+        /// The whole statement.
+        span: Sp,
+    },
+    /// `for i in start..end { body }`: a `while` loop over the `let mut` names it assigns.
+    For {
+        /// The counter (`None` for `_`), an `s32` scalar in the body.
+        var: Option<Ident>,
+        /// The first value of the counter.
+        start: i64,
+        /// One past the last value.
+        end: i64,
+        /// The body's statements.
+        body: Vec<Stmt>,
+        /// The whole loop.
+        span: Sp,
     },
 }
 
@@ -124,6 +149,15 @@ pub enum ExprKind {
     },
     /// `(a, b, ...)`: a tuple of tensors (results only).
     Tuple(Vec<Expr>),
+    /// `if cond { .. } else { .. }` on a scalar predicate.
+    If {
+        /// The condition.
+        cond: Box<Expr>,
+        /// The value when it holds.
+        then: Box<Block>,
+        /// The value otherwise.
+        els: Box<Block>,
+    },
 }
 
 /// An argument of a method or function call.
@@ -232,4 +266,80 @@ pub enum BinOp {
     Gt,
     /// `>=`.
     Ge,
+}
+
+/// The names an AST node uses (parameters and bindings it reads or assigns), in order of
+/// first use, possibly with repeats; used to find what a branch or a loop captures.
+pub trait Names {
+    /// Appends the names used to `out`.
+    fn names(&self, out: &mut Vec<String>);
+}
+
+impl Names for Expr {
+    fn names(&self, out: &mut Vec<String>) {
+        match &self.kind {
+            ExprKind::Var(name) => out.push(name.to_string()),
+            ExprKind::Lit(_) => {}
+            ExprKind::Unary(_, e) => e.names(out),
+            ExprKind::Binary(_, l, r) => {
+                l.names(out);
+                r.names(out);
+            }
+            ExprKind::Method { recv, args, .. } => {
+                recv.names(out);
+                args.iter().for_each(|a| a.names(out));
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| a.names(out)),
+            ExprKind::Tuple(elems) => elems.iter().for_each(|e| e.names(out)),
+            ExprKind::If { cond, then, els } => {
+                cond.names(out);
+                then.names(out);
+                els.names(out);
+            }
+        }
+    }
+}
+
+impl Names for Arg {
+    fn names(&self, out: &mut Vec<String>) {
+        match self {
+            Arg::Expr(e) => e.names(out),
+            Arg::List(exprs, _) => exprs.iter().for_each(|e| e.names(out)),
+            Arg::Closure(c) => c.body.names(out),
+            Arg::Ints(..) | Arg::Slices(..) | Arg::Pads(..) => {}
+        }
+    }
+}
+
+impl Names for Block {
+    fn names(&self, out: &mut Vec<String>) {
+        self.stmts.iter().for_each(|s| s.names(out));
+        if let Some(tail) = &self.tail {
+            tail.names(out);
+        }
+    }
+}
+
+impl Names for Stmt {
+    fn names(&self, out: &mut Vec<String>) {
+        match self {
+            Stmt::Let { init, .. } => init.iter().for_each(|e| e.names(out)),
+            Stmt::Assign { name, value, .. } => {
+                out.push(name.to_string());
+                value.names(out);
+            }
+            Stmt::For { body, .. } => body.iter().for_each(|s| s.names(out)),
+        }
+    }
+}
+
+/// The names assigned (`name = ...`) by `stmts`, nested loops included, in order.
+pub fn assigned_names(stmts: &[Stmt], out: &mut Vec<String>) {
+    for s in stmts {
+        match s {
+            Stmt::Assign { name, .. } => out.push(name.to_string()),
+            Stmt::For { body, .. } => assigned_names(body, out),
+            Stmt::Let { .. } => {}
+        }
+    }
 }

@@ -304,20 +304,15 @@ fn parse_block(cx: &Ctxt, block: &syn::Block) -> Block {
     let count = block.stmts.len();
     for (i, stmt) in block.stmts.iter().enumerate() {
         match stmt {
-            syn::Stmt::Local(local) => stmts.extend(parse_let(cx, local)),
-            syn::Stmt::Expr(e, None) if i + 1 == count => tail = parse_expr(cx, e),
-            syn::Stmt::Expr(e, _) => {
-                cx.error_spanned(e, "only `let` statements and a final expression are supported; bind this value with `let`");
+            syn::Stmt::Expr(e, None) if i + 1 == count && !is_statement(e) => {
+                tail = parse_expr(cx, e)
             }
-            syn::Stmt::Item(item) => {
-                cx.error_spanned(item, "items inside a computation are not supported")
-            }
-            syn::Stmt::Macro(m) => {
-                cx.error_spanned(m, "macros inside a computation are not supported")
-            }
+            other => stmts.extend(parse_stmt(cx, other)),
         }
     }
-    if tail.is_none() && !matches!(block.stmts.last(), Some(syn::Stmt::Expr(_, None))) {
+    let ends_with_value =
+        matches!(block.stmts.last(), Some(syn::Stmt::Expr(e, None)) if !is_statement(e));
+    if !ends_with_value {
         let sp = block.stmts.last().map_or_else(|| Sp::of(block), Sp::of);
         cx.error(
             sp,
@@ -327,12 +322,147 @@ fn parse_block(cx: &Ctxt, block: &syn::Block) -> Block {
     Block { stmts, tail }
 }
 
+/// `for` loops and assignments are statements even without a `;`.
+fn is_statement(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::ForLoop(_) | syn::Expr::Assign(_)) || compound_assign(e).is_some()
+}
+
+/// `a op= b` as `(op, a, b)`.
+fn compound_assign(e: &syn::Expr) -> Option<(BinOp, &syn::Expr, &syn::Expr)> {
+    use syn::BinOp as B;
+    let syn::Expr::Binary(b) = e else { return None };
+    let op = match b.op {
+        B::AddAssign(_) => BinOp::Add,
+        B::SubAssign(_) => BinOp::Sub,
+        B::MulAssign(_) => BinOp::Mul,
+        B::DivAssign(_) => BinOp::Div,
+        B::RemAssign(_) => BinOp::Rem,
+        B::BitAndAssign(_) => BinOp::And,
+        B::BitOrAssign(_) => BinOp::Or,
+        B::BitXorAssign(_) => BinOp::Xor,
+        B::ShlAssign(_) => BinOp::Shl,
+        B::ShrAssign(_) => BinOp::Shr,
+        _ => return None,
+    };
+    Some((op, &b.left, &b.right))
+}
+
+fn parse_stmt(cx: &Ctxt, stmt: &syn::Stmt) -> Option<Stmt> {
+    match stmt {
+        syn::Stmt::Local(local) => parse_let(cx, local),
+        syn::Stmt::Expr(syn::Expr::ForLoop(f), _) => parse_for(cx, f),
+        syn::Stmt::Expr(e, _) if is_statement(e) => parse_assign(cx, e),
+        syn::Stmt::Expr(e, _) => {
+            cx.error_spanned(e, "only `let` statements, assignments to `let mut` names, `for` loops and a final expression are supported; bind this value with `let`");
+            None
+        }
+        syn::Stmt::Item(item) => {
+            cx.error_spanned(item, "items inside a computation are not supported");
+            None
+        }
+        syn::Stmt::Macro(m) => {
+            cx.error_spanned(m, "macros inside a computation are not supported");
+            None
+        }
+    }
+}
+
+/// `name = value` or `name op= value`.
+fn parse_assign(cx: &Ctxt, e: &syn::Expr) -> Option<Stmt> {
+    let (target, value) = match (e, compound_assign(e)) {
+        (syn::Expr::Assign(a), _) => (&*a.left, parse_expr(cx, &a.right)),
+        (_, Some((op, left, right))) => {
+            let (l, r) = (parse_expr(cx, left), parse_expr(cx, right));
+            let kind = l
+                .zip(r)
+                .map(|(l, r)| ExprKind::Binary(op, Box::new(l), Box::new(r)));
+            (
+                left,
+                kind.map(|kind| Expr {
+                    kind,
+                    span: Sp::of(e),
+                }),
+            )
+        }
+        _ => return None,
+    };
+    let name = match target {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        _ => None,
+    };
+    let Some(name) = name else {
+        cx.error_spanned(target, "only a `let mut` name can be assigned");
+        return None;
+    };
+    Some(Stmt::Assign {
+        name,
+        value: value?,
+        span: Sp::of(e),
+    })
+}
+
+/// `for i in 0..N { ... }`.
+fn parse_for(cx: &Ctxt, f: &syn::ExprForLoop) -> Option<Stmt> {
+    if let Some(label) = &f.label {
+        cx.error_spanned(label, "loop labels are not supported");
+    }
+    let var = match &*f.pat {
+        syn::Pat::Ident(p)
+            if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() =>
+        {
+            Some(Some(p.ident.clone()))
+        }
+        syn::Pat::Wild(_) => Some(None),
+        other => {
+            cx.error_spanned(other, "the loop counter must be a plain name or `_`");
+            None
+        }
+    };
+    let range = match &*f.expr {
+        syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
+            let bound = |b: &Option<Box<syn::Expr>>| b.as_deref().and_then(int_literal);
+            bound(&r.start).zip(bound(&r.end))
+        }
+        _ => None,
+    };
+    if range.is_none() {
+        cx.error_spanned(
+            &f.expr,
+            "a loop runs over a range of integer literals, e.g. `for i in 0..10`",
+        );
+    }
+    let mut body = Vec::new();
+    for stmt in &f.body.stmts {
+        match stmt {
+            syn::Stmt::Expr(e, None) if !is_statement(e) && !matches!(e, syn::Expr::ForLoop(_)) => {
+                cx.error_spanned(
+                    e,
+                    "a loop body has no value: assign the new state to `let mut` names",
+                );
+            }
+            other => body.extend(parse_stmt(cx, other)),
+        }
+    }
+    let (start, end) = range?;
+    Some(Stmt::For {
+        var: var?,
+        start,
+        end,
+        body,
+        span: Sp::of(f),
+    })
+}
+
 fn parse_let(cx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
     let (pat, ty) = match &local.pat {
         syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty, false)),
         other => (other, None),
     };
-    let name = plain_ident(cx, pat, "a `let` binding");
+    let mutable = matches!(pat, syn::Pat::Ident(p) if p.mutability.is_some());
+    let name = match pat {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
+        other => plain_ident(cx, other, "a `let` binding"),
+    };
     let Some(init) = &local.init else {
         cx.error_spanned(local, "a `let` binding needs a value");
         return None;
@@ -343,8 +473,43 @@ fn parse_let(cx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
     let init = parse_expr(cx, &init.expr);
     Some(Stmt::Let {
         name: name?,
+        mutable,
         ty,
-        init: init?,
+        init,
+    })
+}
+
+/// `if cond { .. } else { .. }`, `else if` chains included.
+fn parse_if(cx: &Ctxt, i: &syn::ExprIf) -> Option<ExprKind> {
+    let cond = parse_expr(cx, &i.cond);
+    let then = parse_block(cx, &i.then_branch);
+    let els = match &i.else_branch {
+        None => {
+            cx.error_spanned(i, "an `if` needs an `else`: both branches give the value");
+            None
+        }
+        Some((_, e)) => match &**e {
+            syn::Expr::Block(b) => Some(parse_block(cx, &b.block)),
+            syn::Expr::If(inner) => {
+                let kind = parse_if(cx, inner);
+                kind.map(|kind| Block {
+                    stmts: Vec::new(),
+                    tail: Some(Expr {
+                        kind,
+                        span: Sp::of(inner),
+                    }),
+                })
+            }
+            other => {
+                cx.error_spanned(other, "expected a block");
+                None
+            }
+        },
+    };
+    Some(ExprKind::If {
+        cond: Box::new(cond?),
+        then: Box::new(then),
+        els: Box::new(els?),
     })
 }
 
@@ -368,6 +533,7 @@ pub fn parse_expr(cx: &Ctxt, e: &syn::Expr) -> Option<Expr> {
         syn::Expr::MethodCall(m) => parse_method(cx, m)?,
         syn::Expr::Call(c) => parse_call(cx, c)?,
         syn::Expr::Index(ix) => parse_index(cx, ix)?,
+        syn::Expr::If(i) => parse_if(cx, i)?,
         syn::Expr::Tuple(t) => {
             let elems: Vec<Option<Expr>> = t.elems.iter().map(|e| parse_expr(cx, e)).collect();
             ExprKind::Tuple(elems.into_iter().collect::<Option<Vec<_>>>()?)
@@ -388,14 +554,16 @@ fn unsupported<T>(cx: &Ctxt, e: &syn::Expr, what: &str) -> Option<T> {
 /// The name of a construct the subset does not (yet) cover, for the error message.
 fn construct_name(e: &syn::Expr) -> &'static str {
     match e {
-        syn::Expr::If(_) => "`if` (conditionals are planned: `if` on a scalar predicate)",
-        syn::Expr::ForLoop(_) => "`for` loops (planned: `for i in 0..N` over `let mut` state)",
+        syn::Expr::ForLoop(_) => {
+            "`for` loops as values (a loop is a statement that updates `let mut` names)"
+        }
         syn::Expr::While(_) | syn::Expr::Loop(_) => "`while` and `loop` (use `for i in 0..N`)",
         syn::Expr::Closure(_) => "closures outside the arguments of `reduce`, `map` and `sort`",
         syn::Expr::Block(_) | syn::Expr::Unsafe(_) => "nested blocks",
         syn::Expr::Match(_) => "`match`",
         syn::Expr::Return(_) => "`return` (end the body with the result)",
-        syn::Expr::Assign(_) => "assignment (use `let`)",
+        syn::Expr::Assign(_) => "assignment as a value",
+        syn::Expr::Let(_) => "`if let` and `let` expressions",
         syn::Expr::Reference(_) => "references (tensors are values)",
         syn::Expr::Macro(_) => "macros",
         syn::Expr::Array(_) => "arrays outside a method's argument list",

@@ -149,10 +149,18 @@ fn dense_layer() {
     );
     assert_eq!(tensor(&c.result), (F32, vec![64, 128]));
     assert_eq!(c.body.stmts.len(), 1);
-    let Stmt::Let { name, ty, init } = &c.body.stmts[0];
+    let Stmt::Let {
+        name,
+        ty,
+        init,
+        mutable: false,
+    } = &c.body.stmts[0]
+    else {
+        panic!()
+    };
     assert_eq!(name.to_string(), "h");
     assert_eq!(tensor(ty), (F32, vec![64, 128]));
-    let ExprKind::Binary(BinOp::Add, lhs, rhs) = &init.kind else {
+    let ExprKind::Binary(BinOp::Add, lhs, rhs) = &init.as_ref().unwrap().kind else {
         panic!("{init:?}")
     };
     let ExprKind::Method {
@@ -322,8 +330,8 @@ fn unsupported_constructs_are_reported_each_once() {
     let cases: &[(&str, &str, &[&str])] = &[
         (
             "",
-            "fn f(x: f32) -> f32 { if x > 0.0 { x } else { -x } }",
-            &["`if`"],
+            "fn f(x: f32) -> f32 { if x > 0.0 { x } }",
+            &["an `if` needs an `else`"],
         ),
         (
             "",
@@ -372,8 +380,8 @@ fn unsupported_constructs_are_reported_each_once() {
         ),
         (
             "",
-            "fn f(x: f32) -> f32 { let mut y = x; y }",
-            &["cannot be `mut`"],
+            "fn f(x: f32) -> f32 { let mut y = x; for i in 0..=3 { y = y * x; } y }",
+            &["a loop runs over a range of integer literals"],
         ),
         ("", "fn f(mut x: f32) -> f32 { x }", &["cannot be `mut`"]),
         (
@@ -432,6 +440,77 @@ fn unsupported_constructs_are_reported_each_once() {
             assert!(e.contains(want), "{src}: `{e}` should contain `{want}`");
         }
     }
+}
+
+#[test]
+fn control_flow() {
+    let src = "fn f(x: f32) -> f32 {
+        let mut acc = x;
+        for i in 0..4 {
+            acc = acc * x;
+            acc += 1.0;
+        }
+        if acc > 0.0 { acc } else if acc < -1.0 { -acc } else { 0.0 }
+    }";
+    let (c, errors) = parse_src("", src);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(matches!(&c.body.stmts[0], Stmt::Let { mutable: true, .. }));
+    let Stmt::For {
+        var,
+        start: 0,
+        end: 4,
+        body,
+        ..
+    } = &c.body.stmts[1]
+    else {
+        panic!("{:?}", c.body.stmts[1])
+    };
+    assert_eq!(var.as_ref().unwrap().to_string(), "i");
+    assert!(matches!(
+        &body[..],
+        [
+            Stmt::Assign { .. },
+            Stmt::Assign {
+                value: Expr {
+                    kind: ExprKind::Binary(BinOp::Add, _, _),
+                    ..
+                },
+                ..
+            }
+        ]
+    ));
+    let ExprKind::If { els, .. } = &c.body.tail.as_ref().unwrap().kind else {
+        panic!()
+    };
+    assert!(
+        matches!(els.tail.as_ref().unwrap().kind, ExprKind::If { .. }),
+        "else if nests"
+    );
+    let loop_errors: &[(&str, &str)] = &[
+        (
+            "for (a, b) in 0..2 {}",
+            "the loop counter must be a plain name or `_`",
+        ),
+        (
+            "for i in 0..n {}",
+            "a loop runs over a range of integer literals",
+        ),
+        ("for i in 0..2 { x }", "a loop body has no value"),
+        ("'outer: for i in 0..2 {}", "loop labels are not supported"),
+        ("x.y = 2.0;", "only a `let mut` name can be assigned"),
+    ];
+    for (stmt, expected) in loop_errors {
+        let (_, errors) = parse_src("", &format!("fn f(x: f32) -> f32 {{ {stmt} x }}"));
+        assert_eq!(errors.len(), 1, "{stmt}: {errors:?}");
+        assert!(errors[0].contains(expected), "{stmt}: {errors:?}");
+    }
+}
+
+#[test]
+fn a_let_whose_value_fails_still_binds_its_name() {
+    let (c, errors) = parse_src("", "fn f(x: f32) -> f32 { let y = loop { break x; }; y }");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(matches!(&c.body.stmts[..], [Stmt::Let { init: None, .. }]));
 }
 
 #[test]

@@ -6,11 +6,25 @@ use super::graph::shape;
 use super::{Checker, Val};
 use crate::ast::{Arg, Closure};
 use crate::ctxt::Sp;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use xla_core::builder::{binary, XlaComputation};
 use xla_core::{PrimitiveType, Shape};
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
+    /// A checker for a sub-computation named `role`: it starts with no names in scope and
+    /// knows the enclosing scopes' names (to explain why they are not visible).
+    pub(super) fn sub_checker(&self, role: &str) -> Checker<'a> {
+        let outer = self.env.keys().chain(&self.outer).cloned().collect();
+        let (env, mutable) = (HashMap::new(), HashSet::new());
+        Checker {
+            cx: self.cx,
+            g: self.g.sub(role),
+            env,
+            outer,
+            mutable,
+        }
+    }
+
     /// The computation of `closure`, its parameters of `params` shapes; `role` names it in
     /// messages (`reduce`, `map`, `sort`).
     fn sub_computation(
@@ -28,14 +42,7 @@ impl Checker<'_> {
             );
             return None;
         }
-        let outer = self.env.keys().chain(&self.outer).cloned().collect();
-        let g = self.g.sub(role);
-        let mut sub = Checker {
-            cx: self.cx,
-            g,
-            env: HashMap::new(),
-            outer,
-        };
+        let mut sub = self.sub_checker(role);
         for (number, (name, s)) in closure.params.iter().zip(params).enumerate() {
             let p = sub.op(Sp::of(name), |b| {
                 b.parameter(number as i64, s.clone(), &name.to_string())

@@ -6,6 +6,7 @@
 mod args;
 mod closure;
 mod contraction;
+mod control;
 mod elementwise;
 mod graph;
 mod literal;
@@ -59,6 +60,7 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
         g: Graph::new(&c.name.to_string()),
         env: HashMap::new(),
         outer: HashSet::new(),
+        mutable: HashSet::new(),
     };
     let mut params = Vec::new();
     for (number, p) in c.params.iter().enumerate() {
@@ -114,22 +116,43 @@ pub struct Checker<'a> {
     g: Graph,
     env: HashMap<String, Option<Val>>,
     outer: HashSet<String>,
+    mutable: HashSet<String>,
 }
 
 impl Checker<'_> {
     fn stmt(&mut self, stmt: &Stmt) {
         match stmt {
-            Stmt::Let { name, ty, init } => {
-                let val = self.expr(init);
-                let val = match (val, ty) {
-                    (Some(v), Some(TypeSpec::Tensor(t))) => {
-                        let what = format!("`let {name}`: the annotation says");
-                        self.expect(v, t, init.span, &what).map(Val::Tensor)
+            Stmt::Let {
+                name,
+                mutable,
+                ty,
+                init,
+            } => {
+                let val = init.as_ref().and_then(|init| {
+                    let v = self.expr(init)?;
+                    match ty {
+                        Some(TypeSpec::Tensor(t)) => {
+                            let what = format!("`let {name}`: the annotation says");
+                            self.expect(v, t, init.span, &what).map(Val::Tensor)
+                        }
+                        _ => Some(v),
                     }
-                    (v, _) => v,
-                };
+                });
+                if *mutable {
+                    self.mutable.insert(name.to_string());
+                } else {
+                    self.mutable.remove(&name.to_string());
+                }
                 self.env.insert(name.to_string(), val);
             }
+            Stmt::Assign { name, value, span } => self.assign(name, value, *span),
+            Stmt::For {
+                var,
+                start,
+                end,
+                body,
+                span,
+            } => self.for_loop(var.as_ref(), *start, *end, body, *span),
         }
     }
 
@@ -220,6 +243,7 @@ impl Checker<'_> {
                 turbofish,
                 args,
             } => self.call(func, *turbofish, args, e.span),
+            ExprKind::If { cond, then, els } => self.if_else(cond, then, els, e.span),
             ExprKind::Tuple(_) => {
                 self.cx.error(
                     e.span,

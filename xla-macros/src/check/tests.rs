@@ -231,6 +231,13 @@ fn result_shapes() {
             "x.sort(0, |a, b| a.gt(b))",
             "f32[2,3]",
         ),
+        // control flow
+        (x, "Tensor<f32, 2, 3>", "if x.sum() > 0.0 { x } else { -x }", "f32[2,3]"),
+        (x, "Tensor<f32, 2, 3>", "let c = x.max() > 1.0; if c { 1.0 } else { x * 2.0 }", "f32[2,3]"),
+        ("p: bool", "f64", "if p { 1.0f64 } else if !p { 2.0f64 } else { 3.0 }", "f64[]"),
+        (x, "Tensor<f32, 2, 3>", "let mut acc = x; for _ in 0..3 { acc = acc * 2.0; } acc", "f32[2,3]"),
+        ("", "f32", "let mut s: f32 = 0.0; for i in 0..4 { s += i.convert::<f32>(); } s", "f32[]"),
+        (x, "Tensor<f32, 3>", "let mut a = x[0]; let mut b = x[1]; for _ in 0..2 { let t = a; a = b; b = t + b; } a + b", "f32[3]"),
         // let bindings, annotated or not
         (
             x,
@@ -311,6 +318,10 @@ fn errors() {
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2> { x.reduce(0.0, [1], |a, b| a.lt(b)) }", &["reduce"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { x.sort(0, |a, b| a - b) }", &["sort"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2> { x.reduce(0.0, [1], 3) }", &["expected a closure such as `|a, b| a + b`"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { if x > 0.0 { x } else { -x } }", &["if: the condition must be a scalar bool (pred[]), found pred[2,3]"]),
+        ("fn f(x: Tensor<f32, 2, 3>, p: bool) -> Tensor<f32, 2, 3> { if p { x } else { x.t() } }", &["conditional"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { let y = x; for _ in 0..2 { y = y + 1.0; } y }", &["cannot assign to `y`"]),
+        ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { let mut a = x; for _ in 0..2 { a = a.sum([0]); } a }", &["`a` would change from f32[2,3] to f32[3]"]),
         ("fn f(x: Tensor<f32, 2>) -> Tensor<f32, 2> { x.reshape([a, 2]) }", &["expected the new dims as a list of integer literals, e.g. `[1, 0]`, found a list of tensors"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 4, 3> { concat([x, x], x) }", &["expected the dimension as an integer literal, found a tensor expression"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { x.transpose([0, 0]) }", &["transpose"]),

@@ -2,7 +2,8 @@ use xla::computation;
 
 #[computation]
 fn f(x: f32) -> f32 {
-    if x > 0.0 { x } else { -x }
+    let y = loop { break x; };
+    y
 }
 
 fn main() {}
