@@ -43,6 +43,11 @@ fn value_type(t: &TensorType, argument: bool) -> Option<TokenStream> {
 /// `run` and `call`, with bodies when `real` (a stub's bodies are `unimplemented!()`).
 pub fn functions(c: &Computation, real: bool) -> TokenStream {
     let run_body = if real { run_body() } else { unreachable() };
+    let executable_body = if real {
+        executable_body()
+    } else {
+        unreachable()
+    };
     let run = quote! {
         /// Runs the computation on the CPU with `args`, one literal per parameter.
         ///
@@ -56,6 +61,15 @@ pub fn functions(c: &Computation, real: bool) -> TokenStream {
     quote! {
         /// The error of [`run`] and `call`.
         pub type Error = ::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>;
+
+        /// The module compiled for the CPU, on first use (then shared by every call and thread).
+        ///
+        /// # Errors
+        /// If the module does not parse or compile.
+        pub fn executable() -> ::core::result::Result<&'static ::xla::cpu::Executable, Error> {
+            #executable_body
+        }
+
         #run
         #call
     }
@@ -63,6 +77,17 @@ pub fn functions(c: &Computation, real: bool) -> TokenStream {
 
 fn unreachable() -> TokenStream {
     quote! { ::core::unimplemented!("#[computation] failed to compile") }
+}
+
+fn executable_body() -> TokenStream {
+    quote! {
+        static EXECUTABLE: ::std::sync::OnceLock<::xla::cpu::Executable> = ::std::sync::OnceLock::new();
+        if let ::core::option::Option::Some(e) = EXECUTABLE.get() {
+            return ::core::result::Result::Ok(e);
+        }
+        let compiled = ::xla::cpu::Executable::compile(module()?)?;
+        ::core::result::Result::Ok(EXECUTABLE.get_or_init(|| compiled))
+    }
 }
 
 fn run_body() -> TokenStream {
@@ -78,8 +103,7 @@ fn run_body() -> TokenStream {
                 ).into());
             }
         }
-        let executable = ::xla::cpu::Executable::compile(module()?)?;
-        ::core::result::Result::Ok(executable.execute(args)?)
+        ::core::result::Result::Ok(executable()?.execute(args)?)
     }
 }
 
