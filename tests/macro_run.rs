@@ -164,3 +164,43 @@ fn control_flow_values() {
     assert!(triangular::HLO.contains("while("), "{}", triangular::HLO);
     assert!(abs_sum::HLO.contains("conditional("), "{}", abs_sum::HLO);
 }
+
+#[computation]
+fn pools(x: Tensor<f32, 1, 1, 4, 4>) -> (Tensor<f32, 1, 1, 2, 2>, Tensor<f32, 1, 1, 2, 2>) {
+    (x.max_pool([1, 1, 2, 2], [1, 1, 2, 2]), x.avg_pool([1, 1, 2, 2], [1, 1, 2, 2]))
+}
+
+#[computation]
+fn box_filter(x: Tensor<f32, 1, 1, 3, 3>, k: Tensor<f32, 1, 1, 2, 2>) -> Tensor<f32, 1, 1, 2, 2> {
+    x.conv(k, [1, 1])
+}
+
+#[computation]
+fn spd_solve(a: Tensor<f64, 2, 2>, b: Tensor<f64, 2>) -> (Tensor<f64, 2, 2>, Tensor<f64, 2, 1>) {
+    let l = a.cholesky();
+    (l, l.solve_lower(b.reshape([2, 1])))
+}
+
+#[computation]
+fn largest(x: Tensor<f32, 5>) -> (Tensor<f32, 2>, Tensor<i32, 2>) {
+    let t = x.top_k(2);
+    (t.0, t.1)
+}
+
+#[test]
+fn window_and_linalg_values() {
+    // x = 0..16 as a 4x4 image: the 2x2 blocks' maxima and means.
+    let x: Vec<f32> = (0..16).map(|v| v as f32).collect();
+    let (max, avg) = pools::call(&x).unwrap();
+    assert_eq!(max, vec![5.0, 7.0, 13.0, 15.0]);
+    assert_eq!(avg, vec![2.5, 4.5, 10.5, 12.5]);
+    // A 2x2 box filter of ones over 1..=9: each output sums a 2x2 block.
+    let img: Vec<f32> = (1..=9).map(|v| v as f32).collect();
+    assert_eq!(box_filter::call(&img, &[1.0; 4]).unwrap(), vec![12.0, 16.0, 24.0, 28.0]);
+    // [[4, 2], [2, 3]] = L Lᵀ with L = [[2, 0], [1, √2]]; L y = [2, 3] gives y = [1, √2].
+    let (l, y) = spd_solve::call(&[4.0, 2.0, 2.0, 3.0], &[2.0, 3.0]).unwrap();
+    let r2 = 2f64.sqrt();
+    assert!((l[0] - 2.0).abs() < 1e-12 && (l[2] - 1.0).abs() < 1e-12 && (l[3] - r2).abs() < 1e-12, "{l:?}");
+    assert!((y[0] - 1.0).abs() < 1e-12 && (y[1] - r2).abs() < 1e-12, "{y:?}");
+    assert_eq!(largest::call(&[3.0, 9.0, 1.0, 7.0, 5.0]).unwrap(), (vec![9.0, 7.0], vec![1, 3]));
+}

@@ -2,9 +2,18 @@
 //! and integer literals, each with an error naming what was expected.
 
 use super::{Checker, Val};
-use crate::ast::{Arg, ExprKind, Lit, LitValue, SliceSpec};
+use crate::ast::{Arg, Expr, ExprKind, Lit, LitValue, SliceSpec};
 use crate::ctxt::Sp;
+use xla_core::builder::Padding;
 use xla_core::ir::PadDim;
+
+/// The padding of a window op: `SAME`, `VALID` or explicit `(low, high)` pairs.
+pub enum WindowPadding {
+    /// `SAME` or `VALID`.
+    Named(Padding),
+    /// One `(low, high)` per dimension.
+    Explicit(Vec<(i64, i64)>),
+}
 
 /// What kind of argument `arg` is, for error messages.
 fn kind(arg: &Arg) -> &'static str {
@@ -116,5 +125,75 @@ impl Checker<'_> {
             },
             other => self.wrong_arg(other, &format!("{what} as an integer literal")),
         }
+    }
+
+    /// `SAME`, `VALID` or `[(low, high), ...]`.
+    pub(super) fn window_padding(&self, arg: &Arg) -> Option<WindowPadding> {
+        match arg {
+            Arg::Expr(e) => match &e.kind {
+                ExprKind::Var(v) if v == "SAME" || v == "same" => {
+                    Some(WindowPadding::Named(Padding::Same))
+                }
+                ExprKind::Var(v) if v == "VALID" || v == "valid" => {
+                    Some(WindowPadding::Named(Padding::Valid))
+                }
+                _ => self.wrong_arg(arg, "the padding: `SAME`, `VALID` or `[(low, high), ...]`"),
+            },
+            Arg::Pads(p, _) if p.iter().all(|&(_, _, interior)| interior == 0) => Some(
+                WindowPadding::Explicit(p.iter().map(|&(lo, hi, _)| (lo, hi)).collect()),
+            ),
+            other => self.wrong_arg(
+                other,
+                "the padding: `SAME`, `VALID` or `[(low, high), ...]`",
+            ),
+        }
+    }
+
+    /// A float literal (an epsilon).
+    pub(super) fn float_scalar(&self, arg: &Arg, what: &str) -> Option<f64> {
+        match arg {
+            Arg::Expr(Expr {
+                kind:
+                    ExprKind::Lit(Lit {
+                        value: LitValue::Float(f),
+                        ..
+                    }),
+                ..
+            }) => Some(*f),
+            Arg::Expr(Expr {
+                kind:
+                    ExprKind::Lit(Lit {
+                        value: LitValue::Int(i),
+                        ..
+                    }),
+                ..
+            }) => Some(*i as f64),
+            other => self.wrong_arg(other, &format!("{what} as a number literal")),
+        }
+    }
+
+    /// `first, [strides]` and an optional padding (`VALID` when omitted) of the window op
+    /// `n`; `first` names the first argument in the error.
+    pub(super) fn with_padding<'b>(
+        &self,
+        args: &'b [Arg],
+        n: &str,
+        first: &str,
+        sp: Sp,
+    ) -> Option<(&'b Arg, &'b Arg, WindowPadding)> {
+        let (a, strides, padding) = match args {
+            [a, s] => (a, s, None),
+            [a, s, p] => (a, s, Some(p)),
+            _ => {
+                let found = args.len();
+                self.cx.error(sp, format!("`{n}` takes {first}, the strides and optionally the padding (`SAME`, `VALID` or `[(low, high), ...]`), found {found} arguments"));
+                return None;
+            }
+        };
+        let padding = match padding {
+            None => Some(WindowPadding::Named(Padding::Valid)),
+            Some(p) => self.window_padding(p),
+        };
+        Some((a, strides, padding?))
     }
 }

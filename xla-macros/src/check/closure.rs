@@ -27,7 +27,7 @@ impl<'a> Checker<'a> {
 
     /// The computation of `closure`, its parameters of `params` shapes; `role` names it in
     /// messages (`reduce`, `map`, `sort`).
-    fn sub_computation(
+    pub(super) fn sub_computation(
         &mut self,
         role: &str,
         closure: &Closure,
@@ -116,7 +116,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn closure<'c>(&self, arg: &'c Arg) -> Option<&'c Closure> {
+    pub(super) fn closure<'c>(&self, arg: &'c Arg) -> Option<&'c Closure> {
         match arg {
             Arg::Closure(c) => Some(c),
             _ => {

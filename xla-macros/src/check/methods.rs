@@ -6,7 +6,7 @@ use super::{Checker, Elementwise, Val};
 use crate::ast::{Arg, LitValue};
 use crate::ctxt::Sp;
 use proc_macro2::Ident;
-use xla_core::ir::{BinaryOp, ComparisonDirection, UnaryOp};
+use xla_core::ir::{BinaryOp, ComparisonDirection, FftType, UnaryOp};
 use xla_core::PrimitiveType;
 
 /// What a method name stands for.
@@ -32,6 +32,18 @@ enum Method {
     ReduceWith,
     Map,
     Sort,
+    ReduceWindow,
+    MaxPool,
+    AvgPool,
+    Conv,
+    DotGeneral,
+    Cholesky,
+    Solve(bool),
+    Fft(FftType),
+    BatchNormInference,
+    BatchNormTraining,
+    TopK,
+    Get,
     /// sum, prod, mean; `max` / `min` with a dim list or no argument.
     Reduce(Reduction),
     /// `max` / `min`: elementwise with a tensor argument, a reduction otherwise.
@@ -103,6 +115,22 @@ fn lookup(name: &str) -> Option<Method> {
         "reduce" => M::ReduceWith,
         "map" => M::Map,
         "sort" => M::Sort,
+        "reduce_window" => M::ReduceWindow,
+        "max_pool" => M::MaxPool,
+        "avg_pool" => M::AvgPool,
+        "conv" => M::Conv,
+        "dot_general" => M::DotGeneral,
+        "cholesky" => M::Cholesky,
+        "solve_lower" => M::Solve(true),
+        "solve_upper" => M::Solve(false),
+        "fft" => M::Fft(FftType::Fft),
+        "ifft" => M::Fft(FftType::Ifft),
+        "rfft" => M::Fft(FftType::Rfft),
+        "irfft" => M::Fft(FftType::Irfft),
+        "batch_norm_inference" => M::BatchNormInference,
+        "batch_norm_training" => M::BatchNormTraining,
+        "top_k" => M::TopK,
+        "get" => M::Get,
         "sum" => M::Reduce(Reduction::Sum),
         "prod" => M::Reduce(Reduction::Prod),
         "mean" => M::Reduce(Reduction::Mean),
@@ -244,6 +272,46 @@ impl Checker<'_> {
             Method::ReduceWith => self.reduce_with(recv, args, sp),
             Method::Map => self.map_with(recv, args, sp),
             Method::Sort => self.sort_with(recv, args, sp),
+            _ => self.more_method(m, n, recv, args, sp),
+        }
+    }
+
+    /// Windows, linear algebra and reductions (the rest of [`Checker::method`]).
+    fn more_method(&mut self, m: Method, n: &str, recv: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        match m {
+            Method::ReduceWindow => self.reduce_window_with(recv, args, sp),
+            Method::MaxPool => self.max_pool(recv, args, sp),
+            Method::AvgPool => self.avg_pool(recv, args, sp),
+            Method::Conv => self.conv(recv, args, sp),
+            Method::DotGeneral => self.dot_general(recv, args, sp),
+            Method::Cholesky => {
+                self.arity(n, args, [], sp)?;
+                self.cholesky(recv, sp)
+            }
+            Method::Solve(lower) => {
+                let [rhs] = self.arity(n, args, ["rhs"], sp)?;
+                let rhs = self.val(rhs)?;
+                self.solve_triangular(recv, rhs, lower, sp)
+            }
+            Method::Fft(t) => {
+                let [lengths] = self.arity(n, args, ["[lengths]"], sp)?;
+                self.fft(recv, t, self.ints(lengths, "the transform lengths")?, sp)
+            }
+            Method::BatchNormInference => self.batch_norm_inference(recv, args, sp),
+            Method::BatchNormTraining => self.batch_norm_training(recv, args, sp),
+            Method::TopK => {
+                let [k] = self.arity(n, args, ["k"], sp)?;
+                self.top_k(recv, self.int_scalar(k, "k")?, sp)
+            }
+            Method::Get => {
+                let [i] = self.arity(n, args, ["index"], sp)?;
+                let i = match i {
+                    Arg::Ints(v, _) if v.len() == 1 => v.first().copied(),
+                    other => self.int_scalar(other, "the tuple index"),
+                }?;
+                let t = self.tensor(recv, None, sp)?;
+                self.val_op(sp, |b| b.get_tuple_element(&t, i))
+            }
             Method::Reduce(kind) => self.reduce_method(kind, n, recv, args, sp),
             Method::MaxMin(op, kind) => match args {
                 [Arg::Expr(_)] => self.binary_method(Elementwise::Binary(op), n, recv, args, sp),
@@ -257,7 +325,18 @@ impl Checker<'_> {
             | Method::Clamp
             | Method::Convert
             | Method::Dot
-            | Method::Matmul => None,
+            | Method::Matmul
+            | Method::Reshape
+            | Method::Transpose
+            | Method::T
+            | Method::BroadcastInDim
+            | Method::Broadcast
+            | Method::Rev
+            | Method::Slice
+            | Method::Pad
+            | Method::ReduceWith
+            | Method::Map
+            | Method::Sort => None,
         }
     }
 

@@ -9,10 +9,12 @@ mod contraction;
 mod control;
 mod elementwise;
 mod graph;
+mod linalg;
 mod literal;
 mod methods;
 mod reduce;
 mod structural;
+mod window;
 
 use crate::ast::*;
 use crate::ctxt::{Ctxt, Sp};
@@ -265,6 +267,8 @@ impl Checker<'_> {
         match (name.as_str(), args.split_first()) {
             ("concat", _) => self.concat_call(args, sp),
             ("iota", _) => self.iota_call(turbofish, args, sp),
+            ("rng_uniform", _) => self.rng_call(false, turbofish, args, sp),
+            ("rng_normal", _) => self.rng_call(true, turbofish, args, sp),
             // `f(x, rest...)` is `x.f(rest...)` for the built-in operations.
             (_, Some((Arg::Expr(first), rest))) if methods::is_method(&name) => {
                 let recv = self.expr(first)?;

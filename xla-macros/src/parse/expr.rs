@@ -28,6 +28,7 @@ pub fn parse_expr(cx: &Ctxt, e: &syn::Expr) -> Option<Expr> {
         syn::Expr::Call(c) => parse_call(cx, c)?,
         syn::Expr::Index(ix) => parse_index(cx, ix)?,
         syn::Expr::If(i) => parse_if(cx, i)?,
+        syn::Expr::Field(f) => parse_field(cx, f)?,
         syn::Expr::Tuple(t) => {
             let elems: Vec<Option<Expr>> = t.elems.iter().map(|e| parse_expr(cx, e)).collect();
             ExprKind::Tuple(elems.into_iter().collect::<Option<Vec<_>>>()?)
@@ -62,7 +63,6 @@ fn construct_name(e: &syn::Expr) -> &'static str {
         syn::Expr::Macro(_) => "macros",
         syn::Expr::Array(_) => "arrays outside a method's argument list",
         syn::Expr::Cast(_) => "`as` casts (use `.convert::<T>()`)",
-        syn::Expr::Field(_) => "field access (use `.get(i)` on a tuple)",
         syn::Expr::Try(_) => "`?`",
         syn::Expr::Range(_) => "ranges outside a slice (`x.slice([.., 1..3])`, `x[(.., 1..3)]`)",
         _ => "this kind of expression",
@@ -349,6 +349,23 @@ fn pad_spec(e: &syn::Expr) -> Option<(i64, i64, i64)> {
         [lo, hi, interior] => Some((*lo, *hi, *interior)),
         _ => None,
     }
+}
+
+/// `t.0`: element 0 of a tuple (as `t.get(0)`).
+fn parse_field(cx: &Ctxt, f: &syn::ExprField) -> Option<ExprKind> {
+    let syn::Member::Unnamed(index) = &f.member else {
+        cx.error_spanned(&f.member, "field access is only `t.0` on a tuple value");
+        return None;
+    };
+    let recv = parse_expr(cx, &f.base)?;
+    let method = proc_macro2::Ident::new("get", index.span);
+    let args = vec![Arg::Ints(vec![i64::from(index.index)], Sp::of(index))];
+    Some(ExprKind::Method {
+        recv: Box::new(recv),
+        method,
+        turbofish: None,
+        args,
+    })
 }
 
 /// `x[i]`, `x[1..3]`, `x[(.., 1..3)]`: a slice (an index drops its dimension).
