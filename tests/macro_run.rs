@@ -204,3 +204,25 @@ fn window_and_linalg_values() {
     assert!((y[0] - 1.0).abs() < 1e-12 && (y[1] - r2).abs() < 1e-12, "{y:?}");
     assert_eq!(largest::call(&[3.0, 9.0, 1.0, 7.0, 5.0]).unwrap(), (vec![9.0, 7.0], vec![1, 3]));
 }
+
+#[computation]
+fn mlp(x: Tensor<f32, 2, 3>, w1: Tensor<f32, 3, 3>, w2: Tensor<f32, 3, 3>) -> Tensor<f32, 2, 3> {
+    // `layer` is defined below: calls resolve in any order.
+    let h = layer(x, w1, 1.0).relu();
+    layer(h, w2, 0.5)
+}
+
+#[computation]
+fn layer(x: Tensor<f32, 2, 3>, w: Tensor<f32, 3, 3>, b: f32) -> Tensor<f32, 2, 3> {
+    x.dot(w) + b
+}
+
+#[test]
+fn calls_between_computations() {
+    // x = [[1, 0, 0], [0, 1, 0]], w1 = 2 I, w2 = I: relu(2x + 1) + 0.5.
+    let x = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let w1 = [2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0];
+    let w2 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    assert_eq!(mlp::call(&x, &w1, &w2).unwrap(), vec![3.5, 1.5, 1.5, 1.5, 3.5, 1.5]);
+    assert_eq!(mlp::HLO.matches("call(").count(), 2, "{}", mlp::HLO);
+}

@@ -30,6 +30,9 @@ pub struct Computation {
 pub struct Options {
     /// `grad(a, b)`: the parameters to differentiate with respect to, and the span of `grad`.
     pub grad: Option<(Sp, Vec<Ident>)>,
+    /// `__callee(name = "HLO")`, added by the callee's `__xla_with_callee!` when the
+    /// function calls another `#[computation]` (empty HLO: the callee failed to compile).
+    pub callees: Vec<(Ident, String)>,
 }
 
 /// One parameter: a name and a tensor type.
@@ -268,67 +271,80 @@ pub enum BinOp {
     Ge,
 }
 
-/// The names an AST node uses (parameters and bindings it reads or assigns), in order of
-/// first use, possibly with repeats; used to find what a branch or a loop captures.
-pub trait Names {
-    /// Appends the names used to `out`.
-    fn names(&self, out: &mut Vec<String>);
+/// Visits every expression of an AST node (sub-expressions, blocks, closures, statements).
+pub trait Walk {
+    /// Calls `f` on every expression, outermost first.
+    fn walk(&self, f: &mut dyn FnMut(&Expr));
+
+    /// The names the node reads or assigns (parameters and bindings), in order of first
+    /// use, possibly with repeats; used to find what a branch or a loop captures.
+    fn names(&self, out: &mut Vec<String>) {
+        self.walk(&mut |e| {
+            if let ExprKind::Var(name) = &e.kind {
+                out.push(name.to_string());
+            }
+        });
+    }
 }
 
-impl Names for Expr {
-    fn names(&self, out: &mut Vec<String>) {
+impl Walk for Expr {
+    fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
         match &self.kind {
-            ExprKind::Var(name) => out.push(name.to_string()),
-            ExprKind::Lit(_) => {}
-            ExprKind::Unary(_, e) => e.names(out),
+            ExprKind::Var(_) | ExprKind::Lit(_) => {}
+            ExprKind::Unary(_, e) => e.walk(f),
             ExprKind::Binary(_, l, r) => {
-                l.names(out);
-                r.names(out);
+                l.walk(f);
+                r.walk(f);
             }
             ExprKind::Method { recv, args, .. } => {
-                recv.names(out);
-                args.iter().for_each(|a| a.names(out));
+                recv.walk(f);
+                args.iter().for_each(|a| a.walk(f));
             }
-            ExprKind::Call { args, .. } => args.iter().for_each(|a| a.names(out)),
-            ExprKind::Tuple(elems) => elems.iter().for_each(|e| e.names(out)),
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| a.walk(f)),
+            ExprKind::Tuple(elems) => elems.iter().for_each(|e| e.walk(f)),
             ExprKind::If { cond, then, els } => {
-                cond.names(out);
-                then.names(out);
-                els.names(out);
+                cond.walk(f);
+                then.walk(f);
+                els.walk(f);
             }
         }
     }
 }
 
-impl Names for Arg {
-    fn names(&self, out: &mut Vec<String>) {
+impl Walk for Arg {
+    fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         match self {
-            Arg::Expr(e) => e.names(out),
-            Arg::List(exprs, _) => exprs.iter().for_each(|e| e.names(out)),
-            Arg::Closure(c) => c.body.names(out),
+            Arg::Expr(e) => e.walk(f),
+            Arg::List(exprs, _) => exprs.iter().for_each(|e| e.walk(f)),
+            Arg::Closure(c) => c.body.walk(f),
             Arg::Ints(..) | Arg::Slices(..) | Arg::Pads(..) => {}
         }
     }
 }
 
-impl Names for Block {
-    fn names(&self, out: &mut Vec<String>) {
-        self.stmts.iter().for_each(|s| s.names(out));
+impl Walk for Block {
+    fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        self.stmts.iter().for_each(|s| s.walk(f));
         if let Some(tail) = &self.tail {
-            tail.names(out);
+            tail.walk(f);
         }
     }
 }
 
-impl Names for Stmt {
-    fn names(&self, out: &mut Vec<String>) {
+impl Walk for Stmt {
+    fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         match self {
-            Stmt::Let { init, .. } => init.iter().for_each(|e| e.names(out)),
-            Stmt::Assign { name, value, .. } => {
-                out.push(name.to_string());
-                value.names(out);
+            Stmt::Let { init, .. } => init.iter().for_each(|e| e.walk(f)),
+            Stmt::Assign { name, value, span } => {
+                // The assigned name counts as used.
+                f(&Expr {
+                    kind: ExprKind::Var(name.clone()),
+                    span: *span,
+                });
+                value.walk(f);
             }
-            Stmt::For { body, .. } => body.iter().for_each(|s| s.names(out)),
+            Stmt::For { body, .. } => body.iter().for_each(|s| s.walk(f)),
         }
     }
 }

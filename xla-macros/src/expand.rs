@@ -13,7 +13,7 @@ use xla_core::Shape;
 
 /// The whole attribute: parse, check, then expand (or emit the errors and a stub).
 pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+    let parsed: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
             let error = syn::Error::new_spanned(&item, "#[computation] applies to a function")
@@ -22,7 +22,12 @@ pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let cx = Ctxt::new();
-    let c = parse::parse(&cx, attr, item);
+    let c = parse::parse(&cx, attr.clone(), parsed);
+    if !cx.has_errors() {
+        if let Some(callee) = crate::callees::unresolved(&c) {
+            return crate::callees::defer(&callee, attr, item);
+        }
+    }
     match check::check(&cx, &c) {
         Some(checked) if !cx.has_errors() => expand(&c, &checked),
         _ => fallback::stub(&c, cx.into_errors()),
@@ -62,6 +67,7 @@ pub fn module(c: &Computation, bodies: Bodies, real: bool) -> TokenStream {
         result_shape,
     } = bodies;
     let functions = crate::call::functions(c, real);
+    let with_callee = crate::callees::definition(name, &hlo);
     let doc =
         format!("The XLA computation `{fn_name}`, built at compile time by `#[computation]`.");
     quote! {
@@ -96,6 +102,8 @@ pub fn module(c: &Computation, bodies: Bodies, real: bool) -> TokenStream {
             }
 
             #functions
+
+            #with_callee
         }
     }
 }

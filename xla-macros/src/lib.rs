@@ -3,6 +3,7 @@
 
 mod ast;
 mod call;
+mod callees;
 mod check;
 mod ctxt;
 mod expand;

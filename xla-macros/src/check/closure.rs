@@ -22,6 +22,7 @@ impl<'a> Checker<'a> {
             env,
             outer,
             mutable,
+            callees: std::rc::Rc::clone(&self.callees),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::graph::shape;
 use super::{Checker, Val};
-use crate::ast::{assigned_names, Block, Expr, LitValue, Names, Stmt};
+use crate::ast::{assigned_names, Block, Expr, LitValue, Stmt, Walk};
 use crate::ctxt::Sp;
 use proc_macro2::Ident;
 use xla_core::builder::XlaOp;
@@ -281,5 +281,59 @@ impl<'a> Checker<'a> {
         }
         let root = b.op(sp, |bb| bb.tuple(&outs))?;
         b.finish(root, "for", sp)
+    }
+
+    /// `helper(a, b)` for another `#[computation] fn helper`: imports its module (once) and
+    /// emits a `call`. Literal arguments take the parameters' types.
+    pub fn call_computation(
+        &mut self,
+        func: &Ident,
+        args: &[crate::ast::Arg],
+        sp: Sp,
+    ) -> Option<Val> {
+        let name = func.to_string();
+        let callees = std::rc::Rc::clone(&self.callees);
+        let module = callees.modules.get(&name)?.as_ref()?;
+        let params = module.entry_computation()?.parameter_shapes();
+        if args.len() != params.len() {
+            self.cx.error(
+                sp,
+                format!(
+                    "`{name}` takes {} arguments, found {}",
+                    params.len(),
+                    args.len()
+                ),
+            );
+            return None;
+        }
+        let mut ops = Vec::new();
+        for (i, (arg, p)) in args.iter().zip(&params).enumerate() {
+            let t = crate::ast::TensorType {
+                elem: p.element_type(),
+                dims: p.dims().to_vec(),
+            };
+            let what = format!("argument {i} of `{name}`: the parameter is");
+            let span = super::args::span(arg);
+            ops.push(self.val(arg).and_then(|v| self.expect(v, &t, span, &what)));
+        }
+        let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;
+        let imported = callees.imported.borrow().get(&name).cloned();
+        let computation = match imported {
+            Some(c) => c,
+            None => match self.g.import(module) {
+                Ok(c) => {
+                    callees
+                        .imported
+                        .borrow_mut()
+                        .insert(name.clone(), c.clone());
+                    c
+                }
+                Err(e) => {
+                    self.cx.error(sp, format!("importing `{name}`: {e}"));
+                    return None;
+                }
+            },
+        };
+        self.val_op(sp, |b| b.call(&ops, &computation))
     }
 }

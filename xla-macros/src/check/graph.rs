@@ -49,6 +49,14 @@ impl Graph {
         self.b.build_sub(root)
     }
 
+    /// Copies the entry computation of `module` (and what it calls) into this module.
+    ///
+    /// # Errors
+    /// If the module is malformed.
+    pub fn import(&self, module: &Module) -> Result<XlaComputation, xla_core::Error> {
+        self.b.import_computation(module, module.entry)
+    }
+
     /// The finished module, its entry returning `root`.
     ///
     /// # Errors

@@ -146,6 +146,15 @@ pub fn is_method(name: &str) -> bool {
     lookup(name).is_some()
 }
 
+/// The built-in functions without a receiver.
+const FREE_FUNCTIONS: &[&str] = &["concat", "iota", "rng_uniform", "rng_normal"];
+
+/// True when `f(..)` is built in (a free function, or a method called as a function); any
+/// other call is to another `#[computation]`.
+pub fn is_builtin_function(name: &str) -> bool {
+    is_method(name) || FREE_FUNCTIONS.contains(&name)
+}
+
 impl Checker<'_> {
     /// `recv.name::<turbofish>(args)`.
     pub fn method(

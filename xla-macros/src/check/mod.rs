@@ -11,7 +11,7 @@ mod elementwise;
 mod graph;
 mod linalg;
 mod literal;
-mod methods;
+pub mod methods;
 mod reduce;
 mod structural;
 mod window;
@@ -20,8 +20,10 @@ use crate::ast::*;
 use crate::ctxt::{Ctxt, Sp};
 use graph::{shape, Graph};
 use proc_macro2::Ident;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use xla_core::builder::{XlaBuilder, XlaOp};
+use std::rc::Rc;
+use xla_core::builder::{XlaBuilder, XlaComputation, XlaOp};
 use xla_core::ir::{BinaryOp, ComparisonDirection, UnaryOp};
 use xla_core::{Module, PrimitiveType, Shape};
 
@@ -63,6 +65,7 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
         env: HashMap::new(),
         outer: HashSet::new(),
         mutable: HashSet::new(),
+        callees: Rc::new(Callees::parse(cx, &c.options.callees)),
     };
     let mut params = Vec::new();
     for (number, p) in c.params.iter().enumerate() {
@@ -119,6 +122,43 @@ pub struct Checker<'a> {
     env: HashMap<String, Option<Val>>,
     outer: HashSet<String>,
     mutable: HashSet<String>,
+    callees: Rc<Callees>,
+}
+
+/// The other computations this one calls: their modules (`None`: the callee failed to
+/// compile, its errors are reported there) and their imports into this module.
+#[derive(Default)]
+pub struct Callees {
+    modules: HashMap<String, Option<Module>>,
+    imported: RefCell<HashMap<String, XlaComputation>>,
+}
+
+impl Callees {
+    /// Parses the HLO text handed over by each callee.
+    fn parse(cx: &Ctxt, callees: &[(Ident, String)]) -> Callees {
+        let mut modules = HashMap::new();
+        for (name, hlo) in callees {
+            let module = if hlo.is_empty() {
+                None
+            } else {
+                match xla_core::text::parse_module(hlo) {
+                    Ok(m) => Some(m),
+                    Err(e) => {
+                        cx.error(
+                            Sp::of(name),
+                            format!("the HLO of `{name}` does not parse (a bug in xla-rs): {e}"),
+                        );
+                        None
+                    }
+                }
+            };
+            modules.insert(name.to_string(), module);
+        }
+        Callees {
+            modules,
+            imported: RefCell::default(),
+        }
+    }
 }
 
 impl Checker<'_> {
@@ -274,8 +314,9 @@ impl Checker<'_> {
                 let recv = self.expr(first)?;
                 self.method(recv, func, turbofish, rest, sp)
             }
+            _ if self.callees.modules.contains_key(&name) => self.call_computation(func, args, sp),
             _ => {
-                self.cx.error(sp, format!("unknown function `{func}`: calls to other #[computation] functions are not supported yet"));
+                self.cx.error(sp, format!("unknown function `{func}`: not a built-in operation or a #[computation] function"));
                 None
             }
         }

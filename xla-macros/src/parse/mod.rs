@@ -77,6 +77,17 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
             })?;
             options.grad = Some((Sp::of(&meta.path), wrt));
             Ok(())
+        } else if meta.path.is_ident("__callee") {
+            meta.parse_nested_meta(|inner| {
+                let name = inner
+                    .path
+                    .get_ident()
+                    .cloned()
+                    .ok_or_else(|| inner.error("expected a name"))?;
+                let hlo: syn::LitStr = inner.value()?.parse()?;
+                options.callees.push((name, hlo.value()));
+                Ok(())
+            })
         } else {
             Err(meta.error("unknown option of #[computation]; expected `grad(param, ...)`"))
         }
