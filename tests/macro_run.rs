@@ -226,3 +226,10 @@ fn calls_between_computations() {
     assert_eq!(mlp::call(&x, &w1, &w2).unwrap(), vec![3.5, 1.5, 1.5, 1.5, 3.5, 1.5]);
     assert_eq!(mlp::HLO.matches("call(").count(), 2, "{}", mlp::HLO);
 }
+
+#[test]
+fn apply_takes_anything_that_converts_into_a_literal() {
+    let x = Literal::from_vec(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let out = affine_rows::apply(x).unwrap();
+    assert_eq!(out.data::<f32>(), Some(&[15.0f32, 33.0][..]));
+}

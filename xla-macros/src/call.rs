@@ -58,6 +58,7 @@ pub fn functions(c: &Computation, real: bool) -> TokenStream {
         }
     };
     let call = call(c, real).unwrap_or_default();
+    let apply = apply(c, real);
     quote! {
         /// The error of [`run`] and `call`.
         pub type Error = ::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>;
@@ -71,6 +72,7 @@ pub fn functions(c: &Computation, real: bool) -> TokenStream {
         }
 
         #run
+        #apply
         #call
     }
 }
@@ -104,6 +106,35 @@ fn run_body() -> TokenStream {
             }
         }
         ::core::result::Result::Ok(executable()?.execute(args)?)
+    }
+}
+
+/// `apply(x, w, ...)`: one argument per parameter, anything that converts into a literal
+/// (a `Literal`, or with xla-core's `ndarray` feature an `&Array`); the result literal
+/// converts back (`ArrayD::<f32>::try_from(out)`).
+fn apply(c: &Computation, real: bool) -> TokenStream {
+    let names: Vec<&Ident> = c.params.iter().map(|p| &p.name).collect();
+    let generics: Vec<Ident> = (0..names.len()).map(|i| format_ident!("A{}", i)).collect();
+    let body = if real {
+        quote! { run(&[#(#names.into()),*]) }
+    } else {
+        unreachable()
+    };
+    let allow = if real {
+        quote! {}
+    } else {
+        quote! { #[allow(unused_variables)] }
+    };
+    quote! {
+        /// Runs the computation with one argument per parameter, each anything that converts
+        /// into a literal (a `Literal`; an `ndarray` array with xla-core's `ndarray` feature).
+        ///
+        /// # Errors
+        /// As [`run`].
+        #allow
+        pub fn apply<#(#generics: ::core::convert::Into<::xla::core::Literal>),*>(#(#names: #generics),*) -> ::core::result::Result<::xla::core::Literal, Error> {
+            #body
+        }
     }
 }
 
