@@ -233,3 +233,19 @@ fn apply_takes_anything_that_converts_into_a_literal() {
     let out = affine_rows::apply(x).unwrap();
     assert_eq!(out.data::<f32>(), Some(&[15.0f32, 33.0][..]));
 }
+
+#[computation]
+fn embed(table: Tensor<f32, 4, 2>, ids: Tensor<i32, 3>) -> (Tensor<f32, 3, 2>, Tensor<f32, 4, 2>) {
+    let rows = table.take(ids, 0);
+    (rows, table.scatter_add(ids, rows, 0))
+}
+
+#[test]
+fn take_and_scatter_values() {
+    // table rows r_i = [i, 10 i]; ids [3, 0, 3]: rows 3, 0, 3; scatter-adding them back
+    // doubles row 0 and triples row 3.
+    let table = [0.0, 0.0, 1.0, 10.0, 2.0, 20.0, 3.0, 30.0];
+    let (rows, added) = embed::call(&table, &[3, 0, 3]).unwrap();
+    assert_eq!(rows, vec![3.0, 30.0, 0.0, 0.0, 3.0, 30.0]);
+    assert_eq!(added, vec![0.0, 0.0, 1.0, 10.0, 2.0, 20.0, 9.0, 90.0]);
+}

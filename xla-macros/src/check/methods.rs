@@ -44,6 +44,8 @@ enum Method {
     BatchNormTraining,
     TopK,
     Get,
+    Take,
+    Scatter(bool),
     /// sum, prod, mean; `max` / `min` with a dim list or no argument.
     Reduce(Reduction),
     /// `max` / `min`: elementwise with a tensor argument, a reduction otherwise.
@@ -131,6 +133,9 @@ fn lookup(name: &str) -> Option<Method> {
         "batch_norm_training" => M::BatchNormTraining,
         "top_k" => M::TopK,
         "get" => M::Get,
+        "take" => M::Take,
+        "scatter" => M::Scatter(false),
+        "scatter_add" => M::Scatter(true),
         "sum" => M::Reduce(Reduction::Sum),
         "prod" => M::Reduce(Reduction::Prod),
         "mean" => M::Reduce(Reduction::Mean),
@@ -312,6 +317,8 @@ impl Checker<'_> {
                 let [k] = self.arity(n, args, ["k"], sp)?;
                 self.top_k(recv, self.int_scalar(k, "k")?, sp)
             }
+            Method::Take => self.take(recv, args, sp),
+            Method::Scatter(add) => self.scatter(recv, args, add, sp),
             Method::Get => {
                 let [i] = self.arity(n, args, ["index"], sp)?;
                 let i = match i {

@@ -9,6 +9,7 @@ mod contraction;
 mod control;
 mod elementwise;
 mod graph;
+mod indexing;
 mod linalg;
 mod literal;
 pub mod methods;

@@ -255,6 +255,11 @@ fn result_shapes() {
         ("x: Tensor<f32, 2, 5>", "Tensor<i32, 2, 2>", "x.top_k(2).1", "s32[2,2]"),
         ("", "Tensor<f32, 3>", "rng_uniform::<f32>(0.0, 1.0, [3])", "f32[3]"),
         ("", "Tensor<f64, 2, 2>", "rng_normal::<f64>(0.0, 1.0, [2, 2])", "f64[2,2]"),
+        // indexing along an axis
+        ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>", "Tensor<f32, 4, 3>", "t.take(ids, 0)", "f32[4,3]"),
+        ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 2, 2>", "Tensor<f32, 5, 2, 2>", "t.take(ids, 1)", "f32[5,2,2]"),
+        ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>, u: Tensor<f32, 4, 3>", "Tensor<f32, 5, 3>", "t.scatter_add(ids, u, 0)", "f32[5,3]"),
+        ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>, u: Tensor<f32, 4, 3>", "Tensor<f32, 5, 3>", "t.scatter(ids, u, 0, |old, new| old.max(new))", "f32[5,3]"),
         // let bindings, annotated or not
         (
             x,
@@ -343,6 +348,8 @@ fn errors() {
         ("fn f(x: Tensor<f32, 4, 4>) -> Tensor<f32, 2, 2> { x.max_pool([2, 2], [2, 2], FULL) }", &["expected the padding: `SAME`, `VALID` or `[(low, high), ...]`"]),
         ("fn f(x: Tensor<f32, 4, 4>) -> Tensor<f32, 2, 2> { x.max_pool([2], [2]) }", &["reduce-window"]),
         ("fn f(a: Tensor<f32, 3, 2>) -> Tensor<f32, 3, 2> { a.cholesky() }", &["cholesky"]),
+        ("fn f(t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>) -> Tensor<f32, 4, 3> { t.take(ids, 2) }", &["take: axis 2 is out of range for f32[5,3] (rank 2)"]),
+        ("fn f(t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>, u: Tensor<f32, 4, 2>) -> Tensor<f32, 5, 3> { t.scatter_add(ids, u, 0) }", &["scatter_add: the updates must be shaped like `x.take(indices, 0)`, f32[4,3]; found f32[4,2]"]),
         ("fn f(x: Tensor<f32, 2>) -> Tensor<f32, 2> { x.reshape([a, 2]) }", &["expected the new dims as a list of integer literals, e.g. `[1, 0]`, found a list of tensors"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 4, 3> { concat([x, x], x) }", &["expected the dimension as an integer literal, found a tensor expression"]),
         ("fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 2, 3> { x.transpose([0, 0]) }", &["transpose"]),
@@ -374,7 +381,9 @@ fn errors() {
         ),
     ];
     for &(src, expected) in cases {
-        let errors = check_src("", src).map(|(r, _, _)| r).unwrap_err();
+        let Err(errors) = check_src("", src) else {
+            panic!("{src}: no error")
+        };
         let mistakes = if src.contains("let c = a + b") { 2 } else { 1 };
         assert_eq!(errors.len(), mistakes, "{src}: {errors:?}");
         let joined = errors.join("\n");
