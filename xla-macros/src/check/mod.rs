@@ -54,12 +54,7 @@ pub fn shape_of(t: &TensorType) -> Shape {
 
 /// Checks `c` and builds its module; `None` when an error was reported to `cx`.
 pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
-    if let Some((sp, _)) = &c.options.grad {
-        cx.error(
-            *sp,
-            "`grad(...)` is not supported yet: gradients (`dense::grad`) come with xla-autodiff",
-        );
-    }
+    check_grad_option(cx, c);
     let mut ck = Checker {
         cx,
         g: Graph::new(&c.name.to_string()),
@@ -111,6 +106,27 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
             );
             None
         }
+    }
+}
+
+/// `grad(w, b)`: the names must be parameters; then, until xla-autodiff lands, an error.
+fn check_grad_option(cx: &Ctxt, c: &Computation) {
+    let Some((sp, wrt)) = &c.options.grad else {
+        return;
+    };
+    let name = &c.name;
+    let unknown: Vec<&Ident> = wrt
+        .iter()
+        .filter(|w| !c.params.iter().any(|p| p.name == **w))
+        .collect();
+    for w in &unknown {
+        cx.error(
+            Sp::of(*w),
+            format!("grad: `{w}` is not a parameter of `{name}`"),
+        );
+    }
+    if unknown.is_empty() {
+        cx.error(*sp, format!("`grad(...)` is not supported yet: gradients (`{name}::grad`) come with xla-autodiff"));
     }
 }
 

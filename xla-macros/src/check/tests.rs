@@ -401,7 +401,11 @@ fn grad_is_not_supported_yet() {
     let errors = check_src("grad(w)", DENSE).map(|(r, _, _)| r).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
-        errors[0].contains("`grad(...)` is not supported yet"),
+        errors[0].contains("`grad(...)` is not supported yet: gradients (`dense::grad`)"),
         "{errors:?}"
     );
+    let errors = check_src("grad(w, q)", DENSE)
+        .map(|(r, _, _)| r)
+        .unwrap_err();
+    assert_eq!(errors, ["grad: `q` is not a parameter of `dense`"]);
 }
