@@ -33,9 +33,18 @@ fn build(f: impl FnOnce(&XlaBuilder) -> XlaOp) -> (Module, Instruction) {
     let b = XlaBuilder::new("test");
     let root = f(&b);
     let m = b.build_with_root(&root).unwrap_or_else(|e| panic!("{e}"));
+    verified(&m);
     let entry = m.entry_computation().unwrap();
     let r = entry.root_instruction().unwrap().clone();
     (m, r)
+}
+
+/// Asserts that the verifier accepts `m`.
+fn verified(m: &Module) {
+    if let Err(e) = xla_core::verify::verify_module(m) {
+        let problems: Vec<String> = e.problems.iter().map(|p| format!("{p:?}")).collect();
+        panic!("{} does not verify:\n{}", m.name, problems.join("\n"));
+    }
 }
 
 fn entry(m: &Module) -> &xla_core::Computation {

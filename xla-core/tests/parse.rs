@@ -1,6 +1,7 @@
 //! The HLO text parser against the conformance modules (here), hand-written modules
-//! (`parse/handwritten.rs`), error positions and nesting limits (`parse/errors.rs`), and a
-//! mutation test that it never panics (`parse/mutation.rs`).
+//! (`parse/handwritten.rs`), error positions and nesting limits (`parse/errors.rs`), a
+//! mutation test that it never panics (`parse/mutation.rs`), and printed constants parsing
+//! back bit-exactly (`parse/roundtrip.rs`).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -106,6 +107,50 @@ fn structural_invariants_of_every_module() {
                         ins.name
                     );
                 }
+            }
+        }
+    }
+}
+
+/// Number of array leaves of a shape (tuples flattened depth-first).
+fn leaves(shape: &Shape) -> usize {
+    match shape {
+        Shape::Tuple(t) => t.iter().map(leaves).sum(),
+        Shape::Array(_) | Shape::Token => 1,
+    }
+}
+
+/// The entry computation's parameters match the case's `in*.npy` files and (for `public`)
+/// its result's leaves match the `out*.npy` files.
+#[test]
+fn entry_signature_matches_case_files() {
+    for split in ["public", "grad_public"] {
+        for (name, text) in modules(split) {
+            let m = parse_module(&text).unwrap();
+            let files: Vec<String> = std::fs::read_dir(conformance_dir().join(split).join(&name))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            let count = |prefix: &str| {
+                files
+                    .iter()
+                    .filter(|f| f.starts_with(prefix) && f.ends_with(".npy"))
+                    .count()
+            };
+            let entry = m.entry_computation().unwrap();
+            assert_eq!(
+                entry.parameters().len(),
+                count("in"),
+                "{split}/{name}: parameters"
+            );
+            // grad_public outputs are gradients of the module, not its results.
+            if split == "public" {
+                let result = entry.result_shape().unwrap();
+                assert_eq!(
+                    leaves(result),
+                    count("out"),
+                    "{split}/{name}: result leaves"
+                );
             }
         }
     }
@@ -404,3 +449,5 @@ mod errors;
 mod handwritten;
 #[path = "parse/mutation.rs"]
 mod mutation;
+#[path = "parse/roundtrip.rs"]
+mod roundtrip;

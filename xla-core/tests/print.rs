@@ -7,44 +7,11 @@ use xla_core::attrs::*;
 use xla_core::ir::{CompId, Computation, InstrId, Instruction, Module, Op};
 use xla_core::shape::{ArrayShape, Layout, Shape};
 use xla_core::text::print_module;
-use xla_core::types::PrimitiveType::{self, *};
+use xla_core::types::PrimitiveType::*;
 use xla_core::Literal;
 
-fn arr(ty: PrimitiveType, dims: &[i64]) -> Shape {
-    Shape::array(ty, dims.to_vec())
-}
-
-fn ins(name: &str, op: Op, operands: &[usize], shape: Shape) -> Instruction {
-    Instruction {
-        name: name.into(),
-        op,
-        operands: operands.iter().map(|&i| InstrId(i)).collect(),
-        shape,
-    }
-}
-
-/// A scalar f32 binary computation `name(a, b) = op(a, b)` returning `result`.
-fn scalar_comp(name: &str, op: Op, result: PrimitiveType) -> Computation {
-    Computation {
-        name: name.into(),
-        instructions: vec![
-            ins(
-                &format!("{name}.a"),
-                Op::Parameter { number: 0 },
-                &[],
-                arr(F32, &[]),
-            ),
-            ins(
-                &format!("{name}.b"),
-                Op::Parameter { number: 1 },
-                &[],
-                arr(F32, &[]),
-            ),
-            ins(&format!("{name}.r"), op, &[0, 1], arr(result, &[])),
-        ],
-        root: InstrId(2),
-    }
-}
+mod common;
+use common::{arr, dnums, ins, pd, wd};
 
 /// The callees available to the instruction under test: `add` (CompId 0), `ge` (1),
 /// `comp` (2: f32[4] -> f32[4] negate).
@@ -62,8 +29,8 @@ fn callees() -> Vec<Computation> {
         root: InstrId(1),
     };
     vec![
-        scalar_comp("add", Op::Binary(BinaryOp::Add), F32),
-        scalar_comp("ge", ge, Pred),
+        common::scalar_binary("add", Op::Binary(BinaryOp::Add), F32, F32),
+        common::scalar_binary("ge", ge, F32, Pred),
         comp,
     ]
 }
@@ -109,18 +76,6 @@ fn root_line(op: Op, shape: Shape, operands: &[Shape]) -> String {
     line.trim_start()
         .trim_start_matches("ROOT r = ")
         .to_string()
-}
-
-fn wd(size: i64, stride: i64, lo: i64, hi: i64, base: i64, win: i64, rev: bool) -> WindowDim {
-    WindowDim {
-        size,
-        stride,
-        padding_low: lo,
-        padding_high: hi,
-        window_dilation: win,
-        base_dilation: base,
-        window_reversal: rev,
-    }
 }
 
 fn check(cases: Vec<(Op, Shape, Vec<Shape>, &str)>) {
@@ -210,7 +165,7 @@ fn layouts_default_and_explicit() {
             tuple6,
             vec![arr(F32, &[2]); 6],
             "(f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, /*index=5*/f32[2]{0}) \
-             tuple(p0, p1, p2, p3, p4, /*index=5*/p5)",
+             tuple(p0, p1, p2, p3, p4, p5)",
         ),
         (Op::AfterAll, Shape::Token, vec![], "token[] after-all()"),
     ]);
@@ -316,6 +271,24 @@ fn structural_attributes() {
             "f32[2,3]{1,0} slice(p0), slice={[0:4:2], [1:4:1]}",
         ),
         (
+            Op::Slice {
+                start: vec![0, 1],
+                limit: vec![6, 2],
+                stride: vec![1, 1],
+            },
+            arr(S32, &[6, 1]),
+            vec![arr(S32, &[6, 2])],
+            "s32[6,1]{1,0} slice(p0), slice={[0:6], [1:2]}",
+        ),
+        (
+            Op::Pad {
+                padding: vec![pd(1, 1, 0), pd(0, 1, 0)],
+            },
+            arr(F32, &[8, 8]),
+            vec![arr(F32, &[6, 7]), arr(F32, &[])],
+            "f32[8,8]{1,0} pad(p0, p1), padding=1_1x0_1",
+        ),
+        (
             Op::DynamicSlice {
                 slice_sizes: vec![2, 2],
             },
@@ -325,18 +298,7 @@ fn structural_attributes() {
         ),
         (
             Op::Pad {
-                padding: vec![
-                    PadDim {
-                        low: -2,
-                        high: -1,
-                        interior: 1,
-                    },
-                    PadDim {
-                        low: 2,
-                        high: -3,
-                        interior: 0,
-                    },
-                ],
+                padding: vec![pd(-2, -1, 1), pd(2, -3, 0)],
             },
             arr(S32, &[4, 4]),
             vec![arr(S32, &[3, 5]), arr(S32, &[])],
@@ -391,28 +353,8 @@ fn window_and_convolution_attributes() {
             },
         })
     };
-    let nhwc = ConvDimensionNumbers {
-        input_batch_dimension: 0,
-        input_feature_dimension: 3,
-        input_spatial_dimensions: vec![1, 2],
-        kernel_input_feature_dimension: 2,
-        kernel_output_feature_dimension: 3,
-        kernel_spatial_dimensions: vec![0, 1],
-        output_batch_dimension: 0,
-        output_feature_dimension: 3,
-        output_spatial_dimensions: vec![1, 2],
-    };
-    let odd = ConvDimensionNumbers {
-        input_batch_dimension: 3,
-        input_feature_dimension: 2,
-        input_spatial_dimensions: vec![0, 1],
-        kernel_input_feature_dimension: 3,
-        kernel_output_feature_dimension: 0,
-        kernel_spatial_dimensions: vec![1, 2],
-        output_batch_dimension: 1,
-        output_feature_dimension: 0,
-        output_spatial_dimensions: vec![2, 3],
-    };
+    let nhwc = dnums(0, 3, vec![1, 2], 2, 3, vec![0, 1], 0, 3, vec![1, 2]);
+    let odd = dnums(3, 2, vec![0, 1], 3, 0, vec![1, 2], 1, 0, vec![2, 3]);
     let stride_pad = Window {
         dims: vec![wd(3, 2, 1, 1, 1, 1, false); 2],
     };

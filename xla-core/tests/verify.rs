@@ -3,48 +3,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use xla_core::attrs::{BinaryOp, UnaryOp};
-use xla_core::ir::{CompId, Computation, InstrId, Instruction, Module, Op};
+use xla_core::ir::{CompId, Computation, InstrId, Module, Op};
 use xla_core::shape::{ArrayShape, Layout, Shape};
-use xla_core::types::PrimitiveType::{self, *};
+use xla_core::types::PrimitiveType::*;
 use xla_core::verify::{verify_module, VerifyProblem};
 
-fn arr(ty: PrimitiveType, dims: &[i64]) -> Shape {
-    Shape::array(ty, dims.to_vec())
-}
-
-fn ins(name: &str, op: Op, operands: &[usize], shape: Shape) -> Instruction {
-    Instruction {
-        name: name.into(),
-        op,
-        operands: operands.iter().map(|&i| InstrId(i)).collect(),
-        shape,
-    }
-}
-
-fn param(name: &str, n: i64, shape: Shape) -> Instruction {
-    ins(name, Op::Parameter { number: n }, &[], shape)
-}
-
-fn comp(name: &str, instructions: Vec<Instruction>, root: usize) -> Computation {
-    Computation {
-        name: name.into(),
-        instructions,
-        root: InstrId(root),
-    }
-}
+mod common;
+use common::{arr, comp, ins, param};
 
 /// `add(a, b)` on f32 scalars.
 fn adder(name: &str) -> Computation {
-    let s = arr(F32, &[]);
-    comp(
-        name,
-        vec![
-            param(&format!("{name}.a"), 0, s.clone()),
-            param(&format!("{name}.b"), 1, s.clone()),
-            ins(&format!("{name}.r"), Op::Binary(BinaryOp::Add), &[0, 1], s),
-        ],
-        2,
-    )
+    common::scalar_binary(name, Op::Binary(BinaryOp::Add), F32, F32)
 }
 
 /// A valid module: `main(x: f32[4]) = reduce(negate(x), 0) with add`.
@@ -310,41 +279,18 @@ fn shapes_must_be_well_formed() {
 }
 
 #[test]
-#[ignore = "needs infer_shape from branch shapeinf"]
 fn declared_shape_must_match_inference() {
-    // add(f32[4], f32[4]) declared as f32[3]; reduce over dim 0 declared f32[4].
-    let v = arr(F32, &[4]);
-    let s = arr(F32, &[]);
-    let zero = xla_core::Literal::scalar(0f32);
-    let main = comp(
-        "main",
-        vec![
-            param("x", 0, v.clone()),
-            ins("sum", Op::Binary(BinaryOp::Add), &[0, 0], arr(F32, &[3])),
-            ins("z", Op::Constant { literal: zero }, &[], s),
-            ins(
-                "r",
-                Op::Reduce {
-                    dimensions: vec![0],
-                    to_apply: CompId(0),
-                },
-                &[0, 2],
-                v,
-            ),
-        ],
-        3,
-    );
-    let m = Module {
-        name: "m".into(),
-        computations: vec![adder("add"), main],
-        entry: CompId(1),
-    };
+    // n = negate(f32[4]) declared as f32[3]; r = reduce over dim 0 declared f32[4].
+    let mut m = valid();
+    let main = &mut m.computations[1];
+    main.instructions[1].shape = arr(F32, &[3]);
+    main.instructions[3].shape = arr(F32, &[4]);
     expect(
         &m,
         &[
             (
                 "main",
-                Some("sum"),
+                Some("n"),
                 "declared shape f32[3] does not match the shape f32[4]",
             ),
             (

@@ -10,7 +10,8 @@ use xla_core::ir::{CompId, Computation, InstrId, Module, Op};
 use xla_core::{Literal, Shape};
 
 /// A host function a `custom-call` can reach: `(operands, result shape, backend_config)`.
-pub type CustomCallFn = dyn Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String> + Send + Sync;
+pub type CustomCallFn =
+    dyn Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String> + Send + Sync;
 
 /// A called computation recognised as a simple scalar function of its two parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +33,9 @@ pub(crate) struct CompPlan {
     pub last_use: Vec<usize>,
     /// Set when the computation is a recognised scalar combiner.
     pub combiner: Option<Combiner>,
+    /// Every value is a scalar (or a tuple of scalars) and every op is elementwise, so the
+    /// computation can run on vectors of argument sets at once.
+    pub vectorizable: bool,
 }
 
 /// Host-side queues for infeed, outfeed and host send/recv.
@@ -55,12 +59,23 @@ pub struct Executable {
 
 impl std::fmt::Debug for Executable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Executable").field("module", &self.module.name).finish_non_exhaustive()
+        f.debug_struct("Executable")
+            .field("module", &self.module.name)
+            .finish_non_exhaustive()
     }
 }
 
 fn is_commutative(op: BinaryOp) -> bool {
-    matches!(op, BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
+    matches!(
+        op,
+        BinaryOp::Add
+            | BinaryOp::Mul
+            | BinaryOp::Max
+            | BinaryOp::Min
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+    )
 }
 
 fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
@@ -73,21 +88,63 @@ fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
     if comp.root == *p1 {
         return Some(Combiner::Second);
     }
-    match (&root.op, root.operands.as_slice()) {
-        (Op::Binary(op), [a, b]) if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) => {
-            Some(Combiner::Binary(*op))
+    // `if let` rather than a `match` over `Op`: only these two shapes are combiners, and a
+    // new opcode must not need an arm here.
+    let ops = root.operands.as_slice();
+    if let (Op::Binary(op), [a, b]) = (&root.op, ops) {
+        if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) {
+            return Some(Combiner::Binary(*op));
         }
-        (Op::Compare { direction, comparison_type }, [a, b]) if (a, b) == (p0, p1) => {
-            Some(Combiner::Compare(*direction, *comparison_type))
-        }
-        _ => None,
     }
+    if let (
+        Op::Compare {
+            direction,
+            comparison_type,
+        },
+        [a, b],
+    ) = (&root.op, ops)
+    {
+        if (a, b) == (p0, p1) {
+            return Some(Combiner::Compare(*direction, *comparison_type));
+        }
+    }
+    None
+}
+
+fn scalar_or_scalar_tuple(s: &Shape) -> bool {
+    s.is_scalar()
+        || s.tuple_elements()
+            .is_some_and(|t| t.iter().all(Shape::is_scalar))
+}
+
+/// A whitelist: any op not named here (including ops added later) is not vectorizable.
+fn vectorizable(comp: &Computation) -> bool {
+    comp.instructions.iter().all(|ins| {
+        scalar_or_scalar_tuple(&ins.shape)
+            && matches!(
+                ins.op,
+                Op::Parameter { .. }
+                    | Op::Constant { .. }
+                    | Op::Unary(_)
+                    | Op::Binary(_)
+                    | Op::Compare { .. }
+                    | Op::Select
+                    | Op::Clamp
+                    | Op::Convert
+                    | Op::ReducePrecision { .. }
+                    | Op::Tuple
+                    | Op::GetTupleElement { .. }
+            )
+    })
 }
 
 fn plan(comp: &Computation) -> Result<CompPlan> {
     let n = comp.instructions.len();
     if comp.root.0 >= n {
-        return Err(CpuError::Malformed(format!("computation {} has no root", comp.name)));
+        return Err(CpuError::Malformed(format!(
+            "computation {} has no root",
+            comp.name
+        )));
     }
     let mut last_use: Vec<usize> = (0..n).collect();
     for (i, ins) in comp.instructions.iter().enumerate() {
@@ -105,11 +162,20 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
     let params = comp.parameters();
     for (k, id) in params.iter().enumerate() {
         if !matches!(comp.instructions[id.0].op, Op::Parameter { number } if number == k as i64) {
-            return Err(CpuError::Malformed(format!("{}: parameter numbers are not 0..{}", comp.name, params.len())));
+            return Err(CpuError::Malformed(format!(
+                "{}: parameter numbers are not 0..{}",
+                comp.name,
+                params.len()
+            )));
         }
     }
     let combiner = recognise(comp, &params);
-    Ok(CompPlan { params, last_use, combiner })
+    Ok(CompPlan {
+        params,
+        last_use,
+        combiner,
+        vectorizable: vectorizable(comp),
+    })
 }
 
 impl Executable {
@@ -121,13 +187,27 @@ impl Executable {
     pub fn compile(module: &Module) -> Result<Executable> {
         xla_core::verify::verify_module(module)?;
         if module.entry_computation().is_none() {
-            return Err(CpuError::Malformed("the module has no entry computation".into()));
+            return Err(CpuError::Malformed(
+                "the module has no entry computation".into(),
+            ));
         }
-        let plans = module.computations.iter().map(plan).collect::<Result<Vec<_>>>()?;
+        let plans = module
+            .computations
+            .iter()
+            .map(plan)
+            .collect::<Result<Vec<_>>>()?;
         for comp in &module.computations {
             for ins in &comp.instructions {
-                if let Some(bad) = ins.op.called_computations().into_iter().find(|c| c.0 >= module.computations.len()) {
-                    return Err(CpuError::Malformed(format!("{} calls computation #{} which does not exist", ins.name, bad.0)));
+                if let Some(bad) = ins
+                    .op
+                    .called_computations()
+                    .into_iter()
+                    .find(|c| c.0 >= module.computations.len())
+                {
+                    return Err(CpuError::Malformed(format!(
+                        "{} calls computation #{} which does not exist",
+                        ins.name, bad.0
+                    )));
                 }
             }
         }
@@ -150,7 +230,10 @@ impl Executable {
     /// Registers the function a `custom-call` with `custom_call_target=name` runs.
     pub fn register_custom_call<F>(&mut self, name: impl Into<String>, f: F)
     where
-        F: Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String> + Send + Sync + 'static,
+        F: Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String>
+            + Send
+            + Sync
+            + 'static,
     {
         self.custom_calls.insert(name.into(), Arc::new(f));
     }
@@ -164,7 +247,10 @@ impl Executable {
 
     /// Takes every value sent by `outfeed` so far, oldest first.
     pub fn take_outfeed(&self) -> Vec<Literal> {
-        self.host.lock().map(|mut h| std::mem::take(&mut h.outfeed)).unwrap_or_default()
+        self.host
+            .lock()
+            .map(|mut h| std::mem::take(&mut h.outfeed))
+            .unwrap_or_default()
     }
 
     /// Queues a value for the next host `recv` on `channel`.
@@ -176,7 +262,10 @@ impl Executable {
 
     /// Takes every value sent by host `send` on `channel` so far, oldest first.
     pub fn take_sent(&self, channel: i64) -> Vec<Literal> {
-        self.host.lock().map(|mut h| h.sent.remove(&channel).unwrap_or_default()).unwrap_or_default()
+        self.host
+            .lock()
+            .map(|mut h| h.sent.remove(&channel).unwrap_or_default())
+            .unwrap_or_default()
     }
 
     /// The compiled module.

@@ -22,7 +22,9 @@ pub enum CpuError {
         found: usize,
     },
     /// An argument's shape differs from its parameter's.
-    #[error("execute: parameter {number} ({name}) has shape {expected} but the argument is {found}")]
+    #[error(
+        "execute: parameter {number} ({name}) has shape {expected} but the argument is {found}"
+    )]
     ArgumentShape {
         /// Parameter number.
         number: usize,

@@ -9,7 +9,9 @@ use xla_core::{Literal, Shape};
 /// # Errors
 /// If the shape is not an array or has a negative dim.
 pub(crate) fn dims_of(shape: &Shape) -> Result<Vec<usize>> {
-    let a = shape.as_array().ok_or_else(|| invalid(format!("expected an array, found {shape}")))?;
+    let a = shape
+        .as_array()
+        .ok_or_else(|| invalid(format!("expected an array, found {shape}")))?;
     a.dims
         .iter()
         .map(|&d| usize::try_from(d).map_err(|_| invalid(format!("negative dimension in {shape}"))))
@@ -77,7 +79,8 @@ pub(crate) fn array(l: &Literal) -> Result<(&ArrayData, Vec<usize>)> {
 /// # Errors
 /// If the literal is a tuple or token.
 pub(crate) fn data(l: &Literal) -> Result<&ArrayData> {
-    l.array_data().ok_or_else(|| invalid(format!("expected an array operand, found {}", l.shape())))
+    l.array_data()
+        .ok_or_else(|| invalid(format!("expected an array operand, found {}", l.shape())))
 }
 
 /// Builds an array literal of `shape` (layout dropped) from `data`.
@@ -88,6 +91,47 @@ pub(crate) fn make(shape: &Shape, data: ArrayData) -> Result<Literal> {
     Ok(Literal::from_array_data(shape.without_layout(), data)?)
 }
 
+/// Dimension numbers as `usize`, each checked to be below `rank`.
+///
+/// # Errors
+/// If a dimension is negative or not below `rank`.
+pub(crate) fn dim_list(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
+    v.iter()
+        .map(|&d| {
+            usize::try_from(d)
+                .ok()
+                .filter(|&d| d < rank)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "{what}: dimension {d} out of range for rank {rank}"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// The result of an op with one output per operand: an array, or a tuple of arrays when
+/// `out` is a tuple shape.
+///
+/// # Errors
+/// If the data do not fit the shapes.
+pub(crate) fn results(out: &Shape, mut datas: Vec<ArrayData>) -> Result<Literal> {
+    match out.tuple_elements() {
+        Some(shapes) if shapes.len() == datas.len() => Ok(Literal::tuple(
+            shapes
+                .iter()
+                .zip(datas)
+                .map(|(s, d)| make(s, d))
+                .collect::<Result<_>>()?,
+        )),
+        Some(_) => Err(invalid(format!(
+            "result shape {out} does not match {} outputs",
+            datas.len()
+        ))),
+        None => make(out, datas.pop().ok_or_else(|| invalid("no result"))?),
+    }
+}
+
 /// A scalar index operand as i64 (any integer type).
 ///
 /// # Errors
@@ -95,12 +139,16 @@ pub(crate) fn make(shape: &Shape, data: ArrayData) -> Result<Literal> {
 pub(crate) fn scalar_i64(l: &Literal) -> Result<i64> {
     let d = data(l)?;
     if d.len() != 1 || !d.element_type().is_integer() {
-        return Err(invalid(format!("expected an integer scalar, found {}", l.shape())));
+        return Err(invalid(format!(
+            "expected an integer scalar, found {}",
+            l.shape()
+        )));
     }
     Ok(xla_core::with_array_data!(d, v => v.first().map_or(0, |&x| crate::scalar::index_value(x))))
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

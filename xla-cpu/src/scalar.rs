@@ -484,6 +484,7 @@ macro_rules! combine_complex {
 combine_complex!(Complex32, Complex64);
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

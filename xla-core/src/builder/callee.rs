@@ -249,6 +249,16 @@ impl<F: FnOnce(&XlaBuilder, XlaOp, XlaOp) -> XlaOp> Callee for Binary<F> {
     }
 }
 
+/// A bare closure of two parameters is a computation too (the common case: reducers,
+/// comparators, select and scatter). Rust cannot infer a bare closure's parameter types
+/// through this impl, so write them (`|sb: &XlaBuilder, a: XlaOp, c: XlaOp| ...`) or wrap
+/// the closure in [`binary`], which needs none.
+impl<F: FnOnce(&XlaBuilder, XlaOp, XlaOp) -> XlaOp> Callee for F {
+    fn resolve(self, b: &XlaBuilder, role: &str, params: &[Shape]) -> Option<XlaComputation> {
+        Binary(self).resolve(b, role, params)
+    }
+}
+
 impl<F: FnOnce(&XlaBuilder, &[XlaOp]) -> XlaOp> Callee for Nary<F> {
     fn resolve(self, b: &XlaBuilder, role: &str, params: &[Shape]) -> Option<XlaComputation> {
         closure(b, role, params, None, |sb, ps| (self.0)(sb, &ps))

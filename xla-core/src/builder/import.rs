@@ -114,37 +114,31 @@ impl XlaBuilder {
         let mut imported: HashMap<CompId, CompId> = HashMap::new();
         let mut values: Vec<XlaOp> = Vec::with_capacity(comp.instructions.len());
         for ins in &comp.instructions {
-            let value = match &ins.op {
-                Op::Parameter { number } => {
-                    match usize::try_from(*number).ok().and_then(|n| args.get(n)) {
-                        Some(a) => a.clone(),
-                        None => {
-                            let msg = format!(
-                                "`{}` needs argument {number} but {} were given",
-                                comp.name,
-                                args.len()
-                            );
-                            return self.misuse("inline", msg);
-                        }
-                    }
-                }
-                op => {
-                    let Some(op) = self.import_called(module, op, &mut imported) else {
-                        return self.poisoned();
-                    };
-                    let operands: Option<Vec<XlaOp>> = ins
-                        .operands
-                        .iter()
-                        .map(|o| values.get(o.0).cloned())
-                        .collect();
-                    let Some(operands) = operands else {
-                        return self.misuse(
-                            "inline",
-                            format!("`{}` uses an operand before defining it", ins.name),
-                        );
-                    };
-                    self.add_op(op, &operands, Some(ins.shape.clone()))
-                }
+            let value = if let Op::Parameter { number } = &ins.op {
+                let arg = usize::try_from(*number).ok().and_then(|n| args.get(n));
+                let Some(arg) = arg else {
+                    let given = args.len();
+                    let msg = format!(
+                        "`{}` needs argument {number} but {given} were given",
+                        comp.name
+                    );
+                    return self.misuse("inline", msg);
+                };
+                arg.clone()
+            } else {
+                let Some(op) = self.import_called(module, &ins.op, &mut imported) else {
+                    return self.poisoned();
+                };
+                let operands: Option<Vec<XlaOp>> = ins
+                    .operands
+                    .iter()
+                    .map(|o| values.get(o.0).cloned())
+                    .collect();
+                let Some(operands) = operands else {
+                    let msg = format!("`{}` uses an operand before defining it", ins.name);
+                    return self.misuse("inline", msg);
+                };
+                self.add_op(op, &operands, Some(ins.shape.clone()))
             };
             values.push(value);
         }

@@ -24,6 +24,47 @@
 //! are given as anything implementing [`Callee`]: a [`Combiner`], a computation built with
 //! [`XlaBuilder::sub_builder`] and [`XlaBuilder::build_sub`], or a closure wrapped by
 //! [`unary`], [`binary`] or [`nary`].
+//!
+//! ```
+//! use xla_core::builder::{binary, unary, Combiner, XlaBuilder};
+//! use xla_core::{PrimitiveType::{F32, S32}, Shape};
+//!
+//! let b = XlaBuilder::new("main");
+//! let x = b.parameter(0, Shape::array(F32, [4, 5]), "x");
+//! let zero = b.constant_r0(0.0f32);
+//!
+//! // 1. a common combiner
+//! let sum = b.reduce(&x, &zero, &[1], Combiner::Add);
+//!
+//! // 2. a closure `|sub_builder, a, b| ...`
+//! let sum_sq = b.reduce(&x, &zero, &[1], binary(|sb, a, c| sb.add(a, &c * &c)));
+//!
+//! // 3. a computation built once with a sub-builder and used twice
+//! let max = {
+//!     let sb = b.sub_builder("max");
+//!     let p = sb.parameter(0, Shape::scalar(F32), "p");
+//!     let q = sb.parameter(1, Shape::scalar(F32), "q");
+//!     sb.build_sub(&sb.max(&p, &q)).unwrap()
+//! };
+//! let low = b.constant_r0(f32::NEG_INFINITY);
+//! let rows = b.reduce(&x, &low, &[1], &max);
+//! let cols = b.reduce(&x, &low, &[0], &max);
+//!
+//! // a loop: the state is a tuple (counter, value)
+//! let init = b.tuple([b.constant_r0(0i32), sum.clone()]);
+//! let cond = unary(|sb, s| sb.lt(sb.get_tuple_element(&s, 0), sb.constant_r0(10i32)));
+//! let body = unary(|sb, s| {
+//!     let (i, v) = (sb.get_tuple_element(&s, 0), sb.get_tuple_element(&s, 1));
+//!     sb.tuple([&i + 1i32, &v * 0.5f32])
+//! });
+//! let looped = b.while_loop(&init, cond, body);
+//! assert_eq!(looped.shape().unwrap(), Shape::tuple(vec![Shape::scalar(S32), Shape::array(F32, [4])]));
+//!
+//! let root = b.tuple([sum, sum_sq, rows, cols, looped]);
+//! let module = b.build_with_root(&root).unwrap();
+//! // add_F32, reducer, max, condition, body, then main: callees first
+//! assert_eq!(module.computations.len(), 6);
+//! ```
 
 mod callee;
 mod collective;
@@ -173,7 +214,7 @@ impl XlaBuilder {
 
     fn with_ctx(name: &str, is_sub: bool, ctx: Rc<ModuleCtx>) -> XlaBuilder {
         let inner = Inner {
-            name: name.to_string(),
+            name: sanitize(name, "computation"),
             is_sub,
             ctx,
             state: RefCell::new(State::default()),
@@ -200,13 +241,20 @@ impl XlaBuilder {
         self.inner.state.borrow().errors.clone()
     }
 
-    /// The shape of `op`, or `None` when it is poisoned or belongs to another builder
-    /// (an error is recorded for the latter, naming `op_name`).
-    pub fn get_shape(&self, op_name: &str, op: &XlaOp) -> Option<Shape> {
-        if !self.owns(op_name, 0, op) {
-            return None;
+    /// The shape of `op` (XLA's `GetShape`); nothing is recorded.
+    ///
+    /// # Errors
+    /// [`Error::Builder`](crate::Error::Builder) when `op` belongs to another builder or is
+    /// poisoned.
+    pub fn get_shape(&self, op: &XlaOp) -> Result<Shape, crate::Error> {
+        if !Rc::ptr_eq(&op.builder, &self.inner) {
+            let msg = format!(
+                "the value belongs to builder `{}`, not `{}`",
+                op.builder.name, self.inner.name
+            );
+            return Err(crate::Error::Builder(msg));
         }
-        op.shape().ok()
+        op.shape()
     }
 
     // ----- recording -----
@@ -351,8 +399,8 @@ impl XlaBuilder {
             let msg = format!("parameter number {number} is negative or already used");
             return self.misuse("parameter", msg);
         }
-        let base = if name.is_empty() { "parameter" } else { name };
-        let op = self.emit_named(base, Op::Parameter { number }, &[], Some(shape));
+        let base = sanitize(name, "parameter");
+        let op = self.emit_named(&base, Op::Parameter { number }, &[], Some(shape));
         if !op.is_poisoned() {
             self.inner.state.borrow_mut().parameters.push(number);
         }
@@ -435,6 +483,9 @@ impl XlaBuilder {
                     "the root belongs to builder `{}`",
                     r.builder.name
                 )))
+            }
+            Some(XlaOp { id: None, .. }) => {
+                return Err(misuse("the root is the result of an op that failed".into()))
             }
             Some(r) => r.id,
             None => state.instructions.len().checked_sub(1).map(InstrId),
@@ -555,6 +606,30 @@ fn prune(name: &str, comps: &[Computation], entry: CompId) -> Module {
         name: name.to_string(),
         computations,
         entry,
+    }
+}
+
+/// A name HLO text accepts (as XLA's name uniquer sanitizes): characters other than
+/// ASCII letters, digits, `_`, `-` and `.` become `_`; a leading digit gets a `_` in front;
+/// an empty name becomes `fallback`.
+fn sanitize(name: &str, fallback: &str) -> String {
+    if name.is_empty() {
+        return fallback.to_string();
+    }
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{clean}")
+    } else {
+        clean
     }
 }
 

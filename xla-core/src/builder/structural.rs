@@ -1,8 +1,9 @@
 //! Structural ops: broadcast, reshape, collapse, transpose, rev, slices, concatenate, pad,
 //! tuples, dynamic dimension sizes.
 
-use super::{collect_ops, refs, WithDims, XlaBuilder, XlaOp};
+use super::{collect_ops, refs, ScalarValue, WithDims, XlaBuilder, XlaOp};
 use crate::ir::{Op, PadDim};
+use crate::shape::Shape;
 use crate::shape_inference::ShapeError;
 use std::borrow::Borrow;
 
@@ -42,6 +43,33 @@ impl XlaBuilder {
         self.emit(op, &[operand], Some(s.with_dims(out_dims.to_vec())))
     }
 
+    /// An array of `shape` filled with `value` (a scalar constant broadcast; XLA's `Full`).
+    pub fn full(&self, shape: &Shape, value: impl ScalarValue) -> XlaOp {
+        let scalar = self.constant_scalar(shape.element_type(), value);
+        if shape.is_scalar() {
+            return scalar;
+        }
+        self.broadcast(&scalar, shape.dims())
+    }
+
+    /// An array of `shape` filled with zeros (XLA's `Zeros`).
+    pub fn zeros(&self, shape: &Shape) -> XlaOp {
+        self.full(shape, 0)
+    }
+
+    /// An array of `prototype`'s shape filled with `value` (XLA's `FullLike`).
+    pub fn full_like(&self, prototype: &XlaOp, value: impl ScalarValue) -> XlaOp {
+        match self.shape_of("broadcast", prototype) {
+            Some(s) => self.full(&s, value),
+            None => self.poisoned(),
+        }
+    }
+
+    /// Zeros of `prototype`'s shape (XLA's `ZerosLike`).
+    pub fn zeros_like(&self, prototype: &XlaOp) -> XlaOp {
+        self.full_like(prototype, 0)
+    }
+
     /// Reshapes to `new_sizes` (row-major order).
     pub fn reshape(&self, operand: impl Borrow<XlaOp>, new_sizes: &[i64]) -> XlaOp {
         let operand = operand.borrow();
@@ -73,7 +101,8 @@ impl XlaBuilder {
     }
 
     /// Merges the consecutive `dimensions` into one (XLA's `Collapse`, a reshape):
-    /// `f32[2,3,4]` collapsed over `[0,1]` is `f32[6,4]`.
+    /// `f32[2,3,4]` collapsed over `[0,1]` is `f32[6,4]`. Fewer than two dimensions give
+    /// the operand back unchanged, as in XLA.
     pub fn collapse(&self, operand: impl Borrow<XlaOp>, dimensions: &[i64]) -> XlaOp {
         let operand = operand.borrow();
         let Some(s) = self.shape_of("reshape", operand) else {
@@ -82,9 +111,13 @@ impl XlaBuilder {
         let rank = s.rank() as i64;
         let consecutive = dimensions.windows(2).all(|w| w[1] == w[0] + 1);
         let in_range = dimensions.iter().all(|&d| (0..rank).contains(&d));
-        let (Some(&first), true, true) = (dimensions.first(), consecutive, in_range) else {
+        if !(consecutive && in_range) {
             let msg = format!("collapse of {s}: dimensions {dimensions:?} must be consecutive dims of the operand, in order");
             return self.fail(ShapeError::at_operand("reshape", 0, msg));
+        }
+        // As XLA: collapsing fewer than two dimensions changes nothing.
+        let Some(&first) = dimensions.first().filter(|_| dimensions.len() > 1) else {
+            return operand.clone();
         };
         let last = first + dimensions.len() as i64;
         let dims = s.dims();

@@ -54,6 +54,14 @@ fn declared_type(op: &str, declared: Option<&Shape>) -> Result<PrimitiveType, Sh
         .ok_or_else(|| ShapeError::new(op, format!("the result must be an array, got {d}")))
 }
 
+/// The dims of the declared array shape (reshape / broadcast results).
+fn declared_dims<'a>(op: &str, declared: Option<&'a Shape>) -> Result<&'a [i64], ShapeError> {
+    let d = need(op, declared)?;
+    d.as_array()
+        .map(|a| a.dims.as_slice())
+        .ok_or_else(|| ShapeError::new(op, format!("the result must be an array, got {d}")))
+}
+
 /// The element type of the declared shape, when it is an array (dot / convolution results).
 fn preferred_type(declared: Option<&Shape>) -> Option<PrimitiveType> {
     declared.and_then(Shape::as_array).map(|a| a.ty)
@@ -175,12 +183,13 @@ pub fn infer_shape(
         }
         Op::Broadcast { dimensions } => structural::broadcast(
             take::<1>(name, operands)?[0],
-            need(name, declared)?.dims(),
+            declared_dims(name, declared)?,
             dimensions,
         ),
-        Op::Reshape => {
-            structural::reshape(take::<1>(name, operands)?[0], need(name, declared)?.dims())
-        }
+        Op::Reshape => structural::reshape(
+            take::<1>(name, operands)?[0],
+            declared_dims(name, declared)?,
+        ),
         Op::Transpose { permutation } => {
             structural::transpose(take::<1>(name, operands)?[0], permutation)
         }
@@ -227,10 +236,16 @@ pub fn infer_shape(
             take::<2>(name, operands).and_then(|[x, i]| indexing::gather(x, i, dims))
         }
         Op::Scatter { dims, .. } => infer_scatter(operands, dims, &callees::<1>(name, called)?[0]),
-        Op::Dot { dims, .. } => take::<2>(name, operands)
-            .and_then(|[l, r]| contraction::dot(l, r, dims, preferred_type(declared))),
-        Op::Convolution(cfg) => take::<2>(name, operands)
-            .and_then(|[l, r]| contraction::convolution(l, r, cfg, preferred_type(declared))),
+        Op::Dot { dims, precision } => {
+            contraction::check_precision(name, precision)?;
+            let [l, r] = take::<2>(name, operands)?;
+            contraction::dot(l, r, dims, preferred_type(declared))
+        }
+        Op::Convolution(cfg) => {
+            contraction::check_precision(name, &cfg.precision)?;
+            let [l, r] = take::<2>(name, operands)?;
+            contraction::convolution(l, r, cfg, preferred_type(declared))
+        }
         Op::Reduce { dimensions, .. } => halves(name, operands).and_then(|(xs, inits)| {
             window::reduce(xs, inits, dimensions, &callees::<1>(name, called)?[0])
         }),
@@ -322,12 +337,12 @@ pub fn infer_shape(
             let split = collective::group_size(name, &config.replica_groups)?.unwrap_or(1);
             collective::all_to_all(operands, *dimension, split)
         }
-        Op::CollectivePermute { .. } => {
-            collective::collective_permute(take::<1>(name, operands)?[0])
-        }
-        Op::ReplicaId | Op::PartitionId => {
-            take::<0>(name, operands).map(|[]| collective::replica_id())
-        }
+        Op::CollectivePermute {
+            source_target_pairs,
+            ..
+        } => collective::collective_permute(take::<1>(name, operands)?[0], source_target_pairs),
+        Op::ReplicaId => take::<0>(name, operands).map(|[]| collective::replica_id()),
+        Op::PartitionId => take::<0>(name, operands).map(|[]| collective::partition_id()),
         Op::Send { .. } => take::<2>(name, operands).and_then(|[d, t]| collective::send(d, t)),
         Op::SendDone { .. } => collective::send_done(take::<1>(name, operands)?[0]),
         Op::Recv { .. } => collective::recv(take::<1>(name, operands)?[0], need(name, declared)?),

@@ -36,7 +36,43 @@ pub enum LiteralError {
         /// What is wrong.
         reason: String,
     },
-    /// Any other problem (npy format, ndarray conversion, ...).
+    /// A typed access asked for a different element type than the literal holds.
+    #[error("literal: {shape} holds {found} elements, not {requested}")]
+    TypeMismatch {
+        /// The literal's shape.
+        shape: String,
+        /// The element type asked for.
+        requested: PrimitiveType,
+        /// The element type held.
+        found: PrimitiveType,
+    },
+    /// An index has the wrong rank or lies outside the shape.
+    #[error("literal: index {index:?} is out of bounds for {shape}")]
+    IndexOutOfBounds {
+        /// The literal's shape.
+        shape: String,
+        /// The index given.
+        index: Vec<i64>,
+    },
+    /// The operation needs an array (or a tuple) and got something else.
+    #[error("literal: {op} needs {expected}, got {shape}")]
+    WrongKind {
+        /// The operation.
+        op: &'static str,
+        /// What it needs (`an array`, `a tuple`).
+        expected: &'static str,
+        /// The literal's shape.
+        shape: String,
+    },
+    /// A `.npy` file or buffer could not be read or written.
+    #[error("npy: {path}: {reason}")]
+    Npy {
+        /// The file (`<bytes>` for an in-memory buffer).
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Any other problem (ndarray conversion, ...).
     #[error("literal: {0}")]
     Other(String),
 }
@@ -50,13 +86,25 @@ impl Literal {
     pub fn from_array_data(shape: Shape, data: ArrayData) -> Result<Literal, LiteralError> {
         let a = match &shape {
             Shape::Array(a) => a,
-            other => return Err(LiteralError::InvalidShape { shape: other.to_string(), reason: "not an array shape".into() }),
+            other => {
+                return Err(LiteralError::InvalidShape {
+                    shape: other.to_string(),
+                    reason: "not an array shape".into(),
+                })
+            }
         };
         if a.dims.iter().any(|&d| d < 0) {
-            return Err(LiteralError::InvalidShape { shape: shape.to_string(), reason: "negative dimension".into() });
+            return Err(LiteralError::InvalidShape {
+                shape: shape.to_string(),
+                reason: "negative dimension".into(),
+            });
         }
         if a.ty != data.element_type() {
-            return Err(LiteralError::ElementType { shape: shape.to_string(), expected: a.ty, found: data.element_type() });
+            return Err(LiteralError::ElementType {
+                shape: shape.to_string(),
+                expected: a.ty,
+                found: data.element_type(),
+            });
         }
         let count = a.element_count();
         if count != Some(data.len() as i64) {
@@ -66,7 +114,10 @@ impl Literal {
                 found: data.len(),
             });
         }
-        Ok(Literal::from_parts_unchecked(shape, LiteralValue::Array(data)))
+        Ok(Literal::from_parts_unchecked(
+            shape,
+            LiteralValue::Array(data),
+        ))
     }
 
     /// An array literal of dims `dims` holding `values` (row-major).
@@ -79,12 +130,18 @@ impl Literal {
 
     /// A rank-0 literal.
     pub fn scalar<T: NativeData>(value: T) -> Literal {
-        Literal::from_parts_unchecked(Shape::scalar(T::TYPE), LiteralValue::Array(T::wrap(vec![value])))
+        Literal::from_parts_unchecked(
+            Shape::scalar(T::TYPE),
+            LiteralValue::Array(T::wrap(vec![value])),
+        )
     }
 
     /// A rank-1 literal holding a copy of `values`.
     pub fn vec1<T: NativeData>(values: &[T]) -> Literal {
-        Literal::from_parts_unchecked(Shape::array(T::TYPE, vec![values.len() as i64]), LiteralValue::Array(T::wrap(values.to_vec())))
+        Literal::from_parts_unchecked(
+            Shape::array(T::TYPE, vec![values.len() as i64]),
+            LiteralValue::Array(T::wrap(values.to_vec())),
+        )
     }
 
     /// A tuple of literals.
@@ -105,12 +162,28 @@ impl Literal {
     pub fn zeros(shape: &Shape) -> Result<Literal, LiteralError> {
         match shape {
             Shape::Array(a) => {
-                let n = a.element_count().ok_or_else(|| LiteralError::InvalidShape { shape: shape.to_string(), reason: "element count overflows".into() })?;
-                let n = usize::try_from(n).map_err(|_| LiteralError::InvalidShape { shape: shape.to_string(), reason: "element count overflows".into() })?;
-                let data = ArrayData::zeros(a.ty, n).ok_or_else(|| LiteralError::InvalidShape { shape: shape.to_string(), reason: "not an array type".into() })?;
-                Ok(Literal::from_parts_unchecked(shape.clone(), LiteralValue::Array(data)))
+                let n = a
+                    .element_count()
+                    .ok_or_else(|| LiteralError::InvalidShape {
+                        shape: shape.to_string(),
+                        reason: "element count overflows".into(),
+                    })?;
+                let n = usize::try_from(n).map_err(|_| LiteralError::InvalidShape {
+                    shape: shape.to_string(),
+                    reason: "element count overflows".into(),
+                })?;
+                let data = ArrayData::zeros(a.ty, n).ok_or_else(|| LiteralError::InvalidShape {
+                    shape: shape.to_string(),
+                    reason: "not an array type".into(),
+                })?;
+                Ok(Literal::from_parts_unchecked(
+                    shape.clone(),
+                    LiteralValue::Array(data),
+                ))
             }
-            Shape::Tuple(t) => Ok(Literal::tuple(t.iter().map(Literal::zeros).collect::<Result<_, _>>()?)),
+            Shape::Tuple(t) => Ok(Literal::tuple(
+                t.iter().map(Literal::zeros).collect::<Result<_, _>>()?,
+            )),
             Shape::Token => Ok(Literal::token()),
         }
     }

@@ -1,14 +1,26 @@
 //! Host values: [`Literal`] holds an array of any element type and shape, or a tuple of
 //! literals.
 //!
-//! Construction from slices and `ndarray` arrays, `.npy` reading and writing, and printing
-//! in XLA's literal notation live in the submodules.
+//! ```
+//! use xla_core::Literal;
+//!
+//! let lit = Literal::from_vec(&[2, 2], vec![1.5f32, -2.25, f32::INFINITY, f32::NAN]).unwrap();
+//! assert_eq!(lit.get::<f32>(&[0, 1]).unwrap(), -2.25);
+//! assert_eq!(lit.hlo_constant_body(), "{ { 1.5, -2.25 }, { inf, nan } }");
+//! assert_eq!(lit.to_string(), "f32[2,2] {\n  { 1.5, -2.25 },\n  { inf, nan }\n}");
+//! ```
+//!
+//! The submodules: construction (`from_vec`, `scalar`, `tuple`, ...), element access
+//! (`get`, `set`, `to_vec`, `reshape`, `decompose_tuple`), printing in XLA's notation
+//! (`Display`, `hlo_constant_body`), `ndarray` conversions (feature `ndarray`) and `.npy`
+//! files ([`npy`], feature `npy`).
 
 use crate::shape::Shape;
 use crate::types::{NativeType, PrimitiveType};
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
+mod access;
 mod construct;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
@@ -17,6 +29,7 @@ pub mod npy;
 mod print;
 
 pub use construct::LiteralError;
+pub use print::{format_bf16, format_f16, format_f32, format_f64, format_g};
 
 /// The elements of an array literal, row-major, one vector variant per element type.
 #[derive(Clone, Debug)]
@@ -144,12 +157,30 @@ impl ArrayData {
             (U16(a), U16(b)) => a == b,
             (U32(a), U32(b)) => a == b,
             (U64(a), U64(b)) => a == b,
-            (F16(a), F16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
-            (Bf16(a), Bf16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
-            (F32(a), F32(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
-            (F64(a), F64(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
-            (C64(a), C64(b)) => a.iter().map(|x| (x.re.to_bits(), x.im.to_bits())).eq(b.iter().map(|x| (x.re.to_bits(), x.im.to_bits()))),
-            (C128(a), C128(b)) => a.iter().map(|x| (x.re.to_bits(), x.im.to_bits())).eq(b.iter().map(|x| (x.re.to_bits(), x.im.to_bits()))),
+            (F16(a), F16(b)) => a
+                .iter()
+                .map(|x| x.to_bits())
+                .eq(b.iter().map(|x| x.to_bits())),
+            (Bf16(a), Bf16(b)) => a
+                .iter()
+                .map(|x| x.to_bits())
+                .eq(b.iter().map(|x| x.to_bits())),
+            (F32(a), F32(b)) => a
+                .iter()
+                .map(|x| x.to_bits())
+                .eq(b.iter().map(|x| x.to_bits())),
+            (F64(a), F64(b)) => a
+                .iter()
+                .map(|x| x.to_bits())
+                .eq(b.iter().map(|x| x.to_bits())),
+            (C64(a), C64(b)) => a
+                .iter()
+                .map(|x| (x.re.to_bits(), x.im.to_bits()))
+                .eq(b.iter().map(|x| (x.re.to_bits(), x.im.to_bits()))),
+            (C128(a), C128(b)) => a
+                .iter()
+                .map(|x| (x.re.to_bits(), x.im.to_bits()))
+                .eq(b.iter().map(|x| (x.re.to_bits(), x.im.to_bits()))),
             _ => false,
         }
     }
@@ -164,6 +195,8 @@ pub trait NativeData: NativeType {
     fn slice_mut(data: &mut ArrayData) -> Option<&mut [Self]>;
     /// Wraps a vector of this type.
     fn wrap(values: Vec<Self>) -> ArrayData;
+    /// Unwraps the vector when `data` holds this type; gives `data` back otherwise.
+    fn into_vec(data: ArrayData) -> Result<Vec<Self>, ArrayData>;
 }
 
 macro_rules! native_data {
@@ -177,6 +210,9 @@ macro_rules! native_data {
             }
             fn wrap(values: Vec<Self>) -> ArrayData {
                 ArrayData::$variant(values)
+            }
+            fn into_vec(data: ArrayData) -> Result<Vec<Self>, ArrayData> {
+                if let ArrayData::$variant(v) = data { Ok(v) } else { Err(data) }
             }
         }
     )*};

@@ -29,11 +29,7 @@ pub fn group_size(op: &str, groups: &ReplicaGroups) -> Result<Option<i64>, Shape
 
 fn arrays<'a>(op: &str, operands: &[&'a Shape]) -> Result<Vec<&'a ArrayShape>, ShapeError> {
     expect_min_operands(op, operands, 1)?;
-    operands
-        .iter()
-        .enumerate()
-        .map(|(i, s)| expect_array(op, i, "operand", s))
-        .collect()
+    expect_arrays(op, 0, "operand", operands)
 }
 
 /// Scales dimension `dimension` of every operand with `f` (all-gather / reduce-scatter).
@@ -167,21 +163,72 @@ pub fn all_to_all(
     Ok(plain(first))
 }
 
-/// The shape of `collective-permute`: the operand's.
+/// The shape of the builder op `AllToAll(operand, split_dimension, concat_dimension,
+/// split_count)`: `split_dimension` divided and `concat_dimension` multiplied by
+/// `split_count` (the spec's `f32[4,16]` split 4 ways along 1 and concatenated along 0 gives
+/// `f32[16,4]`).
 ///
 /// # Errors
-/// When the operand is not an array.
-pub fn collective_permute(operand: &Shape) -> Result<Shape, ShapeError> {
-    Ok(plain(expect_array(
-        "collective-permute",
-        0,
-        "operand",
-        operand,
-    )?))
+/// When a dimension is out of range, `split_count < 1`, or it does not divide the split dim.
+pub fn all_to_all_split(
+    operand: &Shape,
+    split_dimension: i64,
+    concat_dimension: i64,
+    split_count: i64,
+) -> Result<Shape, ShapeError> {
+    let name = "all-to-all";
+    let a = expect_array(name, 0, "operand", operand)?;
+    let s = dim_index(name, "split_dimension", split_dimension, a)?;
+    let c = dim_index(name, "concat_dimension", concat_dimension, a)?;
+    let size = a.dims.get(s).copied().unwrap_or(0);
+    if split_count < 1 || size % split_count != 0 {
+        return Err(ShapeError::new(
+            name,
+            format!(
+                "dimension {s} of {a} ({size}) must be divisible by the split count {split_count}"
+            ),
+        ));
+    }
+    let mut dims = a.dims.clone();
+    if let Some(slot) = dims.get_mut(s) {
+        *slot = size / split_count;
+    }
+    if let Some(slot) = dims.get_mut(c) {
+        *slot = checked_mul(name, "concatenated size", *slot, split_count)?;
+    }
+    Ok(Shape::array(a.ty, dims))
 }
 
-/// The shape of `replica-id` and `partition-id`: `u32[]`.
+/// The shape of `collective-permute`: the operand's. No two source-target pairs share a
+/// source or a target.
+///
+/// # Errors
+/// When the operand is not an array or a source or target repeats.
+pub fn collective_permute(operand: &Shape, pairs: &[(i64, i64)]) -> Result<Shape, ShapeError> {
+    let name = "collective-permute";
+    let a = expect_array(name, 0, "operand", operand)?;
+    let sources: Vec<i64> = pairs.iter().map(|p| p.0).collect();
+    let targets: Vec<i64> = pairs.iter().map(|p| p.1).collect();
+    for (what, ids) in [("source", sources), ("target", targets)] {
+        if let Some((i, id)) = ids
+            .iter()
+            .enumerate()
+            .find(|(i, id)| ids.get(..*i).is_some_and(|p| p.contains(id)))
+        {
+            let msg = format!("source_target_pairs repeat {what} replica {id} (pair {i})");
+            return Err(ShapeError::new(name, msg));
+        }
+    }
+    Ok(plain(a))
+}
+
+/// The shape of `replica-id`: `u32[]`.
 pub fn replica_id() -> Shape {
+    Shape::scalar(PrimitiveType::U32)
+}
+
+/// The shape of `partition-id`: `u32[]`.
+pub fn partition_id() -> Shape {
     Shape::scalar(PrimitiveType::U32)
 }
 
@@ -268,7 +315,8 @@ pub fn recv_done(recv: &Shape) -> Result<Shape, ShapeError> {
     Ok(Shape::tuple(vec![data.without_layout(), Shape::Token]))
 }
 
-/// The shape of `infeed(token)`: the declared `(data, token[])`.
+/// The shape of `infeed(token)`: the declared `(data, token[])`; the data is not a nested
+/// tuple.
 ///
 /// # Errors
 /// When the operand is not a token or the declared shape is not `(data, token[])`.
@@ -276,7 +324,15 @@ pub fn infeed(token: &Shape, declared: &Shape) -> Result<Shape, ShapeError> {
     let name = "infeed";
     expect_token(name, 0, "operand", token)?;
     match declared.tuple_elements() {
-        Some([_, t]) if t.is_token() => {}
+        Some([data, t]) if t.is_token() => {
+            if data
+                .tuple_elements()
+                .is_some_and(|e| e.iter().any(Shape::is_tuple))
+            {
+                let msg = format!("nested tuple data {data} is not supported");
+                return Err(ShapeError::new(name, msg));
+            }
+        }
         _ => {
             return Err(ShapeError::new(
                 name,

@@ -3,49 +3,24 @@
 use super::validators::*;
 use super::window::window_output_dims;
 use super::ShapeError;
-use crate::attrs::{ConvConfig, DotDims, Window};
+use crate::attrs::{ConvConfig, DotDims, PrecisionConfig, Window};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
 
-/// The kind of an element type, for the mixed-type rules of dot and convolution.
-fn type_class(t: PrimitiveType) -> u8 {
-    if t.is_pred() {
-        0
-    } else if t.is_signed_int() {
-        1
-    } else if t.is_unsigned_int() {
-        2
-    } else if t.is_float() {
-        3
-    } else {
-        4
-    }
-}
-
-/// The result element type of a dot / convolution: the operands have one type (or two of the
-/// same class, the wider wins); `preferred` (the instruction's declared type, e.g.
-/// `s8 x s8 -> s32`) replaces it unless it narrows an integer, drops an imaginary part or
-/// turns numbers into PRED.
+/// The result element type of a dot / convolution: the operands' common element type, or
+/// `preferred` (the instruction's declared type, e.g. `s8 x s8 -> s32`, `bf16 x bf16 -> f32`)
+/// unless it narrows an integer, drops an imaginary part or turns numbers into PRED.
 ///
 /// # Errors
-/// When the operand types are incompatible or `preferred` is not allowed.
+/// When the operand types differ or `preferred` is not allowed.
 pub fn contraction_type(
     op: &str,
     lhs: &ArrayShape,
     rhs: &ArrayShape,
     preferred: Option<PrimitiveType>,
 ) -> Result<PrimitiveType, ShapeError> {
-    if lhs.ty != rhs.ty && type_class(lhs.ty) != type_class(rhs.ty) {
-        return Err(ShapeError::new(
-            op,
-            format!("lhs {lhs} and rhs {rhs} must have the same element type"),
-        ));
-    }
-    let base = if rhs.ty.bit_width() > lhs.ty.bit_width() {
-        rhs.ty
-    } else {
-        lhs.ty
-    };
+    expect_same_type(op, "lhs", lhs, "rhs", rhs)?;
+    let base = lhs.ty;
     let Some(p) = preferred else { return Ok(base) };
     let narrows = base.is_integer() && p.is_integer() && p.bit_width() < base.bit_width();
     if !p.is_array_type()
@@ -59,6 +34,20 @@ pub fn contraction_type(
         ));
     }
     Ok(p)
+}
+
+/// Checks that a precision config has no entry or one per operand (two).
+///
+/// # Errors
+/// When it has another number of entries.
+pub fn check_precision(op: &str, config: &PrecisionConfig) -> Result<(), ShapeError> {
+    match config.operand_precision.len() {
+        0 | 2 => Ok(()),
+        n => Err(ShapeError::new(
+            op,
+            format!("operand_precision must have 0 or 2 entries, got {n}"),
+        )),
+    }
 }
 
 /// Checks one side's batch and contracting dims: in range and unique together.
@@ -78,7 +67,7 @@ fn check_side(
         a,
     )?;
     let all: Vec<i64> = batch.iter().chain(contracting).copied().collect();
-    expect_unique_dims(op, &format!("{side} batch and contracting dims"), &all)
+    expect_unique_dims(op, &format!("{side} batch and contracting dims"), &all, a)
 }
 
 /// Checks that paired dims of lhs and rhs have equal sizes (`kind` = "batch"/"contracting").
@@ -201,7 +190,7 @@ fn check_conv_numbering(
         rank,
         &shape,
     )?;
-    expect_unique_dims(op, &format!("{what} dimension numbers"), &dims)
+    expect_unique_dims(op, &format!("{what} dimension numbers"), &dims, &shape)
 }
 
 fn size_at(op: &str, a: &ArrayShape, d: i64) -> Result<i64, ShapeError> {

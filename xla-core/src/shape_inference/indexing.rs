@@ -38,9 +38,9 @@ fn check_batching(
     labels: (&str, &str),
 ) -> Result<(), ShapeError> {
     let (op_label, idx_label) = labels;
-    expect_strictly_increasing(name, op_label, operand_dims)?;
+    expect_strictly_increasing(name, op_label, operand_dims, operand)?;
     expect_dims_in_range(name, op_label, operand_dims, operand.dims.len(), operand)?;
-    expect_unique_dims(name, idx_label, indices_dims)?;
+    expect_unique_dims(name, idx_label, indices_dims, indices)?;
     expect_dims_in_range(name, idx_label, indices_dims, indices.dims.len(), indices)?;
     if indices_dims.contains(&(ivd as i64)) {
         return Err(ShapeError::new(
@@ -79,6 +79,22 @@ fn check_batching(
     Ok(())
 }
 
+/// Checks the dims dropped from the operand window (collapsed / inserted: sorted and in
+/// range; unique together with the operand batching dims) and returns them all.
+fn removed_dims(
+    name: &str,
+    a: &ArrayShape,
+    dropped: (&str, &[i64]),
+    batching: (&str, &[i64]),
+) -> Result<Vec<i64>, ShapeError> {
+    let (label, dims) = dropped;
+    expect_strictly_increasing(name, label, dims, a)?;
+    expect_dims_in_range(name, label, dims, a.dims.len(), a)?;
+    let removed: Vec<i64> = dims.iter().chain(batching.1).copied().collect();
+    expect_unique_dims(name, &format!("{label} with {}", batching.0), &removed, a)?;
+    Ok(removed)
+}
+
 /// Checks the index map (`start_index_map` / `scatter_dims_to_operand_dims`): one entry per
 /// index-vector component, in range, unique together with the operand batching dims.
 fn check_index_map(
@@ -106,6 +122,7 @@ fn check_index_map(
         name,
         &format!("{label} with the operand batching dims"),
         &both,
+        operand,
     )
 }
 
@@ -127,7 +144,12 @@ pub fn gather(
     let (expanded, ivd) = expanded_indices(name, 1, idx, dims.index_vector_dim)?;
     let batch_rank = expanded.len() - 1;
     let out_rank = batch_rank + dims.offset_dims.len();
-    expect_strictly_increasing(name, "offset_dims", &dims.offset_dims)?;
+    expect_strictly_increasing(
+        name,
+        "offset_dims",
+        &dims.offset_dims,
+        &format!("the result of rank {out_rank}"),
+    )?;
     expect_dims_in_range(
         name,
         "offset_dims",
@@ -135,24 +157,11 @@ pub fn gather(
         out_rank,
         &format!("the result (rank {out_rank})"),
     )?;
-    expect_strictly_increasing(name, "collapsed_slice_dims", &dims.collapsed_slice_dims)?;
-    expect_dims_in_range(
+    let removed = removed_dims(
         name,
-        "collapsed_slice_dims",
-        &dims.collapsed_slice_dims,
-        a.dims.len(),
         a,
-    )?;
-    let removed: Vec<i64> = dims
-        .collapsed_slice_dims
-        .iter()
-        .chain(&dims.operand_batching_dims)
-        .copied()
-        .collect();
-    expect_unique_dims(
-        name,
-        "collapsed_slice_dims with operand_batching_dims",
-        &removed,
+        ("collapsed_slice_dims", &dims.collapsed_slice_dims),
+        ("operand_batching_dims", &dims.operand_batching_dims),
     )?;
     let labels = ("operand_batching_dims", "start_indices_batching_dims");
     check_batching(
@@ -257,24 +266,14 @@ pub fn scatter(
     if n == 0 || updates.len() != n {
         return Err(ShapeError::new(name, format!("expects N operands, the indices and N updates (N >= 1), got {} operands and {} updates", n, updates.len())));
     }
-    let ops = operands
-        .iter()
-        .enumerate()
-        .map(|(i, s)| expect_array(name, i, "operand", s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let ups = updates
-        .iter()
-        .enumerate()
-        .map(|(i, s)| expect_array(name, n + 1 + i, "update", s))
-        .collect::<Result<Vec<_>, _>>()?;
+    let (ops, first) = expect_arrays_same_dims(name, operands)?;
+    let ups = expect_arrays(name, n + 1, "update", updates)?;
     let idx = expect_array(name, n, "scatter_indices", scatter_indices)?;
     let (expanded, ivd) = expanded_indices(name, n, idx, dims.index_vector_dim)?;
-    let (first, first_up) = match (ops.first(), ups.first()) {
-        (Some(a), Some(u)) => (*a, *u),
-        _ => return Err(ShapeError::new(name, "expects at least one operand")),
-    };
-    for (a, u) in ops.iter().zip(&ups) {
-        expect_same_dims(name, "operand", first, "operand", a)?;
+    let first_up = *ups
+        .first()
+        .ok_or_else(|| ShapeError::new(name, "expects at least one update"))?;
+    for u in &ups {
         expect_same_dims(name, "update", first_up, "update", u)?;
     }
     check_scatter_dims(name, first, idx, &expanded, ivd, dims)?;
@@ -301,25 +300,11 @@ fn check_scatter_dims(
     ivd: usize,
     dims: &ScatterDims,
 ) -> Result<(), ShapeError> {
-    expect_strictly_increasing(name, "update_window_dims", &dims.update_window_dims)?;
-    expect_strictly_increasing(name, "inserted_window_dims", &dims.inserted_window_dims)?;
-    expect_dims_in_range(
+    let removed = removed_dims(
         name,
-        "inserted_window_dims",
-        &dims.inserted_window_dims,
-        a.dims.len(),
         a,
-    )?;
-    let removed: Vec<i64> = dims
-        .inserted_window_dims
-        .iter()
-        .chain(&dims.input_batching_dims)
-        .copied()
-        .collect();
-    expect_unique_dims(
-        name,
-        "inserted_window_dims with input_batching_dims",
-        &removed,
+        ("inserted_window_dims", &dims.inserted_window_dims),
+        ("input_batching_dims", &dims.input_batching_dims),
     )?;
     let labels = ("input_batching_dims", "scatter_indices_batching_dims");
     check_batching(
@@ -357,6 +342,7 @@ fn check_updates(
     ivd: usize,
     dims: &ScatterDims,
 ) -> Result<(), ShapeError> {
+    expect_strictly_increasing(name, "update_window_dims", &dims.update_window_dims, u)?;
     let expected_rank = expanded.len() - 1 + dims.update_window_dims.len();
     if u.dims.len() != expected_rank {
         return Err(ShapeError::new(name, format!("updates {u} must have rank {expected_rank} (indices batch dims + update_window_dims)")));
@@ -429,19 +415,7 @@ pub fn sort(
     comparator: &ProgramShape,
 ) -> Result<Shape, ShapeError> {
     let name = "sort";
-    expect_min_operands(name, operands, 1)?;
-    let arrays = operands
-        .iter()
-        .enumerate()
-        .map(|(i, s)| expect_array(name, i, "operand", s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let first = arrays
-        .first()
-        .copied()
-        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand"))?;
-    for a in &arrays {
-        expect_same_dims(name, "operand", first, "operand", a)?;
-    }
+    let (arrays, first) = expect_arrays_same_dims(name, operands)?;
     dim_index(name, "dimension", dimension, first)?;
     if comparator.parameters.len() != 2 * arrays.len() {
         return Err(ShapeError::new(

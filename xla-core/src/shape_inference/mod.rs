@@ -5,6 +5,35 @@
 //! Every violated rule is a [`ShapeError`] naming the operation, the operand shapes in XLA
 //! notation and the rule, e.g.
 //! `dot: contracting dimension sizes differ: lhs f32[2,3] dim 1 is 3, rhs f32[4,5] dim 0 is 4`.
+//!
+//! | family | rules |
+//! | --- | --- |
+//! | [`elementwise`] | `unary`, `binary`, `compare`, `select`, `clamp`, `convert`, `bitcast_convert`, `reduce_precision`, `map`, and `broadcast_plan` for the builder's implicit broadcasting |
+//! | [`structural`] | `parameter`, `constant`, `iota`, `tuple`, `get_tuple_element`, `broadcast`, `reshape`, `transpose`, `reverse`, `slice`, `dynamic_slice`, `dynamic_update_slice`, `concatenate`, `pad`, `bitcast`, `copy`, `optimization_barrier`, `get_dimension_size`, `set_dimension_size`; builder-level `broadcast_in_front` (Broadcast) and `collapse` (Collapse) |
+//! | [`indexing`] | `gather`, `scatter`, `sort`, `topk` |
+//! | [`contraction`] | `dot`, `convolution` (and `contraction_type`, `check_precision`) |
+//! | [`window`] | `reduce`, `reduce_window`, `select_and_scatter`, `window_output_dims`, `check_reducer` |
+//! | [`linalg`] | `batch_norm_training`, `batch_norm_inference`, `batch_norm_grad`, `cholesky`, `triangular_solve`, `fft` |
+//! | [`control`] | `call`, `conditional`, `while_loop`, `custom_call` |
+//! | [`collective`] | `all_gather`, `all_reduce`, `reduce_scatter`, `all_to_all`, `collective_permute`, `replica_id`, `partition_id`, `after_all`, `add_dependency`, `send`, `send_done`, `recv`, `recv_done`, `infeed`, `outfeed`, `group_size`; builder-level `all_to_all_split` |
+//! | [`rng`] | `rng`, `rng_bit_generator`, `rng_get_and_update_state` |
+//!
+//! [`crate::ir::infer_shape`] dispatches an [`Op`](crate::ir::Op) to these.
+//!
+//! ```
+//! use xla_core::attrs::DotDims;
+//! use xla_core::shape_inference::contraction::dot;
+//! use xla_core::{PrimitiveType::F32, Shape};
+//!
+//! let dims = DotDims { lhs_contracting_dims: vec![1], rhs_contracting_dims: vec![0], ..DotDims::default() };
+//! let (a, b) = (Shape::array(F32, vec![2, 3]), Shape::array(F32, vec![3, 5]));
+//! assert_eq!(dot(&a, &b, &dims, None).unwrap().to_string(), "f32[2,5]");
+//! let err = dot(&a, &Shape::array(F32, vec![4, 5]), &dims, None).unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "dot: contracting dimension sizes differ: lhs f32[2,3] dim 1 is 3, rhs f32[4,5] dim 0 is 4"
+//! );
+//! ```
 
 mod error;
 mod validators;

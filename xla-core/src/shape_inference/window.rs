@@ -15,7 +15,7 @@ fn dilated(op: &str, size: i64, dilation: i64) -> Result<i64, ShapeError> {
     checked_add(
         op,
         "dilated size",
-        checked_mul(op, "dilated size", size - 1, dilation)?,
+        checked_mul(op, "dilated size", size.saturating_sub(1), dilation)?,
         1,
     )
 }
@@ -42,14 +42,16 @@ pub fn window_output_dims(op: &str, base: &[i64], window: &Window) -> Result<Vec
     let mut out = Vec::with_capacity(base.len());
     for (i, (w, &b)) in window.dims.iter().zip(base).enumerate() {
         if w.size <= 0 || w.stride <= 0 {
-            return Err(ShapeError::new(op, format!("window dimension {i} must have positive size and stride, got size {} stride {}", w.size, w.stride)));
+            return Err(ShapeError::new(op, format!("window dimension {i} must have positive size and stride, got size {} stride {} (base area {})", w.size, w.stride, fmt_dims(base))));
         }
         if w.base_dilation < 1 || w.window_dilation < 1 {
             return Err(ShapeError::new(
                 op,
                 format!(
-                    "window dimension {i} must have dilations >= 1, got lhs/base {} rhs/window {}",
-                    w.base_dilation, w.window_dilation
+                    "window dimension {i} must have dilations >= 1, got lhs/base {} rhs/window {} (base area {})",
+                    w.base_dilation,
+                    w.window_dilation,
+                    fmt_dims(base)
                 ),
             ));
         }
@@ -136,17 +138,8 @@ fn operands_and_inits<'a>(
             ),
         ));
     }
-    let arrays = operands
-        .iter()
-        .enumerate()
-        .map(|(i, s)| expect_array(op, i, "operand", s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let first = arrays
-        .first()
-        .copied()
-        .ok_or_else(|| ShapeError::new(op, "expects at least 1 operand"))?;
+    let (arrays, _) = expect_arrays_same_dims(op, operands)?;
     for (k, (a, init)) in arrays.iter().zip(inits).enumerate() {
-        expect_same_dims(op, "operand 0", first, &format!("operand {k}"), a)?;
         let v = expect_scalar(op, n + k, "init value", init)?;
         expect_same_type(
             op,
@@ -157,6 +150,41 @@ fn operands_and_inits<'a>(
         )?;
     }
     Ok(arrays)
+}
+
+/// Checks the operands, inits and reducer of a reduction; returns the first operand and the
+/// element types.
+fn reduction_inputs<'a>(
+    op: &str,
+    operands: &[&'a Shape],
+    inits: &[&'a Shape],
+    to_apply: &ProgramShape,
+) -> Result<(&'a ArrayShape, Vec<PrimitiveType>), ShapeError> {
+    let arrays = operands_and_inits(op, operands, inits)?;
+    let first = *arrays
+        .first()
+        .ok_or_else(|| ShapeError::new(op, "expects at least 1 operand"))?;
+    let types: Vec<PrimitiveType> = arrays.iter().map(|a| a.ty).collect();
+    check_reducer(op, "to_apply", to_apply, &types)?;
+    Ok((first, types))
+}
+
+/// One array per element type with `dims`; a tuple when the reducer returns one.
+fn reduction_result(
+    types: &[PrimitiveType],
+    dims: Vec<i64>,
+    dynamic: Vec<bool>,
+    to_apply: &ProgramShape,
+) -> Shape {
+    let results = types
+        .iter()
+        .map(|&t| array_with_dynamic(t, dims.clone(), dynamic.clone()))
+        .collect();
+    if to_apply.result.is_tuple() {
+        Shape::Tuple(results)
+    } else {
+        single_or_tuple(results)
+    }
 }
 
 /// The shape of `reduce(operands..., inits...)` over `dimensions`: each operand without the
@@ -172,15 +200,9 @@ pub fn reduce(
     to_apply: &ProgramShape,
 ) -> Result<Shape, ShapeError> {
     let name = "reduce";
-    let arrays = operands_and_inits(name, operands, inits)?;
-    let first = arrays
-        .first()
-        .copied()
-        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand"))?;
+    let (first, types) = reduction_inputs(name, operands, inits, to_apply)?;
     expect_dims_in_range(name, "dimensions", dimensions, first.dims.len(), first)?;
-    expect_unique_dims(name, "dimensions", dimensions)?;
-    let types: Vec<PrimitiveType> = arrays.iter().map(|a| a.ty).collect();
-    check_reducer(name, "to_apply", to_apply, &types)?;
+    expect_unique_dims(name, "dimensions", dimensions, first)?;
     let kept: Vec<usize> = (0..first.dims.len())
         .filter(|&i| !dimensions.contains(&(i as i64)))
         .collect();
@@ -189,15 +211,7 @@ pub fn reduce(
         .map(|&i| first.dims.get(i).copied().unwrap_or(0))
         .collect();
     let dynamic: Vec<bool> = kept.iter().map(|&i| first.is_dynamic_dim(i)).collect();
-    let results = types
-        .iter()
-        .map(|&t| array_with_dynamic(t, dims.clone(), dynamic.clone()))
-        .collect();
-    Ok(if to_apply.result.is_tuple() {
-        Shape::Tuple(results)
-    } else {
-        single_or_tuple(results)
-    })
+    Ok(reduction_result(&types, dims, dynamic, to_apply))
 }
 
 /// The shape of `reduce-window(operands..., inits...)`: per operand, the number of window
@@ -212,23 +226,9 @@ pub fn reduce_window(
     to_apply: &ProgramShape,
 ) -> Result<Shape, ShapeError> {
     let name = "reduce-window";
-    let arrays = operands_and_inits(name, operands, inits)?;
-    let first = arrays
-        .first()
-        .copied()
-        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand"))?;
-    let types: Vec<PrimitiveType> = arrays.iter().map(|a| a.ty).collect();
-    check_reducer(name, "to_apply", to_apply, &types)?;
+    let (first, types) = reduction_inputs(name, operands, inits, to_apply)?;
     let dims = window_output_dims(name, &first.dims, window)?;
-    let results = types
-        .iter()
-        .map(|&t| Shape::array(t, dims.clone()))
-        .collect();
-    Ok(if to_apply.result.is_tuple() {
-        Shape::Tuple(results)
-    } else {
-        single_or_tuple(results)
-    })
+    Ok(reduction_result(&types, dims, Vec::new(), to_apply))
 }
 
 /// The shape of `select-and-scatter(operand, source, init)`: the operand's. `select` is

@@ -213,6 +213,50 @@ impl Cursor<'_> {
             }
         }
     }
+
+    /// The token starting with `c` (the current character) at `pos`.
+    fn token(&mut self, c: char, pos: Pos) -> Result<Tok, LexError> {
+        Ok(match c {
+            '"' => Tok::Str(self.string(pos)?),
+            '-' => {
+                let mut ahead = self.chars.clone();
+                ahead.next();
+                if ahead.next() == Some('>') {
+                    self.bump();
+                    self.bump();
+                    Tok::Arrow
+                } else {
+                    Tok::Word(self.word())
+                }
+            }
+            c if is_word_char(c) => Tok::Word(self.word()),
+            '<' => {
+                self.bump();
+                if self.peek() == Some('=') {
+                    self.bump();
+                    Tok::Le
+                } else {
+                    Tok::Other('<')
+                }
+            }
+            _ => {
+                self.bump();
+                match c {
+                    '(' => Tok::LParen,
+                    ')' => Tok::RParen,
+                    '{' => Tok::LBrace,
+                    '}' => Tok::RBrace,
+                    '[' => Tok::LBracket,
+                    ']' => Tok::RBracket,
+                    ',' => Tok::Comma,
+                    '=' => Tok::Eq,
+                    ':' => Tok::Colon,
+                    '?' => Tok::Question,
+                    other => Tok::Other(other),
+                }
+            }
+        })
+    }
 }
 
 /// Splits `text` into tokens; the last token is always [`Tok::Eof`].
@@ -242,46 +286,7 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token>, LexError> {
             });
             return Ok(tokens);
         };
-        let tok = match c {
-            '"' => Tok::Str(cur.string(pos)?),
-            '-' => {
-                let mut ahead = cur.chars.clone();
-                ahead.next();
-                if ahead.next() == Some('>') {
-                    cur.bump();
-                    cur.bump();
-                    Tok::Arrow
-                } else {
-                    Tok::Word(cur.word())
-                }
-            }
-            c if is_word_char(c) => Tok::Word(cur.word()),
-            '<' => {
-                cur.bump();
-                if cur.peek() == Some('=') {
-                    cur.bump();
-                    Tok::Le
-                } else {
-                    Tok::Other('<')
-                }
-            }
-            _ => {
-                cur.bump();
-                match c {
-                    '(' => Tok::LParen,
-                    ')' => Tok::RParen,
-                    '{' => Tok::LBrace,
-                    '}' => Tok::RBrace,
-                    '[' => Tok::LBracket,
-                    ']' => Tok::RBracket,
-                    ',' => Tok::Comma,
-                    '=' => Tok::Eq,
-                    ':' => Tok::Colon,
-                    '?' => Tok::Question,
-                    other => Tok::Other(other),
-                }
-            }
-        };
+        let tok = cur.token(c, pos)?;
         tokens.push(Token {
             tok,
             pos,

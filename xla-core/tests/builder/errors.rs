@@ -282,3 +282,16 @@ fn bad_arguments_name_the_op() {
         assert_eq!(errors[0].op(), op, "{name}: {}", errors[0]);
     }
 }
+
+#[test]
+fn get_shape_checks_the_builder() {
+    let a = XlaBuilder::new("a");
+    let b = XlaBuilder::new("b");
+    let x = param(&a, 0, f32s(&[2]));
+    assert_eq!(a.get_shape(&x).unwrap(), f32s(&[2]));
+    let e = b.get_shape(&x).unwrap_err().to_string();
+    assert!(e.contains("belongs to builder `a`, not `b`"), "{e}");
+    assert!(b.errors().is_empty(), "get_shape records nothing");
+    let bad = a.transpose(&x, &[1]);
+    assert!(a.get_shape(&bad).is_err());
+}

@@ -17,6 +17,9 @@ fn every_method_adds_the_right_instruction() {
         let root = f(&b);
         match b.build_with_root(&root) {
             Ok(m) => {
+                if let Err(e) = xla_core::verify::verify_module(&m) {
+                    failures.push(format!("{name}: does not verify: {:?}", e.problems));
+                }
                 let r = entry(&m).root_instruction().unwrap();
                 if r.op.name() != opcode || r.shape.to_string() != shape {
                     failures.push(format!(
@@ -523,4 +526,22 @@ fn make_padding_same_and_valid() {
         make_padding(&[4, 6], &[2, 3], &[2, 3], Padding::Valid),
         vec![(0, 0), (0, 0)]
     );
+}
+
+#[test]
+fn names_are_sanitized_for_hlo_text() {
+    let b = XlaBuilder::new("my module");
+    let x = b.parameter(0, f32s(&[2]), "input x/1");
+    let y = b.parameter(1, f32s(&[2]), "");
+    let z = b.parameter(2, f32s(&[2]), "2nd");
+    let _ = b.tuple([x, y, z]);
+    let m = b.build().unwrap();
+    assert_eq!(m.name, "my_module");
+    let names: Vec<&str> = entry(&m)
+        .instructions
+        .iter()
+        .map(|i| i.name.as_str())
+        .collect();
+    assert_eq!(names, ["input_x_1.1", "parameter.2", "_2nd.3", "tuple.4"]);
+    assert_eq!(entry(&m).name, "my_module.5");
 }

@@ -230,5 +230,46 @@ pub(super) fn rows() -> Vec<Row> {
             "select-and-scatter",
             "f32[4]",
         ),
+        (
+            "reduce_window_variadic_with_general_padding",
+            |b| {
+                let ops = [param(b, 0, f32s(&[4, 4])), param(b, 1, arr(S32, &[4, 4]))];
+                let inits = [b.constant_r0(0.0f32), b.constant_r0(0i32)];
+                let (dims, strides, pads) = (&[2, 2], &[1, 1], &[(0, 0), (1, 1)]);
+                b.reduce_window_variadic_with_general_padding(
+                    &ops,
+                    &inits,
+                    dims,
+                    strides,
+                    &[2, 1],
+                    &[1, 2],
+                    pads,
+                    Combiner::Max,
+                )
+            },
+            "reduce-window",
+            "(f32[6,4], s32[6,4])",
+        ),
+        (
+            "dot_general_with_precision",
+            |b| {
+                let dims = DotDims {
+                    lhs_contracting_dims: vec![1],
+                    rhs_contracting_dims: vec![1],
+                    ..Default::default()
+                };
+                let precision = xla_core::ir::PrecisionConfig {
+                    operand_precision: vec![xla_core::ir::Precision::Highest; 2],
+                };
+                b.dot_general_with_precision(
+                    param(b, 0, f32s(&[2, 3])),
+                    param(b, 1, f32s(&[4, 3])),
+                    &dims,
+                    &precision,
+                )
+            },
+            "dot",
+            "f32[2,4]",
+        ),
     ]
 }

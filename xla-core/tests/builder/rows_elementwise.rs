@@ -235,6 +235,24 @@ pub(super) fn rows() -> Vec<Row> {
             "f32[6,4]",
         ),
         (
+            "collapse all",
+            |b| b.collapse(param(b, 0, f32s(&[2, 3, 4])), &[0, 1, 2]),
+            "reshape",
+            "f32[24]",
+        ),
+        (
+            "collapse trailing",
+            |b| b.collapse(param(b, 0, f32s(&[2, 3, 4])), &[1, 2]),
+            "reshape",
+            "f32[2,12]",
+        ),
+        (
+            "collapse one dim is the operand",
+            |b| b.collapse(param(b, 0, f32s(&[2, 3, 4])), &[1]),
+            "parameter",
+            "f32[2,3,4]",
+        ),
+        (
             "transpose",
             |b| b.transpose(param(b, 0, f32s(&[2, 3, 4])), &[2, 0, 1]),
             "transpose",
@@ -351,6 +369,49 @@ pub(super) fn rows() -> Vec<Row> {
             "optimization_barrier",
             |b| b.optimization_barrier(param(b, 0, f32s(&[2]))),
             "opt-barrier",
+            "f32[2]",
+        ),
+        (
+            "constant_like",
+            |b| b.constant_like(&param(b, 0, arr(U16, &[3])), 7),
+            "constant",
+            "u16[]",
+        ),
+        (
+            "full",
+            |b| b.full(&arr(S8, &[2, 2]), -1),
+            "broadcast",
+            "s8[2,2]",
+        ),
+        (
+            "full scalar",
+            |b| b.full(&arr(F16, &[]), 0.5),
+            "constant",
+            "f16[]",
+        ),
+        ("zeros", |b| b.zeros(&arr(C64, &[3])), "broadcast", "c64[3]"),
+        (
+            "zeros_like",
+            |b| b.zeros_like(&param(b, 0, arr(F64, &[1, 2]))),
+            "broadcast",
+            "f64[1,2]",
+        ),
+        (
+            "compare",
+            |b| {
+                b.compare(
+                    param(b, 0, arr(U8, &[2])),
+                    param(b, 1, arr(U8, &[2])),
+                    ComparisonDirection::Ne,
+                )
+            },
+            "compare",
+            "pred[2]",
+        ),
+        (
+            "copy",
+            |b| b.copy(param(b, 0, f32s(&[2]))),
+            "copy",
             "f32[2]",
         ),
     ]

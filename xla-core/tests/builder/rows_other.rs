@@ -412,5 +412,32 @@ pub(super) fn rows() -> Vec<Row> {
             "outfeed",
             "token[]",
         ),
+        (
+            "outfeed_with_token",
+            |b| b.outfeed_with_token(param(b, 0, f32s(&[2])), b.create_token(), ""),
+            "outfeed",
+            "token[]",
+        ),
+        (
+            "send_with_token",
+            |b| b.send_with_token(param(b, 0, f32s(&[2])), b.create_token(), 1),
+            "send-done",
+            "token[]",
+        ),
+        ("create_token", |b| b.create_token(), "after-all", "token[]"),
+        (
+            "custom_call_with_config",
+            |b| {
+                let config = xla_core::ir::CustomCallConfig {
+                    target: "f".into(),
+                    api_version: "API_VERSION_TYPED_FFI".into(),
+                    ..Default::default()
+                };
+                let shape = Shape::tuple(vec![f32s(&[2]), arr(S32, &[])]);
+                b.custom_call_with_config([param(b, 0, f32s(&[2]))], shape, config, &[])
+            },
+            "custom-call",
+            "(f32[2], s32[])",
+        ),
     ]
 }

@@ -210,3 +210,23 @@ fn combiners_for_each_element_type() {
         assert_eq!(comp.result_shape(), Some(&arr(ty, &[])));
     }
 }
+
+#[test]
+fn bare_closures_are_binary_computations() {
+    let (m, r) = build(|b| {
+        let x = param(b, 0, f32s(&[4, 5]));
+        b.reduce(
+            &x,
+            b.constant_r0(0.0f32),
+            &[0],
+            |sb: &XlaBuilder, a: XlaOp, c: XlaOp| sb.max(a, c),
+        )
+    });
+    let Op::Reduce { to_apply, .. } = r.op else {
+        panic!()
+    };
+    assert_eq!(
+        m.computation(to_apply).root_instruction().unwrap().op,
+        Op::Binary(BinaryOp::Max)
+    );
+}

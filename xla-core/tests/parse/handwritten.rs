@@ -271,3 +271,138 @@ fn computations_referenced_before_definition_and_no_entry_marker() {
     // Without ENTRY, the last computation is the entry (as in XLA).
     assert_eq!(m.entry_computation().unwrap().name, "last");
 }
+
+/// Forms XLA's printer produces outside the suite: memory-space layouts on scalars, empty
+/// arrays printed with fewer braces, `/*i0=N*/` comments in literals, send/recv without a
+/// channel, a custom-call literal attribute, windowless reduce-window and convolution.
+#[test]
+fn other_printer_forms() {
+    let m = parse_module(
+        r#"HloModule forms, entry_computation_layout={()->f32[]}
+
+%sum (l: f32[], r: f32[]) -> f32[] {
+  %l = f32[] parameter(0), parameter_replication={true}
+  %r = f32[] parameter(1)
+  ROOT %s = f32[] add(f32[] %l, f32[] %r)
+}
+
+ENTRY %e () -> f32[] {
+  %u = u32[]{:S(2)} constant(7)
+  %empty = f32[2,0,4,3]{3,2,1,0} constant({ { /*i0=0*/ }, { /*i0=1*/ } })
+  %c4 = f32[2,1,1,2]{3,2,1,0} constant({ { /*i0=0*/ { /*i1=0*/ {1, 2} } }, { /*i0=1*/ { /*i1=0*/ {3, 4} } } })
+  %tok = token[] after-all()
+  %recv = (f32[], u32[], token[]) recv(token[] %tok)
+  %cc = f32[] custom-call(), custom_call_target="lit", literal=f32[] 0.1
+  %one = f32[] constant(1)
+  %rw = f32[] reduce-window(f32[] %one, f32[] %one), to_apply=%sum
+  %x = f32[1,2] constant({ { 1, 2 } })
+  %k = f32[2,2] constant({ { 1, 0 }, { 0, 1 } })
+  %conv = f32[1,2]{0,1} convolution(f32[1,2] %x, f32[2,2] %k), dim_labels=bf_io->bf
+  %rev = f32[1,4,4,1] convolution(f32[1,2,2,1] %y, f32[3,3,1,1] %w), window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x0}, dim_labels=b01f_01oi->b01f
+  %y = f32[1,2,2,1] parameter(0)
+  %w = f32[3,3,1,1] parameter(1)
+  ROOT %r = f32[] add(%rw, %cc)
+}
+"#,
+    )
+    .unwrap();
+    let u = &instr(&m, "u").shape;
+    assert_eq!(
+        u.as_array()
+            .unwrap()
+            .layout
+            .as_ref()
+            .unwrap()
+            .minor_to_major,
+        Vec::<i64>::new()
+    );
+    let Op::Constant { literal } = &instr(&m, "empty").op else {
+        panic!()
+    };
+    assert_eq!(
+        (literal.shape().dims(), literal.data::<f32>().unwrap().len()),
+        (&[2, 0, 4, 3][..], 0)
+    );
+    let Op::Constant { literal } = &instr(&m, "c4").op else {
+        panic!()
+    };
+    assert_eq!(literal.data::<f32>(), Some(&[1.0f32, 2.0, 3.0, 4.0][..]));
+    assert_eq!(
+        instr(&m, "recv").op,
+        Op::Recv {
+            channel_id: 0,
+            is_host_transfer: false
+        }
+    );
+    assert_eq!(
+        m.entry_computation()
+            .unwrap()
+            .root_instruction()
+            .unwrap()
+            .operands
+            .len(),
+        2
+    );
+    let Op::ReduceWindow { window, .. } = &instr(&m, "rw").op else {
+        panic!()
+    };
+    assert!(window.dims.is_empty());
+    let Op::Convolution(conv) = &instr(&m, "conv").op else {
+        panic!()
+    };
+    assert!(conv.window.dims.is_empty());
+    assert_eq!(conv.dnums.input_spatial_dimensions, Vec::<i64>::new());
+    let Op::Convolution(conv) = &instr(&m, "rev").op else {
+        panic!()
+    };
+    let rev: Vec<_> = conv
+        .window
+        .dims
+        .iter()
+        .map(|d| (d.window_reversal, d.base_dilation, d.padding_high))
+        .collect();
+    assert_eq!(rev, vec![(true, 2, 2), (false, 2, 2)]);
+    assert_eq!(
+        (
+            conv.dnums.kernel_input_feature_dimension,
+            conv.dnums.kernel_output_feature_dimension
+        ),
+        (3, 2)
+    );
+}
+
+#[test]
+fn call_accepts_calls_attribute() {
+    let m = parse_module(
+        "HloModule m\nf (p: f32[]) -> f32[], execution_thread=\"host\" {\n  ROOT p = f32[] parameter(0)\n}\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT c = f32[] call(x), calls=f\n}\n",
+    )
+    .unwrap();
+    let Op::Call {
+        to_apply,
+        composite,
+    } = &instr(&m, "c").op
+    else {
+        panic!()
+    };
+    assert_eq!((comp_name(&m, *to_apply), composite), ("f", &None));
+    let err = parse_module("HloModule m\nENTRY e {\n  ROOT c = f32[] call()\n}\n").unwrap_err();
+    assert_eq!(err.to_string(), "3:18: call 'c' needs attribute 'to_apply'");
+}
+
+/// XLA's canonical printer reuses names per computation and prints called computations
+/// inline, so the same instruction name can own inline computations at several levels.
+#[test]
+fn nested_inline_computations_with_reused_names() {
+    let m = parse_module(
+        "HloModule m\nENTRY e {\n  tmp_0 = f32[] parameter(0)\n  ROOT tmp_1 = f32[] call(f32[] tmp_0), to_apply=\n  {\n    \
+         tmp_0 = f32[] parameter(0)\n    ROOT tmp_1 = f32[] call(f32[] tmp_0), to_apply=\n    {\n      \
+         ROOT tmp_0 = f32[] parameter(0)\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    let names: Vec<_> = m.computations.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["tmp_1.to_apply.1", "tmp_1.to_apply", "e"]);
+    let Op::Call { to_apply, .. } = &m.computations[1].instructions[1].op else {
+        panic!()
+    };
+    assert_eq!(*to_apply, CompId(0));
+}

@@ -62,6 +62,11 @@ fn mutated_modules_never_panic() {
         "parameter(",
         "tuple(",
     ];
+    // More rounds for a longer local run: PARSE_MUTATION_ROUNDS=1000 cargo test ...
+    let rounds: usize = std::env::var("PARSE_MUTATION_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(24);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut inputs = 0usize;
     let mut accepted = 0usize;
@@ -72,7 +77,7 @@ fn mutated_modules_never_panic() {
             for k in 1..=16 {
                 variants.push(bytes[..bytes.len() * k / 17].to_vec());
             }
-            for _ in 0..24 {
+            for _ in 0..rounds {
                 let mut v = bytes.to_vec();
                 for _ in 0..1 + rng.below(3) {
                     let at = rng.below(v.len());
@@ -105,5 +110,23 @@ fn mutated_modules_never_panic() {
         }
     }
     println!("mutation test: {inputs} inputs parsed without panic ({accepted} accepted)");
-    assert_eq!(inputs, 449 * 40);
+    assert_eq!(inputs, 449 * (16 + rounds));
+}
+
+proptest::proptest! {
+    /// Arbitrary text (any Unicode) and token soup never make the parser panic.
+    #[test]
+    fn arbitrary_text_never_panics(s in "\\PC*", soup in proptest::collection::vec(0usize..1000, 0..200)) {
+        let _ = parse_module(&s);
+        let _ = xla_core::text::parse_shape(&s);
+        let pieces = [
+            "HloModule m\n", "ENTRY e {", "}", "{", "(", ")", "[", "]", ",", "=", "ROOT ", "x",
+            "f32[2]{0}", "(f32[], s32[])", " parameter(0)", " constant({1, 2})", " add(x, y)",
+            ", to_apply=", ", dimensions={0}", ", window={size=2 pad=0_1}", "\n", "/*", "*/",
+            "<=", "?", "nan", "-", "\"s\"", "->", ":",
+        ];
+        let text: String = soup.iter().map(|&i| pieces[i % pieces.len()]).collect();
+        let _ = parse_module(&text);
+        let _ = parse_module(&format!("HloModule m\nENTRY e {{\n{text}\n}}"));
+    }
 }

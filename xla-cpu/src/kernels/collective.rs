@@ -37,13 +37,25 @@ pub fn collective_permute(x: &Literal, pairs: &[(i64, i64)]) -> Result<Literal> 
 ///
 /// # Errors
 /// If no function is registered under the target name, or it fails.
-pub fn custom_call(cx: &Ctx, a: &[&Literal], config: &CustomCallConfig, out: &Shape) -> Result<Literal> {
-    let f = cx.exe.custom_calls.get(&config.target).ok_or_else(|| CpuError::CustomCall {
-        target: config.target.clone(),
-        message: "no function is registered under this name".into(),
-    })?;
+pub fn custom_call(
+    cx: &Ctx,
+    a: &[&Literal],
+    config: &CustomCallConfig,
+    out: &Shape,
+) -> Result<Literal> {
+    let f = cx
+        .exe
+        .custom_calls
+        .get(&config.target)
+        .ok_or_else(|| CpuError::CustomCall {
+            target: config.target.clone(),
+            message: "no function is registered under this name".into(),
+        })?;
     let args: Vec<Literal> = a.iter().map(|l| (*l).clone()).collect();
-    let r = f(&args, out, &config.backend_config).map_err(|message| CpuError::CustomCall { target: config.target.clone(), message })?;
+    let r = f(&args, out, &config.backend_config).map_err(|message| CpuError::CustomCall {
+        target: config.target.clone(),
+        message,
+    })?;
     if !r.shape().compatible(out) {
         return Err(CpuError::CustomCall {
             target: config.target.clone(),
@@ -54,7 +66,10 @@ pub fn custom_call(cx: &Ctx, a: &[&Literal], config: &CustomCallConfig, out: &Sh
 }
 
 fn lock<'a>(cx: &'a Ctx<'a>) -> Result<std::sync::MutexGuard<'a, crate::compile::HostQueues>> {
-    cx.exe.host.lock().map_err(|_| invalid("host queues are poisoned"))
+    cx.exe
+        .host
+        .lock()
+        .map_err(|_| invalid("host queues are poisoned"))
 }
 
 /// `send(data, token)` to the host: queues `data` on the channel; returns `(data, u32[], token)`.
@@ -63,7 +78,11 @@ fn lock<'a>(cx: &'a Ctx<'a>) -> Result<std::sync::MutexGuard<'a, crate::compile:
 /// If the host queues are unusable.
 pub fn send(cx: &Ctx, x: &Literal, channel: i64) -> Result<Literal> {
     lock(cx)?.sent.entry(channel).or_default().push(x.clone());
-    Ok(Literal::tuple(vec![x.clone(), Literal::scalar(0u32), Literal::token()]))
+    Ok(Literal::tuple(vec![
+        x.clone(),
+        Literal::scalar(0u32),
+        Literal::token(),
+    ]))
 }
 
 /// `recv(token)` from the host: `(data, u32[], token)` with data from the channel's queue.
@@ -71,12 +90,23 @@ pub fn send(cx: &Ctx, x: &Literal, channel: i64) -> Result<Literal> {
 /// # Errors
 /// If the queue is empty or the value's shape differs from the declared one.
 pub fn recv(cx: &Ctx, channel: i64, out: &Shape) -> Result<Literal> {
-    let v = lock(cx)?.recv.get_mut(&channel).and_then(|q| q.pop_front()).ok_or_else(|| CpuError::QueueEmpty(format!("recv on channel {channel}")))?;
+    let v = lock(cx)?
+        .recv
+        .get_mut(&channel)
+        .and_then(|q| q.pop_front())
+        .ok_or_else(|| CpuError::QueueEmpty(format!("recv on channel {channel}")))?;
     let want = out.tuple_elements().and_then(|t| t.first());
     if want.is_some_and(|w| !w.compatible(v.shape())) {
-        return Err(invalid(format!("recv: queued value is {} but the op declares {out}", v.shape())));
+        return Err(invalid(format!(
+            "recv: queued value is {} but the op declares {out}",
+            v.shape()
+        )));
     }
-    Ok(Literal::tuple(vec![v, Literal::scalar(0u32), Literal::token()]))
+    Ok(Literal::tuple(vec![
+        v,
+        Literal::scalar(0u32),
+        Literal::token(),
+    ]))
 }
 
 /// `recv-done(recv)` → `(data, token)`.
@@ -84,7 +114,10 @@ pub fn recv(cx: &Ctx, channel: i64, out: &Shape) -> Result<Literal> {
 /// # Errors
 /// If the operand is not a recv's tuple.
 pub fn recv_done(r: &Literal) -> Result<Literal> {
-    let data = r.tuple_elements().and_then(|t| t.first()).ok_or_else(|| invalid("recv-done: operand is not a recv"))?;
+    let data = r
+        .tuple_elements()
+        .and_then(|t| t.first())
+        .ok_or_else(|| invalid("recv-done: operand is not a recv"))?;
     Ok(Literal::tuple(vec![data.clone(), Literal::token()]))
 }
 
@@ -93,10 +126,16 @@ pub fn recv_done(r: &Literal) -> Result<Literal> {
 /// # Errors
 /// If the queue is empty or the value's shape differs from the declared one.
 pub fn infeed(cx: &Ctx, out: &Shape) -> Result<Literal> {
-    let v = lock(cx)?.infeed.pop_front().ok_or_else(|| CpuError::QueueEmpty("infeed".into()))?;
+    let v = lock(cx)?
+        .infeed
+        .pop_front()
+        .ok_or_else(|| CpuError::QueueEmpty("infeed".into()))?;
     let want = out.tuple_elements().and_then(|t| t.first());
     if want.is_some_and(|w| !w.compatible(v.shape())) {
-        return Err(invalid(format!("infeed: queued value is {} but the op declares {out}", v.shape())));
+        return Err(invalid(format!(
+            "infeed: queued value is {} but the op declares {out}",
+            v.shape()
+        )));
     }
     Ok(Literal::tuple(vec![v, Literal::token()]))
 }

@@ -4,7 +4,7 @@
 //! Dot is canonicalised to batched `[B,M,K] x [B,K,N]`, the form a fast matmul takes.
 
 use crate::error::{invalid, Result};
-use crate::index::{array, count, dims_of, make, strides};
+use crate::index::{array, count, dim_list, dims_of, make, strides};
 use crate::scalar::Ring;
 use xla_core::attrs::{ConvConfig, DotDims};
 use xla_core::literal::ArrayData;
@@ -19,12 +19,6 @@ fn compute_type(ty: PrimitiveType) -> PrimitiveType {
         PrimitiveType::F16 | PrimitiveType::Bf16 => PrimitiveType::F32,
         other => other,
     }
-}
-
-fn dims_usize(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
-    v.iter()
-        .map(|&d| usize::try_from(d).ok().filter(|&d| d < rank).ok_or_else(|| invalid(format!("{what}: dimension {d} out of range"))))
-        .collect()
 }
 
 /// Runs a generic ring kernel on two operands converted to the compute type, and converts
@@ -84,7 +78,9 @@ fn bmm<T: Ring>(l: &[T], r: &[T], bmkn: [usize; 4]) -> ArrayData {
 
 /// Orders `dims` of an operand as `[first..., second..., rest...]` and returns the index map.
 fn canon(dims: &[usize], first: &[usize], second: &[usize]) -> (Vec<usize>, Vec<usize>) {
-    let rest: Vec<usize> = (0..dims.len()).filter(|d| !first.contains(d) && !second.contains(d)).collect();
+    let rest: Vec<usize> = (0..dims.len())
+        .filter(|d| !first.contains(d) && !second.contains(d))
+        .collect();
     let order: Vec<usize> = first.iter().chain(second).chain(&rest).copied().collect();
     let st = strides(dims);
     let odims: Vec<usize> = order.iter().map(|&d| dims[d]).collect();
@@ -99,16 +95,26 @@ fn canon(dims: &[usize], first: &[usize], second: &[usize]) -> (Vec<usize>, Vec<
 pub fn dot(lhs: &Literal, rhs: &Literal, dd: &DotDims, out: &Shape) -> Result<Literal> {
     let (ld, ldims) = array(lhs)?;
     let (rd, rdims) = array(rhs)?;
-    let lb = dims_usize(&dd.lhs_batch_dims, ldims.len(), "dot")?;
-    let lc = dims_usize(&dd.lhs_contracting_dims, ldims.len(), "dot")?;
-    let rb = dims_usize(&dd.rhs_batch_dims, rdims.len(), "dot")?;
-    let rc = dims_usize(&dd.rhs_contracting_dims, rdims.len(), "dot")?;
+    let lb = dim_list(&dd.lhs_batch_dims, ldims.len(), "dot")?;
+    let lc = dim_list(&dd.lhs_contracting_dims, ldims.len(), "dot")?;
+    let rb = dim_list(&dd.rhs_batch_dims, rdims.len(), "dot")?;
+    let rc = dim_list(&dd.rhs_contracting_dims, rdims.len(), "dot")?;
     let size = |dims: &[usize], ds: &[usize]| ds.iter().map(|&d| dims[d]).collect::<Vec<_>>();
-    if lb.len() != rb.len() || lc.len() != rc.len() || size(&ldims, &lb) != size(&rdims, &rb) || size(&ldims, &lc) != size(&rdims, &rc) {
-        return Err(invalid(format!("dot: {} and {} do not agree under {dd:?}", lhs.shape(), rhs.shape())));
+    if lb.len() != rb.len()
+        || lc.len() != rc.len()
+        || size(&ldims, &lb) != size(&rdims, &rb)
+        || size(&ldims, &lc) != size(&rdims, &rc)
+    {
+        return Err(invalid(format!(
+            "dot: {} and {} do not agree under {dd:?}",
+            lhs.shape(),
+            rhs.shape()
+        )));
     }
     // lhs as [B, M, K]: batch, free, contracting; rhs as [B, K, N].
-    let lfree: Vec<usize> = (0..ldims.len()).filter(|d| !lb.contains(d) && !lc.contains(d)).collect();
+    let lfree: Vec<usize> = (0..ldims.len())
+        .filter(|d| !lb.contains(d) && !lc.contains(d))
+        .collect();
     let lorder: Vec<usize> = lb.iter().chain(&lfree).chain(&lc).copied().collect();
     let (lmap, _) = canon(&ldims, &lorder, &[]);
     let (rmap, rfree) = canon(&rdims, &rb, &rc);
@@ -117,10 +123,14 @@ pub fn dot(lhs: &Literal, rhs: &Literal, dd: &DotDims, out: &Shape) -> Result<Li
     let k = count(&size(&ldims, &lc));
     let n = count(&size(&rdims, &rfree));
     if count(&dims_of(out)?) != b * m * n {
-        return Err(invalid(format!("dot: result {out} does not hold {b}x{m}x{n} elements")));
+        return Err(invalid(format!(
+            "dot: result {out} does not hold {b}x{m}x{n} elements"
+        )));
     }
     let (lt, rt) = (take(ld, &lmap), take(rd, &rmap));
-    run_ring(&lt, &rt, out, &|l, r| ring_dispatch!(l, r, bmm, [b, m, k, n]))
+    run_ring(&lt, &rt, out, &|l, r| {
+        ring_dispatch!(l, r, bmm, [b, m, k, n])
+    })
 }
 
 /// Everything the convolution loop needs, as strides and sizes.
@@ -141,31 +151,76 @@ struct ConvPlan {
     win: Vec<xla_core::attrs::WindowDim>,
 }
 
-fn conv_plan(ldims: &[usize], rdims: &[usize], out_dims: Vec<usize>, c: &ConvConfig) -> Result<ConvPlan> {
+/// A dimension number checked against a rank.
+fn conv_dim(d: i64, rank: usize) -> Result<usize> {
+    usize::try_from(d)
+        .ok()
+        .filter(|&d| d < rank)
+        .ok_or_else(|| invalid(format!("convolution: dimension {d} out of range")))
+}
+
+/// Output dim roles, and (size, stride) of each spatial dim of lhs and rhs, in window order.
+#[allow(clippy::type_complexity)]
+fn conv_spatial(
+    ldims: &[usize],
+    rdims: &[usize],
+    out_rank: usize,
+    c: &ConvConfig,
+) -> Result<(Vec<(u8, usize)>, Vec<(usize, usize)>, Vec<(usize, usize)>)> {
     let dn = &c.dnums;
-    let u = |d: i64, r: usize| usize::try_from(d).ok().filter(|&d| d < r).ok_or_else(|| invalid(format!("convolution: dimension {d} out of range")));
     let (lst, rst) = (strides(ldims), strides(rdims));
     let ns = dn.input_spatial_dimensions.len();
-    if dn.kernel_spatial_dimensions.len() != ns || dn.output_spatial_dimensions.len() != ns || c.window.dims.len() != ns || out_dims.len() != ldims.len() {
+    if dn.kernel_spatial_dimensions.len() != ns
+        || dn.output_spatial_dimensions.len() != ns
+        || c.window.dims.len() != ns
+        || out_rank != ldims.len()
+    {
         return Err(invalid("convolution: spatial dimension counts disagree"));
     }
-    let mut out_role = vec![(3u8, 0usize); out_dims.len()];
-    out_role[u(dn.output_batch_dimension, out_dims.len())?] = (0, 0);
-    out_role[u(dn.output_feature_dimension, out_dims.len())?] = (1, 0);
+    let mut out_role = vec![(3u8, 0usize); out_rank];
+    out_role[conv_dim(dn.output_batch_dimension, out_rank)?] = (0, 0);
+    out_role[conv_dim(dn.output_feature_dimension, out_rank)?] = (1, 0);
     let mut lhs_spatial = Vec::new();
     let mut rhs_spatial = Vec::new();
     for s in 0..ns {
-        out_role[u(dn.output_spatial_dimensions[s], out_dims.len())?] = (2, s);
-        let li = u(dn.input_spatial_dimensions[s], ldims.len())?;
-        let ri = u(dn.kernel_spatial_dimensions[s], rdims.len())?;
+        out_role[conv_dim(dn.output_spatial_dimensions[s], out_rank)?] = (2, s);
+        let li = conv_dim(dn.input_spatial_dimensions[s], ldims.len())?;
+        let ri = conv_dim(dn.kernel_spatial_dimensions[s], rdims.len())?;
         lhs_spatial.push((ldims[li], lst[li]));
         rhs_spatial.push((rdims[ri], rst[ri]));
     }
-    let (ib, ifd) = (u(dn.input_batch_dimension, ldims.len())?, u(dn.input_feature_dimension, ldims.len())?);
-    let (ki, ko) = (u(dn.kernel_input_feature_dimension, rdims.len())?, u(dn.kernel_output_feature_dimension, rdims.len())?);
-    let (fgc, bgc) = (usize::try_from(c.feature_group_count).unwrap_or(0), usize::try_from(c.batch_group_count).unwrap_or(0));
+    if out_role.iter().any(|r| r.0 == 3) {
+        return Err(invalid(
+            "convolution: output dimension numbers are not a permutation",
+        ));
+    }
+    Ok((out_role, lhs_spatial, rhs_spatial))
+}
+
+fn conv_plan(
+    ldims: &[usize],
+    rdims: &[usize],
+    out_dims: Vec<usize>,
+    c: &ConvConfig,
+) -> Result<ConvPlan> {
+    let dn = &c.dnums;
+    let u = conv_dim;
+    let (lst, rst) = (strides(ldims), strides(rdims));
+    let (out_role, lhs_spatial, rhs_spatial) = conv_spatial(ldims, rdims, out_dims.len(), c)?;
+    let (ib, ifd) = (
+        u(dn.input_batch_dimension, ldims.len())?,
+        u(dn.input_feature_dimension, ldims.len())?,
+    );
+    let (ki, ko) = (
+        u(dn.kernel_input_feature_dimension, rdims.len())?,
+        u(dn.kernel_output_feature_dimension, rdims.len())?,
+    );
+    let (fgc, bgc) = (
+        usize::try_from(c.feature_group_count).unwrap_or(0),
+        usize::try_from(c.batch_group_count).unwrap_or(0),
+    );
     let (n, ic, kic, oc) = (ldims[ib], ldims[ifd], rdims[ki], rdims[ko]);
-    if fgc == 0 || bgc == 0 || ic != kic * fgc || oc % fgc != 0 || oc % bgc != 0 || n % bgc != 0 || out_role.iter().any(|r| r.0 == 3) {
+    if fgc == 0 || bgc == 0 || ic != kic * fgc || oc % fgc != 0 || oc % bgc != 0 || n % bgc != 0 {
         return Err(invalid(format!("convolution: feature/batch groups do not fit (batch {n}, features {ic}, kernel in {kic}, out {oc}, groups {fgc}/{bgc})")));
     }
     Ok(ConvPlan {
@@ -191,7 +246,11 @@ fn conv_lhs_offset(p: &ConvPlan, o: &[usize], k: &[usize]) -> Option<usize> {
     for (s, &(size, stride)) in p.lhs_spatial.iter().enumerate() {
         let w = &p.win[s];
         let pos = o[s] as i64 * w.stride + k[s] as i64 * w.window_dilation - w.padding_low;
-        let dilated = if size == 0 { 0 } else { (size as i64 - 1) * w.base_dilation + 1 };
+        let dilated = if size == 0 {
+            0
+        } else {
+            (size as i64 - 1) * w.base_dilation + 1
+        };
         if pos < 0 || pos >= dilated || pos % w.base_dilation != 0 {
             return None;
         }
@@ -217,16 +276,28 @@ fn conv_k<T: Ring>(l: &[T], r: &[T], p: &ConvPlan) -> ArrayData {
         let ic0 = (oc / p.oc_per_fgroup) * p.kic;
         let mut acc = T::zero();
         crate::index::for_each_index(&ksizes, |k| {
-            let Some(loff) = conv_lhs_offset(p, &ospatial, k) else { return };
+            let Some(loff) = conv_lhs_offset(p, &ospatial, k) else {
+                return;
+            };
             let mut roff = oc * p.rhs_out_stride;
             for (s, &(size, stride)) in p.rhs_spatial.iter().enumerate() {
-                let kk = if p.win[s].window_reversal { size - 1 - k[s] } else { k[s] };
+                let kk = if p.win[s].window_reversal {
+                    size - 1 - k[s]
+                } else {
+                    k[s]
+                };
                 roff += kk * stride;
             }
             let lbase = lb * p.lhs_batch_stride + loff;
             for kic in 0..p.kic {
-                let x = l.get(lbase + (ic0 + kic) * p.lhs_feature_stride).copied().unwrap_or_default();
-                let y = r.get(roff + kic * p.rhs_in_stride).copied().unwrap_or_default();
+                let x = l
+                    .get(lbase + (ic0 + kic) * p.lhs_feature_stride)
+                    .copied()
+                    .unwrap_or_default();
+                let y = r
+                    .get(roff + kic * p.rhs_in_stride)
+                    .copied()
+                    .unwrap_or_default();
                 acc = acc.add(x.mul(y));
             }
         });

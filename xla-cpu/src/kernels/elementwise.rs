@@ -5,11 +5,11 @@
 
 use crate::error::{invalid, CpuError, Result};
 use crate::scalar::{Elem, Int, Real};
-use xla_core::types::NativeType;
 use half::{bf16, f16};
 use num_complex::Complex;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};
 use xla_core::literal::{ArrayData, NativeData};
+use xla_core::types::NativeType;
 use xla_core::with_array_data;
 use xla_core::PrimitiveType;
 
@@ -202,9 +202,10 @@ pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
         (D::F16(x), D::F16(y)) => {
             narrow(real_binary(op, &to_f32(x), &to_f32(y))?, PrimitiveType::F16)
         }
-        (D::Bf16(x), D::Bf16(y)) => {
-            narrow(real_binary(op, &to_f32(x), &to_f32(y))?, PrimitiveType::Bf16)
-        }
+        (D::Bf16(x), D::Bf16(y)) => narrow(
+            real_binary(op, &to_f32(x), &to_f32(y))?,
+            PrimitiveType::Bf16,
+        ),
         (D::C64(x), D::C64(y)) => complex_binary(op, x, y),
         (D::C128(x), D::C128(y)) => complex_binary(op, x, y),
         (D::S8(x), D::S8(y)) => int_binary(op, x, y),
@@ -232,7 +233,12 @@ fn real_binary<F: Real>(op: BinaryOp, a: &[F], b: &[F]) -> Result<ArrayData> {
         Max => zip(a, b, fmax),
         Min => zip(a, b, fmin),
         Atan2 => zip(a, b, F::atan2),
-        Complex => F::wrap_complex(a.iter().zip(b).map(|(&x, &y)| num_complex::Complex::new(x, y)).collect()),
+        Complex => F::wrap_complex(
+            a.iter()
+                .zip(b)
+                .map(|(&x, &y)| num_complex::Complex::new(x, y))
+                .collect(),
+        ),
         And | Or | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => {
             return Err(unsupported(op.name(), F::TYPE))
         }
@@ -275,7 +281,11 @@ pub(crate) fn int_pow<I: Int>(base: I, exp: I) -> I {
             return I::ONE;
         }
         if I::SIGNED && base == I::ALL_ONES {
-            return if exp.and(I::ONE) == I::ONE { I::ALL_ONES } else { I::ONE };
+            return if exp.and(I::ONE) == I::ONE {
+                I::ALL_ONES
+            } else {
+                I::ONE
+            };
         }
         return I::ZERO;
     }
@@ -315,7 +325,9 @@ fn int_binary<I: Int>(op: BinaryOp, a: &[I], b: &[I]) -> Result<ArrayData> {
         Xor => zip(a, b, I::xor),
         ShiftLeft => zip(a, b, |x, n| shift(x, n, I::shl, |_| I::ZERO)),
         ShiftRightLogical => zip(a, b, |x, n| shift(x, n, I::lshr, |_| I::ZERO)),
-        ShiftRightArithmetic => zip(a, b, |x, n| shift(x, n, I::ashr, |x| I::ashr(x, I::BITS - 1))),
+        ShiftRightArithmetic => zip(a, b, |x, n| {
+            shift(x, n, I::ashr, |x| I::ashr(x, I::BITS - 1))
+        }),
         Atan2 | Complex => return Err(unsupported(op.name(), I::TYPE)),
     })
 }
@@ -365,14 +377,20 @@ fn cmp_ord<T: Copy + PartialOrd>(dir: ComparisonDirection, a: &[T], b: &[T]) -> 
     zip(a, b, |x, y| by_dir(dir, x, y))
 }
 
-fn cmp_complex<T: Copy + PartialEq>(dir: ComparisonDirection, a: &[T], b: &[T]) -> Result<ArrayData> {
+fn cmp_complex<T: Copy + PartialEq>(
+    dir: ComparisonDirection,
+    a: &[T],
+    b: &[T],
+) -> Result<ArrayData> {
     match dir {
         ComparisonDirection::Eq => Ok(zip(a, b, |x, y| x == y)),
         ComparisonDirection::Ne => Ok(zip(a, b, |x, y| x != y)),
         ComparisonDirection::Ge
         | ComparisonDirection::Gt
         | ComparisonDirection::Le
-        | ComparisonDirection::Lt => Err(invalid(format!("compare: {dir} is not defined on complex numbers"))),
+        | ComparisonDirection::Lt => Err(invalid(format!(
+            "compare: {dir} is not defined on complex numbers"
+        ))),
     }
 }
 
@@ -429,7 +447,9 @@ fn check_len(v: usize, n: usize, what: &str) -> Result<()> {
     if v == n || v == 1 {
         Ok(())
     } else {
-        Err(invalid(format!("{what}: operand has {v} elements, expected {n} or a scalar")))
+        Err(invalid(format!(
+            "{what}: operand has {v} elements, expected {n} or a scalar"
+        )))
     }
 }
 
@@ -437,7 +457,11 @@ fn select_k<T: NativeData>(p: &[bool], a: &[T], b: &ArrayData, n: usize) -> Resu
     let b = same::<T>(b, "select")?;
     check_len(a.len(), n, "select")?;
     check_len(b.len(), n, "select")?;
-    Ok(T::wrap((0..n).map(|i| if at(p, i) { at(a, i) } else { at(b, i) }).collect()))
+    Ok(T::wrap(
+        (0..n)
+            .map(|i| if at(p, i) { at(a, i) } else { at(b, i) })
+            .collect(),
+    ))
 }
 
 /// `select(pred, on_true, on_false)` over `n` elements; the pred may be a scalar.
@@ -464,7 +488,11 @@ fn clamp_k<T: NativeData>(
     let n = x.len();
     check_len(lo.len(), n, "clamp")?;
     check_len(hi.len(), n, "clamp")?;
-    Ok(T::wrap((0..n).map(|i| min(max(x[i], at(lo, i)), at(hi, i))).collect()))
+    Ok(T::wrap(
+        (0..n)
+            .map(|i| min(max(x[i], at(lo, i)), at(hi, i)))
+            .collect(),
+    ))
 }
 
 /// `clamp(min, x, max)` = `min(max(x, lo), hi)`; the bounds may be scalars.
@@ -476,8 +504,20 @@ pub fn clamp(lo: &ArrayData, x: &ArrayData, hi: &ArrayData) -> Result<ArrayData>
     match x {
         D::F32(v) => clamp_k(lo, v, hi, fmax, fmin),
         D::F64(v) => clamp_k(lo, v, hi, fmax, fmin),
-        D::F16(v) => clamp_k(lo, v, hi, |a: f16, b: f16| f16::from_f32(fmax(a.to_f32(), b.to_f32())), |a: f16, b: f16| f16::from_f32(fmin(a.to_f32(), b.to_f32()))),
-        D::Bf16(v) => clamp_k(lo, v, hi, |a: bf16, b: bf16| bf16::from_f32(fmax(a.to_f32(), b.to_f32())), |a: bf16, b: bf16| bf16::from_f32(fmin(a.to_f32(), b.to_f32()))),
+        D::F16(v) => clamp_k(
+            lo,
+            v,
+            hi,
+            |a: f16, b: f16| f16::from_f32(fmax(a.to_f32(), b.to_f32())),
+            |a: f16, b: f16| f16::from_f32(fmin(a.to_f32(), b.to_f32())),
+        ),
+        D::Bf16(v) => clamp_k(
+            lo,
+            v,
+            hi,
+            |a: bf16, b: bf16| bf16::from_f32(fmax(a.to_f32(), b.to_f32())),
+            |a: bf16, b: bf16| bf16::from_f32(fmin(a.to_f32(), b.to_f32())),
+        ),
         D::S8(v) => clamp_k(lo, v, hi, Ord::max, Ord::min),
         D::S16(v) => clamp_k(lo, v, hi, Ord::max, Ord::min),
         D::S32(v) => clamp_k(lo, v, hi, Ord::max, Ord::min),
@@ -566,7 +606,11 @@ pub fn bitcast_convert(x: &ArrayData, ty: PrimitiveType) -> Result<ArrayData> {
 /// round to nearest even, overflow to ±inf, values below the normal range to ±0, NaN kept).
 pub(crate) fn reduce_precision_one<F: Real>(x: F, ebits: u32, mbits: u32) -> F {
     let width = F::BITS;
-    let mask_all: u64 = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let mask_all: u64 = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
     let mut bits = x.bits();
     if mbits < F::MANTISSA {
         let shift = F::MANTISSA - mbits;
@@ -609,13 +653,33 @@ pub(crate) fn reduce_precision_one<F: Real>(x: F, ebits: u32, mbits: u32) -> F {
 pub fn reduce_precision(x: &ArrayData, ebits: i64, mbits: i64) -> Result<ArrayData> {
     let (e, m) = match (u32::try_from(ebits), u32::try_from(mbits)) {
         (Ok(e), Ok(m)) if e >= 1 => (e, m),
-        _ => return Err(invalid(format!("reduce-precision: invalid exponent_bits={ebits} mantissa_bits={mbits}"))),
+        _ => {
+            return Err(invalid(format!(
+                "reduce-precision: invalid exponent_bits={ebits} mantissa_bits={mbits}"
+            )))
+        }
     };
     match x {
         ArrayData::F32(v) => Ok(map(v, |a| reduce_precision_one(a, e, m))),
         ArrayData::F64(v) => Ok(map(v, |a| reduce_precision_one(a, e, m))),
-        ArrayData::F16(v) => narrow(map(&to_f32(v), |a| reduce_precision_one(a, e, m)), PrimitiveType::F16),
-        ArrayData::Bf16(v) => narrow(map(&to_f32(v), |a| reduce_precision_one(a, e, m)), PrimitiveType::Bf16),
-        other => Err(unsupported("reduce-precision", other.element_type())),
+        ArrayData::F16(v) => narrow(
+            map(&to_f32(v), |a| reduce_precision_one(a, e, m)),
+            PrimitiveType::F16,
+        ),
+        ArrayData::Bf16(v) => narrow(
+            map(&to_f32(v), |a| reduce_precision_one(a, e, m)),
+            PrimitiveType::Bf16,
+        ),
+        ArrayData::Pred(_)
+        | ArrayData::S8(_)
+        | ArrayData::S16(_)
+        | ArrayData::S32(_)
+        | ArrayData::S64(_)
+        | ArrayData::U8(_)
+        | ArrayData::U16(_)
+        | ArrayData::U32(_)
+        | ArrayData::U64(_)
+        | ArrayData::C64(_)
+        | ArrayData::C128(_) => Err(unsupported("reduce-precision", x.element_type())),
     }
 }

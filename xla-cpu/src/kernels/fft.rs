@@ -13,14 +13,24 @@ use super::elementwise::convert;
 
 /// Transforms every line of `data` (dims `dims`) along `axis` in place; the inverse is
 /// scaled by `1/n`.
-fn fft_axis(planner: &mut FftPlanner<f64>, data: &mut [C], dims: &[usize], axis: usize, inverse: bool) {
+fn fft_axis(
+    planner: &mut FftPlanner<f64>,
+    data: &mut [C],
+    dims: &[usize],
+    axis: usize,
+    inverse: bool,
+) {
     let n = dims[axis];
     if n == 0 || data.is_empty() {
         return;
     }
     let inner = count(&dims[axis + 1..]);
     let outer = count(&dims[..axis]);
-    let plan = if inverse { planner.plan_fft_inverse(n) } else { planner.plan_fft_forward(n) };
+    let plan = if inverse {
+        planner.plan_fft_inverse(n)
+    } else {
+        planner.plan_fft_forward(n)
+    };
     let scale = if inverse { 1.0 / n as f64 } else { 1.0 };
     let mut line = vec![C::new(0.0, 0.0); n];
     for o in 0..outer {
@@ -67,7 +77,10 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
     let (d, mut dims) = array(x)?;
     let l = lengths.len();
     if l == 0 || l > 3 || l > dims.len() {
-        return Err(invalid(format!("fft: {l} fft_length values for operand {}", x.shape())));
+        return Err(invalid(format!(
+            "fft: {l} fft_length values for operand {}",
+            x.shape()
+        )));
     }
     let mut v = match convert(d, PrimitiveType::C128)? {
         ArrayData::C128(v) => v,
@@ -101,7 +114,10 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
         }
     }
     if v.len() != count(&out_dims) {
-        return Err(invalid(format!("fft: result {out} does not fit operand {}", x.shape())));
+        return Err(invalid(format!(
+            "fft: result {out} does not fit operand {}",
+            x.shape()
+        )));
     }
     make(out, convert(&ArrayData::C128(v), out.element_type())?)
 }

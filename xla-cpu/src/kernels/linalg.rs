@@ -14,7 +14,10 @@ use super::elementwise::convert;
 fn f64s(l: &Literal, op: &'static str) -> Result<(Vec<f64>, Vec<usize>, PrimitiveType)> {
     let (d, dims) = array(l)?;
     if !d.element_type().is_float() {
-        return Err(CpuError::UnsupportedType { op, ty: d.element_type() });
+        return Err(CpuError::UnsupportedType {
+            op,
+            ty: d.element_type(),
+        });
     }
     match convert(d, PrimitiveType::F64)? {
         ArrayData::F64(v) => Ok((v, dims, d.element_type())),
@@ -28,7 +31,10 @@ fn back(v: Vec<f64>, ty: PrimitiveType, shape: &Shape) -> Result<Literal> {
 
 /// Per-feature layout of a batch-norm operand: (features, inner size, elements per feature).
 fn feature_layout(dims: &[usize], fi: i64) -> Result<(usize, usize, usize)> {
-    let f = usize::try_from(fi).ok().filter(|&f| f < dims.len()).ok_or_else(|| invalid(format!("batch-norm: feature_index {fi} out of range")))?;
+    let f = usize::try_from(fi)
+        .ok()
+        .filter(|&f| f < dims.len())
+        .ok_or_else(|| invalid(format!("batch-norm: feature_index {fi} out of range")))?;
     let c = dims[f];
     let inner = count(&dims[f + 1..]);
     Ok((c, inner, count(dims) / c.max(1)))
@@ -42,7 +48,10 @@ fn feature_of(e: usize, c: usize, inner: usize) -> usize {
 /// checking there are `n` operands in all and that the first `per_feature` have `c` values.
 fn params(a: &[&Literal], n: usize, c: usize, per_feature: usize) -> Result<Vec<Vec<f64>>> {
     if a.len() != n {
-        return Err(invalid(format!("batch-norm: expected {n} operands, found {}", a.len())));
+        return Err(invalid(format!(
+            "batch-norm: expected {n} operands, found {}",
+            a.len()
+        )));
     }
     let mut out = Vec::new();
     for l in &a[1..] {
@@ -50,7 +59,9 @@ fn params(a: &[&Literal], n: usize, c: usize, per_feature: usize) -> Result<Vec<
         out.push(v);
     }
     if out.iter().take(per_feature).any(|v| v.len() != c) {
-        return Err(invalid(format!("batch-norm: per-feature operands must have {c} values")));
+        return Err(invalid(format!(
+            "batch-norm: per-feature operands must have {c} values"
+        )));
     }
     Ok(out)
 }
@@ -71,7 +82,9 @@ fn mean_var(x: &[f64], c: usize, inner: usize, per: usize) -> (Vec<f64>, Vec<f64
 }
 
 fn tuple_shapes(out: &Shape, n: usize) -> Result<&[Shape]> {
-    out.tuple_elements().filter(|t| t.len() == n).ok_or_else(|| invalid(format!("expected a {n}-tuple result, found {out}")))
+    out.tuple_elements()
+        .filter(|t| t.len() == n)
+        .ok_or_else(|| invalid(format!("expected a {n}-tuple result, found {out}")))
 }
 
 fn at(v: &[f64], i: usize) -> f64 {
@@ -83,7 +96,10 @@ fn at(v: &[f64], i: usize) -> f64 {
 /// # Errors
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
-    let (x, dims, ty) = f64s(a.first().ok_or_else(|| invalid("batch-norm: no operand"))?, "batch-norm-training")?;
+    let (x, dims, ty) = f64s(
+        a.first().ok_or_else(|| invalid("batch-norm: no operand"))?,
+        "batch-norm-training",
+    )?;
     let (c, inner, per) = feature_layout(&dims, fi)?;
     let p = params(a, 3, c, 2)?;
     let (mean, var) = mean_var(&x, c, inner, per);
@@ -96,7 +112,11 @@ pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Re
         })
         .collect();
     let s = tuple_shapes(out, 3)?;
-    Ok(Literal::tuple(vec![back(y, ty, &s[0])?, back(mean, ty, &s[1])?, back(var, ty, &s[2])?]))
+    Ok(Literal::tuple(vec![
+        back(y, ty, &s[0])?,
+        back(mean, ty, &s[1])?,
+        back(var, ty, &s[2])?,
+    ]))
 }
 
 /// `batch-norm-inference(x, scale, offset, mean, variance)`.
@@ -104,7 +124,10 @@ pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Re
 /// # Errors
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
-    let (x, dims, ty) = f64s(a.first().ok_or_else(|| invalid("batch-norm: no operand"))?, "batch-norm-inference")?;
+    let (x, dims, ty) = f64s(
+        a.first().ok_or_else(|| invalid("batch-norm: no operand"))?,
+        "batch-norm-inference",
+    )?;
     let (c, inner, _) = feature_layout(&dims, fi)?;
     let p = params(a, 5, c, 4)?;
     let y = x
@@ -112,7 +135,8 @@ pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> R
         .enumerate()
         .map(|(e, &v)| {
             let f = feature_of(e, c, inner);
-            (v - at(&p[2], f)) / (at(&p[3], f) + f64::from(eps)).sqrt() * at(&p[0], f) + at(&p[1], f)
+            (v - at(&p[2], f)) / (at(&p[3], f) + f64::from(eps)).sqrt() * at(&p[0], f)
+                + at(&p[1], f)
         })
         .collect();
     back(y, ty, out)
@@ -123,7 +147,10 @@ pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> R
 /// # Errors
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
-    let (x, dims, ty) = f64s(a.first().ok_or_else(|| invalid("batch-norm: no operand"))?, "batch-norm-grad")?;
+    let (x, dims, ty) = f64s(
+        a.first().ok_or_else(|| invalid("batch-norm: no operand"))?,
+        "batch-norm-grad",
+    )?;
     let (c, inner, per) = feature_layout(&dims, fi)?;
     let p = params(a, 5, c, 3)?;
     let (scale, mean, var, dy) = (&p[0], &p[1], &p[2], &p[3]);
@@ -134,7 +161,9 @@ pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result
         sum_dy[f] += at(dy, e);
         sum_dyx[f] += at(dy, e) * (v - at(mean, f));
     }
-    let rs: Vec<f64> = (0..c).map(|f| 1.0 / (at(var, f) + f64::from(eps)).sqrt()).collect();
+    let rs: Vec<f64> = (0..c)
+        .map(|f| 1.0 / (at(var, f) + f64::from(eps)).sqrt())
+        .collect();
     let n = per as f64;
     let gx = x
         .iter()
@@ -147,7 +176,11 @@ pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result
         .collect();
     let gscale = (0..c).map(|f| sum_dyx[f] * rs[f]).collect();
     let s = tuple_shapes(out, 3)?;
-    Ok(Literal::tuple(vec![back(gx, ty, &s[0])?, back(gscale, ty, &s[1])?, back(sum_dy, ty, &s[2])?]))
+    Ok(Literal::tuple(vec![
+        back(gx, ty, &s[0])?,
+        back(gscale, ty, &s[1])?,
+        back(sum_dy, ty, &s[2])?,
+    ]))
 }
 
 /// A batch of square-ish matrices as c128: (values, batch, rows, cols, element type).
@@ -155,7 +188,11 @@ fn c128s(l: &Literal, op: &'static str) -> Result<(Vec<C>, usize, usize, usize, 
     let (d, dims) = array(l)?;
     let ty = d.element_type();
     if !ty.is_float_or_complex() || dims.len() < 2 {
-        return Err(if dims.len() < 2 { invalid(format!("{op}: operand {} must have rank >= 2", l.shape())) } else { CpuError::UnsupportedType { op, ty } });
+        return Err(if dims.len() < 2 {
+            invalid(format!("{op}: operand {} must have rank >= 2", l.shape()))
+        } else {
+            CpuError::UnsupportedType { op, ty }
+        });
     }
     let (r, c) = (dims[dims.len() - 2], dims[dims.len() - 1]);
     match convert(d, PrimitiveType::C128)? {
@@ -201,12 +238,19 @@ fn cholesky_lower(n: usize, get: impl Fn(usize, usize) -> C) -> Option<Vec<C>> {
 pub fn cholesky(x: &Literal, lower: bool, out: &Shape) -> Result<Literal> {
     let (v, batch, n, m, ty) = c128s(x, "cholesky")?;
     if n != m {
-        return Err(invalid(format!("cholesky: {} is not a batch of square matrices", x.shape())));
+        return Err(invalid(format!(
+            "cholesky: {} is not a batch of square matrices",
+            x.shape()
+        )));
     }
     let mut res = vec![C::new(0.0, 0.0); v.len()];
     for b in 0..batch {
         let a = &v[b * n * n..(b + 1) * n * n];
-        let l = if lower { cholesky_lower(n, |i, j| a[i * n + j]) } else { cholesky_lower(n, |i, j| a[j * n + i].conj()) };
+        let l = if lower {
+            cholesky_lower(n, |i, j| a[i * n + j])
+        } else {
+            cholesky_lower(n, |i, j| a[j * n + i].conj())
+        };
         let dst = &mut res[b * n * n..(b + 1) * n * n];
         match l {
             None => dst.iter_mut().for_each(|d| *d = C::new(f64::NAN, f64::NAN)),
@@ -232,7 +276,11 @@ fn effective(a: &[C], m: usize, o: &TriangularSolveOptions) -> Vec<C> {
             if !inside {
                 continue;
             }
-            let v = if i == j && o.unit_diagonal { C::new(1.0, 0.0) } else { a[i * m + j] };
+            let v = if i == j && o.unit_diagonal {
+                C::new(1.0, 0.0)
+            } else {
+                a[i * m + j]
+            };
             match o.transpose_a {
                 Transpose::NoTranspose => t[i * m + j] = v,
                 Transpose::Transpose => t[j * m + i] = v,
@@ -245,11 +293,19 @@ fn effective(a: &[C], m: usize, o: &TriangularSolveOptions) -> Vec<C> {
 
 /// Solves `t x = b` in place for a triangular `t` (`m x m`) and `b` (`m x n`).
 fn solve_left(t: &[C], lower: bool, m: usize, n: usize, b: &mut [C]) {
-    let rows: Vec<usize> = if lower { (0..m).collect() } else { (0..m).rev().collect() };
+    let rows: Vec<usize> = if lower {
+        (0..m).collect()
+    } else {
+        (0..m).rev().collect()
+    };
     for col in 0..n {
         for &i in &rows {
             let mut s = b[i * n + col];
-            let ks: Box<dyn Iterator<Item = usize>> = if lower { Box::new(0..i) } else { Box::new(i + 1..m) };
+            let ks: Box<dyn Iterator<Item = usize>> = if lower {
+                Box::new(0..i)
+            } else {
+                Box::new(i + 1..m)
+            };
             for k in ks {
                 s -= t[i * m + k] * b[k * n + col];
             }
@@ -262,12 +318,21 @@ fn solve_left(t: &[C], lower: bool, m: usize, n: usize, b: &mut [C]) {
 ///
 /// # Errors
 /// If the operands are not batches of matching matrices.
-pub fn triangular_solve(a: &Literal, b: &Literal, o: &TriangularSolveOptions, out: &Shape) -> Result<Literal> {
+pub fn triangular_solve(
+    a: &Literal,
+    b: &Literal,
+    o: &TriangularSolveOptions,
+    out: &Shape,
+) -> Result<Literal> {
     let (av, batch, m, m2, ty) = c128s(a, "triangular-solve")?;
     let (mut bv, bbatch, r, c, _) = c128s(b, "triangular-solve")?;
     let fits = if o.left_side { r == m } else { c == m };
     if m != m2 || batch != bbatch || !fits {
-        return Err(invalid(format!("triangular-solve: {} and {} do not fit", a.shape(), b.shape())));
+        return Err(invalid(format!(
+            "triangular-solve: {} and {} do not fit",
+            a.shape(),
+            b.shape()
+        )));
     }
     let eff_lower = o.lower == (o.transpose_a == Transpose::NoTranspose);
     for bi in 0..batch {

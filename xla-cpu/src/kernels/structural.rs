@@ -12,12 +12,54 @@ use xla_core::literal::{ArrayData, NativeData};
 use xla_core::{with_array_data, Literal, Shape};
 
 fn take_k<T: NativeData>(v: &[T], map: &[usize]) -> ArrayData {
-    T::wrap(map.iter().map(|&i| v.get(i).copied().unwrap_or_default()).collect())
+    T::wrap(
+        map.iter()
+            .map(|&i| v.get(i).copied().unwrap_or_default())
+            .collect(),
+    )
 }
 
 /// The elements of `d` at the positions `map` (out-of-range positions give zero).
 pub(crate) fn take(d: &ArrayData, map: &[usize]) -> ArrayData {
     with_array_data!(d, v => take_k(v, map))
+}
+
+fn put_k<T: NativeData>(dst: &mut [T], at: &[usize], src: &ArrayData) -> Result<()> {
+    let src = T::slice(src).ok_or_else(|| invalid("put: element types differ"))?;
+    for (&i, &v) in at.iter().zip(src) {
+        if let Some(slot) = dst.get_mut(i) {
+            *slot = v;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the elements of `src` to the positions `at` of `dst` (the inverse of [`take`]).
+///
+/// # Errors
+/// If the element types differ.
+pub(crate) fn put(dst: &mut ArrayData, at: &[usize], src: &ArrayData) -> Result<()> {
+    with_array_data!(dst, v => put_k(v, at, src))
+}
+
+/// A rank-1 literal holding `d`.
+///
+/// # Errors
+/// Never for array data (the shape is built from the data).
+pub(crate) fn vector(d: ArrayData) -> Result<Literal> {
+    let n = d.len() as i64;
+    make(&Shape::array(d.element_type(), vec![n]), d)
+}
+
+/// The arrays of a literal that is an array or a tuple of arrays, in order.
+///
+/// # Errors
+/// If an element is not an array.
+pub(crate) fn leaves(l: &Literal) -> Result<Vec<&ArrayData>> {
+    match l.tuple_elements() {
+        Some(t) => t.iter().map(crate::index::data).collect(),
+        None => Ok(vec![crate::index::data(l)?]),
+    }
 }
 
 /// Builds the index map of an output of `out_dims` whose element at multi-index `o` comes
@@ -47,7 +89,10 @@ fn to_usize(v: &[i64], what: &str) -> Result<Vec<usize>> {
 fn check_perm(perm: &[usize], rank: usize, what: &str) -> Result<()> {
     let mut seen = vec![false; rank];
     if perm.len() != rank {
-        return Err(invalid(format!("{what}: {} dims given for rank {rank}", perm.len())));
+        return Err(invalid(format!(
+            "{what}: {} dims given for rank {rank}",
+            perm.len()
+        )));
     }
     for &p in perm {
         match seen.get_mut(p) {
@@ -81,7 +126,11 @@ pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape) -> Result<Literal> {
     let out_dims = dims_of(out)?;
     let bdims = to_usize(bdims, "broadcast")?;
     if bdims.len() != dims.len() {
-        return Err(invalid(format!("broadcast: {} dimensions for operand {}", bdims.len(), x.shape())));
+        return Err(invalid(format!(
+            "broadcast: {} dimensions for operand {}",
+            bdims.len(),
+            x.shape()
+        )));
     }
     let st = strides(&dims);
     let mut ost = vec![0usize; out_dims.len()];
@@ -117,11 +166,15 @@ pub fn reverse(x: &Literal, rdims: &[i64]) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let mut rev = vec![false; dims.len()];
     for &r in &to_usize(rdims, "reverse")? {
-        *rev.get_mut(r).ok_or_else(|| invalid(format!("reverse: dim {r} out of range")))? = true;
+        *rev.get_mut(r)
+            .ok_or_else(|| invalid(format!("reverse: dim {r} out of range")))? = true;
     }
     let st = strides(&dims);
     let map = index_map(&dims, |o| {
-        o.iter().enumerate().map(|(i, &v)| if rev[i] { dims[i] - 1 - v } else { v } * st[i]).sum()
+        o.iter()
+            .enumerate()
+            .map(|(i, &v)| if rev[i] { dims[i] - 1 - v } else { v } * st[i])
+            .sum()
     });
     make(x.shape(), take(d, &map))
 }
@@ -130,7 +183,13 @@ pub fn reverse(x: &Literal, rdims: &[i64]) -> Result<Literal> {
 ///
 /// # Errors
 /// If the bounds do not fit the operand.
-pub fn slice(x: &Literal, start: &[i64], limit: &[i64], stride: &[i64], out: &Shape) -> Result<Literal> {
+pub fn slice(
+    x: &Literal,
+    start: &[i64],
+    limit: &[i64],
+    stride: &[i64],
+    out: &Shape,
+) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let start = to_usize(start, "slice")?;
     let stride = to_usize(stride, "slice")?;
@@ -147,23 +206,35 @@ pub fn slice(x: &Literal, start: &[i64], limit: &[i64], stride: &[i64], out: &Sh
                 && out_dims[i] == (limit[i] - start[i]).div_ceil(stride[i])
         });
     if !ok {
-        return Err(invalid(format!("slice: bounds {start:?}..{limit:?} step {stride:?} do not fit {} -> {out}", x.shape())));
+        return Err(invalid(format!(
+            "slice: bounds {start:?}..{limit:?} step {stride:?} do not fit {} -> {out}",
+            x.shape()
+        )));
     }
     let st = strides(&dims);
-    let map = index_map(&out_dims, |o| (0..o.len()).map(|i| (start[i] + o[i] * stride[i]) * st[i]).sum());
+    let map = index_map(&out_dims, |o| {
+        (0..o.len())
+            .map(|i| (start[i] + o[i] * stride[i]) * st[i])
+            .sum()
+    });
     make(out, take(d, &map))
 }
 
 /// Start indices clamped into `[0, dim - size]`.
 fn clamped_starts(starts: &[&Literal], dims: &[usize], sizes: &[usize]) -> Result<Vec<usize>> {
     if starts.len() != dims.len() || sizes.len() != dims.len() {
-        return Err(invalid("dynamic slice: one start index per dimension is required"));
+        return Err(invalid(
+            "dynamic slice: one start index per dimension is required",
+        ));
     }
     let mut out = Vec::with_capacity(dims.len());
     for i in 0..dims.len() {
         let s = scalar_i64(starts[i])?;
         if sizes[i] > dims[i] {
-            return Err(invalid(format!("dynamic slice: size {} exceeds dim {}", sizes[i], dims[i])));
+            return Err(invalid(format!(
+                "dynamic slice: size {} exceeds dim {}",
+                sizes[i], dims[i]
+            )));
         }
         let hi = (dims[i] - sizes[i]) as i64;
         out.push(s.clamp(0, hi) as usize);
@@ -175,12 +246,19 @@ fn clamped_starts(starts: &[&Literal], dims: &[usize], sizes: &[usize]) -> Resul
 ///
 /// # Errors
 /// If the starts are not integer scalars or the sizes do not fit.
-pub fn dynamic_slice(x: &Literal, starts: &[&Literal], sizes: &[i64], out: &Shape) -> Result<Literal> {
+pub fn dynamic_slice(
+    x: &Literal,
+    starts: &[&Literal],
+    sizes: &[i64],
+    out: &Shape,
+) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let sizes = to_usize(sizes, "dynamic-slice")?;
     let st0 = clamped_starts(starts, &dims, &sizes)?;
     let st = strides(&dims);
-    let map = index_map(&sizes, |o| (0..o.len()).map(|i| (st0[i] + o[i]) * st[i]).sum());
+    let map = index_map(&sizes, |o| {
+        (0..o.len()).map(|i| (st0[i] + o[i]) * st[i]).sum()
+    });
     make(out, take(d, &map))
 }
 
@@ -203,17 +281,27 @@ pub fn dynamic_update_slice(x: &Literal, upd: &Literal, starts: &[&Literal]) -> 
     let (u, udims) = array(upd)?;
     let st0 = clamped_starts(starts, &dims, &udims)?;
     let st = strides(&dims);
-    let map = index_map(&udims, |o| (0..o.len()).map(|i| (st0[i] + o[i]) * st[i]).sum());
+    let map = index_map(&udims, |o| {
+        (0..o.len()).map(|i| (st0[i] + o[i]) * st[i]).sum()
+    });
     let mut outd = d.clone();
     with_array_data!(&mut outd, v => update_k(v, u, &map))?;
     make(x.shape(), outd)
 }
 
-fn concat_k<T: NativeData>(first: &[T], parts: &[(&ArrayData, usize)], outer: usize) -> Result<ArrayData> {
+fn concat_k<T: NativeData>(
+    first: &[T],
+    parts: &[(&ArrayData, usize)],
+    outer: usize,
+) -> Result<ArrayData> {
     let _ = first;
     let slices: Vec<(&[T], usize)> = parts
         .iter()
-        .map(|(d, blk)| T::slice(d).map(|s| (s, *blk)).ok_or_else(|| invalid("concatenate: element types differ")))
+        .map(|(d, blk)| {
+            T::slice(d)
+                .map(|s| (s, *blk))
+                .ok_or_else(|| invalid("concatenate: element types differ"))
+        })
         .collect::<Result<_>>()?;
     let mut out = Vec::with_capacity(slices.iter().map(|(s, _)| s.len()).sum());
     for o in 0..outer {
@@ -229,23 +317,40 @@ fn concat_k<T: NativeData>(first: &[T], parts: &[(&ArrayData, usize)], outer: us
 /// # Errors
 /// If the operands differ in rank, type or in a dim other than `dim`.
 pub fn concatenate(xs: &[&Literal], dim: i64, out: &Shape) -> Result<Literal> {
-    let first = xs.first().ok_or_else(|| invalid("concatenate: no operands"))?;
+    let first = xs
+        .first()
+        .ok_or_else(|| invalid("concatenate: no operands"))?;
     let (d0, dims0) = array(first)?;
-    let dim = usize::try_from(dim).ok().filter(|&d| d < dims0.len()).ok_or_else(|| invalid(format!("concatenate: dimension {dim} out of range")))?;
+    let dim = usize::try_from(dim)
+        .ok()
+        .filter(|&d| d < dims0.len())
+        .ok_or_else(|| invalid(format!("concatenate: dimension {dim} out of range")))?;
     let outer = count(&dims0[..dim]);
     let mut parts = Vec::with_capacity(xs.len());
     for x in xs {
         let (d, dims) = array(x)?;
         if dims.len() != dims0.len() || (0..dims.len()).any(|i| i != dim && dims[i] != dims0[i]) {
-            return Err(invalid(format!("concatenate: {} does not match {}", x.shape(), first.shape())));
+            return Err(invalid(format!(
+                "concatenate: {} does not match {}",
+                x.shape(),
+                first.shape()
+            )));
         }
         parts.push((d, count(&dims[dim..])));
     }
     make(out, with_array_data!(d0, v => concat_k(v, &parts, outer))?)
 }
 
-fn pad_k<T: NativeData>(v: &[T], fill: &ArrayData, dims: &[usize], pads: &[PadDim], out_dims: &[usize]) -> Result<ArrayData> {
-    let fill = T::slice(fill).and_then(|f| f.first().copied()).ok_or_else(|| invalid("pad: padding value must be a scalar of the operand's type"))?;
+fn pad_k<T: NativeData>(
+    v: &[T],
+    fill: &ArrayData,
+    dims: &[usize],
+    pads: &[PadDim],
+    out_dims: &[usize],
+) -> Result<ArrayData> {
+    let fill = T::slice(fill)
+        .and_then(|f| f.first().copied())
+        .ok_or_else(|| invalid("pad: padding value must be a scalar of the operand's type"))?;
     let mut out = vec![fill; count(out_dims)];
     let ost = strides(out_dims);
     let mut idx = vec![0usize; dims.len()];
@@ -284,13 +389,23 @@ pub fn pad(x: &Literal, value: &Literal, pads: &[PadDim], out: &Shape) -> Result
     let ok = pads.len() == dims.len()
         && out_dims.len() == dims.len()
         && pads.iter().zip(&dims).zip(&out_dims).all(|((p, &n), &o)| {
-            let interior = if n == 0 { 0 } else { (n as i64 - 1) * p.interior };
+            let interior = if n == 0 {
+                0
+            } else {
+                (n as i64 - 1) * p.interior
+            };
             p.interior >= 0 && p.low + p.high + n as i64 + interior == o as i64
         });
     if !ok {
-        return Err(invalid(format!("pad: padding {pads:?} does not take {} to {out}", x.shape())));
+        return Err(invalid(format!(
+            "pad: padding {pads:?} does not take {} to {out}",
+            x.shape()
+        )));
     }
-    make(out, with_array_data!(d, v => pad_k(v, f, &dims, pads, &out_dims))?)
+    make(
+        out,
+        with_array_data!(d, v => pad_k(v, f, &dims, pads, &out_dims))?,
+    )
 }
 
 /// `iota` along `dim` of the output shape.
@@ -299,7 +414,10 @@ pub fn pad(x: &Literal, value: &Literal, pads: &[PadDim], out: &Shape) -> Result
 /// If the dimension is out of range or the type is not numeric.
 pub fn iota(dim: i64, out: &Shape) -> Result<Literal> {
     let dims = dims_of(out)?;
-    let dim = usize::try_from(dim).ok().filter(|&d| d < dims.len()).ok_or_else(|| invalid(format!("iota: dimension {dim} out of range for {out}")))?;
+    let dim = usize::try_from(dim)
+        .ok()
+        .filter(|&d| d < dims.len())
+        .ok_or_else(|| invalid(format!("iota: dimension {dim} out of range for {out}")))?;
     let mut v: Vec<i64> = Vec::with_capacity(count(&dims));
     crate::index::for_each_index(&dims, |o| v.push(o[dim] as i64));
     let data = super::elementwise::convert(&ArrayData::S64(v), out.element_type())?;
@@ -307,6 +425,7 @@ pub fn iota(dim: i64, out: &Shape) -> Result<Literal> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use xla_core::PrimitiveType::{F32, S32};
@@ -333,14 +452,28 @@ mod tests {
         // Spec example: pad [1,2,3] with low=-1 high=2 interior=1 -> [0, 2, 0, 3, 0, 0]... low -1
         // drops the first element: full = [1,0,2,0,3] then low -1 -> [0,2,0,3], high 2.
         let x = Literal::vec1(&[1f32, 2., 3.]);
-        let p = pad(&x, &Literal::scalar(0f32), &[PadDim { low: -1, high: 2, interior: 1 }], &Shape::array(F32, vec![6])).unwrap();
+        let p = pad(
+            &x,
+            &Literal::scalar(0f32),
+            &[PadDim {
+                low: -1,
+                high: 2,
+                interior: 1,
+            }],
+            &Shape::array(F32, vec![6]),
+        )
+        .unwrap();
         assert_eq!(f32s(&p), vec![0., 2., 0., 3., 0., 0.]);
     }
 
     #[test]
     fn dynamic_slice_clamps() {
         let x = Literal::vec1(&[0f32, 1., 2., 3., 4.]);
-        for (start, want) in [(-5i32, vec![0f32, 1.]), (4, vec![3., 4.]), (2, vec![2., 3.])] {
+        for (start, want) in [
+            (-5i32, vec![0f32, 1.]),
+            (4, vec![3., 4.]),
+            (2, vec![2., 3.]),
+        ] {
             let s = Literal::scalar(start);
             let r = dynamic_slice(&x, &[&s], &[2], &Shape::array(F32, vec![2])).unwrap();
             assert_eq!(f32s(&r), want);

@@ -2,16 +2,18 @@
 //! values come from XLA's operation semantics and from what XLA:CPU does in the corners
 //! (see `testdata/conformance` and its README).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod collective;
 mod contraction;
 mod control;
 mod elementwise;
 mod indexing;
 mod linalg;
+mod spec_examples;
 mod structural;
 mod window;
 
-use xla_core::types::NativeType;
 use xla_core::Literal;
 use xla_cpu::{CpuError, Executable};
 
@@ -23,7 +25,9 @@ pub fn run(hlo: &str, args: &[Literal]) -> Result<Literal, CpuError> {
 
 /// The elements of an array result.
 pub fn vals<T: xla_core::literal::NativeData>(l: &Literal) -> Vec<T> {
-    l.data::<T>().unwrap_or_else(|| panic!("expected {} data, got {}", T::TYPE, l.shape())).to_vec()
+    l.data::<T>()
+        .unwrap_or_else(|| panic!("expected {} data, got {}", T::TYPE, l.shape()))
+        .to_vec()
 }
 
 /// Element `i` of a tuple result.
@@ -33,5 +37,8 @@ pub fn elem(l: &Literal, i: usize) -> Literal {
 
 /// Bitwise float equality that treats every NaN alike and tells -0 from +0.
 pub fn same_f32(a: &[f32], b: &[f32]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits())
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits())
 }

@@ -219,7 +219,7 @@ impl<'t> Parser<'t> {
         Ok((start, limit, stride))
     }
 
-    /// `1_2_0x-1_0`: low_high[_interior] per dimension, `x`-separated (empty for rank 0).
+    /// `1_2_0x-1_0`: `low_high` or `low_high_interior` per dimension, `x`-separated (empty for rank 0).
     pub(super) fn v_padding(&mut self) -> PResult<Vec<PadDim>> {
         if self.at_end() {
             return Ok(Vec::new());
@@ -431,6 +431,8 @@ fn iota_replica_groups(
         return Err("iota replica groups: T(...) must be a permutation of the reshape dims".into());
     }
     // Strides of the reshaped iota, then walk the transposed index space in row-major order.
+    // Every index below is in range: `perm` was checked to be a permutation of 0..rank, and
+    // `strides`, `tdims` and `idx` all have length rank.
     let rank = reshape.len();
     let mut strides = vec![1i64; rank];
     for i in (0..rank.saturating_sub(1)).rev() {

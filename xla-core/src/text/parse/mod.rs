@@ -80,6 +80,26 @@ pub(crate) type PResult<T> = Result<T, ParseError>;
 
 /// Parses an HLO module from text.
 ///
+/// ```
+/// use xla_core::text::parse_module;
+/// use xla_core::Op;
+///
+/// let m = parse_module(
+///     "HloModule m\n\
+///      ENTRY main {\n\
+///        ROOT n = f32[2]{0} negate(p)  /* operands may be defined later */\n\
+///        p = f32[2]{0} parameter(0)\n\
+///      }\n",
+/// )?;
+/// let main = m.entry_computation().expect("entry");
+/// assert_eq!(main.instructions[0].op, Op::Parameter { number: 0 });
+/// assert_eq!(main.root_instruction().expect("root").name, "n");
+///
+/// let err = parse_module("HloModule m\nENTRY e {\n  ROOT x = f32[] frob()\n}").unwrap_err();
+/// assert_eq!(err.to_string(), "3:18: unknown opcode 'frob'");
+/// # Ok::<(), xla_core::text::ParseError>(())
+/// ```
+///
 /// # Errors
 /// A [`ParseError`] with line and column for malformed or truncated text, unknown opcodes,
 /// undefined or duplicate names, malformed attribute values and literals.
@@ -90,6 +110,13 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
 }
 
 /// Parses a shape as written in HLO text (`f32[2,3]{1,0}`, `(s32[], pred[<=4])`, `token[]`).
+///
+/// ```
+/// use xla_core::text::parse_shape;
+/// let s = parse_shape("f32[4,3]{0,1}")?;
+/// assert_eq!((s.to_string(), s.to_string_with_layout()), ("f32[4,3]".into(), "f32[4,3]{0,1}".into()));
+/// # Ok::<(), xla_core::text::ParseError>(())
+/// ```
 ///
 /// # Errors
 /// A [`ParseError`] if the text is not exactly one shape.
@@ -327,16 +354,16 @@ impl<'t> Parser<'t> {
         matches!(self.peek(), Tok::LParen | Tok::LBrace | Tok::LBracket)
     }
 
-    /// Skips an attribute value: one word, string or group, followed by any groups written
-    /// right after it (`f32[2]{0}`, `[2,2]<=[4]`). Returns its token range.
+    /// Skips an attribute value: one word, string or group; after a word or a `[...]`, also
+    /// the groups written right after it (`f32[2]{0}`, `[2,2]<=[4]`), and by the scalar of a literal written
+    /// after its shape (`literal=f32[] 0.1`). Returns its token range.
     fn skip_value(&mut self) -> PResult<(usize, usize)> {
         let start = self.pos;
-        match self.peek() {
-            Tok::Word(_) | Tok::Str(_) => {
-                self.bump();
-            }
-            Tok::LParen | Tok::LBrace | Tok::LBracket => self.skip_group()?,
-            _ => return Err(self.expected("an attribute value")),
+        let starts_with_shape = self.at_shape();
+        let may_continue = matches!(self.peek(), Tok::Word(_) | Tok::LBracket);
+        self.skip_atom()?;
+        if !may_continue {
+            return Ok((start, self.pos));
         }
         loop {
             if self.at_opener() {
@@ -350,10 +377,34 @@ impl<'t> Parser<'t> {
                 && self.peek_at(1) == &Tok::LParen
             {
                 self.bump();
+            } else if starts_with_shape && self.at_trailing_scalar() {
+                self.bump();
+                if self.peek() == &Tok::LParen {
+                    self.skip_group()?; // nan(0x...)
+                }
+                return Ok((start, self.pos));
             } else {
                 return Ok((start, self.pos));
             }
         }
+    }
+
+    /// Skips one word, string or balanced group.
+    fn skip_atom(&mut self) -> PResult<()> {
+        match self.peek() {
+            Tok::Word(_) | Tok::Str(_) => {
+                self.bump();
+                Ok(())
+            }
+            Tok::LParen | Tok::LBrace | Tok::LBracket => self.skip_group(),
+            _ => Err(self.expected("an attribute value")),
+        }
+    }
+
+    /// A word after a shape-valued attribute that is not the start of the next instruction
+    /// (`name =` or `ROOT`).
+    fn at_trailing_scalar(&self) -> bool {
+        matches!(self.peek(), Tok::Word(w) if w != "ROOT") && self.peek_at(1) != &Tok::Eq
     }
 
     /// The source text of tokens `start..end`.

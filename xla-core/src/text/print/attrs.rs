@@ -7,8 +7,9 @@ use super::families::{
     collective_attrs, composite_attrs, conv_attrs, custom_call_attrs, dot_attrs, gather_attrs,
     padding, precision, scatter_dims_attrs, slice_attr, window_attr,
 };
-use super::{format_float_g, int_list, quoted, shape_with_layout, Ctx};
+use super::{int_list, quoted, shape_with_layout, Ctx};
 use crate::ir::{CompId, Instruction, Op};
+use crate::literal::format_f32;
 
 /// The `name=value` attributes written after the operand list of `ins`.
 pub(super) fn attributes(ctx: &Ctx<'_>, ins: &Instruction) -> Vec<String> {
@@ -91,7 +92,7 @@ pub(super) fn attributes(ctx: &Ctx<'_>, ins: &Instruction) -> Vec<String> {
             epsilon,
             feature_index,
         } => vec![
-            format!("epsilon={}", format_float_g(*epsilon)),
+            format!("epsilon={}", format_f32(*epsilon)),
             format!("feature_index={feature_index}"),
         ],
         Op::Cholesky { lower } => flags(&[("lower", *lower)]),

@@ -57,21 +57,33 @@ pub(super) fn window_attr(w: &Window) -> Vec<String> {
     vec![format!("window={{{}}}", parts.join(" "))]
 }
 
-/// Pad's `lo_hi_interior` per dimension, `x`-separated: `0_1_0x-1_2_1`.
+/// Pad's `lo_hi_interior` per dimension, `x`-separated (`0_1_0x-1_2_1`); when no dimension
+/// has interior padding XLA writes only `lo_hi` (`1_1x0_1`).
 pub(super) fn padding(p: &[PadDim]) -> String {
-    p.iter()
-        .map(|d| format!("{}_{}_{}", d.low, d.high, d.interior))
-        .collect::<Vec<_>>()
-        .join("x")
+    let interior = p.iter().any(|d| d.interior != 0);
+    let dim = |d: &PadDim| {
+        if interior {
+            format!("{}_{}_{}", d.low, d.high, d.interior)
+        } else {
+            format!("{}_{}", d.low, d.high)
+        }
+    };
+    p.iter().map(dim).collect::<Vec<_>>().join("x")
 }
 
-/// `slice={[0:4:2], [1:3:1]}` (XLA always writes the stride).
+/// `slice={[0:4], [1:3]}`; when any stride is not 1 XLA writes every stride:
+/// `slice={[0:4:2], [1:3:1]}`.
 pub(super) fn slice_attr(start: &[i64], limit: &[i64], stride: &[i64]) -> String {
     let n = start.len().max(limit.len()).max(stride.len());
+    let strided = stride.iter().any(|&s| s != 1);
     let dims: Vec<String> = (0..n)
         .map(|i| {
             let g = |v: &[i64], default: i64| v.get(i).copied().unwrap_or(default);
-            format!("[{}:{}:{}]", g(start, 0), g(limit, 0), g(stride, 1))
+            if strided {
+                format!("[{}:{}:{}]", g(start, 0), g(limit, 0), g(stride, 1))
+            } else {
+                format!("[{}:{}]", g(start, 0), g(limit, 0))
+            }
         })
         .collect();
     format!("slice={{{}}}", dims.join(", "))

@@ -4,7 +4,6 @@
 //! shape, attributes spelled and ordered as XLA prints them, false booleans omitted.
 
 mod attrs;
-mod constant;
 mod families;
 
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Op};
@@ -66,23 +65,25 @@ fn computation_order(module: &Module) -> Vec<CompId> {
 }
 
 fn visit(module: &Module, id: CompId, state: &mut [u8], order: &mut Vec<CompId>) {
-    // Iterative DFS: a deep chain of calls must not overflow the stack.
-    let mut stack: Vec<(CompId, usize)> = Vec::new();
-    if state.get(id.0).copied() != Some(0) {
-        return;
-    }
-    state[id.0] = 1;
-    stack.push((id, 0));
-    while let Some(&mut (cur, ref mut next)) = stack.last_mut() {
-        let callees = callees(module, cur);
+    // Iterative DFS (a deep chain of calls must not overflow the stack); each frame holds
+    // the computation, its callees and the next callee to visit.
+    let mut stack: Vec<(CompId, Vec<CompId>, usize)> = Vec::new();
+    let enter = |c: CompId, state: &mut [u8], stack: &mut Vec<(CompId, Vec<CompId>, usize)>| {
+        if let Some(s @ 0) = state.get_mut(c.0) {
+            *s = 1;
+            stack.push((c, callees(module, c), 0));
+        }
+    };
+    enter(id, state, &mut stack);
+    while let Some((cur, callees, next)) = stack.last_mut() {
         if let Some(&callee) = callees.get(*next) {
             *next += 1;
-            if state.get(callee.0).copied() == Some(0) {
-                state[callee.0] = 1;
-                stack.push((callee, 0));
-            }
+            enter(callee, state, &mut stack);
         } else {
-            state[cur.0] = 2;
+            let cur = *cur;
+            if let Some(s) = state.get_mut(cur.0) {
+                *s = 2;
+            }
             order.push(cur);
             stack.pop();
         }
@@ -131,12 +132,13 @@ fn print_instruction(out: &mut String, module: &Module, comp: &Computation, ins:
         shape_with_layout(&ins.shape),
         ins.op.name()
     );
-    match &ins.op {
-        Op::Parameter { number } => {
-            let _ = write!(out, "{number}");
-        }
-        Op::Constant { literal } => out.push_str(&constant::constant_body(literal)),
-        _ => out.push_str(&join_indexed(&ctx.operand_names(ins))),
+    // Parameters print their number and constants their value; every other op its operands.
+    if let Op::Parameter { number } = &ins.op {
+        let _ = write!(out, "{number}");
+    } else if let Op::Constant { literal } = &ins.op {
+        out.push_str(&literal.hlo_constant_body());
+    } else {
+        out.push_str(&ctx.operand_names(ins).join(", "));
     }
     out.push(')');
     for attr in attrs::attributes(&ctx, ins) {
@@ -185,7 +187,8 @@ impl Ctx<'_> {
     }
 }
 
-/// Joins with `, `, adding XLA's `/*index=N*/` comment before every fifth element.
+/// Joins with `, `, adding XLA's `/*index=N*/` comment before every fifth element (as XLA
+/// does in tuple shapes, not in operand lists).
 fn join_indexed(items: &[String]) -> String {
     let mut s = String::new();
     for (i, item) in items.iter().enumerate() {
@@ -228,28 +231,6 @@ fn int_list(v: &[i64]) -> String {
     format!("{{{}}}", items.join(","))
 }
 
-/// A float attribute value (`epsilon=`): the shortest decimal that reads back to the same
-/// `f32`, in C's `%g` style as XLA writes it (`0.001`, `1e-05`, `1.5e+10`).
-pub fn format_float_g(x: f32) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = match sci.split_once('e') {
-        Some((m, e)) => (m.to_string(), e.parse::<i32>().unwrap_or(0)),
-        None => (sci.clone(), 0),
-    };
-    if x != 0.0 && !(-4..6).contains(&exp) {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
-    } else {
-        format!("{x}")
-    }
-}
-
 /// A string attribute value in double quotes, escaped as XLA's `CEscape` does.
 fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -275,42 +256,6 @@ fn quoted(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn float_g_matches_xla_spelling() {
-        let cases: &[(f32, &str)] = &[
-            (0.001, "0.001"),
-            (1e-5, "1e-05"),
-            (0.1, "0.1"),
-            (0.5, "0.5"),
-            (1.0, "1"),
-            (0.0, "0"),
-            (3.4e38, "3.4e+38"),
-            (f32::NAN, "nan"),
-            (f32::NEG_INFINITY, "-inf"),
-            (0.0001, "0.0001"),
-            (100000.0, "100000"),
-            (1e6, "1e+06"),
-        ];
-        for &(x, want) in cases {
-            assert_eq!(format_float_g(x), want, "{x}");
-        }
-    }
-
-    #[test]
-    fn float_g_round_trips() {
-        for x in [
-            0.1234567f32,
-            1.0e-7,
-            7.654321e12,
-            -2.5e-3,
-            f32::MIN_POSITIVE,
-            f32::MAX,
-        ] {
-            let s = format_float_g(x);
-            assert_eq!(s.parse::<f32>().ok(), Some(x), "{s}");
-        }
-    }
 
     #[test]
     fn quoting_escapes() {
