@@ -249,3 +249,16 @@ fn take_and_scatter_values() {
     assert_eq!(rows, vec![3.0, 30.0, 0.0, 0.0, 3.0, 30.0]);
     assert_eq!(added, vec![0.0, 0.0, 1.0, 10.0, 2.0, 20.0, 9.0, 90.0]);
 }
+
+#[computation]
+fn ranking(x: Tensor<f32, 5>) -> (Tensor<i32, 5>, Tensor<f32, 2>) {
+    let (best, _) = x.top_k(2);
+    (x.argsort(0), best)
+}
+
+#[test]
+fn argsort_and_destructuring() {
+    let (order, best) = ranking::call(&[3.0, 9.0, 1.0, 7.0, 5.0]).unwrap();
+    assert_eq!(order, vec![2, 0, 4, 3, 1]);
+    assert_eq!(best, vec![9.0, 7.0]);
+}

@@ -7,7 +7,7 @@ use super::{Checker, Val};
 use crate::ast::{Arg, Closure};
 use crate::ctxt::Sp;
 use std::collections::{HashMap, HashSet};
-use xla_core::builder::{binary, XlaComputation};
+use xla_core::builder::{binary, nary, XlaComputation, XlaOp};
 use xla_core::{PrimitiveType, Shape};
 
 impl<'a> Checker<'a> {
@@ -115,6 +115,22 @@ impl<'a> Checker<'a> {
                 self.val_op(sp, |b| b.sort([&x], dim, true, &comp))
             }
         }
+    }
+
+    /// `x.argsort(dim)`: the `s32` indices that sort `x` along `dim`, ascending and stable
+    /// (a `sort` of `x` together with an `iota`).
+    pub fn argsort(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let [dim] = self.arity("argsort", args, ["dimension"], sp)?;
+        let x = self.tensor(x, None, sp)?;
+        let dims = shape(&x)?.dims().to_vec();
+        let dim = self.int_scalar(dim, "the sorted dimension")?;
+        let iota = self.op(sp, |b| b.iota(Shape::array(PrimitiveType::S32, dims), dim))?;
+        let keys_first = nary(|b, ps: &[XlaOp]| match ps {
+            [a, c, ..] => b.lt(a, c),
+            _ => b.constant_r0(false),
+        });
+        let sorted = self.op(sp, |b| b.sort([&x, &iota], dim, true, keys_first))?;
+        self.val_op(sp, |b| b.get_tuple_element(&sorted, 1))
     }
 
     pub(super) fn closure<'c>(&self, arg: &'c Arg) -> Option<&'c Closure> {

@@ -46,6 +46,7 @@ enum Method {
     Get,
     Take,
     Scatter(bool),
+    Argsort,
     /// sum, prod, mean; `max` / `min` with a dim list or no argument.
     Reduce(Reduction),
     /// `max` / `min`: elementwise with a tensor argument, a reduction otherwise.
@@ -134,6 +135,7 @@ fn lookup(name: &str) -> Option<Method> {
         "top_k" => M::TopK,
         "get" => M::Get,
         "take" => M::Take,
+        "argsort" => M::Argsort,
         "scatter" => M::Scatter(false),
         "scatter_add" => M::Scatter(true),
         "sum" => M::Reduce(Reduction::Sum),
@@ -318,6 +320,7 @@ impl Checker<'_> {
                 self.top_k(recv, self.int_scalar(k, "k")?, sp)
             }
             Method::Take => self.take(recv, args, sp),
+            Method::Argsort => self.argsort(recv, args, sp),
             Method::Scatter(add) => self.scatter(recv, args, add, sp),
             Method::Get => {
                 let [i] = self.arity(n, args, ["index"], sp)?;

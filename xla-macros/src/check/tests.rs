@@ -260,6 +260,10 @@ fn result_shapes() {
         ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 2, 2>", "Tensor<f32, 5, 2, 2>", "t.take(ids, 1)", "f32[5,2,2]"),
         ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>, u: Tensor<f32, 4, 3>", "Tensor<f32, 5, 3>", "t.scatter_add(ids, u, 0)", "f32[5,3]"),
         ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>, u: Tensor<f32, 4, 3>", "Tensor<f32, 5, 3>", "t.scatter(ids, u, 0, |old, new| old.max(new))", "f32[5,3]"),
+        ("x: Tensor<f32, 2, 5>", "Tensor<i32, 2, 5>", "x.argsort(1)", "s32[2,5]"),
+        // tuple destructuring
+        ("x: Tensor<f32, 2, 5>", "Tensor<i32, 2, 2>", "let (_, i) = x.top_k(2); i", "s32[2,2]"),
+        ("x: Tensor<f32, 2, 3>, s: Tensor<f32, 3>", "Tensor<f32, 2, 3>", "let (y, m, v) = x.batch_norm_training(s, s, 0.001, 1); y + m - v", "f32[2,3]"),
         // let bindings, annotated or not
         (
             x,

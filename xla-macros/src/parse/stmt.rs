@@ -4,6 +4,7 @@ use super::expr::{int_literal, parse_expr};
 use super::{parse_type, plain_ident};
 use crate::ast::*;
 use crate::ctxt::{Ctxt, Sp};
+use proc_macro2::Ident;
 
 pub(super) fn parse_block(cx: &Ctxt, block: &syn::Block) -> Block {
     let mut stmts = Vec::new();
@@ -54,22 +55,22 @@ fn compound_assign(e: &syn::Expr) -> Option<(BinOp, &syn::Expr, &syn::Expr)> {
     Some((op, &b.left, &b.right))
 }
 
-fn parse_stmt(cx: &Ctxt, stmt: &syn::Stmt) -> Option<Stmt> {
+fn parse_stmt(cx: &Ctxt, stmt: &syn::Stmt) -> Vec<Stmt> {
     match stmt {
         syn::Stmt::Local(local) => parse_let(cx, local),
-        syn::Stmt::Expr(syn::Expr::ForLoop(f), _) => parse_for(cx, f),
-        syn::Stmt::Expr(e, _) if is_statement(e) => parse_assign(cx, e),
+        syn::Stmt::Expr(syn::Expr::ForLoop(f), _) => parse_for(cx, f).into_iter().collect(),
+        syn::Stmt::Expr(e, _) if is_statement(e) => parse_assign(cx, e).into_iter().collect(),
         syn::Stmt::Expr(e, _) => {
             cx.error_spanned(e, "only `let` statements, assignments to `let mut` names, `for` loops and a final expression are supported; bind this value with `let`");
-            None
+            Vec::new()
         }
         syn::Stmt::Item(item) => {
             cx.error_spanned(item, "items inside a computation are not supported");
-            None
+            Vec::new()
         }
         syn::Stmt::Macro(m) => {
             cx.error_spanned(m, "macros inside a computation are not supported");
-            None
+            Vec::new()
         }
     }
 }
@@ -160,7 +161,69 @@ fn parse_for(cx: &Ctxt, f: &syn::ExprForLoop) -> Option<Stmt> {
     })
 }
 
-fn parse_let(cx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
+fn parse_let(cx: &Ctxt, local: &syn::Local) -> Vec<Stmt> {
+    match &local.pat {
+        syn::Pat::Tuple(t) => parse_let_tuple(cx, local, t),
+        _ => parse_let_one(cx, local).into_iter().collect(),
+    }
+}
+
+/// `let (a, _, c) = t;` as `let tuple = t; let a = tuple.get(0); let c = tuple.get(2);`.
+fn parse_let_tuple(cx: &Ctxt, local: &syn::Local, t: &syn::PatTuple) -> Vec<Stmt> {
+    let Some(init) = &local.init else {
+        cx.error_spanned(local, "a `let` binding needs a value");
+        return Vec::new();
+    };
+    let elems: Vec<Option<Option<Ident>>> = t
+        .elems
+        .iter()
+        .map(|el| match el {
+            syn::Pat::Wild(_) => Some(None),
+            other => plain_ident(cx, other, "a tuple element").map(Some),
+        })
+        .collect();
+    let names: Vec<String> = elems
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|n| n.to_string())
+        .collect();
+    let sp = Sp::of(t);
+    let tuple = Ident::new(&format!("__xla_tuple_{}", names.join("_")), sp.first);
+    let mut stmts = vec![Stmt::Let {
+        name: tuple.clone(),
+        mutable: false,
+        ty: None,
+        init: parse_expr(cx, &init.expr),
+    }];
+    for (i, el) in elems.into_iter().enumerate() {
+        let Some(Some(name)) = el else { continue };
+        let recv = Expr {
+            kind: ExprKind::Var(tuple.clone()),
+            span: sp,
+        };
+        let args = vec![Arg::Ints(vec![i as i64], sp)];
+        let method = Ident::new("get", name.span());
+        let get = Expr {
+            kind: ExprKind::Method {
+                recv: Box::new(recv),
+                method,
+                turbofish: None,
+                args,
+            },
+            span: sp,
+        };
+        stmts.push(Stmt::Let {
+            name,
+            mutable: false,
+            ty: None,
+            init: Some(get),
+        });
+    }
+    stmts
+}
+
+fn parse_let_one(cx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
     let (pat, ty) = match &local.pat {
         syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty, false)),
         other => (other, None),
