@@ -169,14 +169,7 @@ fn call(c: &Computation, real: bool) -> Option<TokenStream> {
     };
     let names: Vec<&Ident> = params.iter().map(|(n, _, _)| *n).collect();
     let types = params.iter().map(|(_, ty, _)| ty);
-    let literals = params.iter().map(|(name, _, t)| {
-        let dims = &t.dims;
-        if dims.is_empty() {
-            quote! { ::xla::core::Literal::scalar(#name) }
-        } else {
-            quote! { ::xla::core::Literal::from_vec(&[#(#dims),*], #name.to_vec())? }
-        }
-    });
+    let literals = params.iter().map(|(name, _, t)| argument_literal(name, t));
     let n = names.len();
     let allow = if real {
         quote! {}
@@ -212,5 +205,15 @@ fn extract(t: &TensorType, lit: TokenStream) -> TokenStream {
         quote! { *#data.first().ok_or("the result is empty")? }
     } else {
         quote! { #data.to_vec() }
+    }
+}
+
+/// Tokens building the literal of argument `name` of type `t`.
+fn argument_literal(name: &Ident, t: &TensorType) -> TokenStream {
+    let dims = &t.dims;
+    if dims.is_empty() {
+        quote! { ::xla::core::Literal::scalar(#name) }
+    } else {
+        quote! { ::xla::core::Literal::from_vec(&[#(#dims),*], #name.to_vec())? }
     }
 }

@@ -196,4 +196,15 @@ impl Checker<'_> {
         };
         Some((a, strides, padding?))
     }
+
+    /// `t.get(i)` / `t.0`: element `i` of a tuple.
+    pub(super) fn tuple_get(&mut self, t: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let [i] = self.arity("get", args, ["index"], sp)?;
+        let i = match i {
+            Arg::Ints(v, _) if v.len() == 1 => v.first().copied(),
+            other => self.int_scalar(other, "the tuple index"),
+        }?;
+        let t = self.tensor(t, None, sp)?;
+        self.val_op(sp, |b| b.get_tuple_element(&t, i))
+    }
 }

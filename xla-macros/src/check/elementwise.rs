@@ -3,8 +3,9 @@
 
 use super::graph::shape;
 use super::{Checker, Elementwise, Val};
+use crate::ast::LitValue;
 use crate::ctxt::Sp;
-use xla_core::ir::UnaryOp;
+use xla_core::ir::{BinaryOp, UnaryOp};
 use xla_core::PrimitiveType;
 
 impl Checker<'_> {
@@ -59,5 +60,29 @@ impl Checker<'_> {
     pub fn convert(&mut self, v: Val, ty: PrimitiveType, sp: Sp) -> Option<Val> {
         let x = self.tensor(v, None, sp)?;
         self.val_op(sp, |b| b.convert_element_type(&x, ty))
+    }
+
+    /// `max(x, 0)`.
+    pub fn relu(&mut self, x: Val, sp: Sp) -> Option<Val> {
+        let zero = Val::Weak(LitValue::Int(0));
+        self.elementwise_binary(Elementwise::Binary(BinaryOp::Max), x, zero, sp)
+    }
+
+    /// `x.convert::<T>()`: the turbofish is required.
+    pub fn convert_to(
+        &mut self,
+        n: &str,
+        x: Val,
+        ty: Option<PrimitiveType>,
+        sp: Sp,
+    ) -> Option<Val> {
+        let Some(ty) = ty else {
+            self.cx.error(
+                sp,
+                format!("`{n}` needs the target element type: `{n}::<f64>()`"),
+            );
+            return None;
+        };
+        self.convert(x, ty, sp)
     }
 }

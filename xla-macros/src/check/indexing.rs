@@ -101,21 +101,7 @@ impl Checker<'_> {
         let updates = self
             .val(updates)
             .and_then(|v| self.tensor(v, Some(ty), sp))?;
-        let (xs, is, us) = (shape(&x)?, shape(&indices)?, shape(&updates)?);
-        let a = axis as usize;
-        let taken: Vec<i64> = xs
-            .dims()
-            .iter()
-            .take(a)
-            .chain(is.dims())
-            .chain(xs.dims().iter().skip(a + 1))
-            .copied()
-            .collect();
-        if us.dims() != taken.as_slice() {
-            let want = Shape::array(us.element_type(), taken);
-            self.cx.error(sp, format!("{n}: the updates must be shaped like `x.take(indices, {axis})`, {want}; found {us}"));
-            return None;
-        }
+        self.expect_taken_shape(n, &x, &indices, &updates, axis, sp)?;
         let dims = ScatterDims {
             update_window_dims: d.window,
             inserted_window_dims: vec![axis],
@@ -143,5 +129,33 @@ impl Checker<'_> {
             Some(c) => emit(b, (&x, &indices, &updates), &dims, c),
             None => emit(b, (&x, &indices, &updates), &dims, Combiner::Add),
         })
+    }
+
+    /// Checks that `updates` is shaped like `x.take(indices, axis)`.
+    fn expect_taken_shape(
+        &self,
+        n: &str,
+        x: &XlaOp,
+        indices: &XlaOp,
+        updates: &XlaOp,
+        axis: i64,
+        sp: Sp,
+    ) -> Option<()> {
+        let (xs, is, us) = (shape(x)?, shape(indices)?, shape(updates)?);
+        let a = axis as usize;
+        let taken: Vec<i64> = xs
+            .dims()
+            .iter()
+            .take(a)
+            .chain(is.dims())
+            .chain(xs.dims().iter().skip(a + 1))
+            .copied()
+            .collect();
+        if us.dims() != taken.as_slice() {
+            let want = Shape::array(us.element_type(), taken);
+            self.cx.error(sp, format!("{n}: the updates must be shaped like `x.take(indices, {axis})`, {want}; found {us}"));
+            return None;
+        }
+        Some(())
     }
 }

@@ -3,7 +3,7 @@
 
 use super::reduce::Reduction;
 use super::{Checker, Elementwise, Val};
-use crate::ast::{Arg, LitValue};
+use crate::ast::Arg;
 use crate::ctxt::Sp;
 use proc_macro2::Ident;
 use xla_core::ir::{BinaryOp, ComparisonDirection, FftType, UnaryOp};
@@ -192,12 +192,7 @@ impl Checker<'_> {
             }
             Method::Relu => {
                 self.arity(&n, args, [], sp)?;
-                self.elementwise_binary(
-                    Elementwise::Binary(BinaryOp::Max),
-                    recv,
-                    Val::Weak(LitValue::Int(0)),
-                    sp,
-                )
+                self.relu(recv, sp)
             }
             Method::Select => {
                 let [t, f] = self.arity(&n, args, ["on_true", "on_false"], sp)?;
@@ -211,14 +206,7 @@ impl Checker<'_> {
             }
             Method::Convert => {
                 self.arity(&n, args, [], sp)?;
-                let Some(ty) = turbofish else {
-                    self.cx.error(
-                        sp,
-                        format!("`{n}` needs the target element type: `{n}::<f64>()`"),
-                    );
-                    return None;
-                };
-                self.convert(recv, ty, sp)
+                self.convert_to(&n, recv, turbofish, sp)
             }
             Method::Dot | Method::Matmul => {
                 let [rhs] = self.arity(&n, args, ["rhs"], sp)?;
@@ -322,15 +310,7 @@ impl Checker<'_> {
             Method::Take => self.take(recv, args, sp),
             Method::Argsort => self.argsort(recv, args, sp),
             Method::Scatter(add) => self.scatter(recv, args, add, sp),
-            Method::Get => {
-                let [i] = self.arity(n, args, ["index"], sp)?;
-                let i = match i {
-                    Arg::Ints(v, _) if v.len() == 1 => v.first().copied(),
-                    other => self.int_scalar(other, "the tuple index"),
-                }?;
-                let t = self.tensor(recv, None, sp)?;
-                self.val_op(sp, |b| b.get_tuple_element(&t, i))
-            }
+            Method::Get => self.tuple_get(recv, args, sp),
             Method::Reduce(kind) => self.reduce_method(kind, n, recv, args, sp),
             Method::MaxMin(op, kind) => match args {
                 [Arg::Expr(_)] => self.binary_method(Elementwise::Binary(op), n, recv, args, sp),
