@@ -262,3 +262,19 @@ fn argsort_and_destructuring() {
     assert_eq!(order, vec![2, 0, 4, 3, 1]);
     assert_eq!(best, vec![9.0, 7.0]);
 }
+
+#[computation]
+fn reverse_rows(x: Tensor<f32, 3, 2>) -> Tensor<f32, 3, 2> {
+    let mut out = x;
+    for i in 0..3 {
+        let row = x.dynamic_slice([2 - i, 0], [1, 2]);
+        out = out.dynamic_update_slice(row, [i, 0]);
+    }
+    out
+}
+
+#[test]
+fn dynamic_slices_in_a_loop() {
+    let out = reverse_rows::call(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    assert_eq!(out, vec![5.0, 6.0, 3.0, 4.0, 1.0, 2.0]);
+}

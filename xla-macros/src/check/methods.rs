@@ -46,6 +46,8 @@ enum Method {
     Get,
     Take,
     Scatter(bool),
+    DynamicSlice,
+    DynamicUpdateSlice,
     Argsort,
     /// sum, prod, mean; `max` / `min` with a dim list or no argument.
     Reduce(Reduction),
@@ -135,6 +137,8 @@ fn lookup(name: &str) -> Option<Method> {
         "top_k" => M::TopK,
         "get" => M::Get,
         "take" => M::Take,
+        "dynamic_slice" => M::DynamicSlice,
+        "dynamic_update_slice" => M::DynamicUpdateSlice,
         "argsort" => M::Argsort,
         "scatter" => M::Scatter(false),
         "scatter_add" => M::Scatter(true),
@@ -308,6 +312,8 @@ impl Checker<'_> {
                 self.top_k(recv, self.int_scalar(k, "k")?, sp)
             }
             Method::Take => self.take(recv, args, sp),
+            Method::DynamicSlice => self.dynamic_slice(recv, args, sp),
+            Method::DynamicUpdateSlice => self.dynamic_update_slice(recv, args, sp),
             Method::Argsort => self.argsort(recv, args, sp),
             Method::Scatter(add) => self.scatter(recv, args, add, sp),
             Method::Get => self.tuple_get(recv, args, sp),

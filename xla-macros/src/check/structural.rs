@@ -5,6 +5,7 @@ use super::graph::shape;
 use super::{Checker, Val};
 use crate::ast::{Arg, SliceSpec};
 use crate::ctxt::Sp;
+use xla_core::builder::XlaOp;
 use xla_core::ir::PadDim;
 use xla_core::{PrimitiveType, Shape};
 
@@ -138,5 +139,54 @@ impl Checker<'_> {
         let shape = Shape::array(ty.unwrap_or(PrimitiveType::S32), dims?);
         let dim = dim?;
         self.val_op(sp, |b| b.iota(shape, dim))
+    }
+
+    /// Start indices given as `[i, 0]`: scalar tensors or integer literals (`s32`).
+    fn start_indices(&mut self, arg: &Arg, sp: Sp) -> Option<Vec<XlaOp>> {
+        let vals = match arg {
+            Arg::Ints(v, _) => v
+                .iter()
+                .map(|&i| Val::Weak(crate::ast::LitValue::Int(i.into())))
+                .collect(),
+            other => self.list(other)?,
+        };
+        vals.into_iter()
+            .map(|v| self.tensor(v, Some(PrimitiveType::S32), sp))
+            .collect()
+    }
+
+    /// `x.dynamic_slice([i, 0], [1, 4])`: a slice of the given sizes at run-time start
+    /// indices (clamped so that the slice fits).
+    pub fn dynamic_slice(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let [starts, sizes] = self.arity(
+            "dynamic_slice",
+            args,
+            ["[start indices]", "[slice sizes]"],
+            sp,
+        )?;
+        let x = self.tensor(x, None, sp)?;
+        let (starts, sizes) = (
+            self.start_indices(starts, sp),
+            self.ints(sizes, "the slice sizes"),
+        );
+        let (starts, sizes) = (starts?, sizes?);
+        self.val_op(sp, |b| b.dynamic_slice(&x, &starts, &sizes))
+    }
+
+    /// `x.dynamic_update_slice(update, [i, 0])`: `x` with `update` written at run-time
+    /// start indices (clamped so that it fits).
+    pub fn dynamic_update_slice(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let [update, starts] = self.arity(
+            "dynamic_update_slice",
+            args,
+            ["update", "[start indices]"],
+            sp,
+        )?;
+        let x = self.tensor(x, None, sp)?;
+        let ty = shape(&x)?.element_type();
+        let update = self.val(update).and_then(|v| self.tensor(v, Some(ty), sp));
+        let starts = self.start_indices(starts, sp);
+        let (update, starts) = (update?, starts?);
+        self.val_op(sp, |b| b.dynamic_update_slice(&x, &update, &starts))
     }
 }

@@ -261,6 +261,8 @@ fn result_shapes() {
         ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>, u: Tensor<f32, 4, 3>", "Tensor<f32, 5, 3>", "t.scatter_add(ids, u, 0)", "f32[5,3]"),
         ("t: Tensor<f32, 5, 3>, ids: Tensor<i32, 4>, u: Tensor<f32, 4, 3>", "Tensor<f32, 5, 3>", "t.scatter(ids, u, 0, |old, new| old.max(new))", "f32[5,3]"),
         ("x: Tensor<f32, 2, 5>", "Tensor<i32, 2, 5>", "x.argsort(1)", "s32[2,5]"),
+        ("x: Tensor<f32, 4, 3>, i: i32", "Tensor<f32, 1, 3>", "x.dynamic_slice([i, 0], [1, 3])", "f32[1,3]"),
+        ("x: Tensor<f32, 4, 3>, u: Tensor<f32, 1, 3>", "Tensor<f32, 4, 3>", "x.dynamic_update_slice(u, [2, 0])", "f32[4,3]"),
         // tuple destructuring
         ("x: Tensor<f32, 2, 5>", "Tensor<i32, 2, 2>", "let (_, i) = x.top_k(2); i", "s32[2,2]"),
         ("x: Tensor<f32, 2, 3>, s: Tensor<f32, 3>", "Tensor<f32, 2, 3>", "let (y, m, v) = x.batch_norm_training(s, s, 0.001, 1); y + m - v", "f32[2,3]"),
