@@ -278,3 +278,25 @@ fn dynamic_slices_in_a_loop() {
     let out = reverse_rows::call(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
     assert_eq!(out, vec![5.0, 6.0, 3.0, 4.0, 1.0, 2.0]);
 }
+
+mod layers {
+    use xla::computation;
+
+    /// A layer in another module, called through `use`.
+    #[computation]
+    pub fn scale(x: Tensor<f32, 3>, s: f32) -> Tensor<f32, 3> {
+        x * s
+    }
+}
+
+use layers::scale;
+
+#[computation]
+fn scaled_sum(x: Tensor<f32, 3>) -> f32 {
+    scale(x, 2.0).sum()
+}
+
+#[test]
+fn calls_across_modules() {
+    assert_eq!(scaled_sum::call(&[1.0, 2.0, 3.0]).unwrap(), 12.0);
+}
