@@ -300,3 +300,29 @@ fn scaled_sum(x: Tensor<f32, 3>) -> f32 {
 fn calls_across_modules() {
     assert_eq!(scaled_sum::call(&[1.0, 2.0, 3.0]).unwrap(), 12.0);
 }
+
+/// Parameters may be named like the generated items.
+#[computation]
+fn shadowing(run: Tensor<f32, 2>, module: f32, args: Tensor<f32, 2>, out: f32) -> Tensor<f32, 2> {
+    run * module + args * out
+}
+
+#[test]
+fn parameter_names_do_not_clash_with_generated_items() {
+    assert_eq!(shadowing::call(&[1.0, 2.0], 3.0, &[10.0, 20.0], 0.5).unwrap(), vec![8.0, 16.0]);
+    let lit = |v: &[f32]| Literal::vec1(v);
+    let out = shadowing::apply(lit(&[1.0, 2.0]), Literal::scalar(3.0f32), lit(&[10.0, 20.0]), Literal::scalar(0.5f32)).unwrap();
+    assert_eq!(out.data::<f32>(), Some(&[8.0f32, 16.0][..]));
+}
+
+/// Non-ASCII and raw names still give HLO that parses back.
+#[computation]
+fn unicode_names(größe: Tensor<f32, 2>, r#type: f32) -> Tensor<f32, 2> {
+    größe * r#type
+}
+
+#[test]
+fn unusual_parameter_names() {
+    assert_eq!(unicode_names::call(&[1.0, 2.0], 3.0).unwrap(), vec![3.0, 6.0]);
+    assert_eq!(unicode_names::PARAMETERS, ["größe", "r#type"]);
+}

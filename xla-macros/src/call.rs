@@ -116,7 +116,7 @@ fn apply(c: &Computation, real: bool) -> TokenStream {
     let names: Vec<&Ident> = c.params.iter().map(|p| &p.name).collect();
     let generics: Vec<Ident> = (0..names.len()).map(|i| format_ident!("A{}", i)).collect();
     let body = if real {
-        quote! { run(&[#(#names.into()),*]) }
+        quote! { self::run(&[#(#names.into()),*]) }
     } else {
         unreachable()
     };
@@ -179,7 +179,7 @@ fn call(c: &Computation, real: bool) -> Option<TokenStream> {
     let body = if real {
         quote! {
             let args: [::xla::core::Literal; #n] = [#(#literals),*];
-            let out = run(&args)?;
+            let out = self::run(&args)?;
             ::core::result::Result::Ok({ #extract })
         }
     } else {

@@ -46,7 +46,7 @@ impl<'a> Checker<'a> {
         let mut sub = self.sub_checker(role);
         for (number, (name, s)) in closure.params.iter().zip(params).enumerate() {
             let p = sub.op(Sp::of(name), |b| {
-                b.parameter(number as i64, s.clone(), &name.to_string())
+                b.parameter(number as i64, s.clone(), &super::hlo_name(name))
             });
             sub.env.insert(name.to_string(), p.map(Val::Tensor));
         }

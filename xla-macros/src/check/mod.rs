@@ -47,6 +47,16 @@ pub enum Val {
     Weak(LitValue),
 }
 
+/// A Rust name as an HLO instruction name: ASCII letters, digits and `_` (`r#type` is
+/// `type`; a name with none of those is left to the builder's default).
+pub fn hlo_name(ident: &Ident) -> String {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    name.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
 /// The shape a tensor type denotes.
 pub fn shape_of(t: &TensorType) -> Shape {
     Shape::array(t.elem, t.dims.clone())
@@ -77,8 +87,10 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
                 let s = shape_of(t);
                 params.push((p.name.clone(), s.clone()));
                 let sp = Sp::of(&p.name);
-                ck.g.op(cx, sp, |b| b.parameter(number as i64, s, &name))
-                    .map(Val::Tensor)
+                ck.g.op(cx, sp, |b| {
+                    b.parameter(number as i64, s, &hlo_name(&p.name))
+                })
+                .map(Val::Tensor)
             }
             Some(TypeSpec::Tuple(_)) | None => None,
         };
