@@ -1,0 +1,197 @@
+//! A PNG of a training run: the loss of every step (top panel) and the train/test accuracy
+//! of every epoch (bottom panel), with axis labels and legends.
+//!
+//! Text is drawn with the DejaVu Sans font compiled in (crate `dejavu`) through `ab_glyph`,
+//! so no system font, fontconfig or freetype is needed.
+//!
+//! ```
+//! use xla::train::TrainLog;
+//!
+//! let mut log = TrainLog::default();
+//! for i in 0..50 {
+//!     log.record_loss(2.3 / (1.0 + i as f64 / 5.0));
+//!     if i % 10 == 9 {
+//!         log.record_epoch(Some(60.0 + i as f64 / 2.0), Some(58.0 + i as f64 / 2.0));
+//!     }
+//! }
+//! let path = std::env::temp_dir().join(format!("xla-doc-plot-{}.png", std::process::id()));
+//! log.save_plot(&path, "doc example")?;
+//! assert!(std::fs::read(&path).unwrap().starts_with(b"\x89PNG"));
+//! # std::fs::remove_file(&path).unwrap();
+//! # Ok::<(), xla::train::TrainError>(())
+//! ```
+
+use super::error::{Result, TrainError};
+use super::fsutil::write_atomic_with;
+use super::log::TrainLog;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Once;
+
+/// The font family the plots use.
+const FONT: &str = "sans-serif";
+/// Image size in pixels.
+const SIZE: (u32, u32) = (1000, 800);
+const TRAIN_COLOR: RGBColor = RGBColor(31, 119, 180);
+const TEST_COLOR: RGBColor = RGBColor(214, 39, 40);
+
+static REGISTER_FONT: Once = Once::new();
+
+/// Registers the embedded font with plotters once per process.
+fn register_font() {
+    REGISTER_FONT.call_once(|| {
+        // DejaVu Sans is a valid TrueType font: registration cannot fail for it; if it ever
+        // did, text would be missing and drawing reports the error.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+/// Draws `log` to the PNG `path` (written atomically), titled `title`. Without epoch
+/// records only the loss panel is drawn.
+///
+/// # Errors
+/// If drawing or writing the file fails.
+pub fn save_plot(log: &TrainLog, path: &Path, title: &str) -> Result<()> {
+    register_font();
+    let err = |e: String| TrainError::Plot {
+        path: path.display().to_string(),
+        reason: e,
+    };
+    write_atomic_with(path, |tmp| {
+        let root = BitMapBackend::new(tmp, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+        let root = root
+            .titled(title, (FONT, 26))
+            .map_err(|e| err(e.to_string()))?;
+        let has_acc = log
+            .epochs
+            .iter()
+            .any(|e| e.train_accuracy.is_some() || e.test_accuracy.is_some());
+        if has_acc {
+            let (top, bottom) = root.split_vertically(SIZE.1 / 2 - 20);
+            draw_loss(log, &top).map_err(err)?;
+            draw_accuracy(log, &bottom).map_err(err)?;
+        } else {
+            draw_loss(log, &root).map_err(err)?;
+        }
+        root.present().map_err(|e| err(e.to_string()))
+    })
+}
+
+/// A range covering the finite `values`, padded by 5% (`fallback` when there are none).
+fn padded_range(values: impl Iterator<Item = f64>, fallback: Range<f64>) -> Range<f64> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if lo > hi {
+        return fallback;
+    }
+    let pad = if hi > lo { (hi - lo) * 0.05 } else { lo.abs().max(1.0) * 0.05 };
+    (lo - pad)..(hi + pad)
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+
+/// The top panel: loss per step.
+fn draw_loss(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), String> {
+    let first = log.losses.first().map_or(0, |&(s, _)| s) as f64;
+    let last = log.losses.last().map_or(1, |&(s, _)| s) as f64;
+    let x = first..last.max(first + 1.0);
+    let y = padded_range(log.losses.iter().map(|&(_, l)| l), 0.0..1.0);
+    let mut chart = ChartBuilder::on(area)
+        .caption("training loss", (FONT, 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("loss")
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let points = log
+        .losses
+        .iter()
+        .filter(|(_, l)| l.is_finite())
+        .map(|&(s, l)| (s as f64, l));
+    chart
+        .draw_series(LineSeries::new(points, TRAIN_COLOR.stroke_width(2)))
+        .map_err(|e| e.to_string())?
+        .label("loss per step")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], TRAIN_COLOR.stroke_width(2)));
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
+
+/// The bottom panel: train and test accuracy per epoch.
+fn draw_accuracy(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), String> {
+    let first = log.epochs.first().map_or(1, |e| e.epoch) as f64;
+    let last = log.epochs.last().map_or(1, |e| e.epoch) as f64;
+    let x = (first - 0.5)..(last + 0.5);
+    let all = log
+        .epochs
+        .iter()
+        .flat_map(|e| [e.train_accuracy, e.test_accuracy])
+        .flatten();
+    let y = padded_range(all.chain([100.0]), 0.0..100.0);
+    let mut chart = ChartBuilder::on(area)
+        .caption("accuracy per epoch", (FONT, 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x, y.start..y.end.min(101.0))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("epoch")
+        .y_desc("accuracy (%)")
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let series = [
+        ("train", TRAIN_COLOR, log.epochs.iter().map(|e| (e.epoch, e.train_accuracy)).collect::<Vec<_>>()),
+        ("test", TEST_COLOR, log.epochs.iter().map(|e| (e.epoch, e.test_accuracy)).collect()),
+    ];
+    for (name, color, values) in series {
+        let points: Vec<(f64, f64)> = values
+            .into_iter()
+            .filter_map(|(e, a)| a.map(|a| (e as f64, a)))
+            .collect();
+        if points.is_empty() {
+            continue;
+        }
+        chart
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .map_err(|e| e.to_string())?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart
+            .draw_series(points.into_iter().map(|p| Circle::new(p, 4, color.filled())))
+            .map_err(|e| e.to_string())?;
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
+}
+
+/// A chart of `f64` against `f64` on a bitmap.
+type Chart<'a, 'b> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The legend box at `position`.
+fn draw_legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) -> std::result::Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font((FONT, 16))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())
+}
