@@ -123,10 +123,10 @@ impl Checkpoint {
     /// `checkpoint w1: expected f32[784,128], file has f32[784,64]`, or a name missing from
     /// the file, or a tensor in the file the model does not expect.
     pub fn take_expected(&mut self, expected: &[(&str, &Shape)]) -> Result<Vec<Literal>> {
+        let have: Vec<String> = self.tensors.keys().cloned().collect();
         let mut out = Vec::with_capacity(expected.len());
         for (name, shape) in expected {
             let lit = self.tensors.remove(*name).ok_or_else(|| {
-                let have: Vec<&str> = self.tensors.keys().map(String::as_str).collect();
                 checkpoint_err(name, format!("missing from the file (it has: {})", have.join(", ")))
             })?;
             let same = lit.element_type() == shape.element_type() && lit.dims() == shape.dims();
