@@ -18,20 +18,49 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// The names of the files in `dir`.
 fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     v.sort();
     v
 }
 
 fn all_types() -> Vec<(&'static str, Literal)> {
     vec![
-        ("f32", Literal::from_vec(&[2, 3], vec![1.5f32, -0.0, f32::NAN, f32::from_bits(0x7fc0_1234), f32::INFINITY, f32::MIN_POSITIVE / 2.0]).unwrap()),
-        ("f64", Literal::vec1(&[std::f64::consts::PI, -1e-310, f64::NEG_INFINITY])),
-        ("f16", Literal::vec1(&[f16::from_f32(0.1), f16::NEG_ZERO, f16::NAN])),
-        ("bf16", Literal::vec1(&[bf16::from_f32(-3.25), bf16::INFINITY])),
+        (
+            "f32",
+            Literal::from_vec(
+                &[2, 3],
+                vec![
+                    1.5f32,
+                    -0.0,
+                    f32::NAN,
+                    f32::from_bits(0x7fc0_1234),
+                    f32::INFINITY,
+                    f32::MIN_POSITIVE / 2.0,
+                ],
+            )
+            .unwrap(),
+        ),
+        (
+            "f64",
+            Literal::vec1(&[std::f64::consts::PI, -1e-310, f64::NEG_INFINITY]),
+        ),
+        (
+            "f16",
+            Literal::vec1(&[f16::from_f32(0.1), f16::NEG_ZERO, f16::NAN]),
+        ),
+        (
+            "bf16",
+            Literal::vec1(&[bf16::from_f32(-3.25), bf16::INFINITY]),
+        ),
         ("s8", Literal::vec1(&[-128i8, 127])),
         ("s16", Literal::vec1(&[-300i16])),
-        ("s32", Literal::from_vec(&[1, 2, 1], vec![i32::MIN, 7]).unwrap()),
+        (
+            "s32",
+            Literal::from_vec(&[1, 2, 1], vec![i32::MIN, 7]).unwrap(),
+        ),
         ("s64", Literal::vec1(&[i64::MAX, -1])),
         ("u8", Literal::vec1(&[0u8, 255])),
         ("u16", Literal::vec1(&[65535u16])),
@@ -50,10 +79,24 @@ fn round_trip_is_bit_identical() {
     let path = dir.join("all.safetensors");
     let tensors = all_types();
     let refs: Vec<(&str, &Literal)> = tensors.iter().map(|(n, l)| (*n, l)).collect();
-    save_checkpoint(&path, &refs, TrainState { epoch: 4, step: 1234 }).unwrap();
+    save_checkpoint(
+        &path,
+        &refs,
+        TrainState {
+            epoch: 4,
+            step: 1234,
+        },
+    )
+    .unwrap();
     let shapes: Vec<(&str, &Shape)> = tensors.iter().map(|(n, l)| (*n, l.shape())).collect();
     let (loaded, state) = load_checkpoint(&path, &shapes).unwrap();
-    assert_eq!(state, TrainState { epoch: 4, step: 1234 });
+    assert_eq!(
+        state,
+        TrainState {
+            epoch: 4,
+            step: 1234
+        }
+    );
     for ((name, want), got) in tensors.iter().zip(&loaded) {
         // Literal equality is bitwise: NaN payloads and -0.0 must survive.
         assert_eq!(got, want, "{name}");
@@ -67,12 +110,23 @@ fn file_layout_is_safetensors() {
     // little-endian (1.0 = 00 00 80 3f, 2.0 = 00 00 00 40).
     let dir = temp_dir("layout");
     let path = dir.join("w.safetensors");
-    save_checkpoint(&path, &[("w", &Literal::vec1(&[1.0f32, 2.0]))], TrainState::default()).unwrap();
+    save_checkpoint(
+        &path,
+        &[("w", &Literal::vec1(&[1.0f32, 2.0]))],
+        TrainState::default(),
+    )
+    .unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
     let header = std::str::from_utf8(&bytes[8..8 + n]).unwrap();
-    assert!(header.contains(r#""w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}"#), "{header}");
-    assert!(header.contains(r#""epoch":"0""#) && header.contains(r#""step":"0""#), "{header}");
+    assert!(
+        header.contains(r#""w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}"#),
+        "{header}"
+    );
+    assert!(
+        header.contains(r#""epoch":"0""#) && header.contains(r#""step":"0""#),
+        "{header}"
+    );
     assert_eq!(&bytes[8 + n..], &[0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]);
 }
 
@@ -80,7 +134,10 @@ fn file_layout_is_safetensors() {
 fn metadata_survives() {
     let dir = temp_dir("meta");
     let path = dir.join("m.safetensors");
-    let mut ckpt = Checkpoint { state: TrainState { epoch: 1, step: 2 }, ..Checkpoint::default() };
+    let mut ckpt = Checkpoint {
+        state: TrainState { epoch: 1, step: 2 },
+        ..Checkpoint::default()
+    };
     ckpt.tensors.insert("b".into(), Literal::vec1(&[1i32]));
     ckpt.metadata.insert("model".into(), "mlp_digits".into());
     ckpt.save(&path).unwrap();
@@ -97,11 +154,30 @@ fn mismatches_name_the_tensor_and_both_shapes() {
     let f32s = |d: &[i64]| Shape::array(xla::PrimitiveType::F32, d.to_vec());
     let f64s = |d: &[i64]| Shape::array(xla::PrimitiveType::F64, d.to_vec());
     let cases: Vec<(Vec<(&str, Shape)>, &str)> = vec![
-        (vec![("w1", f32s(&[784, 128])), ("b1", f32s(&[64]))], "checkpoint w1: expected f32[784,128], file has f32[784,64]"),
-        (vec![("w1", f32s(&[784, 64])), ("b1", f64s(&[64]))], "checkpoint b1: expected f64[64], file has f32[64]"),
-        (vec![("w1", f32s(&[784, 64])), ("b1", f32s(&[64])), ("w2", f32s(&[64, 10]))], "checkpoint w2: missing from the file (it has: b1, w1)"),
-        (vec![("w1", f32s(&[784, 64]))], "checkpoint b1: in the file but not expected by the model"),
-        (vec![("w0", f32s(&[1]))], "checkpoint w0: missing from the file (it has: b1, w1)"),
+        (
+            vec![("w1", f32s(&[784, 128])), ("b1", f32s(&[64]))],
+            "checkpoint w1: expected f32[784,128], file has f32[784,64]",
+        ),
+        (
+            vec![("w1", f32s(&[784, 64])), ("b1", f64s(&[64]))],
+            "checkpoint b1: expected f64[64], file has f32[64]",
+        ),
+        (
+            vec![
+                ("w1", f32s(&[784, 64])),
+                ("b1", f32s(&[64])),
+                ("w2", f32s(&[64, 10])),
+            ],
+            "checkpoint w2: missing from the file (it has: b1, w1)",
+        ),
+        (
+            vec![("w1", f32s(&[784, 64]))],
+            "checkpoint b1: in the file but not expected by the model",
+        ),
+        (
+            vec![("w0", f32s(&[1]))],
+            "checkpoint w0: missing from the file (it has: b1, w1)",
+        ),
     ];
     for (expected, msg) in cases {
         let refs: Vec<(&str, &Shape)> = expected.iter().map(|(n, s)| (*n, s)).collect();
@@ -115,7 +191,12 @@ fn mismatches_name_the_tensor_and_both_shapes() {
 fn unreadable_files_are_errors_naming_the_file() {
     let dir = temp_dir("corrupt");
     let good = dir.join("good.safetensors");
-    save_checkpoint(&good, &[("w", &Literal::vec1(&[1.0f32; 16]))], TrainState::default()).unwrap();
+    save_checkpoint(
+        &good,
+        &[("w", &Literal::vec1(&[1.0f32; 16]))],
+        TrainState::default(),
+    )
+    .unwrap();
     let bytes = std::fs::read(&good).unwrap();
     let cut = dir.join("cut.safetensors");
     std::fs::write(&cut, &bytes[..bytes.len() - 5]).unwrap();
@@ -123,33 +204,69 @@ fn unreadable_files_are_errors_naming_the_file() {
     std::fs::write(&junk, b"not a checkpoint at all").unwrap();
     for p in [&cut, &junk] {
         let msg = Checkpoint::load(p).unwrap_err().to_string();
-        assert!(msg.contains(&p.display().to_string()) && msg.contains("not a valid safetensors file"), "{msg}");
+        assert!(
+            msg.contains(&p.display().to_string()) && msg.contains("not a valid safetensors file"),
+            "{msg}"
+        );
     }
     let missing = Checkpoint::load(dir.join("none.safetensors")).unwrap_err();
-    assert!(matches!(missing, TrainError::Io { .. }) && missing.to_string().contains("none.safetensors"));
+    assert!(
+        matches!(missing, TrainError::Io { .. })
+            && missing.to_string().contains("none.safetensors")
+    );
 }
 
 #[test]
 fn failed_saves_leave_no_partial_file() {
     let dir = temp_dir("atomic");
     let path = dir.join("model.safetensors");
-    save_checkpoint(&path, &[("w", &Literal::vec1(&[1.0f32]))], TrainState { epoch: 1, step: 1 }).unwrap();
+    save_checkpoint(
+        &path,
+        &[("w", &Literal::vec1(&[1.0f32]))],
+        TrainState { epoch: 1, step: 1 },
+    )
+    .unwrap();
     let before = std::fs::read(&path).unwrap();
     // Values safetensors cannot hold: the old checkpoint stays as it was.
     let tuple = Literal::tuple(vec![Literal::scalar(1.0f32)]);
     let c128 = Literal::vec1(&[num_complex::Complex64::new(1.0, 0.0)]);
-    for (lit, msg) in [(&tuple, "is a tuple"), (&c128, "c128[1] has no safetensors dtype")] {
-        let err = save_checkpoint(&path, &[("w", &Literal::vec1(&[2.0f32])), ("bad", lit)], TrainState::default()).unwrap_err();
+    for (lit, msg) in [
+        (&tuple, "is a tuple"),
+        (&c128, "c128[1] has no safetensors dtype"),
+    ] {
+        let err = save_checkpoint(
+            &path,
+            &[("w", &Literal::vec1(&[2.0f32])), ("bad", lit)],
+            TrainState::default(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains(msg), "{err}");
         assert_eq!(std::fs::read(&path).unwrap(), before);
     }
-    let dup = save_checkpoint(&path, &[("w", &Literal::scalar(1f32)), ("w", &Literal::scalar(2f32))], TrainState::default());
-    assert!(dup.unwrap_err().to_string().contains("checkpoint w: name given twice"));
+    let dup = save_checkpoint(
+        &path,
+        &[("w", &Literal::scalar(1f32)), ("w", &Literal::scalar(2f32))],
+        TrainState::default(),
+    );
+    assert!(dup
+        .unwrap_err()
+        .to_string()
+        .contains("checkpoint w: name given twice"));
     // The rename fails (the target is a directory): the temporary file is removed.
     std::fs::create_dir(dir.join("taken.safetensors")).unwrap();
-    assert!(save_checkpoint(dir.join("taken.safetensors"), &[("w", &Literal::scalar(1f32))], TrainState::default()).is_err());
+    assert!(save_checkpoint(
+        dir.join("taken.safetensors"),
+        &[("w", &Literal::scalar(1f32))],
+        TrainState::default()
+    )
+    .is_err());
     // A directory that does not exist: nothing is created.
-    assert!(save_checkpoint(dir.join("no/such/dir.safetensors"), &[("w", &Literal::scalar(1f32))], TrainState::default()).is_err());
+    assert!(save_checkpoint(
+        dir.join("no/such/dir.safetensors"),
+        &[("w", &Literal::scalar(1f32))],
+        TrainState::default()
+    )
+    .is_err());
     assert_eq!(files(&dir), vec!["model.safetensors", "taken.safetensors"]);
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
@@ -158,8 +275,18 @@ fn failed_saves_leave_no_partial_file() {
 fn overwriting_replaces_the_whole_file() {
     let dir = temp_dir("overwrite");
     let path = dir.join("m.safetensors");
-    save_checkpoint(&path, &[("w", &Literal::vec1(&[0f32; 1000]))], TrainState { epoch: 1, step: 10 }).unwrap();
-    save_checkpoint(&path, &[("w", &Literal::vec1(&[3f32; 2]))], TrainState { epoch: 2, step: 20 }).unwrap();
+    save_checkpoint(
+        &path,
+        &[("w", &Literal::vec1(&[0f32; 1000]))],
+        TrainState { epoch: 1, step: 10 },
+    )
+    .unwrap();
+    save_checkpoint(
+        &path,
+        &[("w", &Literal::vec1(&[3f32; 2]))],
+        TrainState { epoch: 2, step: 20 },
+    )
+    .unwrap();
     let c = Checkpoint::load(&path).unwrap();
     assert_eq!(c.state, TrainState { epoch: 2, step: 20 });
     assert_eq!(c.tensors["w"], Literal::vec1(&[3f32; 2]));

@@ -98,8 +98,12 @@ impl Checkpoint {
             .map_err(|e| TrainError::format(&file, format!("not a valid safetensors file: {e}")))?;
         let (_, header) = SafeTensors::read_metadata(&bytes)
             .map_err(|e| TrainError::format(&file, format!("not a valid safetensors file: {e}")))?;
-        let mut metadata: BTreeMap<String, String> =
-            header.metadata().clone().unwrap_or_default().into_iter().collect();
+        let mut metadata: BTreeMap<String, String> = header
+            .metadata()
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         metadata.remove(FORMAT_KEY);
         let state = TrainState {
             epoch: take_u64(&mut metadata, "epoch", &file)?,
@@ -127,19 +131,29 @@ impl Checkpoint {
         let mut out = Vec::with_capacity(expected.len());
         for (name, shape) in expected {
             let lit = self.tensors.remove(*name).ok_or_else(|| {
-                checkpoint_err(name, format!("missing from the file (it has: {})", have.join(", ")))
+                checkpoint_err(
+                    name,
+                    format!("missing from the file (it has: {})", have.join(", ")),
+                )
             })?;
             let same = lit.element_type() == shape.element_type() && lit.dims() == shape.dims();
             if !same {
                 return Err(checkpoint_err(
                     name,
-                    format!("expected {}, file has {}", shape.without_layout(), lit.shape().without_layout()),
+                    format!(
+                        "expected {}, file has {}",
+                        shape.without_layout(),
+                        lit.shape().without_layout()
+                    ),
                 ));
             }
             out.push(lit);
         }
         if let Some(extra) = self.tensors.keys().next() {
-            return Err(checkpoint_err(extra, "in the file but not expected by the model"));
+            return Err(checkpoint_err(
+                extra,
+                "in the file but not expected by the model",
+            ));
         }
         Ok(out)
     }
@@ -159,7 +173,11 @@ pub fn save_checkpoint(
         ..Checkpoint::default()
     };
     for (name, lit) in tensors {
-        if ckpt.tensors.insert((*name).to_string(), (*lit).clone()).is_some() {
+        if ckpt
+            .tensors
+            .insert((*name).to_string(), (*lit).clone())
+            .is_some()
+        {
             return Err(checkpoint_err(name, "name given twice"));
         }
     }
@@ -192,7 +210,10 @@ fn take_u64(meta: &mut BTreeMap<String, String>, key: &str, file: &str) -> Resul
     match meta.remove(key) {
         None => Ok(0),
         Some(v) => v.parse().map_err(|_| {
-            TrainError::format(file, format!("metadata {key} = `{v}` is not a non-negative integer"))
+            TrainError::format(
+                file,
+                format!("metadata {key} = `{v}` is not a non-negative integer"),
+            )
         }),
     }
 }
@@ -217,7 +238,9 @@ fn dtype_of(name: &str, lit: &Literal) -> Result<Dtype> {
         PrimitiveType::C64 => Dtype::C64,
         PrimitiveType::C128 => return Err(unsupported("has no safetensors dtype")),
         PrimitiveType::Tuple => {
-            return Err(unsupported("is a tuple: store its elements under separate names"))
+            return Err(unsupported(
+                "is a tuple: store its elements under separate names",
+            ))
         }
         PrimitiveType::Token => return Err(unsupported("is a token and holds no data")),
     })
@@ -295,7 +318,12 @@ fn from_view(name: &str, view: &TensorView<'_>) -> Result<Literal> {
             let f = |s: &[u8]| f32::from_le_bytes(s.try_into().unwrap_or_default());
             num_complex::Complex32::new(f(re), f(im))
         })),
-        other => return Err(checkpoint_err(name, format!("dtype {other:?} has no XLA element type"))),
+        other => {
+            return Err(checkpoint_err(
+                name,
+                format!("dtype {other:?} has no XLA element type"),
+            ))
+        }
     };
     let dims: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
     let shape = Shape::array(data.element_type(), dims);

@@ -278,10 +278,7 @@ impl Dataset {
                 *v = 1.0;
             }
         }
-        Ok(Literal::from_vec(
-            &[self.len() as i64, c as i64],
-            values,
-        )?)
+        Ok(Literal::from_vec(&[self.len() as i64, c as i64], values)?)
     }
 
     /// Applies `f` to every feature (e.g. to scale pixels).
@@ -323,7 +320,7 @@ impl Batches<'_> {
     /// Number of batches this iterator yields in all.
     pub fn count_total(&self) -> usize {
         let full = self.order.len() / self.batch_size;
-        let partial = self.keep_partial && self.order.len() % self.batch_size != 0;
+        let partial = self.keep_partial && !self.order.len().is_multiple_of(self.batch_size);
         full + usize::from(partial)
     }
 }
@@ -372,7 +369,11 @@ impl Standardizer {
             .zip(&mean)
             .map(|(q, m)| {
                 let s = (q / n - m * m).max(0.0).sqrt();
-                if s > 1e-12 { s as f32 } else { 1.0 }
+                if s > 1e-12 {
+                    s as f32
+                } else {
+                    1.0
+                }
             })
             .collect();
         Standardizer {

@@ -56,7 +56,10 @@ impl Digits {
     pub fn parse(bytes: Vec<u8>, name: &str) -> Result<Dataset> {
         let bytes = gunzip_if_gz(bytes, name)?;
         let text = String::from_utf8(bytes).map_err(|e| {
-            TrainError::format(name, format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+            TrainError::format(
+                name,
+                format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+            )
         })?;
         let mut features = Vec::new();
         let mut labels = Vec::new();
@@ -70,7 +73,11 @@ impl Digits {
                 line: i + 1,
                 reason,
             })?;
-            features.extend(pixels.iter().map(|&p| f32::from(p) / f32::from(DIGIT_MAX_PIXEL)));
+            features.extend(
+                pixels
+                    .iter()
+                    .map(|&p| f32::from(p) / f32::from(DIGIT_MAX_PIXEL)),
+            );
             labels.push(label);
         }
         if labels.is_empty() {

@@ -26,9 +26,8 @@ pub(crate) fn write_atomic_with(
     write: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<()> {
     let tmp = temp_path(path)?;
-    let result = write(&tmp).and_then(|()| {
-        std::fs::rename(&tmp, path).map_err(|e| TrainError::io(path, e))
-    });
+    let result =
+        write(&tmp).and_then(|()| std::fs::rename(&tmp, path).map_err(|e| TrainError::io(path, e)));
     if result.is_err() {
         // Best effort: the file may not exist if `write` failed before creating it.
         let _ = std::fs::remove_file(&tmp);

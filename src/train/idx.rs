@@ -79,7 +79,10 @@ impl IdxArray {
         let bytes = gunzip_if_gz(bytes.to_vec(), name)?;
         let bad = |reason: String| TrainError::format(name, reason);
         let [z0, z1, ty, rank] = *bytes.first_chunk::<4>().ok_or_else(|| {
-            bad(format!("{} bytes is too short for an IDX header", bytes.len()))
+            bad(format!(
+                "{} bytes is too short for an IDX header",
+                bytes.len()
+            ))
         })?;
         if (z0, z1) != (0, 0) {
             return Err(bad(format!(
@@ -95,7 +98,10 @@ impl IdxArray {
         };
         let header_len = 4 + 4 * usize::from(rank);
         let header = bytes.get(4..header_len).ok_or_else(|| {
-            bad(format!("truncated header: {rank} dims need {header_len} bytes, file has {}", bytes.len()))
+            bad(format!(
+                "truncated header: {rank} dims need {header_len} bytes, file has {}",
+                bytes.len()
+            ))
         })?;
         let dims: Vec<usize> = decode!(header, u32, 4)
             .into_iter()
@@ -107,7 +113,11 @@ impl IdxArray {
             .ok_or_else(|| bad(format!("dims {dims:?} overflow")))?;
         let body = bytes.get(header_len..).unwrap_or_default();
         if body.len() != expected {
-            let what = if body.len() < expected { "truncated" } else { "trailing bytes" };
+            let what = if body.len() < expected {
+                "truncated"
+            } else {
+                "trailing bytes"
+            };
             return Err(bad(format!(
                 "{what}: dims {dims:?} need {expected} data bytes, file has {}",
                 body.len()
@@ -194,10 +204,16 @@ fn load_pair(dir: &Path, part: &str) -> Result<Dataset> {
     let images_name = images_path.display().to_string();
     let labels_name = labels_path.display().to_string();
     let (IdxData::U8(pixels), [n, rows, cols]) = (images.data, images.dims.as_slice()) else {
-        return Err(TrainError::format(images_name, "expected u8 images of dims [n, rows, cols]"));
+        return Err(TrainError::format(
+            images_name,
+            "expected u8 images of dims [n, rows, cols]",
+        ));
     };
     let (IdxData::U8(labels), [m]) = (labels.data, labels.dims.as_slice()) else {
-        return Err(TrainError::format(labels_name, "expected u8 labels of dims [n]"));
+        return Err(TrainError::format(
+            labels_name,
+            "expected u8 labels of dims [n]",
+        ));
     };
     if n != m {
         return Err(TrainError::format(
@@ -206,7 +222,10 @@ fn load_pair(dir: &Path, part: &str) -> Result<Dataset> {
         ));
     }
     if let Some((i, l)) = labels.iter().enumerate().find(|(_, &l)| l > 9) {
-        return Err(TrainError::format(labels_name, format!("label {l} of image {i} is not a digit")));
+        return Err(TrainError::format(
+            labels_name,
+            format!("label {l} of image {i} is not a digit"),
+        ));
     }
     let features = pixels.iter().map(|&p| f32::from(p) / 255.0).collect();
     Dataset::new(features, labels, &[(rows * cols) as i64], 10)
@@ -222,10 +241,17 @@ fn find(dir: &Path, part: &str, what: &str, rank: u8) -> Result<PathBuf> {
         .iter()
         .flat_map(|n| [dir.join(n), dir.join(format!("{n}.gz"))])
         .collect();
-    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
-        TrainError::format(
-            dir.join(&names[0]).display().to_string(),
-            format!("MNIST file not found (also tried {}.gz and {}[.gz])", names[0], names[1]),
-        )
-    })
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .ok_or_else(|| {
+            TrainError::format(
+                dir.join(&names[0]).display().to_string(),
+                format!(
+                    "MNIST file not found (also tried {}.gz and {}[.gz])",
+                    names[0], names[1]
+                ),
+            )
+        })
 }

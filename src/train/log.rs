@@ -28,7 +28,7 @@ pub struct EpochRecord {
 /// assert_eq!(log.step(), 2);
 /// assert_eq!(log.last_loss(), Some(1.10));
 /// assert_eq!(log.best_test_accuracy(), Some(69.5));
-/// assert!(log.to_csv().starts_with("kind,index,step,value\nloss,1,1,1.1"));
+/// assert!(log.to_csv().starts_with("kind,index,step,value\nloss,1,1,2.3\nloss,2,2,1.1\n"));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TrainLog {
@@ -71,7 +71,11 @@ impl TrainLog {
     }
 
     /// Records the end of the next epoch; returns its number (from 1).
-    pub fn record_epoch(&mut self, train_accuracy: Option<f64>, test_accuracy: Option<f64>) -> usize {
+    pub fn record_epoch(
+        &mut self,
+        train_accuracy: Option<f64>,
+        test_accuracy: Option<f64>,
+    ) -> usize {
         let epoch = self.epoch() + 1;
         self.epochs.push(EpochRecord {
             epoch,
@@ -103,7 +107,9 @@ impl TrainLog {
         self.epochs
             .iter()
             .filter_map(|e| e.test_accuracy)
-            .fold(None, |best: Option<f64>, a| Some(best.map_or(a, |b| b.max(a))))
+            .fold(None, |best: Option<f64>, a| {
+                Some(best.map_or(a, |b| b.max(a)))
+            })
     }
 
     /// The log as CSV: `kind,index,step,value` rows (`loss` per step, `train_acc` and
@@ -114,7 +120,10 @@ impl TrainLog {
             out.push_str(&format!("loss,{},{step},{loss}\n", i + 1));
         }
         for e in &self.epochs {
-            let rows = [("train_acc", e.train_accuracy), ("test_acc", e.test_accuracy)];
+            let rows = [
+                ("train_acc", e.train_accuracy),
+                ("test_acc", e.test_accuracy),
+            ];
             for (kind, value) in rows {
                 if let Some(v) = value {
                     out.push_str(&format!("{kind},{},{},{v}\n", e.epoch, e.step));

@@ -18,7 +18,7 @@ use xla_core::Literal;
 
 /// Checks that `len` values form rows of `cols` and returns the row count.
 fn rows(op: &'static str, len: usize, cols: usize) -> Result<usize> {
-    if cols == 0 || len % cols != 0 {
+    if cols == 0 || !len.is_multiple_of(cols) {
         return Err(TrainError::invalid(
             op,
             format!("{len} values do not form rows of {cols}"),
@@ -66,7 +66,9 @@ pub fn argmax_literal(logits: &Literal) -> Result<Vec<usize>> {
             format!("expected a rank-2 array of logits, got {}", logits.shape()),
         ));
     };
-    let data = logits.array_data().filter(|d| !d.element_type().is_complex());
+    let data = logits
+        .array_data()
+        .filter(|d| !d.element_type().is_complex());
     let data = data.ok_or_else(|| {
         TrainError::invalid(
             "argmax_literal",
@@ -137,7 +139,9 @@ pub fn softmax_cross_entropy(logits: &[f32], labels: &[u8], classes: usize) -> R
                 format!("label {label} is not below {classes} classes"),
             )
         })?;
-        let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
+        let max = row
+            .iter()
+            .fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
         let sum: f64 = row.iter().map(|&v| (f64::from(v) - max).exp()).sum();
         total += max + sum.ln() - f64::from(*z);
     }

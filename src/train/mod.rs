@@ -34,16 +34,16 @@
 //! ```
 
 pub mod checkpoint;
-mod data;
-mod digits;
+pub mod data;
+pub mod digits;
 mod error;
 mod fsutil;
 pub mod idx;
-mod log;
+pub mod log;
 pub mod metrics;
 pub mod plot;
-mod progress;
-mod rng;
+pub mod progress;
+pub mod rng;
 
 pub use checkpoint::{load_checkpoint, save_checkpoint, Checkpoint, TrainState};
 pub use data::{Batches, Dataset, Order, Standardizer};

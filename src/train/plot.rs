@@ -91,7 +91,11 @@ fn padded_range(values: impl Iterator<Item = f64>, fallback: Range<f64>) -> Rang
     if lo > hi {
         return fallback;
     }
-    let pad = if hi > lo { (hi - lo) * 0.05 } else { lo.abs().max(1.0) * 0.05 };
+    let pad = if hi > lo {
+        (hi - lo) * 0.05
+    } else {
+        lo.abs().max(1.0) * 0.05
+    };
     (lo - pad)..(hi + pad)
 }
 
@@ -106,6 +110,7 @@ fn draw_loss(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), String>
     let mut chart = ChartBuilder::on(area)
         .caption("training loss", (FONT, 20))
         .margin(12)
+        .margin_right(30)
         .x_label_area_size(45)
         .y_label_area_size(70)
         .build_cartesian_2d(x, y)
@@ -114,6 +119,7 @@ fn draw_loss(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), String>
         .configure_mesh()
         .x_desc("step")
         .y_desc("loss")
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
         .draw()
@@ -145,6 +151,7 @@ fn draw_accuracy(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), Str
     let mut chart = ChartBuilder::on(area)
         .caption("accuracy per epoch", (FONT, 20))
         .margin(12)
+        .margin_right(30)
         .x_label_area_size(45)
         .y_label_area_size(70)
         .build_cartesian_2d(x, y.start..y.end.min(101.0))
@@ -153,13 +160,30 @@ fn draw_accuracy(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), Str
         .configure_mesh()
         .x_desc("epoch")
         .y_desc("accuracy (%)")
+        .x_labels(((last - first) as usize + 1).min(12))
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
         .draw()
         .map_err(|e| e.to_string())?;
     let series = [
-        ("train", TRAIN_COLOR, log.epochs.iter().map(|e| (e.epoch, e.train_accuracy)).collect::<Vec<_>>()),
-        ("test", TEST_COLOR, log.epochs.iter().map(|e| (e.epoch, e.test_accuracy)).collect()),
+        (
+            "train",
+            TRAIN_COLOR,
+            log.epochs
+                .iter()
+                .map(|e| (e.epoch, e.train_accuracy))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "test",
+            TEST_COLOR,
+            log.epochs
+                .iter()
+                .map(|e| (e.epoch, e.test_accuracy))
+                .collect(),
+        ),
     ];
     for (name, color, values) in series {
         let points: Vec<(f64, f64)> = values
@@ -173,19 +197,29 @@ fn draw_accuracy(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), Str
             .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
             .map_err(|e| e.to_string())?
             .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
         chart
-            .draw_series(points.into_iter().map(|p| Circle::new(p, 4, color.filled())))
+            .draw_series(
+                points
+                    .into_iter()
+                    .map(|p| Circle::new(p, 4, color.filled())),
+            )
             .map_err(|e| e.to_string())?;
     }
     draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 /// A chart of `f64` against `f64` on a bitmap.
-type Chart<'a, 'b> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+type Chart<'a, 'b> =
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// The legend box at `position`.
-fn draw_legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) -> std::result::Result<(), String> {
+fn draw_legend<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b>,
+    position: SeriesLabelPosition,
+) -> std::result::Result<(), String> {
     chart
         .configure_series_labels()
         .position(position)

@@ -250,7 +250,8 @@ impl Progress {
         let epochs = self.log.epoch() - self.log.start_epoch;
         let steps = self.log.step() - self.log.start_step;
         let mut line = format!(
-            "trained {epochs} epochs ({steps} steps) in {}, {:.0} samples/s",
+            "trained {epochs} epoch{} ({steps} steps) in {}, {:.0} samples/s",
+            if epochs == 1 { "" } else { "s" },
             format_duration(took),
             Clock::rate(self.samples, took)
         );
