@@ -45,6 +45,11 @@ impl Clock {
         self.start.elapsed()
     }
 
+    /// Time since the last lap (or the start), without starting a new one.
+    pub fn since_lap(&self) -> Duration {
+        self.lap.elapsed()
+    }
+
     /// Time since the last lap (or the start); starts a new lap.
     pub fn lap(&mut self) -> Duration {
         let now = Instant::now();
@@ -191,7 +196,7 @@ impl Progress {
         self.epoch_samples += samples;
         self.samples += samples;
         if let Some(bar) = &self.bar {
-            let rate = Clock::rate(self.epoch_samples, self.epoch_clock.elapsed());
+            let rate = Clock::rate(self.epoch_samples, self.epoch_clock.since_lap());
             bar.set_message(format!("loss {loss:.4}, {rate:.0} samples/s"));
             bar.inc(1);
         }
