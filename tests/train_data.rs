@@ -442,3 +442,30 @@ fn mnist_loads_from_idx_files() {
         .to_string()
         .contains("label 12 of image 1"));
 }
+
+#[test]
+fn eval_batches_pad_the_last_batch() {
+    let d = Dataset::new((0..7).map(|i| i as f32).collect(), vec![0; 7], &[1], 1).unwrap();
+    let got: Vec<(Vec<f32>, usize)> = d
+        .eval_batches(3)
+        .unwrap()
+        .into_iter()
+        .map(|(b, n)| (b.features().to_vec(), n))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (vec![0., 1., 2.], 3),
+            (vec![3., 4., 5.], 3),
+            (vec![6., 0., 1.], 1)
+        ]
+    );
+    // Fewer samples than a batch: padding wraps around as often as needed.
+    let small = d.take(2).eval_batches(5).unwrap();
+    assert_eq!(
+        (small[0].0.features(), small[0].1),
+        (&[0., 1., 0., 1., 0.][..], 2)
+    );
+    assert!(d.take(0).eval_batches(4).unwrap().is_empty());
+    assert!(d.eval_batches(0).is_err());
+}

@@ -242,3 +242,118 @@ fn progress_resumes_numbering() {
         "{summary}"
     );
 }
+
+fn parse(args: &[&str]) -> xla::train::Result<Option<xla::train::TrainArgs>> {
+    let defaults = xla::train::TrainArgs {
+        epochs: 20,
+        ..Default::default()
+    };
+    defaults.parse(args.iter().map(|s| s.to_string()))
+}
+
+#[test]
+fn args_parse_values_flags_and_errors() {
+    let a = parse(&[
+        "--epochs=3",
+        "--batch-size",
+        "64",
+        "--lr",
+        "1e-3",
+        "--seed",
+        "9",
+        "--limit",
+        "100",
+        "--data",
+        "/d",
+        "--checkpoint",
+        "c.safetensors",
+        "--resume",
+        "--plot",
+        "p.png",
+        "-q",
+    ])
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        (a.epochs, a.batch_size, a.learning_rate, a.seed, a.limit),
+        (3, 64, 1e-3, 9, Some(100))
+    );
+    assert_eq!(
+        (a.data.unwrap(), a.checkpoint.unwrap(), a.plot.unwrap()),
+        ("/d".into(), "c.safetensors".into(), "p.png".into())
+    );
+    assert!(a.resume && a.quiet);
+    assert_eq!(parse(&[]).unwrap().unwrap().epochs, 20);
+    assert_eq!(parse(&["--epochs", "1", "--help"]).unwrap(), None);
+    let cases: &[(&[&str], &str)] = &[
+        (&["--epochs"], "--epochs needs a value"),
+        (
+            &["--epochs", "many"],
+            "--epochs: `many` is not a valid value",
+        ),
+        (&["--batch-size", "0"], "--batch-size must be at least 1"),
+        (&["--resume"], "--resume needs --checkpoint FILE"),
+        (&["--quiet=yes"], "--quiet takes no value"),
+        (&["--frobnicate"], "unknown option `--frobnicate`"),
+    ];
+    for (args, msg) in cases {
+        let err = parse(args).unwrap_err().to_string();
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+    let usage = xla::train::TrainArgs::default().usage("demo");
+    assert!(
+        usage.starts_with("demo\n") && usage.contains("--epochs N          epochs to train [10]"),
+        "{usage}"
+    );
+}
+
+#[test]
+fn args_resume_and_save_checkpoint() {
+    let dir = temp_dir("args");
+    let ckpt = dir.join("m.safetensors");
+    let w = Literal::vec1(&[1.0f32, 2.0]);
+    let mut args = parse(&["--checkpoint", ckpt.to_str().unwrap(), "--resume"])
+        .unwrap()
+        .unwrap();
+    // No file yet: start from scratch.
+    assert_eq!(args.resume_checkpoint(&[("w", w.shape())]).unwrap(), None);
+    args.save_checkpoint(&[("w", &w)], xla::train::TrainState { epoch: 2, step: 8 })
+        .unwrap();
+    let (params, state) = args
+        .resume_checkpoint(&[("w", w.shape())])
+        .unwrap()
+        .unwrap();
+    assert_eq!((params, state.epoch, state.step), (vec![w.clone()], 2, 8));
+    args.resume = false;
+    assert_eq!(args.resume_checkpoint(&[("w", w.shape())]).unwrap(), None);
+    // Without --checkpoint nothing is written.
+    xla::train::TrainArgs::default()
+        .save_checkpoint(&[("w", &w)], Default::default())
+        .unwrap();
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+}
+
+#[test]
+fn accuracy_counter_over_padded_batches() {
+    use xla::train::metrics::AccuracyCounter;
+    use xla::train::Dataset;
+    // Five samples whose "logits" are their one-hot labels: every real prediction is right.
+    let d = Dataset::new(vec![0.0; 5], vec![1, 0, 2, 2, 1], &[1], 3).unwrap();
+    let mut acc = AccuracyCounter::default();
+    for (batch, real) in d.eval_batches(2).unwrap() {
+        let logits = if real < batch.len() {
+            // The last batch: sample 4 (label 1) and sample 0 repeated as padding (label 1).
+            // The padding row predicts 0, which is wrong, and must not be counted.
+            assert_eq!((real, batch.labels()), (1, &[1u8, 1][..]));
+            Literal::from_vec(&[2, 3], vec![0f32, 1., 0., 1., 0., 0.]).unwrap()
+        } else {
+            batch.one_hot_literal().unwrap()
+        };
+        acc.add_logits(&logits, batch.labels(), real).unwrap();
+    }
+    assert_eq!((acc.correct, acc.total, acc.percent()), (5, 5, 100.0));
+    assert!(acc
+        .add_logits(&Literal::from_vec(&[1, 3], vec![0f32; 3]).unwrap(), &[0], 2)
+        .is_err());
+    assert_eq!(AccuracyCounter::default().percent(), 0.0);
+}

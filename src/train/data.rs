@@ -249,6 +249,40 @@ impl Dataset {
         })
     }
 
+    /// Sequential batches of exactly `batch_size` samples covering every sample once, for
+    /// evaluating with a computation of static batch size: the last batch is filled up with
+    /// copies of the first samples. Each batch comes with the number of its real samples
+    /// (count only the first that many predictions).
+    ///
+    /// ```
+    /// # use xla::train::Dataset;
+    /// let d = Dataset::new(vec![0., 1., 2., 3., 4.], vec![0, 1, 0, 1, 0], &[1], 2)?;
+    /// let b = d.eval_batches(2)?;
+    /// let sizes: Vec<(usize, usize)> = b.iter().map(|(b, real)| (b.len(), *real)).collect();
+    /// assert_eq!(sizes, vec![(2, 2), (2, 2), (2, 1)]);
+    /// assert_eq!(b[2].0.features(), &[4., 0.]);
+    /// # Ok::<(), xla::train::TrainError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// If `batch_size` is 0.
+    pub fn eval_batches(&self, batch_size: usize) -> Result<Vec<(Dataset, usize)>> {
+        if batch_size == 0 {
+            return Err(TrainError::invalid(
+                "Dataset::eval_batches",
+                "batch size is 0",
+            ));
+        }
+        let n = self.len();
+        (0..n.div_ceil(batch_size))
+            .map(|b| {
+                let start = b * batch_size;
+                let indices: Vec<usize> = (start..start + batch_size).map(|i| i % n).collect();
+                Ok((self.subset(&indices)?, batch_size.min(n - start)))
+            })
+            .collect()
+    }
+
     /// All features as one literal `f32[len, sample_dims...]`.
     ///
     /// # Errors

@@ -101,12 +101,17 @@ pub fn accuracy(predictions: &[usize], labels: &[u8]) -> Result<f64> {
     if labels.is_empty() {
         return Ok(0.0);
     }
-    let correct = predictions
+    Ok(100.0 * count_correct(predictions, labels) as f64 / labels.len() as f64)
+}
+
+/// How many of `predictions` equal their label (pairs beyond the shorter slice are ignored,
+/// so the predictions of a padded evaluation batch can be passed whole).
+pub fn count_correct(predictions: &[usize], labels: &[u8]) -> usize {
+    predictions
         .iter()
         .zip(labels)
         .filter(|(&p, &l)| p == usize::from(l))
-        .count();
-    Ok(100.0 * correct as f64 / labels.len() as f64)
+        .count()
 }
 
 /// Accuracy (percent) of the rank-2 `logits` literal against `labels`.
@@ -146,4 +151,57 @@ pub fn softmax_cross_entropy(logits: &[f32], labels: &[u8], classes: usize) -> R
         total += max + sum.ln() - f64::from(*z);
     }
     Ok(if n == 0 { 0.0 } else { total / n as f64 })
+}
+
+/// Counts correct predictions over several (possibly padded) batches.
+///
+/// ```
+/// use xla::train::metrics::AccuracyCounter;
+/// use xla::Literal;
+///
+/// let mut acc = AccuracyCounter::default();
+/// let logits = Literal::from_vec(&[2, 2], vec![0.9f32, 0.1, 0.2, 0.8])?;
+/// acc.add_logits(&logits, &[0, 0], 2)?; // one of two right
+/// acc.add_logits(&logits, &[0, 0], 1)?; // a padded batch: only the first row is real
+/// assert_eq!((acc.correct, acc.total), (2, 3));
+/// # Ok::<(), xla::train::TrainError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccuracyCounter {
+    /// Correct predictions so far.
+    pub correct: usize,
+    /// Predictions counted so far.
+    pub total: usize,
+}
+
+impl AccuracyCounter {
+    /// Counts the first `real` rows of `logits` (rank 2) against `labels`.
+    ///
+    /// # Errors
+    /// As [`argmax_literal`]; also if `real` exceeds the rows or the labels.
+    pub fn add_logits(&mut self, logits: &Literal, labels: &[u8], real: usize) -> Result<()> {
+        let predictions = argmax_literal(logits)?;
+        if real > predictions.len() || real > labels.len() {
+            return Err(TrainError::invalid(
+                "AccuracyCounter::add_logits",
+                format!(
+                    "{real} real rows, but {} rows of logits and {} labels",
+                    predictions.len(),
+                    labels.len()
+                ),
+            ));
+        }
+        self.correct += count_correct(&predictions[..real], labels);
+        self.total += real;
+        Ok(())
+    }
+
+    /// The accuracy in percent (0 before anything was counted).
+    pub fn percent(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            100.0 * self.correct as f64 / self.total as f64
+        }
+    }
 }

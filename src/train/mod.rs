@@ -6,33 +6,63 @@
 //! - [`checkpoint`]: named literals and the epoch/step in a safetensors file, written
 //!   atomically and checked against the model's shapes when loaded;
 //! - [`metrics`]: argmax, accuracy, softmax cross-entropy on the host;
-//! - [`Progress`] (bar / lines / quiet), [`Clock`], [`TrainLog`] and its PNG plot.
+//! - [`Progress`] (bar / lines / quiet), [`Clock`], [`TrainLog`] and its PNG plot;
+//! - [`TrainArgs`]: the shared command line (`--epochs --batch-size --lr --seed --limit
+//!   --data --checkpoint --resume --plot --quiet`).
+//!
+//! The skeleton of a training example (the model's own computations go where the comments
+//! say):
 //!
 //! ```no_run
-//! use xla::train::{metrics, save_checkpoint, Digits, Order, Progress, ProgressMode, Rng, TrainState};
+//! use xla::train::metrics::AccuracyCounter;
+//! use xla::train::{Digits, Order, Progress, ProgressMode, Rng, TrainArgs, TrainState};
+//! use xla::{Literal, PrimitiveType, Shape};
 //!
-//! let (train, test) = Digits::embedded()?.split(0.8, 0)?;
-//! let mut rng = Rng::new(0);
-//! let w = rng.glorot_uniform(&[64, 10])?;
-//! let epochs = 10;
-//! let batches = train.batches(32, Order::Sequential)?.count_total();
-//! let mut progress = Progress::new(epochs, batches, ProgressMode::auto(false));
-//! for epoch in 0..epochs {
-//!     for batch in train.batches(32, Order::epoch(0, epoch))? {
+//! let args = TrainArgs { epochs: 20, learning_rate: 0.1, ..TrainArgs::default() }
+//!     .from_env("logistic regression on the UCI digits");
+//! let (train, test) = Digits::embedded()?.split(0.8, args.seed)?;
+//! let train = args.limit.map_or(train.clone(), |n| train.take(n));
+//!
+//! let names = ["w", "b"];
+//! let mut rng = Rng::new(args.seed);
+//! let mut params = vec![
+//!     rng.glorot_uniform(&[64, 10])?,
+//!     Literal::zeros(&Shape::array(PrimitiveType::F32, vec![10]))?,
+//! ];
+//! let shapes: Vec<Shape> = params.iter().map(|p| p.shape().clone()).collect();
+//! let expected: Vec<(&str, &Shape)> = names.iter().copied().zip(&shapes).collect();
+//! let mut start = TrainState::default();
+//! if let Some((loaded, state)) = args.resume_checkpoint(&expected)? {
+//!     (params, start) = (loaded, state);
+//! }
+//!
+//! let steps = train.batches(args.batch_size, Order::Sequential)?.count_total();
+//! let mut progress = Progress::new(args.epochs, steps, ProgressMode::auto(args.quiet))
+//!     .resumed(start.epoch as usize, start.step);
+//! for epoch in start.epoch as usize..args.epochs {
+//!     for batch in train.batches(args.batch_size, Order::epoch(args.seed, epoch))? {
 //!         let (x, y) = (batch.features_literal()?, batch.one_hot_literal()?);
-//!         let loss = 0.0; // run the model's training step on (w, x, y) here
+//!         let loss = 0.0; // (params, loss) = train_step(params, x, y, args.learning_rate)
 //!         progress.step(loss, batch.len());
 //!     }
-//!     let logits = test.features_literal()?; // the model's logits on the test set
-//!     let test_acc = metrics::accuracy_from_logits(&logits, test.labels()).ok();
-//!     progress.end_epoch(None, test_acc);
+//!     let mut acc = AccuracyCounter::default();
+//!     for (batch, real) in test.eval_batches(args.batch_size)? {
+//!         let logits = batch.one_hot_literal()?; // logits = predict(params, batch.features_literal()?)
+//!         acc.add_logits(&logits, batch.labels(), real)?;
+//!     }
+//!     progress.end_epoch(None, Some(acc.percent()));
+//!     let named: Vec<(&str, &Literal)> = names.iter().copied().zip(&params).collect();
+//!     let state = TrainState { epoch: epoch as u64 + 1, step: progress.log().step() };
+//!     args.save_checkpoint(&named, state)?;
 //! }
 //! let (log, _summary) = progress.finish();
-//! log.save_plot("training.png", "logistic regression on digits")?;
-//! save_checkpoint("model.safetensors", &[("w", &w)], TrainState { epoch: 10, step: log.step() })?;
+//! if let Some(path) = &args.plot {
+//!     log.save_plot(path, "logistic regression on digits")?;
+//! }
 //! # Ok::<(), xla::train::TrainError>(())
 //! ```
 
+pub mod args;
 pub mod checkpoint;
 pub mod data;
 pub mod digits;
@@ -45,6 +75,7 @@ pub mod plot;
 pub mod progress;
 pub mod rng;
 
+pub use args::TrainArgs;
 pub use checkpoint::{load_checkpoint, save_checkpoint, Checkpoint, TrainState};
 pub use data::{Batches, Dataset, Order, Standardizer};
 pub use digits::{Digits, DIGIT_MAX_PIXEL, DIGIT_PIXELS};
