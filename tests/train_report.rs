@@ -74,6 +74,9 @@ fn log_numbers_steps_and_epochs() {
         log.to_csv(),
         "kind,index,step,value\nloss,1,101,0.5\nloss,2,102,0.25\ntrain_acc,3,102,90\n"
     );
+    let path = temp_dir("csv").join("log.csv");
+    log.save_csv(&path).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), log.to_csv());
 }
 
 /// Width and height from a PNG's IHDR chunk.
@@ -356,4 +359,43 @@ fn accuracy_counter_over_padded_batches() {
         .add_logits(&Literal::from_vec(&[1, 3], vec![0f32; 3]).unwrap(), &[0], 2)
         .is_err());
     assert_eq!(AccuracyCounter::default().percent(), 0.0);
+}
+
+#[test]
+fn fit_plot_writes_a_png_and_checks_lengths() {
+    use xla::train::plot::{save_fit_plot, FitPlot};
+    let dir = temp_dir("fit");
+    let x: Vec<f64> = (0..200).map(|i| -3.0 + 6.0 * i as f64 / 199.0).collect();
+    let truth: Vec<f64> = x.iter().map(|x| x.sin()).collect();
+    let mean: Vec<f64> = x.iter().map(|x| 0.9 * x.sin()).collect();
+    let std: Vec<f64> = x.iter().map(|x| 0.1 + 0.05 * x.abs()).collect();
+    let obs: Vec<(f64, f64)> = (0..12)
+        .map(|i| {
+            let x = -2.8 + 0.5 * i as f64;
+            (x, x.sin() + 0.1 * (i as f64 * 2.1).cos())
+        })
+        .collect();
+    let fit = FitPlot {
+        title: "GP regression",
+        observations: &obs,
+        x: &x,
+        mean: &mean,
+        std: Some(&std),
+        truth: Some(&truth),
+    };
+    let path = dir.join("fit.png");
+    save_fit_plot(&path, &fit).unwrap();
+    assert_eq!(png_size(&std::fs::read(&path).unwrap()), (1000, 600));
+    let short = FitPlot {
+        mean: &mean[..10],
+        ..fit
+    };
+    assert!(save_fit_plot(dir.join("bad.png"), &short)
+        .unwrap_err()
+        .to_string()
+        .contains("x has 200 points"));
+    assert!(!dir.join("bad.png").exists());
+    if let Ok(keep) = std::env::var("XLA_TRAIN_KEEP_FIT") {
+        std::fs::copy(&path, keep).unwrap();
+    }
 }

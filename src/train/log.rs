@@ -133,6 +133,14 @@ impl TrainLog {
         out
     }
 
+    /// Writes [`TrainLog::to_csv`] to `path` (atomically).
+    ///
+    /// # Errors
+    /// If the file cannot be written.
+    pub fn save_csv(&self, path: impl AsRef<Path>) -> Result<()> {
+        super::fsutil::write_atomic(path.as_ref(), self.to_csv().as_bytes())
+    }
+
     /// Draws the loss curve and the accuracies to a PNG (see [`super::plot::save_plot`]).
     ///
     /// # Errors

@@ -229,3 +229,142 @@ fn draw_legend<'a, 'b: 'a>(
         .draw()
         .map_err(|e| e.to_string())
 }
+
+/// What [`save_fit_plot`] draws: observations, a predicted curve, and optionally a band of
+/// ±2 standard deviations and the true function (for regression examples).
+#[derive(Clone, Copy, Debug)]
+pub struct FitPlot<'a> {
+    /// The image's title.
+    pub title: &'a str,
+    /// Observed `(x, y)` points.
+    pub observations: &'a [(f64, f64)],
+    /// Where the curve is evaluated (increasing).
+    pub x: &'a [f64],
+    /// The predicted mean at each `x`.
+    pub mean: &'a [f64],
+    /// The predicted standard deviation at each `x` (drawn as mean ± 2 std).
+    pub std: Option<&'a [f64]>,
+    /// The true function at each `x`.
+    pub truth: Option<&'a [f64]>,
+}
+
+/// Draws a regression fit to the PNG `path` (written atomically).
+///
+/// ```
+/// use xla::train::plot::{save_fit_plot, FitPlot};
+///
+/// let x: Vec<f64> = (0..50).map(|i| i as f64 / 8.0).collect();
+/// let mean: Vec<f64> = x.iter().map(|x| x.sin()).collect();
+/// let std = vec![0.1; 50];
+/// let path = std::env::temp_dir().join(format!("xla-doc-fit-{}.png", std::process::id()));
+/// let fit = FitPlot { title: "GP", observations: &[(1.0, 0.8)], x: &x, mean: &mean, std: Some(&std), truth: None };
+/// save_fit_plot(&path, &fit)?;
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), xla::train::TrainError>(())
+/// ```
+///
+/// # Errors
+/// If `mean`, `std` or `truth` differ in length from `x`, or drawing or writing fails.
+pub fn save_fit_plot(path: impl AsRef<Path>, fit: &FitPlot<'_>) -> Result<()> {
+    let path = path.as_ref();
+    let n = fit.x.len();
+    let lengths = [
+        Some(fit.mean.len()),
+        fit.std.map(<[f64]>::len),
+        fit.truth.map(<[f64]>::len),
+    ];
+    if lengths.iter().flatten().any(|&l| l != n) {
+        return Err(TrainError::invalid(
+            "save_fit_plot",
+            format!("x has {n} points but mean/std/truth have {lengths:?}"),
+        ));
+    }
+    register_font();
+    let err = |e: String| TrainError::Plot {
+        path: path.display().to_string(),
+        reason: e,
+    };
+    write_atomic_with(path, |tmp| {
+        let root = BitMapBackend::new(tmp, (SIZE.0, SIZE.1 * 3 / 4)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+        draw_fit(fit, &root).map_err(err)?;
+        root.present().map_err(|e| err(e.to_string()))
+    })
+}
+
+/// The fit chart: band, truth, mean, observations.
+fn draw_fit(fit: &FitPlot<'_>, area: &Area<'_>) -> std::result::Result<(), String> {
+    let band = |sign: f64| -> Vec<(f64, f64)> {
+        let std = fit.std.unwrap_or_default();
+        fit.x
+            .iter()
+            .zip(fit.mean)
+            .zip(std)
+            .map(|((&x, &m), &s)| (x, m + sign * 2.0 * s))
+            .collect()
+    };
+    let (upper, lower) = (band(1.0), band(-1.0));
+    let xs = fit
+        .x
+        .iter()
+        .copied()
+        .chain(fit.observations.iter().map(|p| p.0));
+    let ys = fit
+        .mean
+        .iter()
+        .copied()
+        .chain(fit.observations.iter().map(|p| p.1));
+    let ys = ys.chain(upper.iter().chain(&lower).map(|p| p.1));
+    let ys = ys.chain(fit.truth.unwrap_or_default().iter().copied());
+    let mut chart = ChartBuilder::on(area)
+        .caption(fit.title, (FONT, 24))
+        .margin(12)
+        .margin_right(30)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(padded_range(xs, 0.0..1.0), padded_range(ys, 0.0..1.0))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("x")
+        .y_desc("y")
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    if fit.std.is_some() {
+        let polygon: Vec<(f64, f64)> = upper.into_iter().chain(lower.into_iter().rev()).collect();
+        chart
+            .draw_series([Polygon::new(polygon, TRAIN_COLOR.mix(0.2).filled())])
+            .map_err(|e| e.to_string())?
+            .label("mean ± 2 std")
+            .legend(|(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 20, y + 5)], TRAIN_COLOR.mix(0.2).filled())
+            });
+    }
+    if let Some(truth) = fit.truth {
+        let line = fit.x.iter().copied().zip(truth.iter().copied());
+        let style = RGBColor(90, 90, 90).stroke_width(1);
+        chart
+            .draw_series(LineSeries::new(line, style))
+            .map_err(|e| e.to_string())?
+            .label("true function")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    }
+    let mean = fit.x.iter().copied().zip(fit.mean.iter().copied());
+    chart
+        .draw_series(LineSeries::new(mean, TRAIN_COLOR.stroke_width(2)))
+        .map_err(|e| e.to_string())?
+        .label("predicted mean")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], TRAIN_COLOR.stroke_width(2)));
+    chart
+        .draw_series(
+            fit.observations
+                .iter()
+                .map(|&p| Circle::new(p, 4, TEST_COLOR.filled())),
+        )
+        .map_err(|e| e.to_string())?
+        .label("observations")
+        .legend(|(x, y)| Circle::new((x + 10, y), 4, TEST_COLOR.filled()));
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
