@@ -6,6 +6,8 @@
 //! - [`checkpoint`]: named literals and the epoch/step in a safetensors file, written
 //!   atomically and checked against the model's shapes when loaded;
 //! - [`metrics`]: argmax, accuracy, softmax cross-entropy on the host;
+//! - [`optim`]: SGD (with momentum) and Adam applied on the host, for computations that
+//!   return gradients;
 //! - [`Progress`] (bar / lines / quiet), [`Clock`], [`TrainLog`] and its PNG plot;
 //! - [`TrainArgs`]: the shared command line (`--epochs --batch-size --lr --seed --limit
 //!   --data --checkpoint --resume --plot --quiet`).
@@ -71,6 +73,7 @@ mod fsutil;
 pub mod idx;
 pub mod log;
 pub mod metrics;
+pub mod optim;
 pub mod plot;
 pub mod progress;
 pub mod rng;

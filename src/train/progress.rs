@@ -134,7 +134,7 @@ impl Progress {
     /// Progress of `epochs` epochs of `steps_per_epoch` steps each.
     pub fn new(epochs: usize, steps_per_epoch: usize, mode: ProgressMode) -> Progress {
         let bar = (mode == ProgressMode::Bar).then(|| {
-            let total = (epochs * steps_per_epoch) as u64;
+            let total = epochs.saturating_mul(steps_per_epoch) as u64;
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stdout());
             let style = ProgressStyle::with_template(
                 "{prefix} [{bar:30.cyan/blue}] step {pos}/{len} {msg} ({elapsed}, eta {eta})",
