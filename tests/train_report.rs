@@ -72,8 +72,34 @@ fn log_numbers_steps_and_epochs() {
     assert_eq!(log.best_test_accuracy(), None);
     assert_eq!(
         log.to_csv(),
-        "kind,index,step,value\nloss,1,101,0.5\nloss,2,102,0.25\ntrain_acc,3,102,90\n"
+        "kind,index,step,value\nstart,2,100,0\nloss,1,101,0.5\nloss,2,102,0.25\ntrain_acc,3,102,90\n"
     );
+    assert_eq!(TrainLog::from_csv(&log.to_csv(), "log").unwrap(), log);
+    log.record_epoch(Some(91.5), Some(f64::NAN));
+    let back = TrainLog::from_csv(&log.to_csv(), "log").unwrap();
+    assert_eq!(
+        (back.epoch(), back.epochs[1].train_accuracy),
+        (4, Some(91.5))
+    );
+    assert!(back.epochs[1].test_accuracy.unwrap().is_nan());
+    for (bad, msg) in [
+        (
+            "h\nloss,1,2\n",
+            "log line 2: expected kind,index,step,value: `loss,1,2`",
+        ),
+        ("h\nloss,1,x,0.5\n", "log line 2: bad step"),
+        ("h\nstart,0,0,0\nweird,1,1,1\n", "log line 3: unknown kind"),
+    ] {
+        assert_eq!(
+            TrainLog::from_csv(bad, "log")
+                .unwrap_err()
+                .to_string()
+                .split(": `")
+                .next(),
+            msg.split(": `").next(),
+            "{bad}"
+        );
+    }
     let path = temp_dir("csv").join("log.csv");
     log.save_csv(&path).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), log.to_csv());
@@ -232,7 +258,7 @@ fn progress_resumes_numbering() {
     let out = Shared::default();
     let mut p = Progress::new(5, 2, ProgressMode::Lines)
         .with_writer(out.clone())
-        .resumed(3, 60);
+        .resume(TrainLog::resumed(3, 60));
     p.step(0.5, 8);
     p.step(0.25, 8);
     assert!(p
@@ -320,18 +346,35 @@ fn args_resume_and_save_checkpoint() {
         .unwrap();
     // No file yet: start from scratch.
     assert_eq!(args.resume_checkpoint(&[("w", w.shape())]).unwrap(), None);
-    args.save_checkpoint(&[("w", &w)], xla::train::TrainState { epoch: 2, step: 8 })
-        .unwrap();
-    let (params, state) = args
+    let mut log = TrainLog::default();
+    log.record_loss(0.5);
+    log.record_epoch(Some(50.0), Some(40.0));
+    args.save_checkpoint(&[("w", &w)], &log).unwrap();
+    let (params, saved) = args
         .resume_checkpoint(&[("w", w.shape())])
         .unwrap()
         .unwrap();
-    assert_eq!((params, state.epoch, state.step), (vec![w.clone()], 2, 8));
+    assert_eq!((params, &saved), (vec![w.clone()], &log));
+    let plain = xla::train::Checkpoint::load(&ckpt).unwrap();
+    assert_eq!(plain.state, xla::train::TrainState { epoch: 1, step: 1 });
+    // A checkpoint without a saved log resumes with an empty log at its epoch and step.
+    xla::train::save_checkpoint(
+        &ckpt,
+        &[("w", &w)],
+        xla::train::TrainState { epoch: 2, step: 8 },
+    )
+    .unwrap();
+    let (_, saved) = args
+        .resume_checkpoint(&[("w", w.shape())])
+        .unwrap()
+        .unwrap();
+    assert_eq!(saved, TrainLog::resumed(2, 8));
+    assert!(args.save_checkpoint(&[("w", &w), ("w", &w)], &log).is_err());
     args.resume = false;
     assert_eq!(args.resume_checkpoint(&[("w", w.shape())]).unwrap(), None);
     // Without --checkpoint nothing is written.
     xla::train::TrainArgs::default()
-        .save_checkpoint(&[("w", &w)], Default::default())
+        .save_checkpoint(&[("w", &w)], &TrainLog::default())
         .unwrap();
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
 }

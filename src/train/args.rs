@@ -12,11 +12,15 @@
 //! # Ok::<(), xla::train::TrainError>(())
 //! ```
 
-use super::checkpoint::{load_checkpoint, save_checkpoint, TrainState};
+use super::checkpoint::{Checkpoint, TrainState};
 use super::error::{Result, TrainError};
+use super::log::TrainLog;
 use std::path::PathBuf;
 use std::str::FromStr;
 use xla_core::{Literal, Shape};
+
+/// The checkpoint metadata key holding the training log as CSV.
+const LOG_KEY: &str = "train_log";
 
 /// Options of a training run. `Default` gives 10 epochs, batch 32, learning rate 0.01,
 /// seed 0 and nothing else set; an example states its own defaults with struct update
@@ -140,29 +144,47 @@ impl TrainArgs {
     }
 
     /// With `--resume` and an existing `--checkpoint` file: the parameters `expected` names
-    /// (checked against their shapes) and the state to continue from. `None` otherwise.
+    /// (checked against their shapes) and the training log to continue (the one saved by
+    /// [`TrainArgs::save_checkpoint`], or an empty log at the file's epoch and step). `None`
+    /// otherwise.
     ///
     /// # Errors
-    /// As [`load_checkpoint`].
+    /// As [`Checkpoint::load`] and [`Checkpoint::take_expected`]; a damaged saved log.
     pub fn resume_checkpoint(
         &self,
         expected: &[(&str, &Shape)],
-    ) -> Result<Option<(Vec<Literal>, TrainState)>> {
-        match (&self.checkpoint, self.resume) {
-            (Some(path), true) if path.exists() => load_checkpoint(path, expected).map(Some),
-            _ => Ok(None),
-        }
+    ) -> Result<Option<(Vec<Literal>, TrainLog)>> {
+        let path = match (&self.checkpoint, self.resume) {
+            (Some(path), true) if path.exists() => path,
+            _ => return Ok(None),
+        };
+        let mut ckpt = Checkpoint::load(path)?;
+        let params = ckpt.take_expected(expected)?;
+        let log = match ckpt.metadata.get(LOG_KEY) {
+            Some(csv) => {
+                TrainLog::from_csv(csv, &format!("{} (metadata {LOG_KEY})", path.display()))?
+            }
+            None => TrainLog::resumed(ckpt.state.epoch as usize, ckpt.state.step),
+        };
+        Ok(Some((params, log)))
     }
 
-    /// Saves `tensors` and `state` to the `--checkpoint` file, if one was given.
+    /// Saves `tensors`, the epoch and step of `log`, and `log` itself (so a resumed run
+    /// plots its whole history) to the `--checkpoint` file, if one was given.
     ///
     /// # Errors
-    /// As [`save_checkpoint`].
-    pub fn save_checkpoint(&self, tensors: &[(&str, &Literal)], state: TrainState) -> Result<()> {
-        match &self.checkpoint {
-            Some(path) => save_checkpoint(path, tensors, state),
-            None => Ok(()),
-        }
+    /// As [`Checkpoint::new`] and [`Checkpoint::save`].
+    pub fn save_checkpoint(&self, tensors: &[(&str, &Literal)], log: &TrainLog) -> Result<()> {
+        let Some(path) = &self.checkpoint else {
+            return Ok(());
+        };
+        let state = TrainState {
+            epoch: log.epoch() as u64,
+            step: log.step(),
+        };
+        let mut ckpt = Checkpoint::new(tensors, state)?;
+        ckpt.metadata.insert(LOG_KEY.into(), log.to_csv());
+        ckpt.save(path)
     }
 
     /// Parses the process's arguments over these defaults. For use in `main`: prints the

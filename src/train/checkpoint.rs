@@ -53,6 +53,24 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
+    /// A checkpoint of copies of `tensors` at `state`, without other metadata.
+    ///
+    /// # Errors
+    /// If a name repeats.
+    pub fn new(tensors: &[(&str, &Literal)], state: TrainState) -> Result<Checkpoint> {
+        let mut ckpt = Checkpoint {
+            state,
+            ..Checkpoint::default()
+        };
+        for (name, lit) in tensors {
+            let previous = ckpt.tensors.insert((*name).to_string(), (*lit).clone());
+            if previous.is_some() {
+                return Err(checkpoint_err(name, "name given twice"));
+            }
+        }
+        Ok(ckpt)
+    }
+
     /// Writes the checkpoint atomically: a temporary file in the same directory renamed over
     /// `path`, so a failure never leaves a partial file (an existing `path` stays as it was).
     ///
@@ -168,20 +186,7 @@ pub fn save_checkpoint(
     tensors: &[(&str, &Literal)],
     state: TrainState,
 ) -> Result<()> {
-    let mut ckpt = Checkpoint {
-        state,
-        ..Checkpoint::default()
-    };
-    for (name, lit) in tensors {
-        if ckpt
-            .tensors
-            .insert((*name).to_string(), (*lit).clone())
-            .is_some()
-        {
-            return Err(checkpoint_err(name, "name given twice"));
-        }
-    }
-    ckpt.save(path)
+    Checkpoint::new(tensors, state)?.save(path)
 }
 
 /// Loads the tensors `expected` names (in that order, each checked against its shape) and

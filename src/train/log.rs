@@ -1,6 +1,6 @@
 //! [`TrainLog`]: the losses and accuracies of a run, for the summary line and the plot.
 
-use super::error::Result;
+use super::error::{Result, TrainError};
 use std::path::Path;
 
 /// What one epoch ended with.
@@ -28,7 +28,7 @@ pub struct EpochRecord {
 /// assert_eq!(log.step(), 2);
 /// assert_eq!(log.last_loss(), Some(1.10));
 /// assert_eq!(log.best_test_accuracy(), Some(69.5));
-/// assert!(log.to_csv().starts_with("kind,index,step,value\nloss,1,1,2.3\nloss,2,2,1.1\n"));
+/// assert!(log.to_csv().starts_with("kind,index,step,value\nstart,0,0,0\nloss,1,1,2.3\n"));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TrainLog {
@@ -112,10 +112,14 @@ impl TrainLog {
             })
     }
 
-    /// The log as CSV: `kind,index,step,value` rows (`loss` per step, `train_acc` and
-    /// `test_acc` per epoch).
+    /// The log as CSV: `kind,index,step,value` rows: `start,EPOCH,STEP,0` (where the log
+    /// began), then `loss` per step, then `train_acc` and `test_acc` per epoch.
     pub fn to_csv(&self) -> String {
         let mut out = String::from("kind,index,step,value\n");
+        out.push_str(&format!(
+            "start,{},{},0\n",
+            self.start_epoch, self.start_step
+        ));
         for (i, &(step, loss)) in self.losses.iter().enumerate() {
             out.push_str(&format!("loss,{},{step},{loss}\n", i + 1));
         }
@@ -131,6 +135,54 @@ impl TrainLog {
             }
         }
         out
+    }
+
+    /// Reads the CSV of [`TrainLog::to_csv`] back (e.g. from a checkpoint's metadata).
+    ///
+    /// # Errors
+    /// A line that is not `kind,index,step,value` with a known kind and numbers (the error
+    /// names `name` and the line).
+    pub fn from_csv(text: &str, name: &str) -> Result<TrainLog> {
+        let mut log = TrainLog::default();
+        for (i, line) in text.lines().enumerate().skip(1) {
+            let err = |reason: &str| TrainError::Parse {
+                file: name.to_string(),
+                line: i + 1,
+                reason: format!("{reason}: `{line}`"),
+            };
+            let fields: Vec<&str> = line.split(',').collect();
+            let &[kind, index, step, value] = fields.as_slice() else {
+                return Err(err("expected kind,index,step,value"));
+            };
+            let index: usize = index.parse().map_err(|_| err("bad index"))?;
+            let step: u64 = step.parse().map_err(|_| err("bad step"))?;
+            let value: f64 = value.parse().map_err(|_| err("bad value"))?;
+            match kind {
+                "start" => (log.start_epoch, log.start_step) = (index, step),
+                "loss" => log.losses.push((step, value)),
+                "train_acc" | "test_acc" => {
+                    let pos = log.epochs.iter().position(|e| e.epoch == index);
+                    let pos = pos.unwrap_or_else(|| {
+                        log.epochs.push(EpochRecord {
+                            epoch: index,
+                            step,
+                            train_accuracy: None,
+                            test_accuracy: None,
+                        });
+                        log.epochs.len() - 1
+                    });
+                    if let Some(e) = log.epochs.get_mut(pos) {
+                        if kind == "train_acc" {
+                            e.train_accuracy = Some(value);
+                        } else {
+                            e.test_accuracy = Some(value);
+                        }
+                    }
+                }
+                _ => return Err(err("unknown kind")),
+            }
+        }
+        Ok(log)
     }
 
     /// Writes [`TrainLog::to_csv`] to `path` (atomically).

@@ -17,7 +17,7 @@
 //!
 //! ```no_run
 //! use xla::train::metrics::AccuracyCounter;
-//! use xla::train::{Digits, Order, Progress, ProgressMode, Rng, TrainArgs, TrainState};
+//! use xla::train::{Digits, Order, Progress, ProgressMode, Rng, TrainArgs, TrainLog};
 //! use xla::{Literal, PrimitiveType, Shape};
 //!
 //! let args = TrainArgs { epochs: 20, learning_rate: 0.1, ..TrainArgs::default() }
@@ -33,15 +33,15 @@
 //! ];
 //! let shapes: Vec<Shape> = params.iter().map(|p| p.shape().clone()).collect();
 //! let expected: Vec<(&str, &Shape)> = names.iter().copied().zip(&shapes).collect();
-//! let mut start = TrainState::default();
-//! if let Some((loaded, state)) = args.resume_checkpoint(&expected)? {
-//!     (params, start) = (loaded, state);
+//! let mut log = TrainLog::default();
+//! if let Some((loaded, saved_log)) = args.resume_checkpoint(&expected)? {
+//!     (params, log) = (loaded, saved_log);
 //! }
 //!
 //! let steps = train.batches(args.batch_size, Order::Sequential)?.count_total();
-//! let mut progress = Progress::new(args.epochs, steps, ProgressMode::auto(args.quiet))
-//!     .resumed(start.epoch as usize, start.step);
-//! for epoch in start.epoch as usize..args.epochs {
+//! let first_epoch = log.epoch();
+//! let mut progress = Progress::new(args.epochs, steps, ProgressMode::auto(args.quiet)).resume(log);
+//! for epoch in first_epoch..args.epochs {
 //!     for batch in train.batches(args.batch_size, Order::epoch(args.seed, epoch))? {
 //!         let (x, y) = (batch.features_literal()?, batch.one_hot_literal()?);
 //!         let loss = 0.0; // (params, loss) = train_step(params, x, y, args.learning_rate)
@@ -54,8 +54,7 @@
 //!     }
 //!     progress.end_epoch(None, Some(acc.percent()));
 //!     let named: Vec<(&str, &Literal)> = names.iter().copied().zip(&params).collect();
-//!     let state = TrainState { epoch: epoch as u64 + 1, step: progress.log().step() };
-//!     args.save_checkpoint(&named, state)?;
+//!     args.save_checkpoint(&named, progress.log())?;
 //! }
 //! let (log, _summary) = progress.finish();
 //! if let Some(path) = &args.plot {

@@ -124,17 +124,46 @@ fn draw_loss(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), String>
         .axis_desc_style((FONT, 17))
         .draw()
         .map_err(|e| e.to_string())?;
-    let points = log
+    let points: Vec<(f64, f64)> = log
         .losses
         .iter()
         .filter(|(_, l)| l.is_finite())
-        .map(|&(s, l)| (s as f64, l));
+        .map(|&(s, l)| (s as f64, l))
+        .collect();
+    let raw = TRAIN_COLOR.mix(0.35).stroke_width(1);
     chart
-        .draw_series(LineSeries::new(points, TRAIN_COLOR.stroke_width(2)))
+        .draw_series(LineSeries::new(points.iter().copied(), raw))
         .map_err(|e| e.to_string())?
         .label("loss per step")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], TRAIN_COLOR.stroke_width(2)));
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], raw));
+    let smooth = TRAIN_COLOR.stroke_width(2);
+    chart
+        .draw_series(LineSeries::new(smoothed(&points), smooth))
+        .map_err(|e| e.to_string())?
+        .label("smoothed")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], smooth));
     draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
+
+/// A centred moving average of `points` over a window of about 1/25 of their number (so it
+/// does not lag behind the raw curve); shorter windows at the ends.
+fn smoothed(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let half = points.len() / 50;
+    let mut prefix = Vec::with_capacity(points.len() + 1);
+    prefix.push(0.0);
+    for &(_, y) in points {
+        prefix.push(prefix.last().copied().unwrap_or(0.0) + y);
+    }
+    points
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, _))| {
+            let (lo, hi) = (i.saturating_sub(half), (i + half + 1).min(points.len()));
+            let sum =
+                prefix.get(hi).copied().unwrap_or(0.0) - prefix.get(lo).copied().unwrap_or(0.0);
+            (x, sum / (hi - lo) as f64)
+        })
+        .collect()
 }
 
 /// The bottom panel: train and test accuracy per epoch.

@@ -113,11 +113,14 @@ pub struct Progress {
     out: Box<dyn Write + Send>,
     log: TrainLog,
     epochs: usize,
+    steps_per_epoch: u64,
     clock: Clock,
     epoch_clock: Clock,
     epoch_samples: usize,
     epoch_first_step: u64,
     samples: usize,
+    /// Epoch and step when this session began (for the summary).
+    session_start: (usize, u64),
 }
 
 impl std::fmt::Debug for Progress {
@@ -150,11 +153,13 @@ impl Progress {
             out: Box::new(std::io::stdout()),
             log: TrainLog::default(),
             epochs,
+            steps_per_epoch: steps_per_epoch as u64,
             clock: Clock::start(),
             epoch_clock: Clock::start(),
             epoch_samples: 0,
             epoch_first_step: 0,
             samples: 0,
+            session_start: (0, 0),
         };
         p.set_prefix();
         p
@@ -166,12 +171,22 @@ impl Progress {
         self
     }
 
-    /// Continues a run resumed after `epoch` epochs and `step` steps (numbering goes on).
-    pub fn resumed(mut self, epoch: usize, step: u64) -> Progress {
-        self.log = TrainLog::resumed(epoch, step);
-        self.epoch_first_step = step;
+    /// Continues the run `log` records (after `--resume`): numbering goes on from its last
+    /// epoch and step, and the plot will show the whole run.
+    pub fn resume(mut self, log: TrainLog) -> Progress {
+        self.epoch_first_step = log.step();
+        self.session_start = (log.epoch(), log.step());
+        if let Some(bar) = &self.bar {
+            bar.set_position((self.log_epoch_of(&log) as u64).saturating_mul(self.steps_per_epoch));
+            bar.reset_eta();
+        }
+        self.log = log;
         self.set_prefix();
         self
+    }
+
+    fn log_epoch_of(&self, log: &TrainLog) -> usize {
+        log.epoch().min(self.epochs)
     }
 
     /// The mode in use.
@@ -252,8 +267,8 @@ impl Progress {
             bar.finish_and_clear();
         }
         let took = self.clock.elapsed();
-        let epochs = self.log.epoch() - self.log.start_epoch;
-        let steps = self.log.step() - self.log.start_step;
+        let epochs = self.log.epoch().saturating_sub(self.session_start.0);
+        let steps = self.log.step().saturating_sub(self.session_start.1);
         let mut line = format!(
             "trained {epochs} epoch{} ({steps} steps) in {}, {:.0} samples/s",
             if epochs == 1 { "" } else { "s" },
