@@ -23,7 +23,7 @@
 
 use super::error::{Result, TrainError};
 use super::fsutil::write_atomic_with;
-use super::log::TrainLog;
+use super::log::{EpochRecord, TrainLog};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -107,23 +107,8 @@ fn draw_loss(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), String>
     let last = log.losses.last().map_or(1, |&(s, _)| s) as f64;
     let x = first..last.max(first + 1.0);
     let y = padded_range(log.losses.iter().map(|&(_, l)| l), 0.0..1.0);
-    let mut chart = ChartBuilder::on(area)
-        .caption("training loss", (FONT, 20))
-        .margin(12)
-        .margin_right(30)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x, y)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc("step")
-        .y_desc("loss")
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
-        .draw()
-        .map_err(|e| e.to_string())?;
+    let mut chart = build_chart(area, "training loss", 20, x, y)?;
+    draw_mesh(&mut chart, ("step", "loss"), None, (true, false))?;
     let points: Vec<(f64, f64)> = log
         .losses
         .iter()
@@ -177,67 +162,83 @@ fn draw_accuracy(log: &TrainLog, area: &Area<'_>) -> std::result::Result<(), Str
         .flat_map(|e| [e.train_accuracy, e.test_accuracy])
         .flatten();
     let y = padded_range(all.chain([100.0]), 0.0..100.0);
-    let mut chart = ChartBuilder::on(area)
-        .caption("accuracy per epoch", (FONT, 20))
-        .margin(12)
-        .margin_right(30)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x, y.start..y.end.min(101.0))
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc("epoch")
-        .y_desc("accuracy (%)")
-        .x_labels(((last - first) as usize + 1).min(12))
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    let series = [
-        (
-            "train",
-            TRAIN_COLOR,
-            log.epochs
-                .iter()
-                .map(|e| (e.epoch, e.train_accuracy))
-                .collect::<Vec<_>>(),
-        ),
-        (
-            "test",
-            TEST_COLOR,
-            log.epochs
-                .iter()
-                .map(|e| (e.epoch, e.test_accuracy))
-                .collect(),
-        ),
-    ];
-    for (name, color, values) in series {
-        let points: Vec<(f64, f64)> = values
-            .into_iter()
-            .filter_map(|(e, a)| a.map(|a| (e as f64, a)))
+    let mut chart = build_chart(area, "accuracy per epoch", 20, x, y.start..y.end.min(101.0))?;
+    let ticks = ((last - first) as usize + 1).min(12);
+    draw_mesh(
+        &mut chart,
+        ("epoch", "accuracy (%)"),
+        Some(ticks),
+        (true, true),
+    )?;
+    let train: Accuracy = |e| e.train_accuracy;
+    let test: Accuracy = |e| e.test_accuracy;
+    for (name, color, accuracy) in [("train", TRAIN_COLOR, train), ("test", TEST_COLOR, test)] {
+        let points: Vec<(f64, f64)> = log
+            .epochs
+            .iter()
+            .filter_map(|e| accuracy(e).map(|a| (e.epoch as f64, a)))
             .collect();
         if points.is_empty() {
             continue;
         }
+        let style = color.stroke_width(2);
         chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .draw_series(LineSeries::new(points.clone(), style))
             .map_err(|e| e.to_string())?
             .label(name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(
-                points
-                    .into_iter()
-                    .map(|p| Circle::new(p, 4, color.filled())),
-            )
-            .map_err(|e| e.to_string())?;
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        let dots = points
+            .into_iter()
+            .map(|p| Circle::new(p, 4, color.filled()));
+        chart.draw_series(dots).map_err(|e| e.to_string())?;
     }
     draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
+}
+
+/// Reads one accuracy of an epoch.
+type Accuracy = fn(&EpochRecord) -> Option<f64>;
+
+/// A chart with the common margins on `area`.
+fn build_chart<'a, 'b>(
+    area: &'a Area<'b>,
+    caption: &str,
+    caption_size: u32,
+    x: Range<f64>,
+    y: Range<f64>,
+) -> std::result::Result<Chart<'a, 'b>, String> {
+    ChartBuilder::on(area)
+        .caption(caption, (FONT, caption_size))
+        .margin(12)
+        .margin_right(30)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())
+}
+
+/// Grid, tick labels (integers where `integer` says so) and axis descriptions.
+fn draw_mesh(
+    chart: &mut Chart<'_, '_>,
+    (x_desc, y_desc): (&str, &str),
+    x_ticks: Option<usize>,
+    integer: (bool, bool),
+) -> std::result::Result<(), String> {
+    let int = |v: &f64| format!("{v:.0}");
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 17));
+    if let Some(n) = x_ticks {
+        mesh.x_labels(n);
+    }
+    if integer.0 {
+        mesh.x_label_formatter(&int);
+    }
+    if integer.1 {
+        mesh.y_label_formatter(&int);
+    }
+    mesh.draw().map_err(|e| e.to_string())
 }
 
 /// A chart of `f64` against `f64` on a bitmap.
@@ -345,22 +346,9 @@ fn draw_fit(fit: &FitPlot<'_>, area: &Area<'_>) -> std::result::Result<(), Strin
         .chain(fit.observations.iter().map(|p| p.1));
     let ys = ys.chain(upper.iter().chain(&lower).map(|p| p.1));
     let ys = ys.chain(fit.truth.unwrap_or_default().iter().copied());
-    let mut chart = ChartBuilder::on(area)
-        .caption(fit.title, (FONT, 24))
-        .margin(12)
-        .margin_right(30)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(padded_range(xs, 0.0..1.0), padded_range(ys, 0.0..1.0))
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc("x")
-        .y_desc("y")
-        .label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
-        .draw()
-        .map_err(|e| e.to_string())?;
+    let (x, y) = (padded_range(xs, 0.0..1.0), padded_range(ys, 0.0..1.0));
+    let mut chart = build_chart(area, fit.title, 24, x, y)?;
+    draw_mesh(&mut chart, ("x", "y"), None, (false, false))?;
     if fit.std.is_some() {
         let polygon: Vec<(f64, f64)> = upper.into_iter().chain(lower.into_iter().rev()).collect();
         chart
