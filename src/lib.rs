@@ -12,3 +12,4 @@ pub use xla_core as core;
 pub use xla_core::{Literal, Module, PrimitiveType, Shape};
 pub use xla_cpu as cpu;
 pub use xla_macros::computation;
+pub mod train;

@@ -3,6 +3,8 @@
 //! ```text
 //! xla fmt MODULE.hlo     parse and print canonically (XLA's text format) to stdout
 //! xla check MODULE.hlo   parse and verify; prints `ok` or every problem with its location
+//! xla run MODULE.hlo IN0.npy ... --out DIR     run on the CPU, write out0.npy, out1.npy, ...
+//! xla bench MODULE.hlo IN0.npy ... --iters N   time N executions, print median_s=SECONDS
 //! ```
 //!
 //! Each subcommand lives in its own file (`fmt.rs`, `check.rs`, ...) with an `Args` struct
@@ -10,9 +12,11 @@
 //! Errors are printed as one line per problem on stderr, and the exit status is 2; a panic
 //! (a bug) is reported as a one-line internal error, also with status 2.
 
+mod bench;
 mod check;
 mod common;
 mod fmt;
+mod run;
 
 use clap::{Parser, Subcommand};
 use common::CliError;
@@ -33,12 +37,18 @@ enum Command {
     Fmt(fmt::Args),
     /// Parse and verify an HLO module; print `ok` or every problem.
     Check(check::Args),
+    /// Run an HLO module on the CPU: `xla run MODULE.hlo IN0.npy ... --out DIR`.
+    Run(run::Args),
+    /// Time executions of an HLO module: prints `median_s=SECONDS` last.
+    Bench(bench::Args),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 
