@@ -213,14 +213,64 @@ impl Cursor<'_> {
             }
         }
     }
+
+    /// The token starting with `c` (the current character) at `pos`.
+    fn token(&mut self, c: char, pos: Pos) -> Result<Tok, LexError> {
+        Ok(match c {
+            '"' => Tok::Str(self.string(pos)?),
+            '-' => {
+                let mut ahead = self.chars.clone();
+                ahead.next();
+                if ahead.next() == Some('>') {
+                    self.bump();
+                    self.bump();
+                    Tok::Arrow
+                } else {
+                    Tok::Word(self.word())
+                }
+            }
+            c if is_word_char(c) => Tok::Word(self.word()),
+            '<' => {
+                self.bump();
+                if self.peek() == Some('=') {
+                    self.bump();
+                    Tok::Le
+                } else {
+                    Tok::Other('<')
+                }
+            }
+            _ => {
+                self.bump();
+                match c {
+                    '(' => Tok::LParen,
+                    ')' => Tok::RParen,
+                    '{' => Tok::LBrace,
+                    '}' => Tok::RBrace,
+                    '[' => Tok::LBracket,
+                    ']' => Tok::RBracket,
+                    ',' => Tok::Comma,
+                    '=' => Tok::Eq,
+                    ':' => Tok::Colon,
+                    '?' => Tok::Question,
+                    other => Tok::Other(other),
+                }
+            }
+        })
+    }
 }
 
 /// Splits `text` into tokens; the last token is always [`Tok::Eof`].
 pub(crate) fn lex(text: &str) -> Result<Vec<Token>, LexError> {
+    // A byte-order mark is not part of the text.
+    let bom = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
     let mut cur = Cursor {
-        chars: text.chars().peekable(),
+        chars: text.get(bom..).unwrap_or("").chars().peekable(),
         pos: Pos { line: 1, column: 1 },
-        offset: 0,
+        offset: bom,
     };
     let mut tokens = Vec::new();
     loop {
@@ -236,46 +286,7 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token>, LexError> {
             });
             return Ok(tokens);
         };
-        let tok = match c {
-            '"' => Tok::Str(cur.string(pos)?),
-            '-' => {
-                let mut ahead = cur.chars.clone();
-                ahead.next();
-                if ahead.next() == Some('>') {
-                    cur.bump();
-                    cur.bump();
-                    Tok::Arrow
-                } else {
-                    Tok::Word(cur.word())
-                }
-            }
-            c if is_word_char(c) => Tok::Word(cur.word()),
-            '<' => {
-                cur.bump();
-                if cur.peek() == Some('=') {
-                    cur.bump();
-                    Tok::Le
-                } else {
-                    Tok::Other('<')
-                }
-            }
-            _ => {
-                cur.bump();
-                match c {
-                    '(' => Tok::LParen,
-                    ')' => Tok::RParen,
-                    '{' => Tok::LBrace,
-                    '}' => Tok::RBrace,
-                    '[' => Tok::LBracket,
-                    ']' => Tok::RBracket,
-                    ',' => Tok::Comma,
-                    '=' => Tok::Eq,
-                    ':' => Tok::Colon,
-                    '?' => Tok::Question,
-                    other => Tok::Other(other),
-                }
-            }
-        };
+        let tok = cur.token(c, pos)?;
         tokens.push(Token {
             tok,
             pos,
@@ -373,6 +384,16 @@ mod tests {
         assert_eq!(toks[2].tok, Tok::Str("x\"y".into()));
         assert_eq!(toks[2].pos, Pos { line: 2, column: 3 });
         assert_eq!(toks[3].tok, Tok::Eof);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let toks = lex("\u{feff}HloModule").unwrap();
+        assert_eq!(toks[0].tok, w("HloModule"));
+        assert_eq!(
+            (toks[0].pos, toks[0].start),
+            (Pos { line: 1, column: 1 }, 3)
+        );
     }
 
     #[test]

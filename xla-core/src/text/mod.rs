@@ -5,5 +5,7 @@ mod lexer;
 mod parse;
 mod print;
 
-pub use parse::{parse_module, parse_shape, ParseError, ParseErrorKind, MAX_DEPTH};
+pub use parse::{
+    parse_module, parse_shape, ParseError, ParseErrorKind, COMPUTATION_DEPTH_COST, MAX_DEPTH,
+};
 pub use print::print_module;

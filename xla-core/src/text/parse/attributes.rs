@@ -219,7 +219,7 @@ impl<'t> Parser<'t> {
         Ok((start, limit, stride))
     }
 
-    /// `1_2_0x-1_0`: low_high[_interior] per dimension, `x`-separated (empty for rank 0).
+    /// `1_2_0x-1_0`: `low_high` or `low_high_interior` per dimension, `x`-separated (empty for rank 0).
     pub(super) fn v_padding(&mut self) -> PResult<Vec<PadDim>> {
         if self.at_end() {
             return Ok(Vec::new());
@@ -465,47 +465,60 @@ fn iota_replica_groups(
 mod tests {
     use super::*;
 
-    #[test]
-    fn dim_labels() {
-        let d = parse_dim_labels("b01f_01io->b01f").unwrap();
-        assert_eq!((d.input_batch_dimension, d.input_feature_dimension), (0, 3));
-        assert_eq!(d.input_spatial_dimensions, vec![1, 2]);
-        assert_eq!(
+    /// (labels, input (b, f, spatial), kernel (i, o, spatial), output (b, f, spatial)).
+    type Dims = (i64, i64, Vec<i64>);
+
+    fn dnums(d: &ConvDimensionNumbers) -> (Dims, Dims, Dims) {
+        (
+            (
+                d.input_batch_dimension,
+                d.input_feature_dimension,
+                d.input_spatial_dimensions.clone(),
+            ),
             (
                 d.kernel_input_feature_dimension,
-                d.kernel_output_feature_dimension
+                d.kernel_output_feature_dimension,
+                d.kernel_spatial_dimensions.clone(),
             ),
-            (2, 3)
-        );
-        assert_eq!(d.kernel_spatial_dimensions, vec![0, 1]);
-        assert_eq!(
-            (d.output_batch_dimension, d.output_feature_dimension),
-            (0, 3)
-        );
-        assert_eq!(d.output_spatial_dimensions, vec![1, 2]);
+            (
+                d.output_batch_dimension,
+                d.output_feature_dimension,
+                d.output_spatial_dimensions.clone(),
+            ),
+        )
+    }
+
+    #[test]
+    fn dim_labels() {
+        let cases = [
+            (
+                "b01f_01io->b01f",
+                ((0, 3, vec![1, 2]), (2, 3, vec![0, 1]), (0, 3, vec![1, 2])),
+            ),
+            (
+                "bf01_oi01->bf01",
+                ((0, 1, vec![2, 3]), (1, 0, vec![2, 3]), (0, 1, vec![2, 3])),
+            ),
+            (
+                "01fb_o01i->b0f1",
+                ((3, 2, vec![0, 1]), (3, 0, vec![1, 2]), (0, 2, vec![1, 3])),
+            ),
+            (
+                "bf_io->bf",
+                ((0, 1, vec![]), (0, 1, vec![]), (0, 1, vec![])),
+            ),
+            (
+                "b0f_0io->b0f",
+                ((0, 2, vec![1]), (1, 2, vec![0]), (0, 2, vec![1])),
+            ),
+        ];
+        for (labels, want) in cases {
+            assert_eq!(dnums(&parse_dim_labels(labels).unwrap()), want, "{labels}");
+        }
         assert_eq!(
             parse_dim_labels("bf01_oi01->bf01").unwrap(),
             ConvDimensionNumbers::nchw(2)
         );
-        let odd = parse_dim_labels("01fb_o01i->b0f1").unwrap();
-        assert_eq!(
-            (odd.input_batch_dimension, odd.input_feature_dimension),
-            (3, 2)
-        );
-        assert_eq!(odd.input_spatial_dimensions, vec![0, 1]);
-        assert_eq!(
-            (
-                odd.kernel_input_feature_dimension,
-                odd.kernel_output_feature_dimension
-            ),
-            (3, 0)
-        );
-        assert_eq!(odd.kernel_spatial_dimensions, vec![1, 2]);
-        assert_eq!(
-            (odd.output_batch_dimension, odd.output_feature_dimension),
-            (0, 2)
-        );
-        assert_eq!(odd.output_spatial_dimensions, vec![1, 3]);
         for bad in [
             "bf01_oi01",
             "bf01oi01->bf01",

@@ -245,6 +245,16 @@ impl<'t> Ctx<'_, '_, 't> {
         self.opt_comp(name)?.ok_or_else(|| self.missing(name))
     }
 
+    /// The computation of a `call`: `to_apply=` (or `calls=`, which some printers use).
+    fn called(&mut self) -> PResult<CompId> {
+        match self.opt_comp("to_apply")? {
+            Some(c) => Ok(c),
+            None => self
+                .opt_comp("calls")?
+                .ok_or_else(|| self.missing("to_apply")),
+        }
+    }
+
     fn opt_comps(&mut self, name: &str) -> PResult<Option<Vec<CompId>>> {
         let Some(a) = self.attrs.get(name) else {
             return Ok(None);
@@ -340,8 +350,10 @@ impl<'t> Ctx<'_, '_, 't> {
             api_version: self.string("api_version")?,
         };
         let mut called = self.opt_comps("called_computations")?.unwrap_or_default();
-        if let Some(c) = self.opt_comp("to_apply")? {
-            called.push(c);
+        for attr in ["to_apply", "calls"] {
+            if let Some(c) = self.opt_comp(attr)? {
+                called.push(c);
+            }
         }
         Ok(Op::CustomCall { config, called })
     }
@@ -419,8 +431,10 @@ impl<'t> Ctx<'_, '_, 't> {
         })
     }
 
+    /// `channel_id` (0 when not written, as XLA's parser allows) and `is_host_transfer`.
     fn channel(&mut self) -> PResult<(i64, bool)> {
-        Ok((self.int("channel_id")?, self.flag("is_host_transfer")?))
+        let channel_id = self.opt("channel_id", Parser::int)?.unwrap_or(0);
+        Ok((channel_id, self.flag("is_host_transfer")?))
     }
 }
 
@@ -559,7 +573,7 @@ fn build_op(c: &mut Ctx<'_, '_, '_>, opcode: Opcode, inside: Inside) -> PResult<
             largest: c.flag_or("largest", true)?,
         },
         Opcode::Call => Op::Call {
-            to_apply: c.comp("to_apply")?,
+            to_apply: c.called()?,
             composite: c.composite()?,
         },
         Opcode::Conditional => Op::Conditional {

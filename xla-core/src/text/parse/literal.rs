@@ -286,3 +286,30 @@ fn bad_number(pos: Pos, w: &str, what: &str) -> ParseError {
         format!("expected {what} but found '{w}'"),
     )
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_bits_per_format() {
+        let cases: [(&FloatBits, bool, Option<u64>, Option<u64>); 8] = [
+            (&F32_BITS, false, None, Some(0x7fc0_0000)),
+            (&F32_BITS, true, None, Some(0xffc0_0000)),
+            (&F32_BITS, false, Some(1), Some(0x7f80_0001)),
+            (&F32_BITS, false, Some(0x80_0000), None),
+            (&F64_BITS, false, None, Some(0x7ff8_0000_0000_0000)),
+            (&F16_BITS, true, Some(0x3ff), Some(0xfc00 | 0x3ff)),
+            (&BF16_BITS, false, None, Some(0x7fc0)),
+            (&BF16_BITS, false, Some(0), None),
+        ];
+        for (bits, negative, payload, want) in cases {
+            assert_eq!(
+                FloatVal::nan_bits(negative, payload, bits),
+                want,
+                "{payload:?}"
+            );
+        }
+    }
+}

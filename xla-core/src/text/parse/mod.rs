@@ -20,8 +20,14 @@ use crate::ir::Module;
 use crate::shape::Shape;
 use thiserror::Error;
 
-/// How deeply tuples, tuple literals and inline computations may nest.
+/// How deeply tuples, tuple literals and inline computations may nest (an inline
+/// computation counts as [`COMPUTATION_DEPTH_COST`] levels).
 pub const MAX_DEPTH: usize = 256;
+
+/// The nesting levels one computation body uses up: at most `MAX_DEPTH / 8 = 32` nested
+/// inline computations, which keeps the recursion well inside a 2 MiB thread stack even in
+/// debug builds.
+pub const COMPUTATION_DEPTH_COST: usize = 8;
 
 /// What kind of problem a [`ParseError`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,6 +80,26 @@ pub(crate) type PResult<T> = Result<T, ParseError>;
 
 /// Parses an HLO module from text.
 ///
+/// ```
+/// use xla_core::text::parse_module;
+/// use xla_core::Op;
+///
+/// let m = parse_module(
+///     "HloModule m\n\
+///      ENTRY main {\n\
+///        ROOT n = f32[2]{0} negate(p)  /* operands may be defined later */\n\
+///        p = f32[2]{0} parameter(0)\n\
+///      }\n",
+/// )?;
+/// let main = m.entry_computation().expect("entry");
+/// assert_eq!(main.instructions[0].op, Op::Parameter { number: 0 });
+/// assert_eq!(main.root_instruction().expect("root").name, "n");
+///
+/// let err = parse_module("HloModule m\nENTRY e {\n  ROOT x = f32[] frob()\n}").unwrap_err();
+/// assert_eq!(err.to_string(), "3:18: unknown opcode 'frob'");
+/// # Ok::<(), xla_core::text::ParseError>(())
+/// ```
+///
 /// # Errors
 /// A [`ParseError`] with line and column for malformed or truncated text, unknown opcodes,
 /// undefined or duplicate names, malformed attribute values and literals.
@@ -84,6 +110,13 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
 }
 
 /// Parses a shape as written in HLO text (`f32[2,3]{1,0}`, `(s32[], pred[<=4])`, `token[]`).
+///
+/// ```
+/// use xla_core::text::parse_shape;
+/// let s = parse_shape("f32[4,3]{0,1}")?;
+/// assert_eq!((s.to_string(), s.to_string_with_layout()), ("f32[4,3]".into(), "f32[4,3]{0,1}".into()));
+/// # Ok::<(), xla_core::text::ParseError>(())
+/// ```
 ///
 /// # Errors
 /// A [`ParseError`] if the text is not exactly one shape.
@@ -259,18 +292,28 @@ impl<'t> Parser<'t> {
 
     /// Enters one level of nesting, failing past [`MAX_DEPTH`].
     fn enter(&mut self) -> PResult<()> {
-        if self.depth >= MAX_DEPTH {
+        self.enter_by(1)
+    }
+
+    /// Enters `cost` levels of nesting at once (an inline computation recurses through far
+    /// larger stack frames than a tuple, so it counts as [`COMPUTATION_DEPTH_COST`] levels).
+    fn enter_by(&mut self, cost: usize) -> PResult<()> {
+        if self.depth.saturating_add(cost) > MAX_DEPTH {
             return Err(self.error(
                 ParseErrorKind::TooDeep,
                 format!("nesting deeper than {MAX_DEPTH} levels"),
             ));
         }
-        self.depth += 1;
+        self.depth += cost;
         Ok(())
     }
 
+    fn leave_by(&mut self, cost: usize) {
+        self.depth = self.depth.saturating_sub(cost);
+    }
+
     fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+        self.leave_by(1);
     }
 
     /// Skips one balanced group starting at an opening bracket (no recursion).
@@ -312,9 +355,11 @@ impl<'t> Parser<'t> {
     }
 
     /// Skips an attribute value: one word, string or group, followed by any groups written
-    /// right after it (`f32[2]{0}`, `[2,2]<=[4]`). Returns its token range.
+    /// right after it (`f32[2]{0}`, `[2,2]<=[4]`), and by the scalar of a literal written
+    /// after its shape (`literal=f32[] 0.1`). Returns its token range.
     fn skip_value(&mut self) -> PResult<(usize, usize)> {
         let start = self.pos;
+        let starts_with_shape = self.at_shape();
         match self.peek() {
             Tok::Word(_) | Tok::Str(_) => {
                 self.bump();
@@ -334,10 +379,22 @@ impl<'t> Parser<'t> {
                 && self.peek_at(1) == &Tok::LParen
             {
                 self.bump();
+            } else if starts_with_shape && self.at_trailing_scalar() {
+                self.bump();
+                if self.peek() == &Tok::LParen {
+                    self.skip_group()?; // nan(0x...)
+                }
+                return Ok((start, self.pos));
             } else {
                 return Ok((start, self.pos));
             }
         }
+    }
+
+    /// A word after a shape-valued attribute that is not the start of the next instruction
+    /// (`name =` or `ROOT`).
+    fn at_trailing_scalar(&self) -> bool {
+        matches!(self.peek(), Tok::Word(w) if w != "ROOT") && self.peek_at(1) != &Tok::Eq
     }
 
     /// The source text of tokens `start..end`.

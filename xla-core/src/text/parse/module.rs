@@ -48,14 +48,16 @@ impl State {
         CompId(id)
     }
 
-    /// A fresh computation name based on `base` (for inline computations).
-    pub(super) fn fresh_name(&self, base: &str) -> String {
+    /// Reserves a fresh computation name based on `base` (for an inline computation, before
+    /// its body is parsed, so computations nested inside it get other names).
+    pub(super) fn fresh_name(&mut self, base: &str, pos: Pos) -> String {
         let mut name = base.to_string();
         let mut n = 1;
         while self.ids.contains_key(&name) {
             name = format!("{base}.{n}");
             n += 1;
         }
+        self.reference(&name, pos);
         name
     }
 
@@ -103,12 +105,7 @@ impl State {
         };
         let entry = self.entry.map_or(last, |(id, _)| id);
         let order = self.callee_first()?;
-        let mut new_id = vec![0usize; self.slots.len()];
-        for (new, &old) in order.iter().enumerate() {
-            if let Some(slot) = new_id.get_mut(old) {
-                *slot = new;
-            }
-        }
+        let new_id = inverse(&order);
         let remap = |c: CompId| CompId(new_id.get(c.0).copied().unwrap_or(c.0));
         let mut computations = Vec::with_capacity(order.len());
         for &old in &order {
@@ -285,14 +282,14 @@ impl Parser<'_> {
     /// An inline computation `{ ... }` used as an attribute value; returns its provisional id.
     pub(super) fn inline_computation(&mut self, st: &mut State, base: &str) -> PResult<CompId> {
         let pos = self.here();
-        let name = st.fresh_name(base);
+        let name = st.fresh_name(base, pos);
         let comp = self.computation_body(st, name)?;
         st.define(pos, comp)
     }
 
     /// `{ instruction* }` → a computation named `name`.
     fn computation_body(&mut self, st: &mut State, name: String) -> PResult<Computation> {
-        self.enter()?;
+        self.enter_by(super::COMPUTATION_DEPTH_COST)?;
         self.expect(&Tok::LBrace)?;
         let mut raw = Vec::new();
         while !self.eat(&Tok::RBrace) {
@@ -301,39 +298,14 @@ impl Parser<'_> {
             }
             raw.push(self.instruction(st)?);
         }
-        self.leave();
+        self.leave_by(super::COMPUTATION_DEPTH_COST);
         resolve(name, raw, self.here())
     }
 }
 
 /// Resolves operand names, picks the root, and orders the instructions topologically.
 fn resolve(name: String, raw: Vec<RawInstr>, end: Pos) -> PResult<Computation> {
-    let mut index: HashMap<&str, usize> = HashMap::with_capacity(raw.len());
-    let mut root = None;
-    for (i, r) in raw.iter().enumerate() {
-        if let Some(&first) = index.get(r.name.as_str()) {
-            let f = raw.get(first).map_or(Pos::default(), |x| x.pos);
-            return Err(ParseError::new(
-                r.pos,
-                ParseErrorKind::Duplicate,
-                format!(
-                    "instruction '{}' is defined twice (first at {}:{})",
-                    r.name, f.line, f.column
-                ),
-            ));
-        }
-        index.insert(&r.name, i);
-        if let Some(root_pos) = r.root {
-            if root.is_some() {
-                return Err(ParseError::new(
-                    root_pos,
-                    ParseErrorKind::Duplicate,
-                    format!("a second ROOT in computation '{name}'"),
-                ));
-            }
-            root = Some(i);
-        }
-    }
+    let (index, root) = index_names(&name, &raw)?;
     let operands: Vec<Vec<usize>> = raw
         .iter()
         .map(|r| {
@@ -370,12 +342,8 @@ fn resolve(name: String, raw: Vec<RawInstr>, end: Pos) -> PResult<Computation> {
             format!("instruction '{n}' depends on itself (a cycle of operands)"),
         )
     })?;
-    let mut new_id = vec![0usize; raw.len()];
-    for (new, &old) in order.iter().enumerate() {
-        if let Some(slot) = new_id.get_mut(old) {
-            *slot = new;
-        }
-    }
+    let new_id = inverse(&order);
+    let renumber = |i: usize| InstrId(new_id.get(i).copied().unwrap_or(i));
     let mut slots: Vec<Option<RawInstr>> = raw.into_iter().map(Some).collect();
     let mut instructions = Vec::with_capacity(order.len());
     for &old in &order {
@@ -383,10 +351,7 @@ fn resolve(name: String, raw: Vec<RawInstr>, end: Pos) -> PResult<Computation> {
         else {
             continue;
         };
-        let operands = ops
-            .iter()
-            .map(|&o| InstrId(new_id.get(o).copied().unwrap_or(o)))
-            .collect();
+        let operands = ops.iter().map(|&o| renumber(o)).collect();
         instructions.push(Instruction {
             name: r.name,
             op: r.op,
@@ -394,10 +359,55 @@ fn resolve(name: String, raw: Vec<RawInstr>, end: Pos) -> PResult<Computation> {
             shape: r.shape,
         });
     }
-    let root = InstrId(new_id.get(root).copied().unwrap_or(root));
     Ok(Computation {
         name,
         instructions,
-        root,
+        root: renumber(root),
     })
+}
+
+/// Maps each instruction name to its index (a name defined twice is an error) and finds the
+/// instruction marked `ROOT` (marking two is an error).
+fn index_names<'r>(
+    comp: &str,
+    raw: &'r [RawInstr],
+) -> PResult<(HashMap<&'r str, usize>, Option<usize>)> {
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(raw.len());
+    let mut root = None;
+    for (i, r) in raw.iter().enumerate() {
+        if let Some(&first) = index.get(r.name.as_str()) {
+            let f = raw.get(first).map_or(Pos::default(), |x| x.pos);
+            return Err(ParseError::new(
+                r.pos,
+                ParseErrorKind::Duplicate,
+                format!(
+                    "instruction '{}' is defined twice (first at {}:{})",
+                    r.name, f.line, f.column
+                ),
+            ));
+        }
+        index.insert(&r.name, i);
+        if let Some(root_pos) = r.root {
+            if root.is_some() {
+                return Err(ParseError::new(
+                    root_pos,
+                    ParseErrorKind::Duplicate,
+                    format!("a second ROOT in computation '{comp}'"),
+                ));
+            }
+            root = Some(i);
+        }
+    }
+    Ok((index, root))
+}
+
+/// The inverse of a permutation given as `order[new] = old`: `result[old] = new`.
+fn inverse(order: &[usize]) -> Vec<usize> {
+    let mut new_id = vec![0usize; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        if let Some(slot) = new_id.get_mut(old) {
+            *slot = new;
+        }
+    }
+    new_id
 }
