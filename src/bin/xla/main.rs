@@ -1,0 +1,71 @@
+//! `xla`: the command line of xla-rs.
+//!
+//! ```text
+//! xla fmt MODULE.hlo     parse and print canonically (XLA's text format) to stdout
+//! xla check MODULE.hlo   parse and verify; prints `ok` or every problem with its location
+//! ```
+//!
+//! Each subcommand lives in its own file (`fmt.rs`, `check.rs`, ...) with an `Args` struct
+//! and a `run(args) -> Result<(), CliError>`; add a variant to [`Command`] to add one.
+//! Errors are printed as one line per problem on stderr, and the exit status is 2; a panic
+//! (a bug) is reported as a one-line internal error, also with status 2.
+
+mod check;
+mod common;
+mod fmt;
+
+use clap::{Parser, Subcommand};
+use common::CliError;
+use std::process::ExitCode;
+
+/// The `xla` command line.
+#[derive(Parser, Debug)]
+#[command(name = "xla", version, about = "xla-rs: XLA's HLO semantics in Rust")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse an HLO module and print it in canonical HLO text to stdout.
+    Fmt(fmt::Args),
+    /// Parse and verify an HLO module; print `ok` or every problem.
+    Check(check::Args),
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Fmt(args) => fmt::run(args),
+        Command::Check(args) => check::run(args),
+    }
+}
+
+fn main() -> ExitCode {
+    // A bug must not print a backtrace at the user: one line, then exit status 2.
+    std::panic::set_hook(Box::new(|info| {
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()));
+        let payload = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        eprintln!(
+            "xla: internal error{}: {payload}",
+            location.unwrap_or_default()
+        );
+    }));
+    let cli = Cli::parse();
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            e.report();
+            ExitCode::from(e.code)
+        }
+        Err(_) => ExitCode::from(2),
+    }
+}

@@ -1,0 +1,50 @@
+//! Helpers shared by the integration tests: building IR by hand.
+#![allow(dead_code)]
+
+use xla_core::ir::{Computation, InstrId, Instruction, Op};
+use xla_core::shape::Shape;
+use xla_core::types::PrimitiveType;
+
+/// An array shape without layout.
+pub fn arr(ty: PrimitiveType, dims: &[i64]) -> Shape {
+    Shape::array(ty, dims.to_vec())
+}
+
+/// An instruction with operands given by index.
+pub fn ins(name: &str, op: Op, operands: &[usize], shape: Shape) -> Instruction {
+    Instruction {
+        name: name.into(),
+        op,
+        operands: operands.iter().map(|&i| InstrId(i)).collect(),
+        shape,
+    }
+}
+
+/// Parameter `n`.
+pub fn param(name: &str, n: i64, shape: Shape) -> Instruction {
+    ins(name, Op::Parameter { number: n }, &[], shape)
+}
+
+/// A computation with its root given by index.
+pub fn comp(name: &str, instructions: Vec<Instruction>, root: usize) -> Computation {
+    Computation {
+        name: name.into(),
+        instructions,
+        root: InstrId(root),
+    }
+}
+
+/// `name(a, b) = op(a, b)` on scalars of `ty` (parameters `name.a`, `name.b`, root `name.r`)
+/// with a result of type `result`.
+pub fn scalar_binary(name: &str, op: Op, ty: PrimitiveType, result: PrimitiveType) -> Computation {
+    let s = arr(ty, &[]);
+    comp(
+        name,
+        vec![
+            param(&format!("{name}.a"), 0, s.clone()),
+            param(&format!("{name}.b"), 1, s),
+            ins(&format!("{name}.r"), op, &[0, 1], arr(result, &[])),
+        ],
+        2,
+    )
+}
