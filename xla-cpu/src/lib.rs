@@ -1,1 +1,25 @@
-//! `xla-cpu`: runs HLO modules on the CPU. Not implemented yet.
+//! `xla-cpu`: runs XLA HLO modules on the CPU with XLA's semantics.
+//!
+//! ```
+//! use xla_core::ir::{Computation, Instruction, InstrId, Module, Op, BinaryOp};
+//! use xla_core::{CompId, Literal, PrimitiveType, Shape};
+//! let s = Shape::array(PrimitiveType::F32, vec![2]);
+//! let p = |n: i64| Instruction { name: format!("p{n}"), op: Op::Parameter { number: n }, operands: vec![], shape: s.clone() };
+//! let add = Instruction { name: "add".into(), op: Op::Binary(BinaryOp::Add), operands: vec![InstrId(0), InstrId(1)], shape: s.clone() };
+//! let comp = Computation { name: "main".into(), instructions: vec![p(0), p(1), add], root: InstrId(2) };
+//! let module = Module { name: "m".into(), computations: vec![comp], entry: CompId(0) };
+//! let exe = xla_cpu::Executable::compile(&module)?;
+//! let out = exe.execute(&[Literal::vec1(&[1f32, 2.]), Literal::vec1(&[10f32, 20.])])?;
+//! assert_eq!(out.data::<f32>(), Some(&[11f32, 22.][..]));
+//! # Ok::<(), xla_cpu::CpuError>(())
+//! ```
+
+mod compile;
+mod error;
+mod exec;
+mod index;
+pub(crate) mod kernels;
+pub mod scalar;
+
+pub use compile::{CustomCallFn, Executable};
+pub use error::{CpuError, Result};

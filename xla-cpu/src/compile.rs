@@ -1,0 +1,242 @@
+//! Compiling a module: verify once, then plan each computation (parameter order, when each
+//! value dies, which called computations are simple scalar combiners that run natively).
+
+use crate::error::{CpuError, Result};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType};
+use xla_core::ir::{CompId, Computation, InstrId, Module, Op};
+use xla_core::{Literal, Shape};
+
+/// A host function a `custom-call` can reach: `(operands, result shape, backend_config)`.
+pub type CustomCallFn =
+    dyn Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String> + Send + Sync;
+
+/// A called computation recognised as a simple scalar function of its two parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Combiner {
+    /// `op(p0, p1)` (or `op(p1, p0)` for a commutative op).
+    Binary(BinaryOp),
+    /// Returns `p1` (scatter's "set").
+    Second,
+    /// `compare(p0, p1)` (a plain sort comparator).
+    Compare(ComparisonDirection, Option<ComparisonType>),
+}
+
+/// The plan of one computation.
+#[derive(Debug)]
+pub(crate) struct CompPlan {
+    /// Parameter instruction of each parameter number.
+    pub params: Vec<InstrId>,
+    /// For each instruction, the index of the last instruction that reads it.
+    pub last_use: Vec<usize>,
+    /// Set when the computation is a recognised scalar combiner.
+    pub combiner: Option<Combiner>,
+}
+
+/// Host-side queues for infeed, outfeed and host send/recv.
+#[derive(Debug, Default)]
+pub(crate) struct HostQueues {
+    pub infeed: VecDeque<Literal>,
+    pub outfeed: Vec<Literal>,
+    pub recv: HashMap<i64, VecDeque<Literal>>,
+    pub sent: HashMap<i64, Vec<Literal>>,
+}
+
+/// A compiled module, ready to run any number of times from any number of threads.
+pub struct Executable {
+    pub(crate) module: Module,
+    pub(crate) plans: Vec<CompPlan>,
+    pub(crate) rng_seed: AtomicU64,
+    pub(crate) rng_state: AtomicU64,
+    pub(crate) custom_calls: HashMap<String, Arc<CustomCallFn>>,
+    pub(crate) host: Mutex<HostQueues>,
+}
+
+impl std::fmt::Debug for Executable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executable")
+            .field("module", &self.module.name)
+            .finish_non_exhaustive()
+    }
+}
+
+fn is_commutative(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::Add
+            | BinaryOp::Mul
+            | BinaryOp::Max
+            | BinaryOp::Min
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+    )
+}
+
+fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
+    let [p0, p1] = params else { return None };
+    let scalar = |id: &InstrId| comp.get(*id).is_some_and(|i| i.shape.is_scalar());
+    if !scalar(p0) || !scalar(p1) {
+        return None;
+    }
+    let root = comp.root_instruction()?;
+    if comp.root == *p1 {
+        return Some(Combiner::Second);
+    }
+    match (&root.op, root.operands.as_slice()) {
+        (Op::Binary(op), [a, b])
+            if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) =>
+        {
+            Some(Combiner::Binary(*op))
+        }
+        (
+            Op::Compare {
+                direction,
+                comparison_type,
+            },
+            [a, b],
+        ) if (a, b) == (p0, p1) => Some(Combiner::Compare(*direction, *comparison_type)),
+        _ => None,
+    }
+}
+
+fn plan(comp: &Computation) -> Result<CompPlan> {
+    let n = comp.instructions.len();
+    if comp.root.0 >= n {
+        return Err(CpuError::Malformed(format!(
+            "computation {} has no root",
+            comp.name
+        )));
+    }
+    let mut last_use: Vec<usize> = (0..n).collect();
+    for (i, ins) in comp.instructions.iter().enumerate() {
+        for o in &ins.operands {
+            if o.0 >= i {
+                return Err(CpuError::Malformed(format!(
+                    "{}: operand {} of {} is not an earlier instruction",
+                    comp.name, o.0, ins.name
+                )));
+            }
+            last_use[o.0] = i;
+        }
+    }
+    last_use[comp.root.0] = usize::MAX;
+    let params = comp.parameters();
+    for (k, id) in params.iter().enumerate() {
+        if !matches!(comp.instructions[id.0].op, Op::Parameter { number } if number == k as i64) {
+            return Err(CpuError::Malformed(format!(
+                "{}: parameter numbers are not 0..{}",
+                comp.name,
+                params.len()
+            )));
+        }
+    }
+    let combiner = recognise(comp, &params);
+    Ok(CompPlan {
+        params,
+        last_use,
+        combiner,
+    })
+}
+
+impl Executable {
+    /// Verifies `module` and plans every computation once.
+    ///
+    /// # Errors
+    /// If the module fails verification or is malformed (operands after users, no root,
+    /// parameter numbers with gaps, a called computation that does not exist).
+    pub fn compile(module: &Module) -> Result<Executable> {
+        xla_core::verify::verify_module(module)?;
+        if module.entry_computation().is_none() {
+            return Err(CpuError::Malformed(
+                "the module has no entry computation".into(),
+            ));
+        }
+        let plans = module
+            .computations
+            .iter()
+            .map(plan)
+            .collect::<Result<Vec<_>>>()?;
+        for comp in &module.computations {
+            for ins in &comp.instructions {
+                if let Some(bad) = ins
+                    .op
+                    .called_computations()
+                    .into_iter()
+                    .find(|c| c.0 >= module.computations.len())
+                {
+                    return Err(CpuError::Malformed(format!(
+                        "{} calls computation #{} which does not exist",
+                        ins.name, bad.0
+                    )));
+                }
+            }
+        }
+        Ok(Executable {
+            module: module.clone(),
+            plans,
+            rng_seed: AtomicU64::new(0),
+            rng_state: AtomicU64::new(0),
+            custom_calls: HashMap::new(),
+            host: Mutex::new(HostQueues::default()),
+        })
+    }
+
+    /// Sets the seed of the `rng` op (the default is 0). Runs with the same seed give the
+    /// same numbers.
+    pub fn set_rng_seed(&self, seed: u64) {
+        self.rng_seed.store(seed, Ordering::Relaxed);
+    }
+
+    /// Registers the function a `custom-call` with `custom_call_target=name` runs.
+    pub fn register_custom_call<F>(&mut self, name: impl Into<String>, f: F)
+    where
+        F: Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.custom_calls.insert(name.into(), Arc::new(f));
+    }
+
+    /// Queues a value for the next `infeed`.
+    pub fn push_infeed(&self, value: Literal) {
+        if let Ok(mut h) = self.host.lock() {
+            h.infeed.push_back(value);
+        }
+    }
+
+    /// Takes every value sent by `outfeed` so far, oldest first.
+    pub fn take_outfeed(&self) -> Vec<Literal> {
+        self.host
+            .lock()
+            .map(|mut h| std::mem::take(&mut h.outfeed))
+            .unwrap_or_default()
+    }
+
+    /// Queues a value for the next host `recv` on `channel`.
+    pub fn push_recv(&self, channel: i64, value: Literal) {
+        if let Ok(mut h) = self.host.lock() {
+            h.recv.entry(channel).or_default().push_back(value);
+        }
+    }
+
+    /// Takes every value sent by host `send` on `channel` so far, oldest first.
+    pub fn take_sent(&self, channel: i64) -> Vec<Literal> {
+        self.host
+            .lock()
+            .map(|mut h| h.sent.remove(&channel).unwrap_or_default())
+            .unwrap_or_default()
+    }
+
+    /// The compiled module.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    pub(crate) fn plan_of(&self, c: CompId) -> Option<&CompPlan> {
+        self.plans.get(c.0)
+    }
+}

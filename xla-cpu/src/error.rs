@@ -1,0 +1,84 @@
+//! The executor's error type.
+
+use thiserror::Error;
+use xla_core::literal::LiteralError;
+use xla_core::verify::VerifyErrors;
+
+/// Why a module could not be compiled or run.
+#[derive(Debug, Error)]
+pub enum CpuError {
+    /// The module failed verification.
+    #[error("compile: {0}")]
+    Verify(#[from] VerifyErrors),
+    /// The module is malformed in a way the executor cannot plan around.
+    #[error("compile: {0}")]
+    Malformed(String),
+    /// `execute` got the wrong number of arguments.
+    #[error("execute: the entry computation takes {expected} argument(s) but {found} were given")]
+    ArgumentCount {
+        /// Parameters of the entry computation.
+        expected: usize,
+        /// Arguments given.
+        found: usize,
+    },
+    /// An argument's shape differs from its parameter's.
+    #[error(
+        "execute: parameter {number} ({name}) has shape {expected} but the argument is {found}"
+    )]
+    ArgumentShape {
+        /// Parameter number.
+        number: usize,
+        /// Parameter instruction name.
+        name: String,
+        /// The parameter's shape.
+        expected: String,
+        /// The argument's shape.
+        found: String,
+    },
+    /// An instruction failed.
+    #[error("{instruction} ({op}): {source}")]
+    Instruction {
+        /// Instruction name.
+        instruction: String,
+        /// Opcode name.
+        op: &'static str,
+        /// What went wrong.
+        source: Box<CpuError>,
+    },
+    /// The element type is not supported by this op.
+    #[error("element type {ty} is not supported by {op}")]
+    UnsupportedType {
+        /// Opcode name.
+        op: &'static str,
+        /// The element type.
+        ty: xla_core::PrimitiveType,
+    },
+    /// The op (or this form of it) is not supported by the CPU executor.
+    #[error("{0} is not supported by the CPU executor")]
+    Unsupported(String),
+    /// An operand or attribute does not fit the op (what the verifier would reject).
+    #[error("{0}")]
+    Invalid(String),
+    /// A custom-call target is not registered, or it failed.
+    #[error("custom-call {target}: {message}")]
+    CustomCall {
+        /// The target name.
+        target: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A host queue (infeed, recv) was empty.
+    #[error("{0}: the host queue is empty")]
+    QueueEmpty(String),
+    /// A literal could not be built.
+    #[error(transparent)]
+    Literal(#[from] LiteralError),
+}
+
+/// `Result` with [`CpuError`].
+pub type Result<T, E = CpuError> = std::result::Result<T, E>;
+
+/// An [`CpuError::Invalid`] from a message.
+pub(crate) fn invalid(msg: impl Into<String>) -> CpuError {
+    CpuError::Invalid(msg.into())
+}

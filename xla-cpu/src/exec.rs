@@ -1,0 +1,324 @@
+//! Running a computation: one value per instruction, freed after its last use; called
+//! computations run through [`Ctx::call`].
+
+use crate::compile::{Combiner, Executable};
+use crate::error::{invalid, CpuError, Result};
+use crate::index::{array, data, dims_of, make};
+use crate::kernels::{
+    collective, contraction, control, elementwise as ew, fft, indexing, linalg, rng, sort,
+    structural as st, window,
+};
+use std::cell::Cell;
+use xla_core::ir::{CompId, Instruction, Op};
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, Shape};
+
+/// The state of one `execute` call, shared by the computations it runs.
+pub(crate) struct Ctx<'a> {
+    /// The executable.
+    pub exe: &'a Executable,
+    /// Counts `rng` instructions run, so each draws different numbers.
+    pub rng_calls: Cell<u64>,
+}
+
+impl Executable {
+    /// Runs the entry computation on `args`.
+    ///
+    /// # Errors
+    /// If the argument count or a shape differs from the entry's parameters, or an
+    /// instruction fails (the error names it).
+    pub fn execute(&self, args: &[Literal]) -> Result<Literal> {
+        let entry = self.module.entry;
+        let comp = self
+            .module
+            .get(entry)
+            .ok_or_else(|| CpuError::Malformed("no entry computation".into()))?;
+        let plan = self
+            .plan_of(entry)
+            .ok_or_else(|| CpuError::Malformed("no plan for the entry".into()))?;
+        if args.len() != plan.params.len() {
+            return Err(CpuError::ArgumentCount {
+                expected: plan.params.len(),
+                found: args.len(),
+            });
+        }
+        for (k, (arg, id)) in args.iter().zip(&plan.params).enumerate() {
+            let p = comp.instr(*id);
+            if !p.shape.compatible(arg.shape()) {
+                return Err(CpuError::ArgumentShape {
+                    number: k,
+                    name: p.name.clone(),
+                    expected: p.shape.to_string(),
+                    found: arg.shape().to_string(),
+                });
+            }
+        }
+        let cx = Ctx {
+            exe: self,
+            rng_calls: Cell::new(0),
+        };
+        cx.call(entry, args.to_vec())
+    }
+}
+
+impl Ctx<'_> {
+    /// The recognised scalar combiner of computation `c`, if any.
+    pub fn combiner(&self, c: CompId) -> Option<Combiner> {
+        self.exe.plan_of(c).and_then(|p| p.combiner)
+    }
+
+    /// Runs computation `c` on `args`.
+    ///
+    /// # Errors
+    /// If the argument count is wrong or an instruction fails.
+    pub fn call(&self, c: CompId, mut args: Vec<Literal>) -> Result<Literal> {
+        let comp = self
+            .exe
+            .module
+            .get(c)
+            .ok_or_else(|| invalid(format!("no computation #{}", c.0)))?;
+        let plan = self
+            .exe
+            .plan_of(c)
+            .ok_or_else(|| invalid(format!("no plan for computation #{}", c.0)))?;
+        if args.len() != plan.params.len() {
+            return Err(invalid(format!(
+                "{} takes {} argument(s) but {} were given",
+                comp.name,
+                plan.params.len(),
+                args.len()
+            )));
+        }
+        let mut values: Vec<Option<Literal>> = vec![None; comp.instructions.len()];
+        for (i, ins) in comp.instructions.iter().enumerate() {
+            let v = if let Op::Parameter { number } = ins.op {
+                let slot = args
+                    .get_mut(number as usize)
+                    .ok_or_else(|| invalid("parameter number out of range"))?;
+                std::mem::replace(slot, Literal::token())
+            } else {
+                let ops =
+                    ins.operands
+                        .iter()
+                        .map(|o| {
+                            values.get(o.0).and_then(Option::as_ref).ok_or_else(|| {
+                                invalid(format!("{}: operand not available", ins.name))
+                            })
+                        })
+                        .collect::<Result<Vec<&Literal>>>()?;
+                self.eval(ins, &ops).map_err(|e| CpuError::Instruction {
+                    instruction: ins.name.clone(),
+                    op: ins.op.name(),
+                    source: Box::new(e),
+                })?
+            };
+            values[i] = Some(v);
+            for o in &ins.operands {
+                if plan.last_use.get(o.0) == Some(&i) {
+                    values[o.0] = None;
+                }
+            }
+        }
+        values
+            .get_mut(comp.root.0)
+            .and_then(Option::take)
+            .ok_or_else(|| invalid("root value missing"))
+    }
+
+    fn eval(&self, ins: &Instruction, a: &[&Literal]) -> Result<Literal> {
+        let out = &ins.shape;
+        let arg = |i: usize| {
+            a.get(i)
+                .copied()
+                .ok_or_else(|| invalid(format!("missing operand {i}")))
+        };
+        match &ins.op {
+            Op::Parameter { .. } => Err(invalid("parameter evaluated as an instruction")),
+            Op::Constant { literal } => Ok(literal.clone()),
+            Op::Iota { dimension } => st::iota(*dimension, out),
+            Op::Unary(u) => make(out, ew::unary(*u, data(arg(0)?)?)?),
+            Op::Binary(b) => make(out, ew::binary(*b, data(arg(0)?)?, data(arg(1)?)?)?),
+            Op::Compare {
+                direction,
+                comparison_type,
+            } => make(
+                out,
+                ew::compare(*direction, *comparison_type, data(arg(0)?)?, data(arg(1)?)?)?,
+            ),
+            Op::Select => select(out, arg(0)?, arg(1)?, arg(2)?),
+            Op::Clamp => make(
+                out,
+                ew::clamp(data(arg(0)?)?, data(arg(1)?)?, data(arg(2)?)?)?,
+            ),
+            Op::Convert => make(out, ew::convert(data(arg(0)?)?, out.element_type())?),
+            Op::BitcastConvert => make(
+                out,
+                ew::bitcast_convert(data(arg(0)?)?, out.element_type())?,
+            ),
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => make(
+                out,
+                ew::reduce_precision(data(arg(0)?)?, *exponent_bits, *mantissa_bits)?,
+            ),
+            Op::Map { to_apply, .. } => control::map(self, a, *to_apply, out),
+            Op::Tuple => Ok(Literal::tuple(a.iter().map(|l| (*l).clone()).collect())),
+            Op::GetTupleElement { index } => tuple_element(arg(0)?, *index),
+            Op::Broadcast { dimensions } => st::broadcast(arg(0)?, dimensions, out),
+            Op::Reshape | Op::Bitcast => st::reshape(arg(0)?, out),
+            Op::Copy
+            | Op::OptimizationBarrier
+            | Op::AddDependency
+            | Op::SetDimensionSize { .. } => Ok(arg(0)?.clone()),
+            Op::Transpose { permutation } => st::transpose(arg(0)?, permutation, out),
+            Op::Reverse { dimensions } => st::reverse(arg(0)?, dimensions),
+            Op::Slice {
+                start,
+                limit,
+                stride,
+            } => st::slice(arg(0)?, start, limit, stride, out),
+            Op::DynamicSlice { slice_sizes } => {
+                st::dynamic_slice(arg(0)?, a.get(1..).unwrap_or(&[]), slice_sizes, out)
+            }
+            Op::DynamicUpdateSlice => {
+                st::dynamic_update_slice(arg(0)?, arg(1)?, a.get(2..).unwrap_or(&[]))
+            }
+            Op::Concatenate { dimension } => st::concatenate(a, *dimension, out),
+            Op::Pad { padding } => st::pad(arg(0)?, arg(1)?, padding, out),
+            Op::GetDimensionSize { dimension } => dimension_size(arg(0)?, *dimension),
+            Op::Gather(g) => indexing::gather(arg(0)?, arg(1)?, g, out),
+            Op::Scatter { dims, to_apply } => indexing::scatter(self, a, dims, *to_apply, out),
+            Op::Dot { dims, .. } => contraction::dot(arg(0)?, arg(1)?, dims, out),
+            Op::Convolution(c) => contraction::convolution(arg(0)?, arg(1)?, c, out),
+            Op::Reduce {
+                dimensions,
+                to_apply,
+            } => window::reduce(self, a, dimensions, *to_apply, out),
+            Op::ReduceWindow {
+                window: w,
+                to_apply,
+            } => window::reduce_window(self, a, w, *to_apply, out),
+            Op::SelectAndScatter {
+                window: w,
+                select,
+                scatter,
+            } => window::select_and_scatter(
+                self,
+                [arg(0)?, arg(1)?, arg(2)?],
+                w,
+                [*select, *scatter],
+                out,
+            ),
+            Op::BatchNormTraining {
+                epsilon,
+                feature_index,
+            } => linalg::batch_norm_training(a, *epsilon, *feature_index, out),
+            Op::BatchNormInference {
+                epsilon,
+                feature_index,
+            } => linalg::batch_norm_inference(a, *epsilon, *feature_index, out),
+            Op::BatchNormGrad {
+                epsilon,
+                feature_index,
+            } => linalg::batch_norm_grad(a, *epsilon, *feature_index, out),
+            Op::Cholesky { lower } => linalg::cholesky(arg(0)?, *lower, out),
+            Op::TriangularSolve(o) => linalg::triangular_solve(arg(0)?, arg(1)?, o, out),
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => fft::fft(arg(0)?, *fft_type, fft_length, out),
+            Op::Sort {
+                dimension,
+                to_apply,
+                ..
+            } => sort::sort(self, a, *dimension, *to_apply, out),
+            Op::TopK { k, largest } => sort::top_k(arg(0)?, *k, *largest, out),
+            Op::Call { to_apply, .. } => {
+                self.call(*to_apply, a.iter().map(|l| (*l).clone()).collect())
+            }
+            Op::Conditional { branches } => control::conditional(self, a, branches),
+            Op::While { condition, body } => control::while_loop(self, arg(0)?, *condition, *body),
+            Op::CustomCall { config, .. } => collective::custom_call(self, a, config, out),
+            Op::Rng { distribution } => rng::rng(self, a, *distribution, out),
+            Op::RngBitGenerator { algorithm } => rng::rng_bit_generator(arg(0)?, *algorithm, out),
+            Op::RngGetAndUpdateState { delta } => rng::get_and_update_state(self, *delta, out),
+            Op::AfterAll => Ok(Literal::token()),
+            Op::AllGather { .. } | Op::AllToAll { .. } => collective::identity(a),
+            Op::AllReduce { .. } | Op::ReduceScatter { .. } => collective::identity(a),
+            Op::CollectivePermute {
+                source_target_pairs,
+                ..
+            } => collective::collective_permute(arg(0)?, source_target_pairs),
+            Op::ReplicaId | Op::PartitionId => Ok(Literal::scalar(0u32)),
+            Op::Send { channel_id, .. } => collective::send(self, arg(0)?, *channel_id),
+            Op::SendDone { .. } => Ok(Literal::token()),
+            Op::Recv { channel_id, .. } => collective::recv(self, *channel_id, out),
+            Op::RecvDone { .. } => collective::recv_done(arg(0)?),
+            Op::Infeed { .. } => collective::infeed(self, out),
+            Op::Outfeed { .. } => collective::outfeed(self, arg(0)?),
+        }
+    }
+}
+
+fn tuple_element(t: &Literal, index: i64) -> Result<Literal> {
+    let elems = t
+        .tuple_elements()
+        .ok_or_else(|| invalid(format!("get-tuple-element of non-tuple {}", t.shape())))?;
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| elems.get(i))
+        .cloned()
+        .ok_or_else(|| {
+            invalid(format!(
+                "tuple index {index} out of range for {}",
+                t.shape()
+            ))
+        })
+}
+
+fn dimension_size(x: &Literal, dim: i64) -> Result<Literal> {
+    let dims = dims_of(x.shape())?;
+    let d = usize::try_from(dim)
+        .ok()
+        .and_then(|d| dims.get(d))
+        .ok_or_else(|| invalid(format!("dimension {dim} out of range")))?;
+    Ok(Literal::scalar(*d as i32))
+}
+
+fn select(out: &Shape, p: &Literal, t: &Literal, f: &Literal) -> Result<Literal> {
+    if let (Some(tt), Some(ft)) = (t.tuple_elements(), f.tuple_elements()) {
+        let pick = matches!(p.data::<bool>(), Some([true]));
+        return Ok(Literal::tuple(if pick { tt.to_vec() } else { ft.to_vec() }));
+    }
+    let n = dims_of(out)?.iter().product();
+    let (pd, _) = array(p)?;
+    make(out, ew::select(pd, data(t)?, data(f)?, n)?)
+}
+
+/// A rank-0 literal holding element `i` of `d`.
+pub(crate) fn scalar_at(d: &ArrayData, i: usize) -> Literal {
+    xla_core::with_array_data!(d, v => Literal::scalar(v.get(i).copied().unwrap_or_default()))
+}
+
+fn set_k<T: xla_core::literal::NativeData>(v: &mut [T], i: usize, l: &Literal) -> Result<()> {
+    let x = l
+        .data::<T>()
+        .and_then(|s| s.first().copied())
+        .ok_or_else(|| {
+            invalid(format!(
+                "expected a {} scalar, found {}",
+                T::TYPE,
+                l.shape()
+            ))
+        })?;
+    if let Some(slot) = v.get_mut(i) {
+        *slot = x;
+    }
+    Ok(())
+}
+
+/// Stores the scalar `l` as element `i` of `d` (the types must agree).
+pub(crate) fn set_scalar(d: &mut ArrayData, i: usize, l: &Literal) -> Result<()> {
+    xla_core::with_array_data!(d, v => set_k(v, i, l))
+}

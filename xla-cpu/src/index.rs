@@ -1,0 +1,168 @@
+//! Index arithmetic: row-major strides, multi-index iteration, and access to array literals.
+
+use crate::error::{invalid, Result};
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, Shape};
+
+/// The dims of an array shape as `usize`.
+///
+/// # Errors
+/// If the shape is not an array or has a negative dim.
+pub(crate) fn dims_of(shape: &Shape) -> Result<Vec<usize>> {
+    let a = shape
+        .as_array()
+        .ok_or_else(|| invalid(format!("expected an array, found {shape}")))?;
+    a.dims
+        .iter()
+        .map(|&d| usize::try_from(d).map_err(|_| invalid(format!("negative dimension in {shape}"))))
+        .collect()
+}
+
+/// Number of elements of `dims`.
+pub(crate) fn count(dims: &[usize]) -> usize {
+    dims.iter().product()
+}
+
+/// Row-major strides of `dims`.
+pub(crate) fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * dims[i + 1];
+    }
+    s
+}
+
+/// Linear offset of `idx` under `strides`.
+pub(crate) fn offset(idx: &[usize], strides: &[usize]) -> usize {
+    idx.iter().zip(strides).map(|(i, s)| i * s).sum()
+}
+
+/// Advances a row-major multi-index; returns false after the last index.
+pub(crate) fn advance(idx: &mut [usize], dims: &[usize]) -> bool {
+    for d in (0..dims.len()).rev() {
+        idx[d] += 1;
+        if idx[d] < dims[d] {
+            return true;
+        }
+        idx[d] = 0;
+    }
+    false
+}
+
+/// Calls `f` with every multi-index of `dims` in row-major order.
+pub(crate) fn for_each_index(dims: &[usize], mut f: impl FnMut(&[usize])) {
+    if dims.contains(&0) {
+        return;
+    }
+    let mut idx = vec![0usize; dims.len()];
+    loop {
+        f(&idx);
+        if !advance(&mut idx, dims) {
+            break;
+        }
+    }
+}
+
+/// The elements and dims of an array literal.
+///
+/// # Errors
+/// If the literal is a tuple or token.
+pub(crate) fn array(l: &Literal) -> Result<(&ArrayData, Vec<usize>)> {
+    let data = l
+        .array_data()
+        .ok_or_else(|| invalid(format!("expected an array operand, found {}", l.shape())))?;
+    Ok((data, dims_of(l.shape())?))
+}
+
+/// The elements of an array literal.
+///
+/// # Errors
+/// If the literal is a tuple or token.
+pub(crate) fn data(l: &Literal) -> Result<&ArrayData> {
+    l.array_data()
+        .ok_or_else(|| invalid(format!("expected an array operand, found {}", l.shape())))
+}
+
+/// Builds an array literal of `shape` (layout dropped) from `data`.
+///
+/// # Errors
+/// If the data does not fit the shape.
+pub(crate) fn make(shape: &Shape, data: ArrayData) -> Result<Literal> {
+    Ok(Literal::from_array_data(shape.without_layout(), data)?)
+}
+
+/// Dimension numbers as `usize`, each checked to be below `rank`.
+///
+/// # Errors
+/// If a dimension is negative or not below `rank`.
+pub(crate) fn dim_list(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
+    v.iter()
+        .map(|&d| {
+            usize::try_from(d)
+                .ok()
+                .filter(|&d| d < rank)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "{what}: dimension {d} out of range for rank {rank}"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// The result of an op with one output per operand: an array, or a tuple of arrays when
+/// `out` is a tuple shape.
+///
+/// # Errors
+/// If the data do not fit the shapes.
+pub(crate) fn results(out: &Shape, mut datas: Vec<ArrayData>) -> Result<Literal> {
+    match out.tuple_elements() {
+        Some(shapes) if shapes.len() == datas.len() => Ok(Literal::tuple(
+            shapes
+                .iter()
+                .zip(datas)
+                .map(|(s, d)| make(s, d))
+                .collect::<Result<_>>()?,
+        )),
+        Some(_) => Err(invalid(format!(
+            "result shape {out} does not match {} outputs",
+            datas.len()
+        ))),
+        None => make(out, datas.pop().ok_or_else(|| invalid("no result"))?),
+    }
+}
+
+/// A scalar index operand as i64 (any integer type).
+///
+/// # Errors
+/// If the operand is not an integer scalar.
+pub(crate) fn scalar_i64(l: &Literal) -> Result<i64> {
+    let d = data(l)?;
+    if d.len() != 1 || !d.element_type().is_integer() {
+        return Err(invalid(format!(
+            "expected an integer scalar, found {}",
+            l.shape()
+        )));
+    }
+    Ok(xla_core::with_array_data!(d, v => v.first().map_or(0, |&x| crate::scalar::index_value(x))))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strides_and_iteration() {
+        assert_eq!(strides(&[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(strides(&[]), Vec::<usize>::new());
+        let mut seen = Vec::new();
+        for_each_index(&[2, 2], |i| seen.push(i.to_vec()));
+        assert_eq!(seen, vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]]);
+        let mut n = 0;
+        for_each_index(&[], |_| n += 1);
+        assert_eq!(n, 1);
+        for_each_index(&[3, 0], |_| n += 1);
+        assert_eq!(n, 1);
+    }
+}

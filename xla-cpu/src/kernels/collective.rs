@@ -1,0 +1,150 @@
+//! Collectives with single-replica semantics (every collective is the identity, except that
+//! collective-permute zeroes a value not sent to replica 0), custom calls to registered host
+//! functions, and host transfers (infeed, outfeed, send, recv) through the executable's
+//! queues.
+
+use crate::error::{invalid, CpuError, Result};
+use crate::exec::Ctx;
+use xla_core::attrs::CustomCallConfig;
+use xla_core::{Literal, Shape};
+
+/// A collective over one replica: its operand (or the tuple of its operands).
+///
+/// # Errors
+/// If there is no operand.
+pub fn identity(a: &[&Literal]) -> Result<Literal> {
+    match a {
+        [x] => Ok((*x).clone()),
+        [] => Err(invalid("collective without operands")),
+        many => Ok(Literal::tuple(many.iter().map(|l| (*l).clone()).collect())),
+    }
+}
+
+/// `collective-permute` on replica 0: the operand if a pair sends 0 to 0, else zeros.
+///
+/// # Errors
+/// If the operand's shape has no zero value.
+pub fn collective_permute(x: &Literal, pairs: &[(i64, i64)]) -> Result<Literal> {
+    if pairs.contains(&(0, 0)) {
+        Ok(x.clone())
+    } else {
+        Ok(Literal::zeros(x.shape())?)
+    }
+}
+
+/// `custom-call` to a function registered with
+/// [`Executable::register_custom_call`](crate::Executable::register_custom_call).
+///
+/// # Errors
+/// If no function is registered under the target name, or it fails.
+pub fn custom_call(
+    cx: &Ctx,
+    a: &[&Literal],
+    config: &CustomCallConfig,
+    out: &Shape,
+) -> Result<Literal> {
+    let f = cx
+        .exe
+        .custom_calls
+        .get(&config.target)
+        .ok_or_else(|| CpuError::CustomCall {
+            target: config.target.clone(),
+            message: "no function is registered under this name".into(),
+        })?;
+    let args: Vec<Literal> = a.iter().map(|l| (*l).clone()).collect();
+    let r = f(&args, out, &config.backend_config).map_err(|message| CpuError::CustomCall {
+        target: config.target.clone(),
+        message,
+    })?;
+    if !r.shape().compatible(out) {
+        return Err(CpuError::CustomCall {
+            target: config.target.clone(),
+            message: format!("returned {} but the call declares {out}", r.shape()),
+        });
+    }
+    Ok(r)
+}
+
+fn lock<'a>(cx: &'a Ctx<'a>) -> Result<std::sync::MutexGuard<'a, crate::compile::HostQueues>> {
+    cx.exe
+        .host
+        .lock()
+        .map_err(|_| invalid("host queues are poisoned"))
+}
+
+/// `send(data, token)` to the host: queues `data` on the channel; returns `(data, u32[], token)`.
+///
+/// # Errors
+/// If the host queues are unusable.
+pub fn send(cx: &Ctx, x: &Literal, channel: i64) -> Result<Literal> {
+    lock(cx)?.sent.entry(channel).or_default().push(x.clone());
+    Ok(Literal::tuple(vec![
+        x.clone(),
+        Literal::scalar(0u32),
+        Literal::token(),
+    ]))
+}
+
+/// `recv(token)` from the host: `(data, u32[], token)` with data from the channel's queue.
+///
+/// # Errors
+/// If the queue is empty or the value's shape differs from the declared one.
+pub fn recv(cx: &Ctx, channel: i64, out: &Shape) -> Result<Literal> {
+    let v = lock(cx)?
+        .recv
+        .get_mut(&channel)
+        .and_then(|q| q.pop_front())
+        .ok_or_else(|| CpuError::QueueEmpty(format!("recv on channel {channel}")))?;
+    let want = out.tuple_elements().and_then(|t| t.first());
+    if want.is_some_and(|w| !w.compatible(v.shape())) {
+        return Err(invalid(format!(
+            "recv: queued value is {} but the op declares {out}",
+            v.shape()
+        )));
+    }
+    Ok(Literal::tuple(vec![
+        v,
+        Literal::scalar(0u32),
+        Literal::token(),
+    ]))
+}
+
+/// `recv-done(recv)` → `(data, token)`.
+///
+/// # Errors
+/// If the operand is not a recv's tuple.
+pub fn recv_done(r: &Literal) -> Result<Literal> {
+    let data = r
+        .tuple_elements()
+        .and_then(|t| t.first())
+        .ok_or_else(|| invalid("recv-done: operand is not a recv"))?;
+    Ok(Literal::tuple(vec![data.clone(), Literal::token()]))
+}
+
+/// `infeed(token)` → `(data, token)` with data from the infeed queue.
+///
+/// # Errors
+/// If the queue is empty or the value's shape differs from the declared one.
+pub fn infeed(cx: &Ctx, out: &Shape) -> Result<Literal> {
+    let v = lock(cx)?
+        .infeed
+        .pop_front()
+        .ok_or_else(|| CpuError::QueueEmpty("infeed".into()))?;
+    let want = out.tuple_elements().and_then(|t| t.first());
+    if want.is_some_and(|w| !w.compatible(v.shape())) {
+        return Err(invalid(format!(
+            "infeed: queued value is {} but the op declares {out}",
+            v.shape()
+        )));
+    }
+    Ok(Literal::tuple(vec![v, Literal::token()]))
+}
+
+/// `outfeed(data, token)`: appends `data` to the outfeed queue; returns a token.
+///
+/// # Errors
+/// If the host queues are unusable.
+pub fn outfeed(cx: &Ctx, x: &Literal) -> Result<Literal> {
+    lock(cx)?.outfeed.push(x.clone());
+    Ok(Literal::token())
+}

@@ -1,0 +1,304 @@
+//! Contractions: dot (general dimension numbers) and convolution (every option), as plain
+//! reference loops accumulating in the result's element type (f16/bf16 in f32).
+//!
+//! Dot is canonicalised to batched `[B,M,K] x [B,K,N]`, the form a fast matmul takes.
+
+use crate::error::{invalid, Result};
+use crate::index::{array, count, dim_list, dims_of, make, strides};
+use crate::scalar::Ring;
+use xla_core::attrs::{ConvConfig, DotDims};
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, PrimitiveType, Shape};
+
+use super::elementwise::convert;
+use super::structural::{index_map, take};
+
+/// The element type arithmetic runs in for a result of type `ty`.
+fn compute_type(ty: PrimitiveType) -> PrimitiveType {
+    match ty {
+        PrimitiveType::F16 | PrimitiveType::Bf16 => PrimitiveType::F32,
+        other => other,
+    }
+}
+
+/// Runs a generic ring kernel on two operands converted to the compute type, and converts
+/// the result to the output's type.
+fn run_ring(
+    l: &ArrayData,
+    r: &ArrayData,
+    out: &Shape,
+    kernel: &dyn Fn(&ArrayData, &ArrayData) -> Result<ArrayData>,
+) -> Result<Literal> {
+    let ty = compute_type(out.element_type());
+    let res = kernel(&convert(l, ty)?, &convert(r, ty)?)?;
+    make(out, convert(&res, out.element_type())?)
+}
+
+macro_rules! ring_dispatch {
+    ($l:expr, $r:expr, $f:ident, $($arg:expr),*) => {{
+        use ArrayData as D;
+        match ($l, $r) {
+            (D::F32(a), D::F32(b)) => Ok($f(a, b, $($arg),*)),
+            (D::F64(a), D::F64(b)) => Ok($f(a, b, $($arg),*)),
+            (D::C64(a), D::C64(b)) => Ok($f(a, b, $($arg),*)),
+            (D::C128(a), D::C128(b)) => Ok($f(a, b, $($arg),*)),
+            (D::S8(a), D::S8(b)) => Ok($f(a, b, $($arg),*)),
+            (D::S16(a), D::S16(b)) => Ok($f(a, b, $($arg),*)),
+            (D::S32(a), D::S32(b)) => Ok($f(a, b, $($arg),*)),
+            (D::S64(a), D::S64(b)) => Ok($f(a, b, $($arg),*)),
+            (D::U8(a), D::U8(b)) => Ok($f(a, b, $($arg),*)),
+            (D::U16(a), D::U16(b)) => Ok($f(a, b, $($arg),*)),
+            (D::U32(a), D::U32(b)) => Ok($f(a, b, $($arg),*)),
+            (D::U64(a), D::U64(b)) => Ok($f(a, b, $($arg),*)),
+            (D::Pred(a), D::Pred(b)) => Ok($f(a, b, $($arg),*)),
+            (a, _) => Err(crate::error::CpuError::UnsupportedType { op: "dot/convolution", ty: a.element_type() }),
+        }
+    }};
+}
+
+/// Batched matmul `[B,M,K] x [B,K,N] -> [B,M,N]`, sums in k order.
+fn bmm<T: Ring>(l: &[T], r: &[T], bmkn: [usize; 4]) -> ArrayData {
+    let [b, m, k, n] = bmkn;
+    let mut out = vec![T::zero(); b * m * n];
+    for bi in 0..b {
+        for mi in 0..m {
+            let lrow = &l[(bi * m + mi) * k..(bi * m + mi + 1) * k];
+            let orow = &mut out[(bi * m + mi) * n..(bi * m + mi + 1) * n];
+            for (ni, o) in orow.iter_mut().enumerate() {
+                let mut acc = T::zero();
+                for (ki, &x) in lrow.iter().enumerate() {
+                    acc = acc.add(x.mul(r[(bi * k + ki) * n + ni]));
+                }
+                *o = acc;
+            }
+        }
+    }
+    T::wrap(out)
+}
+
+/// Orders `dims` of an operand as `[first..., second..., rest...]` and returns the index map.
+fn canon(dims: &[usize], first: &[usize], second: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let rest: Vec<usize> = (0..dims.len())
+        .filter(|d| !first.contains(d) && !second.contains(d))
+        .collect();
+    let order: Vec<usize> = first.iter().chain(second).chain(&rest).copied().collect();
+    let st = strides(dims);
+    let odims: Vec<usize> = order.iter().map(|&d| dims[d]).collect();
+    let ost: Vec<usize> = order.iter().map(|&d| st[d]).collect();
+    (index_map(&odims, |o| crate::index::offset(o, &ost)), rest)
+}
+
+/// `dot` with general dimension numbers: result dims are batch, lhs free, rhs free.
+///
+/// # Errors
+/// If the dimension numbers do not fit the operands.
+pub fn dot(lhs: &Literal, rhs: &Literal, dd: &DotDims, out: &Shape) -> Result<Literal> {
+    let (ld, ldims) = array(lhs)?;
+    let (rd, rdims) = array(rhs)?;
+    let lb = dim_list(&dd.lhs_batch_dims, ldims.len(), "dot")?;
+    let lc = dim_list(&dd.lhs_contracting_dims, ldims.len(), "dot")?;
+    let rb = dim_list(&dd.rhs_batch_dims, rdims.len(), "dot")?;
+    let rc = dim_list(&dd.rhs_contracting_dims, rdims.len(), "dot")?;
+    let size = |dims: &[usize], ds: &[usize]| ds.iter().map(|&d| dims[d]).collect::<Vec<_>>();
+    if lb.len() != rb.len()
+        || lc.len() != rc.len()
+        || size(&ldims, &lb) != size(&rdims, &rb)
+        || size(&ldims, &lc) != size(&rdims, &rc)
+    {
+        return Err(invalid(format!(
+            "dot: {} and {} do not agree under {dd:?}",
+            lhs.shape(),
+            rhs.shape()
+        )));
+    }
+    // lhs as [B, M, K]: batch, free, contracting; rhs as [B, K, N].
+    let lfree: Vec<usize> = (0..ldims.len())
+        .filter(|d| !lb.contains(d) && !lc.contains(d))
+        .collect();
+    let lorder: Vec<usize> = lb.iter().chain(&lfree).chain(&lc).copied().collect();
+    let (lmap, _) = canon(&ldims, &lorder, &[]);
+    let (rmap, rfree) = canon(&rdims, &rb, &rc);
+    let b = count(&size(&ldims, &lb));
+    let m = count(&size(&ldims, &lfree));
+    let k = count(&size(&ldims, &lc));
+    let n = count(&size(&rdims, &rfree));
+    if count(&dims_of(out)?) != b * m * n {
+        return Err(invalid(format!(
+            "dot: result {out} does not hold {b}x{m}x{n} elements"
+        )));
+    }
+    let (lt, rt) = (take(ld, &lmap), take(rd, &rmap));
+    run_ring(&lt, &rt, out, &|l, r| {
+        ring_dispatch!(l, r, bmm, [b, m, k, n])
+    })
+}
+
+/// Everything the convolution loop needs, as strides and sizes.
+struct ConvPlan {
+    out_dims: Vec<usize>,
+    /// Per output dim: (role, spatial index) where role 0 = batch, 1 = feature, 2 = spatial.
+    out_role: Vec<(u8, usize)>,
+    lhs_batch_stride: usize,
+    lhs_feature_stride: usize,
+    lhs_spatial: Vec<(usize, usize)>,
+    rhs_in_stride: usize,
+    rhs_out_stride: usize,
+    rhs_spatial: Vec<(usize, usize)>,
+    kic: usize,
+    oc_per_fgroup: usize,
+    oc_per_bgroup: usize,
+    batch_per_group: usize,
+    win: Vec<xla_core::attrs::WindowDim>,
+}
+
+fn conv_plan(
+    ldims: &[usize],
+    rdims: &[usize],
+    out_dims: Vec<usize>,
+    c: &ConvConfig,
+) -> Result<ConvPlan> {
+    let dn = &c.dnums;
+    let u = |d: i64, r: usize| {
+        usize::try_from(d)
+            .ok()
+            .filter(|&d| d < r)
+            .ok_or_else(|| invalid(format!("convolution: dimension {d} out of range")))
+    };
+    let (lst, rst) = (strides(ldims), strides(rdims));
+    let ns = dn.input_spatial_dimensions.len();
+    if dn.kernel_spatial_dimensions.len() != ns
+        || dn.output_spatial_dimensions.len() != ns
+        || c.window.dims.len() != ns
+        || out_dims.len() != ldims.len()
+    {
+        return Err(invalid("convolution: spatial dimension counts disagree"));
+    }
+    let mut out_role = vec![(3u8, 0usize); out_dims.len()];
+    out_role[u(dn.output_batch_dimension, out_dims.len())?] = (0, 0);
+    out_role[u(dn.output_feature_dimension, out_dims.len())?] = (1, 0);
+    let mut lhs_spatial = Vec::new();
+    let mut rhs_spatial = Vec::new();
+    for s in 0..ns {
+        out_role[u(dn.output_spatial_dimensions[s], out_dims.len())?] = (2, s);
+        let li = u(dn.input_spatial_dimensions[s], ldims.len())?;
+        let ri = u(dn.kernel_spatial_dimensions[s], rdims.len())?;
+        lhs_spatial.push((ldims[li], lst[li]));
+        rhs_spatial.push((rdims[ri], rst[ri]));
+    }
+    let (ib, ifd) = (
+        u(dn.input_batch_dimension, ldims.len())?,
+        u(dn.input_feature_dimension, ldims.len())?,
+    );
+    let (ki, ko) = (
+        u(dn.kernel_input_feature_dimension, rdims.len())?,
+        u(dn.kernel_output_feature_dimension, rdims.len())?,
+    );
+    let (fgc, bgc) = (
+        usize::try_from(c.feature_group_count).unwrap_or(0),
+        usize::try_from(c.batch_group_count).unwrap_or(0),
+    );
+    let (n, ic, kic, oc) = (ldims[ib], ldims[ifd], rdims[ki], rdims[ko]);
+    if fgc == 0
+        || bgc == 0
+        || ic != kic * fgc
+        || oc % fgc != 0
+        || oc % bgc != 0
+        || n % bgc != 0
+        || out_role.iter().any(|r| r.0 == 3)
+    {
+        return Err(invalid(format!("convolution: feature/batch groups do not fit (batch {n}, features {ic}, kernel in {kic}, out {oc}, groups {fgc}/{bgc})")));
+    }
+    Ok(ConvPlan {
+        out_dims,
+        out_role,
+        lhs_batch_stride: lst[ib],
+        lhs_feature_stride: lst[ifd],
+        lhs_spatial,
+        rhs_in_stride: rst[ki],
+        rhs_out_stride: rst[ko],
+        rhs_spatial,
+        kic,
+        oc_per_fgroup: oc / fgc,
+        oc_per_bgroup: oc / bgc,
+        batch_per_group: n / bgc,
+        win: c.window.dims.clone(),
+    })
+}
+
+/// The lhs offset (without batch/feature) of window position `k` for output position `o`.
+fn conv_lhs_offset(p: &ConvPlan, o: &[usize], k: &[usize]) -> Option<usize> {
+    let mut off = 0;
+    for (s, &(size, stride)) in p.lhs_spatial.iter().enumerate() {
+        let w = &p.win[s];
+        let pos = o[s] as i64 * w.stride + k[s] as i64 * w.window_dilation - w.padding_low;
+        let dilated = if size == 0 {
+            0
+        } else {
+            (size as i64 - 1) * w.base_dilation + 1
+        };
+        if pos < 0 || pos >= dilated || pos % w.base_dilation != 0 {
+            return None;
+        }
+        off += (pos / w.base_dilation) as usize * stride;
+    }
+    Some(off)
+}
+
+fn conv_k<T: Ring>(l: &[T], r: &[T], p: &ConvPlan) -> ArrayData {
+    let ksizes: Vec<usize> = p.rhs_spatial.iter().map(|s| s.0).collect();
+    let mut out = Vec::with_capacity(count(&p.out_dims));
+    let mut ospatial = vec![0usize; p.lhs_spatial.len()];
+    crate::index::for_each_index(&p.out_dims, |o| {
+        let (mut b, mut oc) = (0, 0);
+        for (d, &(role, s)) in p.out_role.iter().enumerate() {
+            match role {
+                0 => b = o[d],
+                1 => oc = o[d],
+                _ => ospatial[s] = o[d],
+            }
+        }
+        let lb = (oc / p.oc_per_bgroup) * p.batch_per_group + b;
+        let ic0 = (oc / p.oc_per_fgroup) * p.kic;
+        let mut acc = T::zero();
+        crate::index::for_each_index(&ksizes, |k| {
+            let Some(loff) = conv_lhs_offset(p, &ospatial, k) else {
+                return;
+            };
+            let mut roff = oc * p.rhs_out_stride;
+            for (s, &(size, stride)) in p.rhs_spatial.iter().enumerate() {
+                let kk = if p.win[s].window_reversal {
+                    size - 1 - k[s]
+                } else {
+                    k[s]
+                };
+                roff += kk * stride;
+            }
+            let lbase = lb * p.lhs_batch_stride + loff;
+            for kic in 0..p.kic {
+                let x = l
+                    .get(lbase + (ic0 + kic) * p.lhs_feature_stride)
+                    .copied()
+                    .unwrap_or_default();
+                let y = r
+                    .get(roff + kic * p.rhs_in_stride)
+                    .copied()
+                    .unwrap_or_default();
+                acc = acc.add(x.mul(y));
+            }
+        });
+        out.push(acc);
+    });
+    T::wrap(out)
+}
+
+/// `convolution` with strides, (negative) padding, lhs/rhs dilation, window reversal,
+/// feature and batch groups and any dimension numbers.
+///
+/// # Errors
+/// If the configuration does not fit the operands.
+pub fn convolution(lhs: &Literal, rhs: &Literal, c: &ConvConfig, out: &Shape) -> Result<Literal> {
+    let (ld, ldims) = array(lhs)?;
+    let (rd, rdims) = array(rhs)?;
+    let p = conv_plan(&ldims, &rdims, dims_of(out)?, c)?;
+    run_ring(ld, rd, out, &|l, r| ring_dispatch!(l, r, conv_k, &p))
+}

@@ -1,0 +1,85 @@
+//! Control flow: map, conditional, while.
+
+use crate::error::{invalid, Result};
+use crate::exec::{scalar_at, set_scalar, Ctx};
+use crate::index::{data, dims_of, make, scalar_i64};
+use xla_core::ir::CompId;
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, Shape};
+
+/// `map`: applies `f` to the elements at each index of the operands.
+///
+/// # Errors
+/// If the operands differ in length or `f` fails.
+pub fn map(cx: &Ctx, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal> {
+    let n: usize = dims_of(out)?.iter().product();
+    let ds = xs.iter().map(|x| data(x)).collect::<Result<Vec<_>>>()?;
+    if ds.iter().any(|d| d.len() != n) {
+        return Err(invalid(
+            "map: operands must all have the output's element count",
+        ));
+    }
+    let mut o = ArrayData::zeros(out.element_type(), n)
+        .ok_or_else(|| invalid("map: output must be an array"))?;
+    for i in 0..n {
+        let r = cx.call(f, ds.iter().map(|d| scalar_at(d, i)).collect())?;
+        set_scalar(&mut o, i, &r)?;
+    }
+    make(out, o)
+}
+
+/// `conditional`: a PRED selector picks branch 0 (true) or 1 (false); an integer selector
+/// picks its branch, any out-of-range value (negative too) the last one.
+///
+/// # Errors
+/// If the selector is not PRED or an integer scalar, or the branch fails.
+pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Literal> {
+    let sel = a
+        .first()
+        .ok_or_else(|| invalid("conditional: no selector"))?;
+    let last = branches
+        .len()
+        .checked_sub(1)
+        .ok_or_else(|| invalid("conditional: no branches"))?;
+    let b = if let Some([p]) = sel.data::<bool>() {
+        if *p {
+            0
+        } else {
+            1
+        }
+    } else {
+        let i = scalar_i64(sel)?;
+        usize::try_from(i)
+            .ok()
+            .filter(|&i| i < last)
+            .unwrap_or(last)
+    };
+    let branch = *branches
+        .get(b)
+        .ok_or_else(|| invalid("conditional: missing branch"))?;
+    let operand = a
+        .get(b + 1)
+        .ok_or_else(|| invalid(format!("conditional: no operand for branch {b}")))?;
+    cx.call(branch, vec![(*operand).clone()])
+}
+
+/// `while`: runs `body` on the state while `cond` returns true.
+///
+/// # Errors
+/// If the condition does not return a PRED scalar, or a computation fails.
+pub fn while_loop(cx: &Ctx, init: &Literal, cond: CompId, body: CompId) -> Result<Literal> {
+    let mut state = init.clone();
+    loop {
+        let c = cx.call(cond, vec![state.clone()])?;
+        match c.data::<bool>() {
+            Some([true]) => state = cx.call(body, vec![state])?,
+            Some([false]) => return Ok(state),
+            _ => {
+                return Err(invalid(format!(
+                    "while: condition returned {}, expected pred[]",
+                    c.shape()
+                )))
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! `fft`: FFT, IFFT, RFFT and IRFFT over up to three trailing dims, computed in c128 with
+//! `rustfft` and rounded once to the result type.
+
+use crate::error::{invalid, Result};
+use crate::index::{array, count, dims_of, make};
+use num_complex::Complex64 as C;
+use rustfft::FftPlanner;
+use xla_core::attrs::FftType;
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, PrimitiveType, Shape};
+
+use super::elementwise::convert;
+
+/// Transforms every line of `data` (dims `dims`) along `axis` in place; the inverse is
+/// scaled by `1/n`.
+fn fft_axis(
+    planner: &mut FftPlanner<f64>,
+    data: &mut [C],
+    dims: &[usize],
+    axis: usize,
+    inverse: bool,
+) {
+    let n = dims[axis];
+    if n == 0 || data.is_empty() {
+        return;
+    }
+    let inner = count(&dims[axis + 1..]);
+    let outer = count(&dims[..axis]);
+    let plan = if inverse {
+        planner.plan_fft_inverse(n)
+    } else {
+        planner.plan_fft_forward(n)
+    };
+    let scale = if inverse { 1.0 / n as f64 } else { 1.0 };
+    let mut line = vec![C::new(0.0, 0.0); n];
+    for o in 0..outer {
+        for i in 0..inner {
+            let base = o * n * inner + i;
+            for (k, l) in line.iter_mut().enumerate() {
+                *l = data[base + k * inner];
+            }
+            plan.process(&mut line);
+            for (k, l) in line.iter().enumerate() {
+                data[base + k * inner] = *l * scale;
+            }
+        }
+    }
+}
+
+/// Resizes the last axis from `from` to `to` elements: truncating, or (when `hermitian`)
+/// extending a half spectrum by conjugate symmetry.
+fn resize_last(data: &[C], dims: &[usize], to: usize, hermitian: bool) -> Vec<C> {
+    let from = dims.last().copied().unwrap_or(1);
+    let rows = count(dims) / from.max(1);
+    let mut out = Vec::with_capacity(rows * to);
+    for r in 0..rows {
+        let row = &data[r * from..(r + 1) * from];
+        for k in 0..to {
+            let v = if k < from && (!hermitian || k <= to / 2) {
+                row[k]
+            } else if hermitian && to - k < from {
+                row[to - k].conj()
+            } else {
+                C::new(0.0, 0.0)
+            };
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// `fft` of type `ty` over the trailing `lengths.len()` dims.
+///
+/// # Errors
+/// If the lengths do not fit the operand.
+pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Literal> {
+    let (d, mut dims) = array(x)?;
+    let l = lengths.len();
+    if l == 0 || l > 3 || l > dims.len() {
+        return Err(invalid(format!(
+            "fft: {l} fft_length values for operand {}",
+            x.shape()
+        )));
+    }
+    let mut v = match convert(d, PrimitiveType::C128)? {
+        ArrayData::C128(v) => v,
+        _ => return Err(invalid("fft: conversion to c128 failed")),
+    };
+    let out_dims = dims_of(out)?;
+    let rank = dims.len();
+    let axes: Vec<usize> = (rank - l..rank).collect();
+    let mut planner = FftPlanner::new();
+    match ty {
+        FftType::Fft | FftType::Ifft => {
+            for &a in &axes {
+                fft_axis(&mut planner, &mut v, &dims, a, ty == FftType::Ifft);
+            }
+        }
+        FftType::Rfft => {
+            for &a in &axes {
+                fft_axis(&mut planner, &mut v, &dims, a, false);
+            }
+            let half = out_dims.last().copied().unwrap_or(0);
+            v = resize_last(&v, &dims, half, false);
+        }
+        FftType::Irfft => {
+            for &a in &axes[..l - 1] {
+                fft_axis(&mut planner, &mut v, &dims, a, true);
+            }
+            let n = usize::try_from(lengths[l - 1]).map_err(|_| invalid("fft: negative length"))?;
+            v = resize_last(&v, &dims, n, true);
+            dims[rank - 1] = n;
+            fft_axis(&mut planner, &mut v, &dims, rank - 1, true);
+        }
+    }
+    if v.len() != count(&out_dims) {
+        return Err(invalid(format!(
+            "fft: result {out} does not fit operand {}",
+            x.shape()
+        )));
+    }
+    make(out, convert(&ArrayData::C128(v), out.element_type())?)
+}

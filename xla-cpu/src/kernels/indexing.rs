@@ -1,0 +1,322 @@
+//! Gather and scatter (with batching dims). Gather clamps start indices so each slice
+//! fits; scatter skips an update window that does not fit entirely.
+//!
+//! Both compute, from the shapes and the index values only, which operand element each
+//! output (gather) or update (scatter) element maps to; then one typed copy or combine.
+
+use crate::compile::Combiner;
+use crate::error::{invalid, Result};
+use crate::exec::{scalar_at, set_scalar, Ctx};
+use crate::index::{array, data, dim_list, dims_of, make, results, strides};
+use crate::scalar::{index_value, Combine};
+use xla_core::attrs::{BinaryOp, GatherDims, ScatterDims};
+use xla_core::ir::CompId;
+use xla_core::literal::ArrayData;
+use xla_core::{with_array_data, Literal, Shape};
+
+/// Index values as i64 (unsigned values saturate).
+fn indices_i64(d: &ArrayData) -> Vec<i64> {
+    with_array_data!(d, v => v.iter().map(|&x| index_value(x)).collect())
+}
+
+/// Reads index vectors out of `start_indices` for a batch position.
+struct IndexReader {
+    values: Vec<i64>,
+    strides: Vec<usize>,
+    /// `index_vector_dim`, or `None` when it is the implicit trailing dim.
+    ivd: Option<usize>,
+    /// Components per index vector.
+    len: usize,
+}
+
+impl IndexReader {
+    fn new(l: &Literal, ivd: i64, what: &str) -> Result<IndexReader> {
+        let (d, dims) = array(l)?;
+        if !d.element_type().is_integer() {
+            return Err(invalid(format!(
+                "{what}: indices must be integers, found {}",
+                l.shape()
+            )));
+        }
+        let ivd = usize::try_from(ivd)
+            .ok()
+            .filter(|&v| v <= dims.len())
+            .ok_or_else(|| invalid(format!("{what}: index_vector_dim {ivd} out of range")))?;
+        let (ivd, len) = if ivd == dims.len() {
+            (None, 1)
+        } else {
+            (Some(ivd), dims[ivd])
+        };
+        Ok(IndexReader {
+            values: indices_i64(d),
+            strides: strides(&dims),
+            ivd,
+            len,
+        })
+    }
+
+    /// The index vector at batch position `g` (the indices' dims without the vector dim).
+    fn read(&self, g: &[usize], out: &mut Vec<i64>) {
+        out.clear();
+        let mut base = 0;
+        let mut gi = g.iter();
+        for (d, &s) in self.strides.iter().enumerate() {
+            if Some(d) != self.ivd {
+                base += gi.next().copied().unwrap_or(0) * s;
+            }
+        }
+        let vs = self.ivd.map_or(0, |v| self.strides[v]);
+        out.extend((0..self.len).map(|k| self.values.get(base + k * vs).copied().unwrap_or(0)));
+    }
+
+    /// Position in the batch index of indices dim `d`.
+    fn batch_pos(&self, d: usize) -> usize {
+        match self.ivd {
+            Some(v) if d > v => d - 1,
+            _ => d,
+        }
+    }
+}
+
+/// How start indices map onto the operand: the index reader, which operand dim each
+/// index-vector component addresses, the batching pairs, and the window (offset) dims.
+struct Starts {
+    rd: IndexReader,
+    to_operand: Vec<usize>,
+    operand_batch: Vec<usize>,
+    index_batch: Vec<usize>,
+    window_operand: Vec<usize>,
+}
+
+/// The dimension attributes gather and scatter share, under their own names.
+struct StartDims<'a> {
+    index_vector_dim: i64,
+    to_operand: &'a [i64],
+    dropped: &'a [i64],
+    operand_batch: &'a [i64],
+    index_batch: &'a [i64],
+}
+
+impl Starts {
+    fn new(indices: &Literal, rank: usize, d: &StartDims, what: &str) -> Result<Starts> {
+        let rd = IndexReader::new(indices, d.index_vector_dim, what)?;
+        let dropped = dim_list(d.dropped, rank, what)?;
+        let operand_batch = dim_list(d.operand_batch, rank, what)?;
+        let index_batch = d
+            .index_batch
+            .iter()
+            .map(|&x| rd.batch_pos(x.max(0) as usize))
+            .collect();
+        let window_operand = (0..rank)
+            .filter(|d| !dropped.contains(d) && !operand_batch.contains(d))
+            .collect();
+        let to_operand = dim_list(d.to_operand, rank, what)?;
+        if to_operand.len() != rd.len {
+            return Err(invalid(format!(
+                "{what}: {} index components for indices {}",
+                to_operand.len(),
+                indices.shape()
+            )));
+        }
+        Ok(Starts {
+            rd,
+            to_operand,
+            operand_batch,
+            index_batch,
+            window_operand,
+        })
+    }
+
+    /// Fills `start` (operand rank) for batch position `g`; `sv` is scratch.
+    fn fill(&self, g: &[usize], sv: &mut Vec<i64>, start: &mut [i64]) {
+        self.rd.read(g, sv);
+        start.iter_mut().for_each(|s| *s = 0);
+        for (k, &m) in self.to_operand.iter().enumerate() {
+            start[m] = sv[k];
+        }
+        for (&od, &ib) in self.operand_batch.iter().zip(&self.index_batch) {
+            start[od] = g.get(ib).copied().unwrap_or(0) as i64;
+        }
+    }
+}
+
+/// `gather`.
+///
+/// # Errors
+/// If the dimension numbers do not fit the operands.
+pub fn gather(
+    operand: &Literal,
+    indices: &Literal,
+    g: &GatherDims,
+    out: &Shape,
+) -> Result<Literal> {
+    let (d, odims) = array(operand)?;
+    let rank = odims.len();
+    let out_dims = dims_of(out)?;
+    let dims = StartDims {
+        index_vector_dim: g.index_vector_dim,
+        to_operand: &g.start_index_map,
+        dropped: &g.collapsed_slice_dims,
+        operand_batch: &g.operand_batching_dims,
+        index_batch: &g.start_indices_batching_dims,
+    };
+    let st = Starts::new(indices, rank, &dims, "gather")?;
+    let offset_dims = dim_list(&g.offset_dims, out_dims.len(), "gather")?;
+    let sizes: Vec<usize> = g.slice_sizes.iter().map(|&s| s.max(0) as usize).collect();
+    if sizes.len() != rank
+        || st.window_operand.len() != offset_dims.len()
+        || sizes.iter().zip(&odims).any(|(s, o)| s > o)
+    {
+        return Err(invalid(format!(
+            "gather: dimension numbers do not fit operand {} and indices {}",
+            operand.shape(),
+            indices.shape()
+        )));
+    }
+    let batch_out: Vec<usize> = (0..out_dims.len())
+        .filter(|d| !offset_dims.contains(d))
+        .collect();
+    let ost = strides(&odims);
+    let (mut gidx, mut sv, mut start) = (Vec::new(), Vec::new(), vec![0i64; rank]);
+    let map = super::structural::index_map(&out_dims, |o| {
+        gidx.clear();
+        gidx.extend(batch_out.iter().map(|&b| o[b]));
+        st.fill(&gidx, &mut sv, &mut start);
+        let mut off = 0;
+        for dd in 0..rank {
+            off += start[dd].clamp(0, (odims[dd] - sizes[dd]) as i64) as usize * ost[dd];
+        }
+        for (j, &wd) in st.window_operand.iter().enumerate() {
+            off += o[offset_dims[j]] * ost[wd];
+        }
+        off
+    });
+    make(out, super::structural::take(d, &map))
+}
+
+/// For each update element, the operand offset it combines into (`None`: window skipped).
+fn scatter_targets(
+    odims: &[usize],
+    indices: &Literal,
+    udims: &[usize],
+    s: &ScatterDims,
+) -> Result<Vec<Option<usize>>> {
+    let rank = odims.len();
+    let dims = StartDims {
+        index_vector_dim: s.index_vector_dim,
+        to_operand: &s.scatter_dims_to_operand_dims,
+        dropped: &s.inserted_window_dims,
+        operand_batch: &s.input_batching_dims,
+        index_batch: &s.scatter_indices_batching_dims,
+    };
+    let st = Starts::new(indices, rank, &dims, "scatter")?;
+    let uwd = dim_list(&s.update_window_dims, udims.len(), "scatter")?;
+    if st.window_operand.len() != uwd.len() {
+        return Err(invalid(format!(
+            "scatter: update_window_dims do not fit indices {}",
+            indices.shape()
+        )));
+    }
+    let mut wsize = vec![1usize; rank];
+    for (j, &wd) in st.window_operand.iter().enumerate() {
+        wsize[wd] = udims[uwd[j]];
+    }
+    let scatter_dims: Vec<usize> = (0..udims.len()).filter(|d| !uwd.contains(d)).collect();
+    let ost = strides(odims);
+    let (mut gidx, mut sv, mut start) = (Vec::new(), Vec::new(), vec![0i64; rank]);
+    let mut targets = Vec::new();
+    crate::index::for_each_index(udims, |u| {
+        gidx.clear();
+        gidx.extend(scatter_dims.iter().map(|&d| u[d]));
+        st.fill(&gidx, &mut sv, &mut start);
+        let fits =
+            (0..rank).all(|d| start[d] >= 0 && start[d] + wsize[d] as i64 <= odims[d] as i64);
+        targets.push(fits.then(|| {
+            let mut off: usize = (0..rank).map(|d| start[d] as usize * ost[d]).sum();
+            for (j, &wd) in st.window_operand.iter().enumerate() {
+                off += u[uwd[j]] * ost[wd];
+            }
+            off
+        }));
+    });
+    Ok(targets)
+}
+
+fn scatter_native<T: Combine>(
+    v: &mut [T],
+    upd: &ArrayData,
+    targets: &[Option<usize>],
+    op: Option<BinaryOp>,
+) -> bool {
+    let Some(u) = T::slice(upd) else { return false };
+    let f: fn(T, T) -> T = match op {
+        None => |_, b| b,
+        Some(op) => match T::native(op) {
+            Some(f) => f,
+            None => return false,
+        },
+    };
+    for (t, &x) in targets.iter().zip(u) {
+        if let Some(slot) = t.and_then(|t| v.get_mut(t)) {
+            *slot = f(*slot, x);
+        }
+    }
+    true
+}
+
+/// `scatter` (variadic): `scatter(operands..., indices, updates...)`.
+///
+/// # Errors
+/// If the dimension numbers do not fit or the combiner fails.
+pub fn scatter(
+    cx: &Ctx,
+    a: &[&Literal],
+    s: &ScatterDims,
+    f: CompId,
+    out: &Shape,
+) -> Result<Literal> {
+    let n = a.len().saturating_sub(1) / 2;
+    if n == 0 || a.len() != 2 * n + 1 {
+        return Err(invalid(
+            "scatter: expected N operands, indices and N updates",
+        ));
+    }
+    let (_, odims) = array(a[0])?;
+    let (_, updims) = array(a[n + 1])?;
+    let targets = scatter_targets(&odims, a[n], &updims, s)?;
+    let mut outs = a[..n]
+        .iter()
+        .map(|l| data(l).cloned())
+        .collect::<Result<Vec<_>>>()?;
+    let upds = a[n + 1..]
+        .iter()
+        .map(|l| data(l))
+        .collect::<Result<Vec<_>>>()?;
+    let native = match cx.combiner(f) {
+        Some(Combiner::Binary(op)) => Some(Some(op)),
+        Some(Combiner::Second) => Some(None),
+        _ => None,
+    };
+    if let (Some(op), [o], [u]) = (native, outs.as_mut_slice(), upds.as_slice()) {
+        if with_array_data!(o, v => scatter_native(v, u, &targets, op)) {
+            return make(
+                out,
+                outs.pop().ok_or_else(|| invalid("scatter: no result"))?,
+            );
+        }
+    }
+    for (i, t) in targets.iter().enumerate() {
+        let Some(t) = *t else { continue };
+        let mut args: Vec<Literal> = outs.iter().map(|o| scalar_at(o, t)).collect();
+        args.extend(upds.iter().map(|u| scalar_at(u, i)));
+        let r = cx.call(f, args)?;
+        let rs = match r.tuple_elements() {
+            Some(t) => t.to_vec(),
+            None => vec![r],
+        };
+        for (o, v) in outs.iter_mut().zip(&rs) {
+            set_scalar(o, t, v)?;
+        }
+    }
+    results(out, outs)
+}

@@ -1,0 +1,14 @@
+//! Kernels, one file per op family; each dispatches on the element type once and runs a
+//! generic loop.
+
+pub mod collective;
+pub mod contraction;
+pub mod control;
+pub mod elementwise;
+pub mod fft;
+pub mod indexing;
+pub mod linalg;
+pub mod rng;
+pub mod sort;
+pub mod structural;
+pub mod window;

@@ -1,0 +1,187 @@
+//! Sorting: `sort` (any comparator, several operands, any dimension; always stable) and
+//! `topk` (ties: lower index first).
+
+use crate::compile::Combiner;
+use crate::error::{invalid, Result};
+use crate::exec::{scalar_at, Ctx};
+use crate::index::{array, count, make, results};
+use crate::scalar::{Elem, Kind};
+use xla_core::attrs::{ComparisonDirection, ComparisonType};
+use xla_core::ir::CompId;
+use xla_core::literal::ArrayData;
+use xla_core::{with_array_data, Literal, Shape};
+
+use super::elementwise::total_key;
+use super::structural::take;
+
+/// Stable bottom-up merge sort of `idx` with a fallible "a before b" predicate; an
+/// inconsistent predicate gives some order, never a panic.
+pub(crate) fn merge_sort(
+    idx: &mut Vec<usize>,
+    less: &mut dyn FnMut(usize, usize) -> Result<bool>,
+) -> Result<()> {
+    let n = idx.len();
+    let mut buf = idx.clone();
+    let mut width = 1;
+    while width < n {
+        let mut lo = 0;
+        while lo < n {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut i, mut j, mut k) = (lo, mid, lo);
+            while i < mid && j < hi {
+                if less(idx[j], idx[i])? {
+                    buf[k] = idx[j];
+                    j += 1;
+                } else {
+                    buf[k] = idx[i];
+                    i += 1;
+                }
+                k += 1;
+            }
+            buf[k..k + (mid - i)].copy_from_slice(&idx[i..mid]);
+            k += mid - i;
+            buf[k..k + (hi - j)].copy_from_slice(&idx[j..hi]);
+            lo = hi;
+        }
+        std::mem::swap(idx, &mut buf);
+        width *= 2;
+    }
+    Ok(())
+}
+
+/// Sort keys whose integer order is the element order (floats: the IEEE total order).
+fn keys_k<T: Elem>(v: &[T]) -> Vec<i128> {
+    match T::KIND {
+        Kind::Float => v
+            .iter()
+            .map(|&x| i128::from(total_key(x.to_f64())))
+            .collect(),
+        Kind::Unsigned => v.iter().map(|&x| i128::from(x.to_u64())).collect(),
+        Kind::Signed | Kind::Pred => v.iter().map(|&x| i128::from(x.to_i64())).collect(),
+        Kind::Complex => v
+            .iter()
+            .map(|&x| i128::from(total_key(x.to_c128().re)))
+            .collect(),
+    }
+}
+
+/// A comparator run without the interpreter: `compare(a, b)` on the single operand.
+fn native_less(
+    d: &ArrayData,
+    dir: ComparisonDirection,
+    ct: Option<ComparisonType>,
+) -> Option<impl Fn(usize, usize) -> bool> {
+    let total = ct == Some(ComparisonType::TotalOrder) || !d.element_type().is_float();
+    if !total || d.element_type().is_complex() {
+        return None;
+    }
+    let keys = with_array_data!(d, v => keys_k(v));
+    Some(move |a: usize, b: usize| {
+        let (x, y) = (keys[a], keys[b]);
+        match dir {
+            ComparisonDirection::Lt => x < y,
+            ComparisonDirection::Gt => x > y,
+            ComparisonDirection::Le => x <= y,
+            ComparisonDirection::Ge => x >= y,
+            ComparisonDirection::Eq => x == y,
+            ComparisonDirection::Ne => x != y,
+        }
+    })
+}
+
+/// `sort` along `dim` by comparator `f` over `(a0, b0, a1, b1, ...)`; always stable.
+///
+/// # Errors
+/// If the operands differ in dims or the comparator fails.
+pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Result<Literal> {
+    let first = a.first().ok_or_else(|| invalid("sort: no operands"))?;
+    let (_, dims) = array(first)?;
+    let ds = a
+        .iter()
+        .map(|l| {
+            array(l).and_then(|(d, ds)| {
+                if ds == dims {
+                    Ok(d)
+                } else {
+                    Err(invalid("sort: operands differ in dims"))
+                }
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let dim = usize::try_from(dim)
+        .ok()
+        .filter(|&d| d < dims.len())
+        .ok_or_else(|| invalid(format!("sort: dimension {dim} out of range")))?;
+    let n = dims[dim];
+    let inner = count(&dims[dim + 1..]);
+    let outer = count(&dims[..dim]);
+    let native = match (cx.combiner(f), ds.as_slice()) {
+        (Some(Combiner::Compare(dir, ct)), [d]) => native_less(d, dir, ct),
+        _ => None,
+    };
+    let mut map = vec![0usize; count(&dims)];
+    for o in 0..outer {
+        for i in 0..inner {
+            let base = o * n * inner + i;
+            let mut idx: Vec<usize> = (0..n).map(|k| base + k * inner).collect();
+            match &native {
+                Some(less) => merge_sort(&mut idx, &mut |x, y| Ok(less(x, y)))?,
+                None => merge_sort(&mut idx, &mut |x, y| {
+                    let args = ds
+                        .iter()
+                        .flat_map(|d| [scalar_at(d, x), scalar_at(d, y)])
+                        .collect();
+                    match cx.call(f, args)?.data::<bool>() {
+                        Some([b]) => Ok(*b),
+                        _ => Err(invalid("sort: the comparator must return pred[]")),
+                    }
+                })?,
+            }
+            for (k, &src) in idx.iter().enumerate() {
+                map[base + k * inner] = src;
+            }
+        }
+    }
+    let sorted: Vec<ArrayData> = ds.iter().map(|d| take(d, &map)).collect();
+    results(out, sorted)
+}
+
+/// `topk` along the last dim → `(values, s32 indices)`; ties keep the lower index first.
+///
+/// # Errors
+/// If `k` exceeds the last dim or the output is not a pair.
+pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal> {
+    let (d, dims) = array(x)?;
+    let n = dims.last().copied().unwrap_or(1);
+    let k = usize::try_from(k)
+        .ok()
+        .filter(|&k| k <= n)
+        .ok_or_else(|| invalid(format!("topk: k={k} exceeds the last dimension {n}")))?;
+    let rows = count(&dims) / n.max(1);
+    let keys = with_array_data!(d, v => keys_k(v));
+    let mut map = Vec::with_capacity(rows * k);
+    let mut idx_out = Vec::with_capacity(rows * k);
+    for r in 0..rows {
+        let mut idx: Vec<usize> = (0..n).collect();
+        let row = &keys[r * n..(r + 1) * n];
+        if largest {
+            idx.sort_by(|&a, &b| row[b].cmp(&row[a]));
+        } else {
+            idx.sort_by(|&a, &b| row[a].cmp(&row[b]));
+        }
+        for &i in &idx[..k] {
+            map.push(r * n + i);
+            idx_out.push(i as i32);
+        }
+    }
+    let [vs, is] = out.tuple_elements().unwrap_or(&[]) else {
+        return Err(invalid(format!(
+            "topk: result must be a (values, indices) pair, found {out}"
+        )));
+    };
+    Ok(Literal::tuple(vec![
+        make(vs, take(d, &map))?,
+        make(is, ArrayData::S32(idx_out))?,
+    ]))
+}

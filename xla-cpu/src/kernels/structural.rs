@@ -1,0 +1,463 @@
+//! Data movement: broadcast, reshape, transpose, reverse, slice, dynamic-slice,
+//! dynamic-update-slice, concatenate, pad, iota.
+//!
+//! Most ops are an index map (output element → source element) computed from the dims alone,
+//! then one typed copy ([`take`]); the map depends only on shapes, so a later planner can
+//! compute it once per executable.
+
+use crate::error::{invalid, Result};
+use crate::index::{advance, array, count, dims_of, make, offset, scalar_i64, strides};
+use xla_core::attrs::PadDim;
+use xla_core::literal::{ArrayData, NativeData};
+use xla_core::{with_array_data, Literal, Shape};
+
+fn take_k<T: NativeData>(v: &[T], map: &[usize]) -> ArrayData {
+    T::wrap(
+        map.iter()
+            .map(|&i| v.get(i).copied().unwrap_or_default())
+            .collect(),
+    )
+}
+
+/// The elements of `d` at the positions `map` (out-of-range positions give zero).
+pub(crate) fn take(d: &ArrayData, map: &[usize]) -> ArrayData {
+    with_array_data!(d, v => take_k(v, map))
+}
+
+/// Builds the index map of an output of `out_dims` whose element at multi-index `o` comes
+/// from source offset `f(o)`.
+pub(crate) fn index_map(out_dims: &[usize], mut f: impl FnMut(&[usize]) -> usize) -> Vec<usize> {
+    let n = count(out_dims);
+    let mut map = Vec::with_capacity(n);
+    if n == 0 {
+        return map;
+    }
+    let mut idx = vec![0usize; out_dims.len()];
+    loop {
+        map.push(f(&idx));
+        if !advance(&mut idx, out_dims) {
+            break;
+        }
+    }
+    map
+}
+
+fn to_usize(v: &[i64], what: &str) -> Result<Vec<usize>> {
+    v.iter()
+        .map(|&x| usize::try_from(x).map_err(|_| invalid(format!("{what}: negative value {x}"))))
+        .collect()
+}
+
+fn check_perm(perm: &[usize], rank: usize, what: &str) -> Result<()> {
+    let mut seen = vec![false; rank];
+    if perm.len() != rank {
+        return Err(invalid(format!(
+            "{what}: {} dims given for rank {rank}",
+            perm.len()
+        )));
+    }
+    for &p in perm {
+        match seen.get_mut(p) {
+            Some(s) if !*s => *s = true,
+            _ => return Err(invalid(format!("{what}: {perm:?} is not a permutation"))),
+        }
+    }
+    Ok(())
+}
+
+/// `transpose`: result dim i is operand dim `perm[i]`.
+///
+/// # Errors
+/// If `perm` is not a permutation of the operand's dims.
+pub fn transpose(x: &Literal, perm: &[i64], out: &Shape) -> Result<Literal> {
+    let (d, dims) = array(x)?;
+    let perm = to_usize(perm, "transpose")?;
+    check_perm(&perm, dims.len(), "transpose")?;
+    let st = strides(&dims);
+    let out_dims: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
+    let pst: Vec<usize> = perm.iter().map(|&p| st[p]).collect();
+    make(out, take(d, &index_map(&out_dims, |o| offset(o, &pst))))
+}
+
+/// `broadcast`: operand dim j maps to result dim `dims[j]`; size-1 operand dims expand.
+///
+/// # Errors
+/// If a mapped dim is out of range or its size differs (and is not 1).
+pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape) -> Result<Literal> {
+    let (d, dims) = array(x)?;
+    let out_dims = dims_of(out)?;
+    let bdims = to_usize(bdims, "broadcast")?;
+    if bdims.len() != dims.len() {
+        return Err(invalid(format!(
+            "broadcast: {} dimensions for operand {}",
+            bdims.len(),
+            x.shape()
+        )));
+    }
+    let st = strides(&dims);
+    let mut ost = vec![0usize; out_dims.len()];
+    for (j, &bd) in bdims.iter().enumerate() {
+        match out_dims.get(bd) {
+            Some(&n) if n == dims[j] => ost[bd] = st[j],
+            Some(_) if dims[j] == 1 => {}
+            _ => {
+                return Err(invalid(format!(
+                    "broadcast: operand {} does not map onto {out} with dimensions={bdims:?}",
+                    x.shape()
+                )))
+            }
+        }
+    }
+    make(out, take(d, &index_map(&out_dims, |o| offset(o, &ost))))
+}
+
+/// `reshape` (and `bitcast`, `copy`): the same elements under new dims.
+///
+/// # Errors
+/// If the element counts differ.
+pub fn reshape(x: &Literal, out: &Shape) -> Result<Literal> {
+    let (d, _) = array(x)?;
+    make(out, d.clone())
+}
+
+/// `reverse` along `rdims`.
+///
+/// # Errors
+/// If a dim is out of range.
+pub fn reverse(x: &Literal, rdims: &[i64]) -> Result<Literal> {
+    let (d, dims) = array(x)?;
+    let mut rev = vec![false; dims.len()];
+    for &r in &to_usize(rdims, "reverse")? {
+        *rev.get_mut(r)
+            .ok_or_else(|| invalid(format!("reverse: dim {r} out of range")))? = true;
+    }
+    let st = strides(&dims);
+    let map = index_map(&dims, |o| {
+        o.iter()
+            .enumerate()
+            .map(|(i, &v)| if rev[i] { dims[i] - 1 - v } else { v } * st[i])
+            .sum()
+    });
+    make(x.shape(), take(d, &map))
+}
+
+/// Strided `slice`.
+///
+/// # Errors
+/// If the bounds do not fit the operand.
+pub fn slice(
+    x: &Literal,
+    start: &[i64],
+    limit: &[i64],
+    stride: &[i64],
+    out: &Shape,
+) -> Result<Literal> {
+    let (d, dims) = array(x)?;
+    let start = to_usize(start, "slice")?;
+    let stride = to_usize(stride, "slice")?;
+    let limit = to_usize(limit, "slice")?;
+    let out_dims = dims_of(out)?;
+    let ok = start.len() == dims.len()
+        && stride.len() == dims.len()
+        && limit.len() == dims.len()
+        && out_dims.len() == dims.len()
+        && (0..dims.len()).all(|i| {
+            stride[i] > 0
+                && start[i] <= limit[i]
+                && limit[i] <= dims[i]
+                && out_dims[i] == (limit[i] - start[i]).div_ceil(stride[i])
+        });
+    if !ok {
+        return Err(invalid(format!(
+            "slice: bounds {start:?}..{limit:?} step {stride:?} do not fit {} -> {out}",
+            x.shape()
+        )));
+    }
+    let st = strides(&dims);
+    let map = index_map(&out_dims, |o| {
+        (0..o.len())
+            .map(|i| (start[i] + o[i] * stride[i]) * st[i])
+            .sum()
+    });
+    make(out, take(d, &map))
+}
+
+/// Start indices clamped into `[0, dim - size]`.
+fn clamped_starts(starts: &[&Literal], dims: &[usize], sizes: &[usize]) -> Result<Vec<usize>> {
+    if starts.len() != dims.len() || sizes.len() != dims.len() {
+        return Err(invalid(
+            "dynamic slice: one start index per dimension is required",
+        ));
+    }
+    let mut out = Vec::with_capacity(dims.len());
+    for i in 0..dims.len() {
+        let s = scalar_i64(starts[i])?;
+        if sizes[i] > dims[i] {
+            return Err(invalid(format!(
+                "dynamic slice: size {} exceeds dim {}",
+                sizes[i], dims[i]
+            )));
+        }
+        let hi = (dims[i] - sizes[i]) as i64;
+        out.push(s.clamp(0, hi) as usize);
+    }
+    Ok(out)
+}
+
+/// `dynamic-slice` with starts clamped so the slice fits.
+///
+/// # Errors
+/// If the starts are not integer scalars or the sizes do not fit.
+pub fn dynamic_slice(
+    x: &Literal,
+    starts: &[&Literal],
+    sizes: &[i64],
+    out: &Shape,
+) -> Result<Literal> {
+    let (d, dims) = array(x)?;
+    let sizes = to_usize(sizes, "dynamic-slice")?;
+    let st0 = clamped_starts(starts, &dims, &sizes)?;
+    let st = strides(&dims);
+    let map = index_map(&sizes, |o| {
+        (0..o.len()).map(|i| (st0[i] + o[i]) * st[i]).sum()
+    });
+    make(out, take(d, &map))
+}
+
+fn update_k<T: NativeData>(dst: &mut [T], upd: &ArrayData, map: &[usize]) -> Result<()> {
+    let u = T::slice(upd).ok_or_else(|| invalid("dynamic-update-slice: element types differ"))?;
+    for (&m, &v) in map.iter().zip(u) {
+        if let Some(slot) = dst.get_mut(m) {
+            *slot = v;
+        }
+    }
+    Ok(())
+}
+
+/// `dynamic-update-slice` with starts clamped so the update fits.
+///
+/// # Errors
+/// If the starts are not integer scalars or the update does not fit.
+pub fn dynamic_update_slice(x: &Literal, upd: &Literal, starts: &[&Literal]) -> Result<Literal> {
+    let (d, dims) = array(x)?;
+    let (u, udims) = array(upd)?;
+    let st0 = clamped_starts(starts, &dims, &udims)?;
+    let st = strides(&dims);
+    let map = index_map(&udims, |o| {
+        (0..o.len()).map(|i| (st0[i] + o[i]) * st[i]).sum()
+    });
+    let mut outd = d.clone();
+    with_array_data!(&mut outd, v => update_k(v, u, &map))?;
+    make(x.shape(), outd)
+}
+
+fn concat_k<T: NativeData>(
+    first: &[T],
+    parts: &[(&ArrayData, usize)],
+    outer: usize,
+) -> Result<ArrayData> {
+    let _ = first;
+    let slices: Vec<(&[T], usize)> = parts
+        .iter()
+        .map(|(d, blk)| {
+            T::slice(d)
+                .map(|s| (s, *blk))
+                .ok_or_else(|| invalid("concatenate: element types differ"))
+        })
+        .collect::<Result<_>>()?;
+    let mut out = Vec::with_capacity(slices.iter().map(|(s, _)| s.len()).sum());
+    for o in 0..outer {
+        for (s, blk) in &slices {
+            out.extend_from_slice(s.get(o * blk..(o + 1) * blk).unwrap_or(&[]));
+        }
+    }
+    Ok(T::wrap(out))
+}
+
+/// `concatenate` along `dim`.
+///
+/// # Errors
+/// If the operands differ in rank, type or in a dim other than `dim`.
+pub fn concatenate(xs: &[&Literal], dim: i64, out: &Shape) -> Result<Literal> {
+    let first = xs
+        .first()
+        .ok_or_else(|| invalid("concatenate: no operands"))?;
+    let (d0, dims0) = array(first)?;
+    let dim = usize::try_from(dim)
+        .ok()
+        .filter(|&d| d < dims0.len())
+        .ok_or_else(|| invalid(format!("concatenate: dimension {dim} out of range")))?;
+    let outer = count(&dims0[..dim]);
+    let mut parts = Vec::with_capacity(xs.len());
+    for x in xs {
+        let (d, dims) = array(x)?;
+        if dims.len() != dims0.len() || (0..dims.len()).any(|i| i != dim && dims[i] != dims0[i]) {
+            return Err(invalid(format!(
+                "concatenate: {} does not match {}",
+                x.shape(),
+                first.shape()
+            )));
+        }
+        parts.push((d, count(&dims[dim..])));
+    }
+    make(out, with_array_data!(d0, v => concat_k(v, &parts, outer))?)
+}
+
+fn pad_k<T: NativeData>(
+    v: &[T],
+    fill: &ArrayData,
+    dims: &[usize],
+    pads: &[PadDim],
+    out_dims: &[usize],
+) -> Result<ArrayData> {
+    let fill = T::slice(fill)
+        .and_then(|f| f.first().copied())
+        .ok_or_else(|| invalid("pad: padding value must be a scalar of the operand's type"))?;
+    let mut out = vec![fill; count(out_dims)];
+    let ost = strides(out_dims);
+    let mut idx = vec![0usize; dims.len()];
+    if v.is_empty() {
+        return Ok(T::wrap(out));
+    }
+    for &x in v {
+        let mut off = 0i64;
+        let mut inside = true;
+        for i in 0..dims.len() {
+            let p = pads[i].low + idx[i] as i64 * (pads[i].interior + 1);
+            if p < 0 || p >= out_dims[i] as i64 {
+                inside = false;
+                break;
+            }
+            off += p * ost[i] as i64;
+        }
+        if inside {
+            if let Some(slot) = out.get_mut(off as usize) {
+                *slot = x;
+            }
+        }
+        advance(&mut idx, dims);
+    }
+    Ok(T::wrap(out))
+}
+
+/// `pad` with low/high (possibly negative) and interior padding.
+///
+/// # Errors
+/// If the padding does not match the operand's rank or the output shape.
+pub fn pad(x: &Literal, value: &Literal, pads: &[PadDim], out: &Shape) -> Result<Literal> {
+    let (d, dims) = array(x)?;
+    let (f, _) = array(value)?;
+    let out_dims = dims_of(out)?;
+    let ok = pads.len() == dims.len()
+        && out_dims.len() == dims.len()
+        && pads.iter().zip(&dims).zip(&out_dims).all(|((p, &n), &o)| {
+            let interior = if n == 0 {
+                0
+            } else {
+                (n as i64 - 1) * p.interior
+            };
+            p.interior >= 0 && p.low + p.high + n as i64 + interior == o as i64
+        });
+    if !ok {
+        return Err(invalid(format!(
+            "pad: padding {pads:?} does not take {} to {out}",
+            x.shape()
+        )));
+    }
+    make(
+        out,
+        with_array_data!(d, v => pad_k(v, f, &dims, pads, &out_dims))?,
+    )
+}
+
+/// `iota` along `dim` of the output shape.
+///
+/// # Errors
+/// If the dimension is out of range or the type is not numeric.
+pub fn iota(dim: i64, out: &Shape) -> Result<Literal> {
+    let dims = dims_of(out)?;
+    let dim = usize::try_from(dim)
+        .ok()
+        .filter(|&d| d < dims.len())
+        .ok_or_else(|| invalid(format!("iota: dimension {dim} out of range for {out}")))?;
+    let mut v: Vec<i64> = Vec::with_capacity(count(&dims));
+    crate::index::for_each_index(&dims, |o| v.push(o[dim] as i64));
+    let data = super::elementwise::convert(&ArrayData::S64(v), out.element_type())?;
+    make(out, data)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use xla_core::PrimitiveType::{F32, S32};
+
+    fn f32s(l: &Literal) -> Vec<f32> {
+        l.data::<f32>().unwrap().to_vec()
+    }
+
+    #[test]
+    fn transpose_and_broadcast() {
+        let x = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+        let t = transpose(&x, &[1, 0], &Shape::array(F32, vec![3, 2])).unwrap();
+        assert_eq!(f32s(&t), vec![1., 4., 2., 5., 3., 6.]);
+        // Degenerate broadcast f32[3,1] -> f32[2,3,4], dimensions={1,2}.
+        let y = Literal::from_vec(&[3, 1], vec![1f32, 2., 3.]).unwrap();
+        let b = broadcast(&y, &[1, 2], &Shape::array(F32, vec![2, 3, 4])).unwrap();
+        let v = f32s(&b);
+        assert_eq!(&v[..12], &[1., 1., 1., 1., 2., 2., 2., 2., 3., 3., 3., 3.]);
+        assert_eq!(&v[12..], &v[..12]);
+    }
+
+    #[test]
+    fn pad_negative_and_interior() {
+        // Spec example: pad [1,2,3] with low=-1 high=2 interior=1 -> [0, 2, 0, 3, 0, 0]... low -1
+        // drops the first element: full = [1,0,2,0,3] then low -1 -> [0,2,0,3], high 2.
+        let x = Literal::vec1(&[1f32, 2., 3.]);
+        let p = pad(
+            &x,
+            &Literal::scalar(0f32),
+            &[PadDim {
+                low: -1,
+                high: 2,
+                interior: 1,
+            }],
+            &Shape::array(F32, vec![6]),
+        )
+        .unwrap();
+        assert_eq!(f32s(&p), vec![0., 2., 0., 3., 0., 0.]);
+    }
+
+    #[test]
+    fn dynamic_slice_clamps() {
+        let x = Literal::vec1(&[0f32, 1., 2., 3., 4.]);
+        for (start, want) in [
+            (-5i32, vec![0f32, 1.]),
+            (4, vec![3., 4.]),
+            (2, vec![2., 3.]),
+        ] {
+            let s = Literal::scalar(start);
+            let r = dynamic_slice(&x, &[&s], &[2], &Shape::array(F32, vec![2])).unwrap();
+            assert_eq!(f32s(&r), want);
+        }
+        let u = Literal::vec1(&[9f32, 9.]);
+        let s = Literal::scalar(u32::MAX);
+        let r = dynamic_update_slice(&x, &u, &[&s]).unwrap();
+        assert_eq!(f32s(&r), vec![0., 1., 2., 9., 9.]);
+    }
+
+    #[test]
+    fn slice_concat_iota_reverse() {
+        let x = Literal::vec1(&[0f32, 1., 2., 3., 4., 5., 6.]);
+        let s = slice(&x, &[1], &[7], &[3], &Shape::array(F32, vec![2])).unwrap();
+        assert_eq!(f32s(&s), vec![1., 4.]);
+        let a = Literal::from_vec(&[2, 1], vec![1f32, 2.]).unwrap();
+        let b = Literal::from_vec(&[2, 2], vec![3f32, 4., 5., 6.]).unwrap();
+        let c = concatenate(&[&a, &b], 1, &Shape::array(F32, vec![2, 3])).unwrap();
+        assert_eq!(f32s(&c), vec![1., 3., 4., 2., 5., 6.]);
+        let i = iota(1, &Shape::array(S32, vec![2, 3])).unwrap();
+        assert_eq!(i.data::<i32>().unwrap(), &[0, 1, 2, 0, 1, 2]);
+        let r = reverse(&b, &[0, 1]).unwrap();
+        assert_eq!(f32s(&r), vec![6., 5., 4., 3.]);
+    }
+}

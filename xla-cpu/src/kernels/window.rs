@@ -1,0 +1,359 @@
+//! Reductions and windows: reduce, reduce-window, select-and-scatter.
+//!
+//! Each output element folds a group of operand elements (a [`Groups`] list of offsets,
+//! computed from the shapes alone) in row-major window order. A recognised combiner (add,
+//! multiply, maximum, ...) runs natively; any other computation runs through the
+//! interpreter on scalars.
+
+use crate::compile::Combiner;
+use crate::error::{invalid, Result};
+use crate::exec::{scalar_at, set_scalar, Ctx};
+use crate::index::{array, count, dims_of, make, results, strides};
+use crate::scalar::Combine;
+use xla_core::attrs::{BinaryOp, ComparisonDirection, Window};
+use xla_core::ir::CompId;
+use xla_core::literal::{ArrayData, NativeData};
+use xla_core::{with_array_data, Literal, Shape};
+
+/// For each output element, the operand offsets it folds, in order (CSR form).
+pub(crate) struct Groups {
+    starts: Vec<usize>,
+    offsets: Vec<usize>,
+}
+
+impl Groups {
+    fn group(&self, o: usize) -> &[usize] {
+        let a = self.starts.get(o).copied().unwrap_or(0);
+        let b = self.starts.get(o + 1).copied().unwrap_or(a);
+        self.offsets.get(a..b).unwrap_or(&[])
+    }
+    fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+}
+
+/// The operands and init values of a variadic reduce-like op, checked.
+fn split_variadic<'a>(
+    a: &'a [&'a Literal],
+    what: &str,
+) -> Result<(Vec<&'a ArrayData>, Vec<usize>, Vec<&'a ArrayData>)> {
+    let n = a.len() / 2;
+    if n == 0 || !a.len().is_multiple_of(2) {
+        return Err(invalid(format!(
+            "{what}: expected N operands and N init values"
+        )));
+    }
+    let (d0, dims) = array(a[0])?;
+    let mut xs = vec![d0];
+    for x in &a[1..n] {
+        let (d, ds) = array(x)?;
+        if ds != dims {
+            return Err(invalid(format!(
+                "{what}: operands {} and {} differ in dims",
+                a[0].shape(),
+                x.shape()
+            )));
+        }
+        xs.push(d);
+    }
+    let inits = a[n..]
+        .iter()
+        .map(|l| crate::index::data(l))
+        .collect::<Result<Vec<_>>>()?;
+    for (x, i) in xs.iter().zip(&inits) {
+        if i.len() != 1 || i.element_type() != x.element_type() {
+            return Err(invalid(format!(
+                "{what}: init values must be scalars of the operands' types"
+            )));
+        }
+    }
+    Ok((xs, dims, inits))
+}
+
+fn fold_native<T: Combine>(
+    v: &[T],
+    init: &ArrayData,
+    g: &Groups,
+    op: BinaryOp,
+) -> Option<ArrayData> {
+    let f = T::native(op)?;
+    let init = *T::slice(init)?.first()?;
+    let out = (0..g.len())
+        .map(|o| {
+            g.group(o).iter().fold(init, |acc, &i| {
+                f(acc, v.get(i).copied().unwrap_or_default())
+            })
+        })
+        .collect();
+    Some(T::wrap(out))
+}
+
+/// Folds every group with computation `f`; one output array per operand.
+fn fold(
+    cx: &Ctx,
+    xs: &[&ArrayData],
+    inits: &[&ArrayData],
+    g: &Groups,
+    f: CompId,
+) -> Result<Vec<ArrayData>> {
+    if let (Some(Combiner::Binary(op)), [x], [init]) = (cx.combiner(f), xs, inits) {
+        if let Some(r) = with_array_data!(x, v => fold_native(v, init, g, op)) {
+            return Ok(vec![r]);
+        }
+    }
+    let mut outs = xs
+        .iter()
+        .map(|x| {
+            ArrayData::zeros(x.element_type(), g.len()).ok_or_else(|| invalid("not an array type"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for o in 0..g.len() {
+        let mut acc: Vec<Literal> = inits.iter().map(|i| scalar_at(i, 0)).collect();
+        for &i in g.group(o) {
+            let mut args = acc;
+            args.extend(xs.iter().map(|x| scalar_at(x, i)));
+            let r = cx.call(f, args)?;
+            acc = match r.tuple_elements() {
+                Some(t) => t.to_vec(),
+                None => vec![r],
+            };
+        }
+        for (out, a) in outs.iter_mut().zip(&acc) {
+            set_scalar(out, o, a)?;
+        }
+    }
+    Ok(outs)
+}
+
+/// `reduce` over `rdims` with `f`, variadic.
+///
+/// # Errors
+/// If the dims are out of range, the operands disagree, or `f` fails.
+pub fn reduce(cx: &Ctx, a: &[&Literal], rdims: &[i64], f: CompId, out: &Shape) -> Result<Literal> {
+    let (xs, dims, inits) = split_variadic(a, "reduce")?;
+    let mut red = vec![false; dims.len()];
+    for &r in rdims {
+        *usize::try_from(r)
+            .ok()
+            .and_then(|r| red.get_mut(r))
+            .ok_or_else(|| invalid(format!("reduce: dimension {r} out of range")))? = true;
+    }
+    let st = strides(&dims);
+    let keep: Vec<usize> = (0..dims.len()).filter(|&d| !red[d]).collect();
+    let redd: Vec<usize> = (0..dims.len()).filter(|&d| red[d]).collect();
+    let order: Vec<usize> = keep.iter().chain(&redd).copied().collect();
+    let odims: Vec<usize> = order.iter().map(|&d| dims[d]).collect();
+    let ost: Vec<usize> = order.iter().map(|&d| st[d]).collect();
+    let nout = count(&keep.iter().map(|&d| dims[d]).collect::<Vec<_>>());
+    let r = count(&redd.iter().map(|&d| dims[d]).collect::<Vec<_>>());
+    let offsets = super::structural::index_map(&odims, |o| crate::index::offset(o, &ost));
+    let g = Groups {
+        starts: (0..=nout).map(|o| o * r).collect(),
+        offsets,
+    };
+    results(out, fold(cx, &xs, &inits, &g, f)?)
+}
+
+/// Source offset of window element `k` for output `o`, or `None` in padding or a dilation hole.
+fn window_source(
+    o: &[usize],
+    k: &[usize],
+    w: &Window,
+    dims: &[usize],
+    st: &[usize],
+) -> Option<usize> {
+    let mut off = 0usize;
+    for d in 0..dims.len() {
+        let wd = &w.dims[d];
+        let p = o[d] as i64 * wd.stride + k[d] as i64 * wd.window_dilation - wd.padding_low;
+        let dilated = if dims[d] == 0 {
+            0
+        } else {
+            (dims[d] as i64 - 1) * wd.base_dilation + 1
+        };
+        if p < 0 || p >= dilated || p % wd.base_dilation != 0 {
+            return None;
+        }
+        off += (p / wd.base_dilation) as usize * st[d];
+    }
+    Some(off)
+}
+
+fn check_window(w: &Window, rank: usize, what: &str) -> Result<Vec<usize>> {
+    if w.dims.len() != rank {
+        return Err(invalid(format!(
+            "{what}: window has {} dims for rank {rank}",
+            w.dims.len()
+        )));
+    }
+    w.dims
+        .iter()
+        .map(|d| {
+            if d.stride < 1 || d.window_dilation < 1 || d.base_dilation < 1 || d.size < 0 {
+                Err(invalid(format!("{what}: invalid window dimension {d:?}")))
+            } else {
+                Ok(d.size as usize)
+            }
+        })
+        .collect()
+}
+
+fn window_groups(dims: &[usize], out_dims: &[usize], w: &Window, what: &str) -> Result<Groups> {
+    let wsize = check_window(w, dims.len(), what)?;
+    let st = strides(dims);
+    let mut starts = vec![0usize];
+    let mut offsets = Vec::new();
+    crate::index::for_each_index(out_dims, |o| {
+        crate::index::for_each_index(&wsize, |k| {
+            offsets.extend(window_source(o, k, w, dims, &st))
+        });
+        starts.push(offsets.len());
+    });
+    Ok(Groups { starts, offsets })
+}
+
+/// `reduce-window`, variadic, with padding and base/window dilation; padding elements are
+/// skipped.
+///
+/// # Errors
+/// If the window does not match the operands or `f` fails.
+pub fn reduce_window(
+    cx: &Ctx,
+    a: &[&Literal],
+    w: &Window,
+    f: CompId,
+    out: &Shape,
+) -> Result<Literal> {
+    let (xs, dims, inits) = split_variadic(a, "reduce-window")?;
+    let first_out = out.tuple_elements().and_then(|t| t.first()).unwrap_or(out);
+    let out_dims = dims_of(first_out)?;
+    let g = window_groups(&dims, &out_dims, w, "reduce-window")?;
+    results(out, fold(cx, &xs, &inits, &g, f)?)
+}
+
+fn select_native<T: NativeData + PartialOrd>(
+    v: &[T],
+    g: &[usize],
+    dir: ComparisonDirection,
+) -> Option<usize> {
+    let mut it = g.iter().copied();
+    let mut cur = it.next()?;
+    for e in it {
+        let (a, b) = (v.get(cur)?, v.get(e)?);
+        let keep = match dir {
+            ComparisonDirection::Ge => a >= b,
+            ComparisonDirection::Gt => a > b,
+            ComparisonDirection::Le => a <= b,
+            ComparisonDirection::Lt => a < b,
+            ComparisonDirection::Eq => a == b,
+            ComparisonDirection::Ne => a != b,
+        };
+        if !keep {
+            cur = e;
+        }
+    }
+    Some(cur)
+}
+
+fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Option<usize>> {
+    let mut it = g.iter().copied();
+    let Some(mut cur) = it.next() else {
+        return Ok(None);
+    };
+    for e in it {
+        let r = cx.call(sel, vec![scalar_at(d, cur), scalar_at(d, e)])?;
+        match r.data::<bool>() {
+            Some([true]) => {}
+            Some([false]) => cur = e,
+            _ => return Err(invalid("select-and-scatter: select must return pred[]")),
+        }
+    }
+    Ok(Some(cur))
+}
+
+fn select_one(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Option<usize>> {
+    if let Some(Combiner::Compare(dir, None | Some(xla_core::attrs::ComparisonType::Float))) =
+        cx.combiner(sel)
+    {
+        let r = match d {
+            ArrayData::F32(v) => Some(select_native(v, g, dir)),
+            ArrayData::F64(v) => Some(select_native(v, g, dir)),
+            ArrayData::S32(v) => Some(select_native(v, g, dir)),
+            _ => None,
+        };
+        if let Some(r) = r {
+            return Ok(r);
+        }
+    }
+    select_generic(cx, d, g, sel)
+}
+
+/// `select-and-scatter`: for each window (one per `source` element) select an operand
+/// element with `select` (the first in window order wins ties under GE) and combine the
+/// source value into it with `scatter`.
+///
+/// # Errors
+/// If the shapes disagree or a computation fails.
+pub fn select_and_scatter(
+    cx: &Ctx,
+    a: [&Literal; 3],
+    w: &Window,
+    comps: [CompId; 2],
+    out: &Shape,
+) -> Result<Literal> {
+    let (d, dims) = array(a[0])?;
+    let (src, sdims) = array(a[1])?;
+    let (init, _) = array(a[2])?;
+    let g = window_groups(&dims, &sdims, w, "select-and-scatter")?;
+    let n = count(&dims);
+    let mut selected = vec![None; g.len()];
+    for (o, s) in selected.iter_mut().enumerate() {
+        *s = select_one(cx, d, g.group(o), comps[0])?;
+    }
+    let native = match cx.combiner(comps[1]) {
+        Some(Combiner::Binary(op)) => Some(op),
+        _ => None,
+    };
+    if let Some(op) = native {
+        let mut outd = init_filled(init, n)?;
+        let ok = with_array_data!(&mut outd, v => scatter_native(v, src, &selected, op));
+        if ok {
+            return make(out, outd);
+        }
+    }
+    let mut acc: Vec<Literal> = vec![scalar_at(init, 0); n];
+    for (o, s) in selected.iter().enumerate() {
+        if let Some(i) = *s {
+            let cur = std::mem::replace(&mut acc[i], Literal::token());
+            acc[i] = cx.call(comps[1], vec![cur, scalar_at(src, o)])?;
+        }
+    }
+    let mut outd = ArrayData::zeros(d.element_type(), n).ok_or_else(|| invalid("not an array"))?;
+    for (i, l) in acc.iter().enumerate() {
+        set_scalar(&mut outd, i, l)?;
+    }
+    make(out, outd)
+}
+
+fn init_filled(init: &ArrayData, n: usize) -> Result<ArrayData> {
+    Ok(super::structural::take(init, &vec![0usize; n]))
+}
+
+fn scatter_native<T: Combine>(
+    v: &mut [T],
+    src: &ArrayData,
+    sel: &[Option<usize>],
+    op: BinaryOp,
+) -> bool {
+    let (Some(f), Some(s)) = (T::native(op), T::slice(src)) else {
+        return false;
+    };
+    for (o, i) in sel.iter().enumerate() {
+        if let (Some(i), Some(&x)) = (i, s.get(o)) {
+            if let Some(slot) = v.get_mut(*i) {
+                *slot = f(*slot, x);
+            }
+        }
+    }
+    true
+}

@@ -1,0 +1,142 @@
+//! Collectives on one replica, tokens, custom calls, host queues, rng, and the executable's
+//! argument checks.
+
+use super::{elem, run, vals};
+use xla_core::{Literal, Shape};
+use xla_cpu::{CpuError, Executable};
+
+fn compile(hlo: &str) -> Executable {
+    Executable::compile(&xla_core::text::parse_module(hlo).unwrap()).unwrap()
+}
+
+#[test]
+fn single_replica_collectives_and_tokens() {
+    let hlo = "HloModule t\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[2] parameter(0)\n  r = f32[2] all-reduce(x), replica_groups={}, to_apply=add\n  g = f32[2] all-gather(r), dimensions={0}, replica_groups={}\n  id = u32[] replica-id()\n  tok = token[] after-all()\n  d = f32[2] add-dependency(g, tok)\n  ROOT t = (f32[2], u32[]) tuple(d, id)\n}\n";
+    let r = run(hlo, &[Literal::vec1(&[1f32, 2.])]).unwrap();
+    assert_eq!(vals::<f32>(&elem(&r, 0)), [1., 2.]);
+    assert_eq!(vals::<u32>(&elem(&r, 1)), [0]);
+}
+
+#[test]
+fn custom_call_runs_the_registered_function() {
+    let hlo = "HloModule t\nENTRY e {\n  x = f32[2] parameter(0)\n  ROOT c = f32[2] custom-call(x), custom_call_target=\"double\"\n}\n";
+    let mut exe = compile(hlo);
+    let err = exe
+        .execute(&[Literal::vec1(&[1f32, 2.])])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("double") && err.contains("registered"),
+        "{err}"
+    );
+    exe.register_custom_call("double", |args: &[Literal], _: &Shape, _: &str| {
+        let v: Vec<f32> = args[0]
+            .data::<f32>()
+            .ok_or("not f32")?
+            .iter()
+            .map(|x| x * 2.0)
+            .collect();
+        Ok(Literal::vec1(&v))
+    });
+    assert_eq!(
+        vals::<f32>(&exe.execute(&[Literal::vec1(&[1f32, 2.])]).unwrap()),
+        [2., 4.]
+    );
+}
+
+#[test]
+fn infeed_and_outfeed_use_host_queues() {
+    let hlo = "HloModule t\nENTRY e {\n  tok = token[] after-all()\n  i = (f32[2], token[]) infeed(tok)\n  x = f32[2] get-tuple-element(i), index=0\n  t2 = token[] get-tuple-element(i), index=1\n  o = token[] outfeed(x, t2)\n  ROOT n = f32[2] negate(x)\n}\n";
+    let exe = compile(hlo);
+    let err = exe.execute(&[]).unwrap_err().to_string();
+    assert!(err.contains("infeed") && err.contains("empty"), "{err}");
+    exe.push_infeed(Literal::vec1(&[1f32, -2.]));
+    assert_eq!(vals::<f32>(&exe.execute(&[]).unwrap()), [-1., 2.]);
+    let out = exe.take_outfeed();
+    assert_eq!(out.len(), 1);
+    assert_eq!(vals::<f32>(&out[0]), [1., -2.]);
+}
+
+#[test]
+fn rng_is_deterministic_per_seed_and_in_range() {
+    let hlo = "HloModule t\nENTRY e {\n  a = f32[] constant(2)\n  b = f32[] constant(3)\n  ROOT r = f32[1000] rng(a, b), distribution=rng_uniform\n}\n";
+    let exe = compile(hlo);
+    let x: Vec<f32> = vals(&exe.execute(&[]).unwrap());
+    assert!(x.iter().all(|&v| (2.0..3.0).contains(&v)));
+    assert_eq!(x, vals::<f32>(&exe.execute(&[]).unwrap()));
+    exe.set_rng_seed(42);
+    let y: Vec<f32> = vals(&exe.execute(&[]).unwrap());
+    assert_ne!(x, y);
+    let mean = y.iter().sum::<f32>() / 1000.0;
+    assert!((mean - 2.5).abs() < 0.05, "{mean}");
+}
+
+#[test]
+fn rng_bit_generator_advances_its_state() {
+    let hlo = "HloModule t\nENTRY e {\n  s = u64[2] parameter(0)\n  ROOT r = (u64[2], u32[5]) rng-bit-generator(s), algorithm=rng_three_fry\n}\n";
+    let exe = compile(hlo);
+    let r = exe.execute(&[Literal::vec1(&[7u64, 100])]).unwrap();
+    // Five 32-bit words come from three ThreeFry blocks: the counter advances by 3.
+    assert_eq!(vals::<u64>(&elem(&r, 0)), [7, 103]);
+    let bits: Vec<u32> = vals(&elem(&r, 1));
+    assert_eq!(
+        bits,
+        vals::<u32>(&elem(
+            &exe.execute(&[Literal::vec1(&[7u64, 100])]).unwrap(),
+            1
+        ))
+    );
+    let other: Vec<u32> = vals(&elem(
+        &exe.execute(&[Literal::vec1(&[8u64, 100])]).unwrap(),
+        1,
+    ));
+    assert_ne!(bits, other);
+}
+
+#[test]
+fn argument_checks_name_the_parameter_and_shapes() {
+    let exe = compile(
+        "HloModule t\nENTRY e {\n  x = f32[2,3] parameter(0)\n  ROOT n = f32[2,3] negate(x)\n}\n",
+    );
+    let err = exe.execute(&[]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CpuError::ArgumentCount {
+                expected: 1,
+                found: 0
+            }
+        ),
+        "{err}"
+    );
+    let err = exe
+        .execute(&[Literal::vec1(&[1f32, 2.])])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("parameter 0")
+            && err.contains("(x)")
+            && err.contains("f32[2,3]")
+            && err.contains("f32[2]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn one_executable_runs_from_several_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Executable>();
+    let exe = compile(
+        "HloModule t\nENTRY e {\n  x = s32[] parameter(0)\n  ROOT n = s32[] multiply(x, x)\n}\n",
+    );
+    std::thread::scope(|s| {
+        let hs: Vec<_> = (0..4)
+            .map(|i| {
+                let exe = &exe;
+                s.spawn(move || vals::<i32>(&exe.execute(&[Literal::scalar(i)]).unwrap())[0])
+            })
+            .collect();
+        let got: Vec<i32> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+        assert_eq!(got, [0, 1, 4, 9]);
+    });
+}

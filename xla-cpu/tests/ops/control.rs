@@ -1,0 +1,98 @@
+//! While, conditional (pred and index forms, out-of-range index), call, map, sort, topk.
+
+use super::{elem, run, vals};
+use xla_core::Literal;
+
+#[test]
+fn while_loop_counts() {
+    let hlo = "HloModule t\ncond {\n  s = (s32[], f32[]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n  n = s32[] constant(10)\n  ROOT c = pred[] compare(i, n), direction=LT\n}\nbody {\n  s = (s32[], f32[]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n  x = f32[] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  f = f32[] convert(i)\n  y = f32[] add(x, f)\n  ROOT t = (s32[], f32[]) tuple(j, y)\n}\nENTRY e {\n  z = s32[] constant(0)\n  x = f32[] parameter(0)\n  t = (s32[], f32[]) tuple(z, x)\n  ROOT w = (s32[], f32[]) while(t), condition=cond, body=body\n}\n";
+    let r = run(hlo, &[Literal::scalar(0.5f32)]).unwrap();
+    assert_eq!(vals::<i32>(&elem(&r, 0)), [10]);
+    assert_eq!(vals::<f32>(&elem(&r, 1)), [45.5]);
+}
+
+const BRANCHES: &str = "b0 {\n  x = f32[] parameter(0)\n  ROOT r = f32[] negate(x)\n}\nb1 {\n  x = f32[] parameter(0)\n  ROOT r = f32[] add(x, x)\n}\nb2 {\n  x = f32[] parameter(0)\n  ROOT r = f32[] multiply(x, x)\n}\n";
+
+#[test]
+fn conditional_index_out_of_range_runs_the_last_branch() {
+    let hlo = format!("HloModule t\n{BRANCHES}ENTRY e {{\n  i = s32[] parameter(0)\n  x = f32[] parameter(1)\n  ROOT c = f32[] conditional(i, x, x, x), branch_computations={{b0, b1, b2}}\n}}\n");
+    for (i, want) in [
+        (0, -3f32),
+        (1, 6.),
+        (2, 9.),
+        (3, 9.),
+        (-1, 9.),
+        (i32::MIN, 9.),
+    ] {
+        let got: Vec<f32> = vals(&run(&hlo, &[Literal::scalar(i), Literal::scalar(3f32)]).unwrap());
+        assert_eq!(got, [want], "index {i}");
+    }
+    let hlo = format!("HloModule t\n{BRANCHES}ENTRY e {{\n  p = pred[] parameter(0)\n  x = f32[] parameter(1)\n  ROOT c = f32[] conditional(p, x, x), true_computation=b0, false_computation=b2\n}}\n");
+    assert_eq!(
+        vals::<f32>(&run(&hlo, &[Literal::scalar(true), Literal::scalar(3f32)]).unwrap()),
+        [-3.]
+    );
+    assert_eq!(
+        vals::<f32>(&run(&hlo, &[Literal::scalar(false), Literal::scalar(3f32)]).unwrap()),
+        [9.]
+    );
+}
+
+#[test]
+fn call_and_map() {
+    let hlo = "HloModule t\nf {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  m = f32[] multiply(a, b)\n  ROOT s = f32[] add(m, a)\n}\nh {\n  a = f32[3] parameter(0)\n  b = f32[3] parameter(1)\n  ROOT m = f32[3] map(a, b), dimensions={0}, to_apply=f\n}\nENTRY e {\n  x = f32[3] parameter(0)\n  y = f32[3] parameter(1)\n  ROOT c = f32[3] call(x, y), to_apply=h\n}\n";
+    let got: Vec<f32> = vals(
+        &run(
+            hlo,
+            &[
+                Literal::vec1(&[1f32, 2., 3.]),
+                Literal::vec1(&[4f32, 5., 6.]),
+            ],
+        )
+        .unwrap(),
+    );
+    assert_eq!(got, [5., 12., 21.]);
+}
+
+#[test]
+fn sort_multi_operand_stable_any_dimension() {
+    let cmp = "cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n  ROOT r = pred[] compare(a, b), direction=LT\n}\n";
+    let hlo = format!("HloModule t\n{cmp}ENTRY e {{\n  k = f32[2,3] parameter(0)\n  v = s32[2,3] parameter(1)\n  ROOT s = (f32[2,3], s32[2,3]) sort(k, v), dimensions={{0}}, is_stable=true, to_apply=cmp\n}}\n");
+    let k = Literal::from_vec(&[2, 3], vec![2f32, 1., 5., 1., 1., 4.]).unwrap();
+    let v = Literal::from_vec(&[2, 3], vec![0i32, 1, 2, 3, 4, 5]).unwrap();
+    let r = run(&hlo, &[k, v]).unwrap();
+    assert_eq!(vals::<f32>(&elem(&r, 0)), [1., 1., 4., 2., 1., 5.]);
+    assert_eq!(vals::<i32>(&elem(&r, 1)), [3, 1, 5, 0, 4, 2]);
+}
+
+#[test]
+fn sort_total_order_puts_nan_last_and_keeps_zero_order() {
+    let cmp = "cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = pred[] compare(a, b), direction=LT, type=TOTALORDER\n}\n";
+    let hlo = format!("HloModule t\n{cmp}ENTRY e {{\n  k = f32[5] parameter(0)\n  ROOT s = f32[5] sort(k), dimensions={{0}}, is_stable=true, to_apply=cmp\n}}\n");
+    let got: Vec<f32> = vals(
+        &run(
+            &hlo,
+            &[Literal::vec1(&[
+                f32::NAN,
+                0.0,
+                -0.0,
+                -1.0,
+                f32::NEG_INFINITY,
+            ])],
+        )
+        .unwrap(),
+    );
+    assert!(
+        super::same_f32(&got, &[f32::NEG_INFINITY, -1.0, -0.0, 0.0, f32::NAN]),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn topk_ties_lower_index_first() {
+    let hlo = "HloModule t\nENTRY e {\n  x = f32[2,4] parameter(0)\n  ROOT t = (f32[2,2], s32[2,2]) topk(x), k=2, largest=true\n}\n";
+    let x = Literal::from_vec(&[2, 4], vec![1f32, 3., 3., 2., 5., 4., 5., 5.]).unwrap();
+    let r = run(hlo, &[x]).unwrap();
+    assert_eq!(vals::<f32>(&elem(&r, 0)), [3., 3., 5., 5.]);
+    assert_eq!(vals::<i32>(&elem(&r, 1)), [1, 2, 0, 2]);
+}

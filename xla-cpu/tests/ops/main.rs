@@ -1,0 +1,43 @@
+//! Value tests per op family, through the public API on hand-written HLO text. Expected
+//! values come from XLA's operation semantics and from what XLA:CPU does in the corners
+//! (see `testdata/conformance` and its README).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod collective;
+mod contraction;
+mod control;
+mod elementwise;
+mod indexing;
+mod linalg;
+mod structural;
+mod window;
+
+use xla_core::Literal;
+use xla_cpu::{CpuError, Executable};
+
+/// Parses and compiles `hlo`, then runs it on `args`.
+pub fn run(hlo: &str, args: &[Literal]) -> Result<Literal, CpuError> {
+    let module = xla_core::text::parse_module(hlo).unwrap_or_else(|e| panic!("parse: {e}\n{hlo}"));
+    Executable::compile(&module)?.execute(args)
+}
+
+/// The elements of an array result.
+pub fn vals<T: xla_core::literal::NativeData>(l: &Literal) -> Vec<T> {
+    l.data::<T>()
+        .unwrap_or_else(|| panic!("expected {} data, got {}", T::TYPE, l.shape()))
+        .to_vec()
+}
+
+/// Element `i` of a tuple result.
+pub fn elem(l: &Literal, i: usize) -> Literal {
+    l.tuple_elements().expect("a tuple")[i].clone()
+}
+
+/// Bitwise float equality that treats every NaN alike and tells -0 from +0.
+pub fn same_f32(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits())
+}
