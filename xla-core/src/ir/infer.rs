@@ -3,8 +3,8 @@
 use super::Op;
 use crate::shape::Shape;
 use crate::shape_inference::{
-    collective, contraction, control, elementwise, expect_operand_count, expect_valid_shape,
-    indexing, linalg, rng, structural, window, ProgramShape, ShapeError,
+    collective, contraction, control, elementwise, expect_operand_count, indexing, linalg, rng,
+    structural, window, ProgramShape, ShapeError,
 };
 use crate::types::PrimitiveType;
 
@@ -139,9 +139,6 @@ pub fn infer_shape(
     declared: Option<&Shape>,
 ) -> Result<Shape, ShapeError> {
     let name = op.name();
-    for (i, s) in operands.iter().enumerate() {
-        expect_valid_shape(name, &format!("operand {i}"), s)?;
-    }
     match op {
         Op::Parameter { .. } => {
             take::<0>(name, operands).and_then(|[]| structural::parameter(need(name, declared)?))
