@@ -1,0 +1,206 @@
+//! Reductions and windows: reduce (add, mul, max, min, selecting variadic reducers),
+//! reduce-window (add → pad + reduce-window; max/min → select-and-scatter) and
+//! select-and-scatter (→ a variadic reduce-window gathering the cotangent).
+
+use super::{sum_all, Cts, Cx};
+use crate::backward::Ct;
+use crate::error::AutodiffError;
+use xla_core::builder::{binary, nary, Combiner, XlaBuilder, XlaOp};
+use xla_core::ir::{BinaryOp, ComparisonDirection, PadDim, Window};
+use xla_core::{CompId, Computation, Module, Op};
+
+/// The binary op a two-parameter combiner applies to its parameters, if that is all it does.
+pub(super) fn combiner_op(module: &Module, comp: CompId) -> Option<BinaryOp> {
+    let c = module.get(comp)?;
+    let root = c.root_instruction()?;
+    let Op::Binary(op) = root.op else {
+        return None;
+    };
+    let is_param = |i: usize| {
+        root.operands
+            .get(i)
+            .and_then(|&id| c.get(id))
+            .is_some_and(|p| matches!(p.op, Op::Parameter { .. }))
+    };
+    (is_param(0) && is_param(1) && root.operands.first() != root.operands.get(1)).then_some(op)
+}
+
+/// The direction of a `select` computation `compare(p0, p1), direction=D`.
+fn select_direction(c: &Computation) -> Option<ComparisonDirection> {
+    let root = c.root_instruction()?;
+    let Op::Compare { direction, .. } = root.op else {
+        return None;
+    };
+    let param = |i: usize| match root.operands.get(i).and_then(|&id| c.get(id)).map(|p| &p.op) {
+        Some(Op::Parameter { number }) => Some(*number),
+        _ => None,
+    };
+    (param(0) == Some(0) && param(1) == Some(1)).then_some(direction)
+}
+
+/// The operand dimensions `reduce` keeps (in order): the result's dimensions.
+fn kept_dims(rank: usize, reduced: &[i64]) -> Vec<i64> {
+    (0..rank as i64).filter(|d| !reduced.contains(d)).collect()
+}
+
+/// `reduce`.
+pub(super) fn reduce(cx: &Cx<'_>, dims: &[i64], to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
+    if cx.args.len() != 2 {
+        return variadic_reduce(cx, dims, to_apply, ct);
+    }
+    let (b, x, y, g) = (cx.b, cx.x(0), cx.out.clone(), cx.g(ct)?);
+    let xs = cx.s(0);
+    let kept = kept_dims(xs.rank(), dims);
+    let bcast = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &kept);
+    let op = combiner_op(cx.module, to_apply);
+    if cx.wants(1) && op != Some(BinaryOp::Add) {
+        return Err(cx.nd("no gradient for the init value of a reduce other than add"));
+    }
+    let dx = match op {
+        Some(BinaryOp::Add) => bcast(&g),
+        Some(BinaryOp::Mul) => b.div(bcast(&b.mul(&g, &y)), &x),
+        Some(BinaryOp::Max | BinaryOp::Min) => {
+            let loc = b.convert_element_type(b.eq(&x, bcast(&y)), xs.element_type());
+            let counts = super::sum(b, &loc, xs.element_type(), dims);
+            b.mul(bcast(&b.div(&g, counts)), loc)
+        }
+        _ => return Err(cx.nd("the reducer is not add, multiply, maximum or minimum")),
+    };
+    let dinit = cx.wants(1).then(|| Ct::Array(sum_all(b, &g, cx.shape)));
+    Ok(vec![Ct::some(dx), dinit])
+}
+
+/// A variadic reduce whose reducer selects one of its inputs (argmax / argmin style: the
+/// root is a tuple of selects): each value operand's cotangent goes to the element where
+/// every operand equals the result.
+fn variadic_reduce(cx: &Cx<'_>, dims: &[i64], to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
+    let Ct::Tuple(cts) = ct else {
+        return Err(cx.nd("internal: an array cotangent reached a variadic reduce"));
+    };
+    let selecting = cx.module.get(to_apply).is_some_and(|c| {
+        c.root_instruction().is_some_and(|r| {
+            matches!(r.op, Op::Tuple) && r.operands.iter().all(|&o| c.get(o).is_some_and(|i| matches!(i.op, Op::Select)))
+        })
+    });
+    if !selecting {
+        return Err(cx.nd("a variadic reduce is differentiated only when its reducer selects (argmax/argmin)"));
+    }
+    let b = cx.b;
+    let n = cx.args.len() / 2;
+    let xs = cx.s(0);
+    let kept = kept_dims(xs.rank(), dims);
+    let mut loc: Option<XlaOp> = None;
+    for j in 0..n {
+        let yj = b.get_tuple_element(cx.out, j as i64);
+        let eq = b.eq(cx.x(j), b.broadcast_in_dim(&yj, xs.dims(), &kept));
+        loc = Some(match loc {
+            Some(l) => b.and(l, eq),
+            None => eq,
+        });
+    }
+    let Some(loc) = loc else {
+        return Ok(vec![None; cx.args.len()]);
+    };
+    let mut out: Cts = (0..n)
+        .map(|j| match cts.get(j) {
+            Some(Some(Ct::Array(g))) if cx.wants(j) => {
+                let gb = b.broadcast_in_dim(g, xs.dims(), &kept);
+                Ct::some(b.select(&loc, &gb, b.zeros_like(&gb)))
+            }
+            _ => None,
+        })
+        .collect();
+    out.resize(cx.args.len(), None);
+    Ok(out)
+}
+
+/// `reduce-window`: add → pad the cotangent and sum windows again; max/min →
+/// select-and-scatter.
+pub(super) fn reduce_window(cx: &Cx<'_>, window: &Window, to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
+    if cx.args.len() != 2 {
+        return Err(cx.nd("variadic reduce-window has no gradient rule"));
+    }
+    let g = cx.g(ct)?;
+    let op = combiner_op(cx.module, to_apply);
+    if cx.wants(1) && op != Some(BinaryOp::Add) {
+        return Err(cx.nd("no gradient for the init value of a reduce-window other than add"));
+    }
+    let dx = match op {
+        Some(BinaryOp::Add) => window_sum_transpose(cx, window, &g)?,
+        Some(op @ (BinaryOp::Max | BinaryOp::Min)) => {
+            if window.dims.iter().any(|d| d.base_dilation != 1 || d.window_dilation != 1) {
+                return Err(cx.nd("max/min reduce-window with dilation has no gradient rule"));
+            }
+            let b = cx.b;
+            let dir = if op == BinaryOp::Max { ComparisonDirection::Ge } else { ComparisonDirection::Le };
+            let select = binary(move |sb: &XlaBuilder, p: XlaOp, q: XlaOp| sb.compare(p, q, dir));
+            let w = &window.dims;
+            let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
+            let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
+            let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
+            let zero = b.constant_scalar(cx.shape.element_type(), 0);
+            b.select_and_scatter_with_general_padding(cx.x(0), &sizes, &strides, &pads, &g, zero, select, Combiner::Add)
+        }
+        _ => return Err(cx.nd("the reducer is not add, maximum or minimum")),
+    };
+    let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
+    Ok(vec![Ct::some(dx), dinit])
+}
+
+/// JAX's `_reduce_window_sum_transpose_rule`.
+fn window_sum_transpose(cx: &Cx<'_>, window: &Window, g: &XlaOp) -> Result<XlaOp, AutodiffError> {
+    let b = cx.b;
+    let (xs, ys) = (cx.s(0), cx.shape);
+    let dil = |d: i64, k: i64| if d == 0 { 0 } else { 1 + k * (d - 1) };
+    let mut pads = Vec::new();
+    for (i, w) in window.dims.iter().enumerate() {
+        let lhs = dil(xs.dims().get(i).copied().unwrap_or(0), w.base_dilation);
+        let rhs = dil(w.size, w.window_dilation);
+        let out = dil(ys.dims().get(i).copied().unwrap_or(0), w.stride);
+        let before = rhs - w.padding_low - 1;
+        let after = lhs + rhs - 1 - out - before;
+        pads.push(PadDim { low: before, high: after, interior: w.stride - 1 });
+    }
+    let zero = b.constant_scalar(ys.element_type(), 0);
+    let padded = b.pad(g, &zero, &pads);
+    let sizes: Vec<i64> = window.dims.iter().map(|d| d.size).collect();
+    let strides: Vec<i64> = window.dims.iter().map(|d| d.base_dilation).collect();
+    let wdil: Vec<i64> = window.dims.iter().map(|d| d.window_dilation).collect();
+    let no_pad = vec![(0, 0); sizes.len()];
+    Ok(b.reduce_window_with_general_padding(padded, &zero, &sizes, &strides, &[], &wdil, &no_pad, Combiner::Add))
+}
+
+/// `select-and-scatter`: linear in the source; its transpose gathers the cotangent at the
+/// element each window selects (a variadic reduce-window over `(operand, cotangent)`).
+pub(super) fn select_and_scatter(cx: &Cx<'_>, window: &Window, select: CompId, g: &XlaOp) -> Result<Cts, AutodiffError> {
+    let b = cx.b;
+    let dir = cx.module.get(select).and_then(select_direction);
+    let lowest = match dir {
+        Some(ComparisonDirection::Ge | ComparisonDirection::Gt) => f64::NEG_INFINITY,
+        Some(ComparisonDirection::Le | ComparisonDirection::Lt) => f64::INFINITY,
+        _ => return Err(cx.nd("the select computation is not a GE/GT/LE/LT comparison of its parameters")),
+    };
+    let Some(dir) = dir else {
+        return Err(cx.nd("unknown select"));
+    };
+    let ds = if cx.wants(1) {
+        let x = cx.x(0);
+        let xty = cx.s(0).element_type();
+        let init_x = b.constant_scalar(xty, lowest);
+        let init_g = b.constant_scalar(cx.shape.element_type(), 0);
+        let pick = nary(move |sb: &XlaBuilder, p: &[XlaOp]| {
+            let keep = sb.compare(&p[0], &p[2], dir);
+            sb.tuple([sb.select(&keep, &p[0], &p[2]), sb.select(&keep, &p[1], &p[3])])
+        });
+        let w = &window.dims;
+        let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
+        let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
+        let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
+        let r = b.reduce_window_variadic_with_general_padding(&[x, g.clone()], &[init_x, init_g], &sizes, &strides, &[], &[], &pads, pick);
+        Some(Ct::Array(b.get_tuple_element(r, 1)))
+    } else {
+        None
+    };
+    let dinit = cx.wants(2).then(|| Ct::Array(sum_all(b, g, cx.shape)));
+    Ok(vec![None, ds, dinit])
+}

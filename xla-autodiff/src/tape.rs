@@ -1,0 +1,265 @@
+//! The forward pass: a computation replayed into a builder as a flat list of [`Node`]s.
+//!
+//! Calls are inlined, `get-tuple-element` of a `tuple` is forwarded to the element, and a
+//! `while` whose trip count is known at build time (JAX's `fori_loop`: a counter compared
+//! `LT` against a constant, incremented by one) is unrolled, so the backward pass sees one
+//! straight-line graph. Every node remembers the original op (with the original module's
+//! computation ids, which rules such as `conditional` and `map` differentiate) and the
+//! value it has in the new builder.
+
+use crate::error::AutodiffError;
+use std::collections::HashMap;
+use xla_core::builder::{XlaBuilder, XlaOp};
+use xla_core::ir::{BinaryOp, ComparisonDirection};
+use xla_core::{CompId, Computation, InstrId, Module, Op, Shape};
+
+/// Unrolling limit for `while` loops with a known trip count.
+pub(crate) const MAX_UNROLL: i64 = 4096;
+
+/// One value of the forward pass.
+pub(crate) struct Node {
+    /// Name of the original instruction (for messages).
+    pub name: String,
+    /// The original op (called computations are ids of the original module).
+    pub op: Op,
+    /// Operand nodes.
+    pub operands: Vec<usize>,
+    /// Result shape.
+    pub shape: Shape,
+    /// The value in the new builder.
+    pub value: XlaOp,
+    /// Depends on a differentiated input and carries floating-point data.
+    pub active: bool,
+}
+
+/// The forward pass of one computation (and everything it calls inline).
+pub(crate) struct Tape<'m> {
+    /// The original module.
+    pub module: &'m Module,
+    /// Nodes in topological order.
+    pub nodes: Vec<Node>,
+    imported: HashMap<CompId, CompId>,
+}
+
+/// True when a shape has a floating-point (or complex) leaf.
+pub(crate) fn has_float(shape: &Shape) -> bool {
+    match shape.tuple_elements() {
+        Some(elems) => elems.iter().any(has_float),
+        None => shape.is_array() && shape.element_type().is_float_or_complex(),
+    }
+}
+
+impl<'m> Tape<'m> {
+    /// An empty tape over `module`.
+    pub fn new(module: &'m Module) -> Tape<'m> {
+        Tape {
+            module,
+            nodes: Vec::new(),
+            imported: HashMap::new(),
+        }
+    }
+
+    /// Adds an input (a parameter of the differentiated function) with its value.
+    pub fn input(&mut self, number: i64, value: XlaOp, shape: Shape, active: bool) -> usize {
+        let active = active && has_float(&shape);
+        self.nodes.push(Node {
+            name: format!("parameter {number}"),
+            op: Op::Parameter { number },
+            operands: Vec::new(),
+            shape,
+            value,
+            active,
+        });
+        self.nodes.len() - 1
+    }
+
+    fn computation(&self, id: CompId) -> Result<&'m Computation, AutodiffError> {
+        self.module.get(id).ok_or_else(|| AutodiffError::Malformed {
+            module: self.module.name.clone(),
+            reason: format!("no computation {}", id.0),
+        })
+    }
+
+    /// Replays computation `comp` on argument nodes `args`; returns the root's node.
+    pub fn replay(&mut self, b: &XlaBuilder, comp: CompId, args: &[usize]) -> Result<usize, AutodiffError> {
+        let c = self.computation(comp)?;
+        let mut map: Vec<usize> = Vec::with_capacity(c.instructions.len());
+        for ins in &c.instructions {
+            let operands: Vec<usize> = ins
+                .operands
+                .iter()
+                .map(|o| map.get(o.0).copied())
+                .collect::<Option<_>>()
+                .ok_or_else(|| AutodiffError::Malformed {
+                    module: self.module.name.clone(),
+                    reason: format!("`{}` uses an operand before its definition", ins.name),
+                })?;
+            let node = match &ins.op {
+                Op::Parameter { number } => usize::try_from(*number)
+                    .ok()
+                    .and_then(|n| args.get(n).copied())
+                    .ok_or_else(|| AutodiffError::Malformed {
+                        module: self.module.name.clone(),
+                        reason: format!("`{}` has no argument {number}", c.name),
+                    })?,
+                Op::Call { to_apply, .. } => self.replay(b, *to_apply, &operands)?,
+                Op::GetTupleElement { index } => match self.forward_gte(&operands, *index) {
+                    Some(n) => n,
+                    None => self.emit(b, &ins.name, &ins.op, operands, &ins.shape)?,
+                },
+                Op::While { condition, body } => {
+                    match self.trip_count(*condition, *body, &operands)? {
+                        Some(n) => {
+                            let mut state = operands.first().copied().unwrap_or_default();
+                            for _ in 0..n {
+                                state = self.replay(b, *body, &[state])?;
+                            }
+                            state
+                        }
+                        None => self.emit(b, &ins.name, &ins.op, operands, &ins.shape)?,
+                    }
+                }
+                _ => self.emit(b, &ins.name, &ins.op, operands, &ins.shape)?,
+            };
+            map.push(node);
+        }
+        map.get(c.root.0).copied().ok_or_else(|| AutodiffError::Malformed {
+            module: self.module.name.clone(),
+            reason: format!("computation `{}` has no root", c.name),
+        })
+    }
+
+    /// `get-tuple-element(tuple(a, b, ...), i)` is the element node itself.
+    fn forward_gte(&self, operands: &[usize], index: i64) -> Option<usize> {
+        let t = self.nodes.get(*operands.first()?)?;
+        match t.op {
+            Op::Tuple => t.operands.get(usize::try_from(index).ok()?).copied(),
+            _ => None,
+        }
+    }
+
+    /// Adds `op` as an instruction of `b` (its called computations imported).
+    fn emit(&mut self, b: &XlaBuilder, name: &str, op: &Op, operands: Vec<usize>, shape: &Shape) -> Result<usize, AutodiffError> {
+        let mut new_op = op.clone();
+        let mut failed = None;
+        let module = self.module;
+        let imported = &mut self.imported;
+        new_op.map_called(|c| {
+            if let Some(&n) = imported.get(&c) {
+                return n;
+            }
+            match b.import_computation(module, c) {
+                Ok(x) => {
+                    imported.insert(c, x.id());
+                    x.id()
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    c
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        let values: Vec<XlaOp> = operands.iter().map(|&o| self.nodes[o].value.clone()).collect();
+        let value = b.add_op(new_op, &values, Some(shape.clone()));
+        if value.is_poisoned() {
+            let errors: Vec<String> = b.errors().iter().map(ToString::to_string).collect();
+            return Err(AutodiffError::Build(format!("replaying `{name}`: {}", errors.join("; "))));
+        }
+        let active = has_float(shape) && operands.iter().any(|&o| self.nodes[o].active);
+        self.nodes.push(Node {
+            name: name.to_string(),
+            op: op.clone(),
+            operands,
+            shape: shape.clone(),
+            value,
+            active,
+        });
+        Ok(self.nodes.len() - 1)
+    }
+
+    /// The integer value of a scalar node, when it is a constant (possibly converted).
+    fn const_int(&self, node: usize) -> Option<i64> {
+        let n = self.nodes.get(node)?;
+        match &n.op {
+            Op::Constant { literal } => literal_int(literal),
+            Op::Convert => self.const_int(*n.operands.first()?),
+            _ => None,
+        }
+    }
+
+    /// The trip count of `while(init)` when it follows the `fori_loop` pattern; `None`
+    /// otherwise (the loop is then kept as is).
+    fn trip_count(&self, cond: CompId, body: CompId, operands: &[usize]) -> Result<Option<i64>, AutodiffError> {
+        let (cond, body) = (self.computation(cond)?, self.computation(body)?);
+        let Some(k) = counter_index(cond, body) else {
+            return Ok(None);
+        };
+        let Some(limit) = cond_limit(cond) else {
+            return Ok(None);
+        };
+        let init = operands.first().and_then(|&t| self.nodes.get(t));
+        let start = match init {
+            Some(t) if matches!(t.op, Op::Tuple) => t.operands.get(k).and_then(|&s| self.const_int(s)),
+            _ => None,
+        };
+        match start {
+            Some(s) if limit.saturating_sub(s) <= MAX_UNROLL => Ok(Some((limit - s).max(0))),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// The integer value of a scalar integer literal.
+fn literal_int(lit: &xla_core::Literal) -> Option<i64> {
+    if !lit.shape().is_scalar() || !lit.shape().element_type().is_integer() {
+        return None;
+    }
+    let v = lit.get_as_f64(&[]).ok()?;
+    (v.fract() == 0.0 && v.abs() < 9.0e15).then_some(v as i64)
+}
+
+/// The tuple index `k` of the loop counter: the condition's root is
+/// `compare(get-tuple-element(state, k), constant), direction=LT` and the body's root tuple
+/// has `add(get-tuple-element(state, k), constant(1))` at index `k`.
+fn counter_index(cond: &Computation, body: &Computation) -> Option<usize> {
+    let root = cond.root_instruction()?;
+    let Op::Compare { direction: ComparisonDirection::Lt, .. } = root.op else {
+        return None;
+    };
+    let k = gte_of_param(cond, *root.operands.first()?)?;
+    let broot = body.root_instruction()?;
+    if !matches!(broot.op, Op::Tuple) {
+        return None;
+    }
+    let inc = body.get(*broot.operands.get(k)?)?;
+    if !matches!(inc.op, Op::Binary(BinaryOp::Add)) {
+        return None;
+    }
+    let (a, c) = (*inc.operands.first()?, *inc.operands.get(1)?);
+    let one = |id: InstrId| matches!(&body.get(id).map(|i| &i.op), Some(Op::Constant { literal }) if literal_int(literal) == Some(1));
+    let ok = (gte_of_param(body, a) == Some(k) && one(c)) || (gte_of_param(body, c) == Some(k) && one(a));
+    ok.then_some(k)
+}
+
+/// `k` when instruction `id` is `get-tuple-element(parameter(0)), index=k`.
+fn gte_of_param(c: &Computation, id: InstrId) -> Option<usize> {
+    let ins = c.get(id)?;
+    let Op::GetTupleElement { index } = ins.op else {
+        return None;
+    };
+    let p = c.get(*ins.operands.first()?)?;
+    matches!(p.op, Op::Parameter { number: 0 }).then(|| usize::try_from(index).ok())?
+}
+
+/// The constant the condition compares the counter against.
+fn cond_limit(cond: &Computation) -> Option<i64> {
+    let root = cond.root_instruction()?;
+    match &cond.get(*root.operands.get(1)?)?.op {
+        Op::Constant { literal } => literal_int(literal),
+        _ => None,
+    }
+}
+
