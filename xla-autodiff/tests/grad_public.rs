@@ -1,0 +1,122 @@
+//! The `testdata/conformance/grad_public/` cases: parse the forward module, build its
+//! gradient module with `grad_module` (w.r.t. `meta.json`'s `wrt`), run it on the CPU
+//! executor and compare with `out*.npy` under the case's tolerances.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use xla_autodiff::grad_module;
+use xla_core::literal::ArrayData;
+use xla_core::Literal;
+
+/// Cases that must pass; raise it as rules improve.
+const PASS_FLOOR: usize = 29;
+
+fn flatten(l: Literal, out: &mut Vec<Literal>) {
+    match l.tuple_elements() {
+        Some(t) => t.iter().cloned().for_each(|e| flatten(e, out)),
+        None => out.push(l),
+    }
+}
+
+fn as_f64(d: &ArrayData) -> Option<Vec<f64>> {
+    match d {
+        ArrayData::F32(v) => Some(v.iter().map(|&x| f64::from(x)).collect()),
+        ArrayData::F64(v) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), String> {
+    if got.shape().without_layout() != *want.shape() {
+        return Err(format!("shape {} vs expected {}", got.shape(), want.shape()));
+    }
+    let (g, w) = (got.array_data().unwrap(), want.array_data().unwrap());
+    let (Some(gv), Some(wv)) = (as_f64(g), as_f64(w)) else {
+        return Err("not a float array".into());
+    };
+    let mut worst = None;
+    for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
+        let ok = if y.is_nan() {
+            x.is_nan()
+        } else {
+            (x - y).abs() <= atol + rtol * y.abs()
+        };
+        if !ok && worst.is_none() {
+            worst = Some(format!("element {i}: got {x} want {y}"));
+        }
+    }
+    worst.map_or(Ok(()), Err)
+}
+
+fn run_case(dir: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join("module.hlo")).map_err(|e| e.to_string())?;
+    let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+    let wrt: Vec<usize> = meta["wrt"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+    let (rtol, atol) = (meta["rtol"].as_f64().unwrap(), meta["atol"].as_f64().unwrap());
+    let grad = grad_module(&module, Some(&wrt)).map_err(|e| format!("grad: {e}"))?;
+    xla_core::verify::verify_module(&grad).map_err(|e| format!("verify: {e:?}"))?;
+    let exe = xla_cpu::Executable::compile(&grad).map_err(|e| format!("compile: {e}"))?;
+    let mut args = Vec::new();
+    for i in 0.. {
+        let p = dir.join(format!("in{i}.npy"));
+        if !p.exists() {
+            break;
+        }
+        args.push(Literal::read_npy(&p).map_err(|e| e.to_string())?);
+    }
+    let out = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
+    let mut got = Vec::new();
+    flatten(out, &mut got);
+    for (k, g) in got.iter().enumerate() {
+        let want = Literal::read_npy(dir.join(format!("out{k}.npy"))).map_err(|e| e.to_string())?;
+        compare(g, &want, rtol, atol).map_err(|e| format!("out{k}: {e}"))?;
+    }
+    if !dir.join(format!("out{}.npy", got.len())).exists() {
+        Ok(())
+    } else {
+        Err(format!("only {} outputs", got.len()))
+    }
+}
+
+#[test]
+fn grad_public_cases() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/grad_public");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("module.hlo").exists())
+        .collect();
+    dirs.sort();
+    let filter = std::env::var("GRAD_CASE").unwrap_or_default();
+    let mut passed = 0;
+    let mut failures = Vec::new();
+    for d in &dirs {
+        let name = d.file_name().unwrap().to_string_lossy().to_string();
+        if !name.contains(&filter) {
+            continue;
+        }
+        match std::panic::catch_unwind(|| run_case(d)) {
+            Ok(Ok(())) => passed += 1,
+            Ok(Err(e)) => failures.push(format!("{name}: {e}")),
+            Err(_) => failures.push(format!("{name}: panic")),
+        }
+    }
+    eprintln!("grad_public: {passed}/{} passed", dirs.len());
+    for f in &failures {
+        eprintln!("  FAIL {f}");
+    }
+    assert!(passed >= PASS_FLOOR, "{passed} < floor {PASS_FLOOR}");
+}
+
+/// The gradient of `grad_binary` really is compared: a wrong expectation fails.
+#[test]
+fn comparison_detects_a_wrong_gradient() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/grad_public/grad_binary");
+    let want = Literal::read_npy(root.join("out0.npy")).unwrap();
+    let other = Literal::read_npy(root.join("out1.npy")).unwrap();
+    assert!(compare(&want, &want, 1e-4, 1e-5).is_ok());
+    assert!(compare(&other, &want, 1e-4, 1e-5).is_err());
+}
