@@ -3,6 +3,7 @@
 //! ```text
 //! xla fmt MODULE.hlo     parse and print canonically (XLA's text format) to stdout
 //! xla check MODULE.hlo   parse and verify; prints `ok` or every problem with its location
+//! xla grad MODULE.hlo    print the gradient module of a scalar-valued module
 //! ```
 //!
 //! Each subcommand lives in its own file (`fmt.rs`, `check.rs`, ...) with an `Args` struct
@@ -13,6 +14,7 @@
 mod check;
 mod common;
 mod fmt;
+mod grad;
 
 use clap::{Parser, Subcommand};
 use common::CliError;
@@ -33,12 +35,15 @@ enum Command {
     Fmt(fmt::Args),
     /// Parse and verify an HLO module; print `ok` or every problem.
     Check(check::Args),
+    /// Print the gradient module (a tuple of the gradients of the scalar result).
+    Grad(grad::Args),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
+        Command::Grad(args) => grad::run(args),
     }
 }
 
