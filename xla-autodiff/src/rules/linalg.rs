@@ -53,6 +53,47 @@ pub(super) fn batch_norm_training(cx: &Cx<'_>, eps: f32, fi: i64, ct: &Ct) -> Re
     Ok(vec![dx.map(Ct::Array), dscale.map(Ct::Array), doffset.map(Ct::Array)])
 }
 
+/// `batch-norm-grad`, w.r.t. its `grad_output` operand (in which it is linear — what a
+/// second derivative through `batch-norm-training`'s rule, or a jvp, needs):
+/// `ḡ = A - mean(A) - x̂·mean(A·x̂) + x̂·γ̄ + β̄` with `A = dx̄·γ/σ`.
+pub(super) fn batch_norm_grad(cx: &Cx<'_>, eps: f32, fi: i64, ct: &Ct) -> Result<Cts, AutodiffError> {
+    if (0..4).any(|i| cx.wants(i)) {
+        return Err(cx.nd("batch-norm-grad is differentiated only w.r.t. grad_output"));
+    }
+    let Ct::Tuple(cts) = ct else {
+        return Err(cx.nd("internal: an array cotangent reached batch-norm-grad"));
+    };
+    let b = cx.b;
+    let xs = cx.s(0);
+    let ty = xs.element_type();
+    let (x, scale, mean, var) = (cx.x(0), cx.x(1), cx.x(2), cx.x(3));
+    let bc = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &[fi]);
+    let red = other_dims(xs.rank(), fi);
+    let count = xs.dims().iter().product::<i64>() / xs.dims().get(fi as usize).copied().unwrap_or(1).max(1);
+    let inv_n = 1.0 / count.max(1) as f64;
+    let inv = b.rsqrt(&var + f64::from(eps));
+    let xhat = b.mul(b.sub(&x, bc(&mean)), bc(&inv));
+    let arr = |i: usize| match cts.get(i) {
+        Some(Some(Ct::Array(g))) => Some(g.clone()),
+        _ => None,
+    };
+    let mut terms = Vec::new();
+    if let Some(a) = arr(0) {
+        let a = b.mul(a, bc(&b.mul(&scale, &inv)));
+        let ma = sum(b, &a, ty, &red) * inv_n;
+        let max = sum(b, &b.mul(&a, &xhat), ty, &red) * inv_n;
+        terms.push(b.sub(b.sub(&a, bc(&ma)), b.mul(&xhat, bc(&max))));
+    }
+    if let Some(gs) = arr(1) {
+        terms.push(b.mul(&xhat, bc(&gs)));
+    }
+    if let Some(go) = arr(2) {
+        terms.push(bc(&go));
+    }
+    let total = terms.into_iter().reduce(|p, q| b.add(p, q));
+    Ok(vec![None, None, None, None, total.map(Ct::Array)])
+}
+
 /// `batch-norm-inference`: `y = (x - mean) * scale / sqrt(var + eps) + offset`.
 pub(super) fn batch_norm_inference(cx: &Cx<'_>, eps: f32, fi: i64, g: &XlaOp) -> Result<Cts, AutodiffError> {
     let b = cx.b;

@@ -142,6 +142,9 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         Op::BatchNormInference { epsilon, feature_index } => {
             linalg::batch_norm_inference(cx, *epsilon, *feature_index, &cx.g(ct)?)
         }
+        Op::BatchNormGrad { epsilon, feature_index } => {
+            linalg::batch_norm_grad(cx, *epsilon, *feature_index, ct)
+        }
         Op::Cholesky { lower } => linalg::cholesky(cx, *lower, &cx.g(ct)?),
         Op::TriangularSolve(o) => linalg::triangular_solve(cx, o, &cx.g(ct)?),
         Op::Fft { fft_type, fft_length } => linalg::fft(cx, *fft_type, fft_length, &cx.g(ct)?),
@@ -156,7 +159,6 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         | Op::BitcastConvert
         | Op::GetDimensionSize { .. }
         | Op::SetDimensionSize { .. }
-        | Op::BatchNormGrad { .. }
         | Op::CustomCall { .. }
         | Op::Rng { .. }
         | Op::RngBitGenerator { .. }
@@ -209,7 +211,7 @@ pub fn differentiability(op: Opcode) -> Differentiability {
         Opcode::Pad | Opcode::Bitcast | Opcode::Copy | Opcode::OptimizationBarrier => Rule,
         Opcode::Gather | Opcode::Scatter | Opcode::Dot | Opcode::Convolution => Rule,
         Opcode::Reduce | Opcode::ReduceWindow | Opcode::SelectAndScatter => Rule,
-        Opcode::BatchNormTraining | Opcode::BatchNormInference => Rule,
+        Opcode::BatchNormTraining | Opcode::BatchNormInference | Opcode::BatchNormGrad => Rule,
         Opcode::Cholesky | Opcode::TriangularSolve | Opcode::Fft => Rule,
         Opcode::Sort | Opcode::TopK | Opcode::Call | Opcode::Conditional => Rule,
         Opcode::While => Rule,
@@ -219,7 +221,6 @@ pub fn differentiability(op: Opcode) -> Differentiability {
         Opcode::GetDimensionSize | Opcode::SetDimensionSize => {
             No("dynamic dimension sizes are integers")
         }
-        Opcode::BatchNormGrad => No("no second-order rule for batch-norm-grad"),
         Opcode::CustomCall => No("a custom call is opaque"),
         Opcode::Rng | Opcode::RngBitGenerator | Opcode::RngGetAndUpdateState => {
             No("random number generation has no gradient")

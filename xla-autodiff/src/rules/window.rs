@@ -118,7 +118,7 @@ fn variadic_reduce(cx: &Cx<'_>, dims: &[i64], to_apply: CompId, ct: &Ct) -> Resu
 /// select-and-scatter.
 pub(super) fn reduce_window(cx: &Cx<'_>, window: &Window, to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
     if cx.args.len() != 2 {
-        return Err(cx.nd("variadic reduce-window has no gradient rule"));
+        return selecting_reduce_window(cx, window, to_apply, ct);
     }
     let g = cx.g(ct)?;
     let op = combiner_op(cx.module, to_apply);
@@ -145,6 +145,61 @@ pub(super) fn reduce_window(cx: &Cx<'_>, window: &Window, to_apply: CompId, ct: 
     };
     let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
     Ok(vec![Ct::some(dx), dinit])
+}
+
+/// The direction `D` when a two-operand reducer keeps `(a0, a1)` where `compare(a0, b0)`
+/// in direction `D` holds: `tuple(select(p, a0, b0), select(p, a1, b1))`.
+fn selecting_direction(module: &Module, comp: CompId) -> Option<ComparisonDirection> {
+    let c = module.get(comp)?;
+    let root = c.root_instruction()?;
+    if !matches!(root.op, Op::Tuple) || root.operands.len() != 2 {
+        return None;
+    }
+    let sel = c.get(*root.operands.first()?)?;
+    let other = c.get(*root.operands.get(1)?)?;
+    if !matches!(sel.op, Op::Select) || !matches!(other.op, Op::Select) || sel.operands.first() != other.operands.first() {
+        return None;
+    }
+    let pred = c.get(*sel.operands.first()?)?;
+    let Op::Compare { direction, .. } = pred.op else {
+        return None;
+    };
+    let num = |id: Option<&xla_core::InstrId>| match id.and_then(|&i| c.get(i)).map(|i| &i.op) {
+        Some(Op::Parameter { number }) => Some(*number),
+        _ => None,
+    };
+    (num(pred.operands.first()) == Some(0) && num(pred.operands.get(1)) == Some(2)).then_some(direction)
+}
+
+/// A two-operand reduce-window that selects by its first operand (the transpose of
+/// select-and-scatter): linear in the second operand, whose cotangent is scattered back to
+/// the selected elements with select-and-scatter.
+fn selecting_reduce_window(cx: &Cx<'_>, window: &Window, to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
+    let dir = selecting_direction(cx.module, to_apply);
+    let (Some(dir), 4) = (dir, cx.args.len()) else {
+        return Err(cx.nd("variadic reduce-window is differentiated only when it selects by its first operand"));
+    };
+    if cx.wants(0) || cx.wants(2) || cx.wants(3) {
+        return Err(cx.nd("a selecting reduce-window is differentiated only w.r.t. its second operand"));
+    }
+    if window.dims.iter().any(|d| d.base_dilation != 1 || d.window_dilation != 1) {
+        return Err(cx.nd("a selecting reduce-window with dilation has no gradient rule"));
+    }
+    let Ct::Tuple(cts) = ct else {
+        return Err(cx.nd("internal: an array cotangent reached a variadic reduce-window"));
+    };
+    let Some(Some(Ct::Array(g))) = cts.get(1) else {
+        return Ok(vec![None; 4]);
+    };
+    let b = cx.b;
+    let select = binary(move |sb: &XlaBuilder, p: XlaOp, q: XlaOp| sb.compare(p, q, dir));
+    let w = &window.dims;
+    let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
+    let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
+    let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
+    let zero = b.constant_scalar(cx.s(1).element_type(), 0);
+    let d = b.select_and_scatter_with_general_padding(cx.x(0), &sizes, &strides, &pads, g, zero, select, Combiner::Add);
+    Ok(vec![None, Ct::some(d), None, None])
 }
 
 /// JAX's `_reduce_window_sum_transpose_rule`.
