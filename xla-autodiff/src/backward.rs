@@ -110,9 +110,21 @@ pub(crate) fn backprop(
         let Some(ct) = cts[i].take() else {
             continue;
         };
-        let args: Vec<XlaOp> = node.operands.iter().map(|&o| tape.nodes[o].value.clone()).collect();
-        let shapes: Vec<Shape> = node.operands.iter().map(|&o| tape.nodes[o].shape.clone()).collect();
-        let active: Vec<bool> = node.operands.iter().map(|&o| tape.nodes[o].active).collect();
+        let args: Vec<XlaOp> = node
+            .operands
+            .iter()
+            .map(|&o| tape.nodes[o].value.clone())
+            .collect();
+        let shapes: Vec<Shape> = node
+            .operands
+            .iter()
+            .map(|&o| tape.nodes[o].shape.clone())
+            .collect();
+        let active: Vec<bool> = node
+            .operands
+            .iter()
+            .map(|&o| tape.nodes[o].active)
+            .collect();
         let cx = Cx {
             b,
             module: tape.module,
@@ -159,6 +171,9 @@ pub(crate) fn vjp_computation(
         return Ok((out, vec![None; args.len()]));
     };
     let mut cts = backprop(b, &tape, root, ct)?;
-    let grads = inputs.iter().map(|&n| cts.get_mut(n).and_then(Option::take)).collect();
+    let grads = inputs
+        .iter()
+        .map(|&n| cts.get_mut(n).and_then(Option::take))
+        .collect();
     Ok((out, grads))
 }

@@ -17,7 +17,7 @@ pub enum AutodiffError {
     #[error("grad needs a scalar floating-point result, but the entry's result is {shape}")]
     NonScalarResult {
         /// The entry's result shape.
-        shape: Shape,
+        shape: Box<Shape>,
     },
     /// A requested parameter does not exist.
     #[error("no parameter {index}: the entry computation has {count} parameters")]
@@ -33,17 +33,7 @@ pub enum AutodiffError {
         /// The parameter number.
         index: usize,
         /// Its shape.
-        shape: Shape,
-    },
-    /// A cotangent or tangent argument has the wrong shape.
-    #[error("{what} must be {expected}, got {found}")]
-    ShapeMismatch {
-        /// Which argument.
-        what: String,
-        /// The shape needed.
-        expected: Shape,
-        /// The shape given.
-        found: Shape,
+        shape: Box<Shape>,
     },
     /// The gradient flows through an instruction that has no gradient rule.
     #[error("no gradient through `{instruction}` ({op}): {reason}")]

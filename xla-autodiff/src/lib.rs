@@ -77,7 +77,10 @@ pub fn grad_module(module: &Module, wrt: Option<&[usize]>) -> Result<Module, Aut
 ///
 /// # Errors
 /// As [`grad_module`].
-pub fn value_and_grad_module(module: &Module, wrt: Option<&[usize]>) -> Result<Module, AutodiffError> {
+pub fn value_and_grad_module(
+    module: &Module,
+    wrt: Option<&[usize]>,
+) -> Result<Module, AutodiffError> {
     differentiate(module, wrt, Mode::ValueAndGrad)
 }
 
@@ -107,21 +110,37 @@ pub fn jvp_module(module: &Module, wrt: Option<&[usize]>) -> Result<Module, Auto
 mod jvp;
 
 fn malformed(module: &Module, reason: &str) -> AutodiffError {
-    AutodiffError::Malformed { module: module.name.clone(), reason: reason.to_string() }
+    AutodiffError::Malformed {
+        module: module.name.clone(),
+        reason: reason.to_string(),
+    }
 }
 
 /// The entry, its parameter shapes (in number order) and the checked `wrt` list.
-fn entry_and_wrt<'m>(module: &'m Module, wrt: Option<&[usize]>) -> Result<(&'m Computation, Vec<Shape>, Vec<usize>), AutodiffError> {
-    let entry = module.entry_computation().ok_or_else(|| malformed(module, "no entry computation"))?;
+fn entry_and_wrt<'m>(
+    module: &'m Module,
+    wrt: Option<&[usize]>,
+) -> Result<(&'m Computation, Vec<Shape>, Vec<usize>), AutodiffError> {
+    let entry = module
+        .entry_computation()
+        .ok_or_else(|| malformed(module, "no entry computation"))?;
     let shapes = entry.parameter_shapes();
     let wrt: Vec<usize> = match wrt {
         Some(w) => w.to_vec(),
-        None => (0..shapes.len()).filter(|&i| is_float_array(&shapes[i])).collect(),
+        None => (0..shapes.len())
+            .filter(|&i| is_float_array(&shapes[i]))
+            .collect(),
     };
     for &i in &wrt {
-        let shape = shapes.get(i).ok_or(AutodiffError::NoSuchParameter { index: i, count: shapes.len() })?;
+        let shape = shapes.get(i).ok_or(AutodiffError::NoSuchParameter {
+            index: i,
+            count: shapes.len(),
+        })?;
         if !tape::has_float(shape) {
-            return Err(AutodiffError::NotFloatParameter { index: i, shape: shape.clone() });
+            return Err(AutodiffError::NotFloatParameter {
+                index: i,
+                shape: Box::new(shape.clone()),
+            });
         }
     }
     Ok((entry, shapes, wrt))
@@ -149,27 +168,49 @@ struct Forward<'m> {
     root: usize,
 }
 
-fn forward<'m>(module: &'m Module, entry: &Computation, shapes: &[Shape], wrt: &[usize]) -> Result<Forward<'m>, AutodiffError> {
+fn forward<'m>(
+    module: &'m Module,
+    entry: &Computation,
+    shapes: &[Shape],
+    wrt: &[usize],
+) -> Result<Forward<'m>, AutodiffError> {
     let b = XlaBuilder::new(&module.name);
     let mut tape = Tape::new(module);
     let ids = entry.parameters();
     let mut inputs = Vec::with_capacity(shapes.len());
     let mut params = Vec::with_capacity(shapes.len());
     for (i, s) in shapes.iter().enumerate() {
-        let name = ids.get(i).map_or("p", |&id| base_name(&entry.instr(id).name));
+        let name = ids
+            .get(i)
+            .map_or("p", |&id| base_name(&entry.instr(id).name));
         let p = b.parameter(i as i64, s.clone(), name);
         inputs.push(tape.input(i as i64, p.clone(), s.clone(), wrt.contains(&i)));
         params.push(p);
     }
     let root = tape.replay(&b, module.entry, &inputs)?;
-    Ok(Forward { b, tape, inputs, params, root })
+    Ok(Forward {
+        b,
+        tape,
+        inputs,
+        params,
+        root,
+    })
 }
 
-fn differentiate(module: &Module, wrt: Option<&[usize]>, mode: Mode) -> Result<Module, AutodiffError> {
+fn differentiate(
+    module: &Module,
+    wrt: Option<&[usize]>,
+    mode: Mode,
+) -> Result<Module, AutodiffError> {
     let (entry, shapes, wrt) = entry_and_wrt(module, wrt)?;
-    let result = entry.result_shape().ok_or_else(|| malformed(module, "the entry has no root"))?.clone();
+    let result = entry
+        .result_shape()
+        .ok_or_else(|| malformed(module, "the entry has no root"))?
+        .clone();
     if mode != Mode::Vjp && !(result.is_scalar() && result.element_type().is_float()) {
-        return Err(AutodiffError::NonScalarResult { shape: result });
+        return Err(AutodiffError::NonScalarResult {
+            shape: Box::new(result),
+        });
     }
     let fw = forward(module, entry, &shapes, &wrt)?;
     let b = &fw.b;
@@ -186,7 +227,11 @@ fn differentiate(module: &Module, wrt: Option<&[usize]>, mode: Mode) -> Result<M
         outs.push(fw.tape.nodes[fw.root].value.clone());
     }
     for &i in &wrt {
-        let ct = fw.inputs.get(i).and_then(|&n| cts.get(n)).and_then(Option::as_ref);
+        let ct = fw
+            .inputs
+            .get(i)
+            .and_then(|&n| cts.get(n))
+            .and_then(Option::as_ref);
         outs.push(materialize(b, ct, &shapes[i]));
     }
     let _ = &fw.params;

@@ -22,7 +22,11 @@ fn cse(c: &mut Computation) {
     let mut kept = Vec::with_capacity(c.instructions.len());
     for ins in c.instructions.drain(..) {
         let mut ins = ins;
-        ins.operands = ins.operands.iter().map(|o| map.get(o.0).copied().unwrap_or(*o)).collect();
+        ins.operands = ins
+            .operands
+            .iter()
+            .map(|o| map.get(o.0).copied().unwrap_or(*o))
+            .collect();
         let mergeable = !matches!(ins.op, Op::Parameter { .. }) && !ins.op.has_side_effect();
         let key = format!("{:?}|{:?}|{:?}", ins.op, ins.operands, ins.shape);
         if mergeable {
@@ -71,7 +75,11 @@ fn dce(c: &mut Computation) {
         }
     }
     for ins in &mut kept {
-        ins.operands = ins.operands.iter().map(|o| map.get(o.0).copied().unwrap_or(*o)).collect();
+        ins.operands = ins
+            .operands
+            .iter()
+            .map(|o| map.get(o.0).copied().unwrap_or(*o))
+            .collect();
     }
     c.root = map.get(c.root.0).copied().unwrap_or(c.root);
     c.instructions = kept;
@@ -101,9 +109,18 @@ fn prune(m: Module) -> Module {
     }
     for c in &mut comps {
         for ins in &mut c.instructions {
-            ins.op.map_called(|id| new_id.get(id.0).copied().flatten().unwrap_or(id));
+            ins.op
+                .map_called(|id| new_id.get(id.0).copied().flatten().unwrap_or(id));
         }
     }
-    let entry = new_id.get(m.entry.0).copied().flatten().unwrap_or(CompId(0));
-    Module { name: m.name, computations: comps, entry }
+    let entry = new_id
+        .get(m.entry.0)
+        .copied()
+        .flatten()
+        .unwrap_or(CompId(0));
+    Module {
+        name: m.name,
+        computations: comps,
+        entry,
+    }
 }

@@ -81,7 +81,12 @@ impl<'m> Tape<'m> {
     }
 
     /// Replays computation `comp` on argument nodes `args`; returns the root's node.
-    pub fn replay(&mut self, b: &XlaBuilder, comp: CompId, args: &[usize]) -> Result<usize, AutodiffError> {
+    pub fn replay(
+        &mut self,
+        b: &XlaBuilder,
+        comp: CompId,
+        args: &[usize],
+    ) -> Result<usize, AutodiffError> {
         let c = self.computation(comp)?;
         let mut map: Vec<usize> = Vec::with_capacity(c.instructions.len());
         for ins in &c.instructions {
@@ -123,10 +128,12 @@ impl<'m> Tape<'m> {
             };
             map.push(node);
         }
-        map.get(c.root.0).copied().ok_or_else(|| AutodiffError::Malformed {
-            module: self.module.name.clone(),
-            reason: format!("computation `{}` has no root", c.name),
-        })
+        map.get(c.root.0)
+            .copied()
+            .ok_or_else(|| AutodiffError::Malformed {
+                module: self.module.name.clone(),
+                reason: format!("computation `{}` has no root", c.name),
+            })
     }
 
     /// `get-tuple-element(tuple(a, b, ...), i)` is the element node itself.
@@ -139,7 +146,14 @@ impl<'m> Tape<'m> {
     }
 
     /// Adds `op` as an instruction of `b` (its called computations imported).
-    fn emit(&mut self, b: &XlaBuilder, name: &str, op: &Op, operands: Vec<usize>, shape: &Shape) -> Result<usize, AutodiffError> {
+    fn emit(
+        &mut self,
+        b: &XlaBuilder,
+        name: &str,
+        op: &Op,
+        operands: Vec<usize>,
+        shape: &Shape,
+    ) -> Result<usize, AutodiffError> {
         let mut new_op = op.clone();
         let mut failed = None;
         let module = self.module;
@@ -162,11 +176,17 @@ impl<'m> Tape<'m> {
         if let Some(e) = failed {
             return Err(e.into());
         }
-        let values: Vec<XlaOp> = operands.iter().map(|&o| self.nodes[o].value.clone()).collect();
+        let values: Vec<XlaOp> = operands
+            .iter()
+            .map(|&o| self.nodes[o].value.clone())
+            .collect();
         let value = b.add_op(new_op, &values, Some(shape.clone()));
         if value.is_poisoned() {
             let errors: Vec<String> = b.errors().iter().map(ToString::to_string).collect();
-            return Err(AutodiffError::Build(format!("replaying `{name}`: {}", errors.join("; "))));
+            return Err(AutodiffError::Build(format!(
+                "replaying `{name}`: {}",
+                errors.join("; ")
+            )));
         }
         let active = has_float(shape) && operands.iter().any(|&o| self.nodes[o].active);
         self.nodes.push(Node {
@@ -192,7 +212,12 @@ impl<'m> Tape<'m> {
 
     /// The trip count of `while(init)` when it follows the `fori_loop` pattern; `None`
     /// otherwise (the loop is then kept as is).
-    fn trip_count(&self, cond: CompId, body: CompId, operands: &[usize]) -> Result<Option<i64>, AutodiffError> {
+    fn trip_count(
+        &self,
+        cond: CompId,
+        body: CompId,
+        operands: &[usize],
+    ) -> Result<Option<i64>, AutodiffError> {
         let (cond, body) = (self.computation(cond)?, self.computation(body)?);
         let Some(k) = counter_index(cond, body) else {
             return Ok(None);
@@ -202,7 +227,9 @@ impl<'m> Tape<'m> {
         };
         let init = operands.first().and_then(|&t| self.nodes.get(t));
         let start = match init {
-            Some(t) if matches!(t.op, Op::Tuple) => t.operands.get(k).and_then(|&s| self.const_int(s)),
+            Some(t) if matches!(t.op, Op::Tuple) => {
+                t.operands.get(k).and_then(|&s| self.const_int(s))
+            }
             _ => None,
         };
         match start {
@@ -226,7 +253,11 @@ fn literal_int(lit: &xla_core::Literal) -> Option<i64> {
 /// has `add(get-tuple-element(state, k), constant(1))` at index `k`.
 fn counter_index(cond: &Computation, body: &Computation) -> Option<usize> {
     let root = cond.root_instruction()?;
-    let Op::Compare { direction: ComparisonDirection::Lt, .. } = root.op else {
+    let Op::Compare {
+        direction: ComparisonDirection::Lt,
+        ..
+    } = root.op
+    else {
         return None;
     };
     let k = gte_of_param(cond, *root.operands.first()?)?;
@@ -240,7 +271,8 @@ fn counter_index(cond: &Computation, body: &Computation) -> Option<usize> {
     }
     let (a, c) = (*inc.operands.first()?, *inc.operands.get(1)?);
     let one = |id: InstrId| matches!(&body.get(id).map(|i| &i.op), Some(Op::Constant { literal }) if literal_int(literal) == Some(1));
-    let ok = (gte_of_param(body, a) == Some(k) && one(c)) || (gte_of_param(body, c) == Some(k) && one(a));
+    let ok = (gte_of_param(body, a) == Some(k) && one(c))
+        || (gte_of_param(body, c) == Some(k) && one(a));
     ok.then_some(k)
 }
 
@@ -262,4 +294,3 @@ fn cond_limit(cond: &Computation) -> Option<i64> {
         _ => None,
     }
 }
-

@@ -11,7 +11,8 @@ use xla_autodiff::{
 use xla_core::ir::Opcode;
 use xla_core::{Literal, Module, Shape};
 
-const ADD: &str = "add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] add(a, b) }\n";
+const ADD: &str =
+    "add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] add(a, b) }\n";
 
 fn module(body: &str) -> Module {
     let text = format!("HloModule m\n{ADD}\nENTRY main {{\n{body}\n}}\n");
@@ -20,7 +21,10 @@ fn module(body: &str) -> Module {
 
 fn run(m: &Module, args: &[Literal]) -> Vec<Vec<f64>> {
     xla_core::verify::verify_module(m).unwrap();
-    let out = xla_cpu::Executable::compile(m).unwrap().execute(args).unwrap();
+    let out = xla_cpu::Executable::compile(m)
+        .unwrap()
+        .execute(args)
+        .unwrap();
     let mut leaves = Vec::new();
     flatten(&out, &mut leaves);
     leaves
@@ -46,7 +50,10 @@ fn grad_follows_the_wrt_order() {
     let (x, y) = (vec1(&[1.0, 2.0, 3.0]), vec1(&[4.0, 5.0, 6.0]));
     let all = run(&grad_module(&m, None).unwrap(), &[x.clone(), y.clone()]);
     assert_eq!(all, vec![vec![8.0, 20.0, 36.0], vec![1.0, 4.0, 9.0]]);
-    let swapped = run(&grad_module(&m, Some(&[1, 0])).unwrap(), &[x.clone(), y.clone()]);
+    let swapped = run(
+        &grad_module(&m, Some(&[1, 0])).unwrap(),
+        &[x.clone(), y.clone()],
+    );
     assert_eq!(swapped, vec![vec![1.0, 4.0, 9.0], vec![8.0, 20.0, 36.0]]);
     let only_y = run(&grad_module(&m, Some(&[1])).unwrap(), &[x, y]);
     assert_eq!(only_y, vec![vec![1.0, 4.0, 9.0]]);
@@ -55,7 +62,10 @@ fn grad_follows_the_wrt_order() {
 #[test]
 fn value_and_grad_returns_the_value_first() {
     let m = module(SUM_X2_Y);
-    let out = run(&value_and_grad_module(&m, Some(&[0])).unwrap(), &[vec1(&[1.0, 2.0, 3.0]), vec1(&[4.0, 5.0, 6.0])]);
+    let out = run(
+        &value_and_grad_module(&m, Some(&[0])).unwrap(),
+        &[vec1(&[1.0, 2.0, 3.0]), vec1(&[4.0, 5.0, 6.0])],
+    );
     assert_eq!(out, vec![vec![4.0 + 20.0 + 54.0], vec![8.0, 20.0, 36.0]]);
 }
 
@@ -73,7 +83,10 @@ fn vjp_takes_the_cotangent_as_the_last_parameter() {
 fn jvp_returns_value_and_tangent() {
     // f(x) = x * x: jvp(v) = 2 x v.
     let m = module("x = f64[3] parameter(0)\nROOT r = f64[3] multiply(x, x)");
-    let out = run(&jvp_module(&m, None).unwrap(), &[vec1(&[1.0, 2.0, 3.0]), vec1(&[1.0, 0.5, -1.0])]);
+    let out = run(
+        &jvp_module(&m, None).unwrap(),
+        &[vec1(&[1.0, 2.0, 3.0]), vec1(&[1.0, 0.5, -1.0])],
+    );
     assert_eq!(out, vec![vec![1.0, 4.0, 9.0], vec![2.0, 2.0, -6.0]]);
 }
 
@@ -90,10 +103,11 @@ fn hessian_vector_product_through_grad_of_grad() {
         assert!((out[1][i] - want).abs() < 1e-12, "{} vs {want}", out[1][i]);
     }
     // And as a gradient of the gradient's pairing with v, through grad_module twice.
-    let pairing = module(&format!(
-        "x = f64[3] parameter(0)\nv = f64[3] parameter(1)\ne = f64[3] exponential(x)\none = f64[] constant(1)\nob = f64[3] broadcast(one), dimensions={{}}\nxp = f64[3] add(x, ob)\ng = f64[3] multiply(e, xp)\ngv = f64[3] multiply(g, v)\nz = f64[] constant(0)\nROOT r = f64[] reduce(gv, z), dimensions={{0}}, to_apply=add"
-    ));
-    let out = run(&grad_module(&pairing, Some(&[0])).unwrap(), &[vec1(&x), vec1(&v)]);
+    let pairing = module("x = f64[3] parameter(0)\nv = f64[3] parameter(1)\ne = f64[3] exponential(x)\none = f64[] constant(1)\nob = f64[3] broadcast(one), dimensions={}\nxp = f64[3] add(x, ob)\ng = f64[3] multiply(e, xp)\ngv = f64[3] multiply(g, v)\nz = f64[] constant(0)\nROOT r = f64[] reduce(gv, z), dimensions={0}, to_apply=add");
+    let out = run(
+        &grad_module(&pairing, Some(&[0])).unwrap(),
+        &[vec1(&x), vec1(&v)],
+    );
     for i in 0..3 {
         let want = x[i].exp() * (2.0 + x[i]) * v[i];
         assert!((out[0][i] - want).abs() < 1e-12);
@@ -136,13 +150,30 @@ fn every_opcode_is_classified() {
     for op in Opcode::all() {
         match differentiability(op) {
             Differentiability::Rule => rules += 1,
-            Differentiability::NonDifferentiable(reason) => assert!(!reason.is_empty(), "{}", op.name()),
+            Differentiability::NonDifferentiable(reason) => {
+                assert!(!reason.is_empty(), "{}", op.name())
+            }
         }
     }
     assert!(rules > 60, "{rules} opcodes with rules");
-    for op in ["rng", "all-reduce", "custom-call", "send", "infeed", "compare", "bitcast-convert"] {
+    for op in [
+        "rng",
+        "all-reduce",
+        "custom-call",
+        "send",
+        "infeed",
+        "compare",
+        "bitcast-convert",
+    ] {
         let op = Opcode::from_name(op).unwrap();
-        assert!(matches!(differentiability(op), Differentiability::NonDifferentiable(_)), "{}", op.name());
+        assert!(
+            matches!(
+                differentiability(op),
+                Differentiability::NonDifferentiable(_)
+            ),
+            "{}",
+            op.name()
+        );
     }
 }
 
@@ -177,5 +208,9 @@ fn a_while_with_unknown_trip_count_is_an_error() {
     let m = xla_core::text::parse_module(&text).unwrap();
     let e = grad_module(&m, None).unwrap_err();
     assert!(matches!(e, AutodiffError::NotDifferentiable { .. }), "{e}");
-    assert!(e.to_string().contains("(while): the loop's trip count is not known"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("(while): the loop's trip count is not known"),
+        "{e}"
+    );
 }

@@ -29,7 +29,11 @@ fn as_f64(d: &ArrayData) -> Option<Vec<f64>> {
 
 fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), String> {
     if got.shape().without_layout() != *want.shape() {
-        return Err(format!("shape {} vs expected {}", got.shape(), want.shape()));
+        return Err(format!(
+            "shape {} vs expected {}",
+            got.shape(),
+            want.shape()
+        ));
     }
     let (g, w) = (got.array_data().unwrap(), want.array_data().unwrap());
     let (Some(gv), Some(wv)) = (as_f64(g), as_f64(w)) else {
@@ -54,8 +58,16 @@ fn run_case(dir: &Path) -> Result<(), String> {
     let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
-    let wrt: Vec<usize> = meta["wrt"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
-    let (rtol, atol) = (meta["rtol"].as_f64().unwrap(), meta["atol"].as_f64().unwrap());
+    let wrt: Vec<usize> = meta["wrt"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    let (rtol, atol) = (
+        meta["rtol"].as_f64().unwrap(),
+        meta["atol"].as_f64().unwrap(),
+    );
     let grad = grad_module(&module, Some(&wrt)).map_err(|e| format!("grad: {e}"))?;
     xla_core::verify::verify_module(&grad).map_err(|e| format!("verify: {e:?}"))?;
     let exe = xla_cpu::Executable::compile(&grad).map_err(|e| format!("compile: {e}"))?;
@@ -83,7 +95,8 @@ fn run_case(dir: &Path) -> Result<(), String> {
 
 #[test]
 fn grad_public_cases() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/grad_public");
+    let root =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/grad_public");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -114,7 +127,8 @@ fn grad_public_cases() {
 /// The gradient of `grad_binary` really is compared: a wrong expectation fails.
 #[test]
 fn comparison_detects_a_wrong_gradient() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/grad_public/grad_binary");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/conformance/grad_public/grad_binary");
     let want = Literal::read_npy(root.join("out0.npy")).unwrap();
     let other = Literal::read_npy(root.join("out1.npy")).unwrap();
     assert!(compare(&want, &want, 1e-4, 1e-5).is_ok());

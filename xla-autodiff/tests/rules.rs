@@ -2,7 +2,12 @@
 //! central finite differences of `⟨f(x), c⟩` in f64, on seeded random inputs and a random
 //! cotangent `c`. The forward modules are HLO text, so each row reads like the op it checks.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::needless_range_loop
+)]
 
 use xla_autodiff::{jvp_module, vjp_module};
 use xla_core::{Literal, Module, PrimitiveType, Shape};
@@ -125,7 +130,10 @@ fn elementwise_rows() -> Vec<Row> {
 
 fn binary(name: &'static str, op: &'static str) -> Row {
     let body: &'static str = Box::leak(
-        format!("x = f64[2,3] parameter(0)\ny = f64[2,3] parameter(1)\nROOT r = f64[2,3] {op}(x, y)").into_boxed_str(),
+        format!(
+            "x = f64[2,3] parameter(0)\ny = f64[2,3] parameter(1)\nROOT r = f64[2,3] {op}(x, y)"
+        )
+        .into_boxed_str(),
     );
     row(name, vec![F(&[2, 3], 0.5, 2.0), F(&[2, 3], 0.5, 2.0)], body)
 }
@@ -228,7 +236,11 @@ fn trsm(name: &'static str, opts: &'static str, bdims: &'static [i64]) -> Row {
     let body = format!(
         "p = f64[3,3] parameter(0)\nb = f64{bdims:?} parameter(1)\ni0 = s32[3,3] iota(), iota_dimension=0\ni1 = s32[3,3] iota(), iota_dimension=1\ne = pred[3,3] compare(i0, i1), direction=EQ\nk = f64[] constant(2)\nkb = f64[3,3] broadcast(k), dimensions={{}}\nz0 = f64[] constant(0)\nzb = f64[3,3] broadcast(z0), dimensions={{}}\nd = f64[3,3] select(e, kb, zb)\na = f64[3,3] add(p, d)\nROOT r = f64{bdims:?} triangular-solve(a, b), {opts}"
     );
-    row(name, vec![F(&[3, 3], -0.5, 0.5), F(bdims, -1.0, 1.0)], Box::leak(body.into_boxed_str()))
+    row(
+        name,
+        vec![F(&[3, 3], -0.5, 0.5), F(bdims, -1.0, 1.0)],
+        Box::leak(body.into_boxed_str()),
+    )
 }
 
 fn control_rows() -> Vec<Row> {
@@ -317,7 +329,12 @@ fn check_vjp(r: &Row, seed: u64) -> Result<(), String> {
     let m = module_of(r);
     let mut rng = Rng(seed);
     let args = inputs_of(r, &mut rng);
-    let result = m.entry_computation().unwrap().result_shape().unwrap().clone();
+    let result = m
+        .entry_computation()
+        .unwrap()
+        .result_shape()
+        .unwrap()
+        .clone();
     let c = rng.array(result.dims(), -1.0, 1.0);
     let vjp = vjp_module(&m, None).map_err(|e| e.to_string())?;
     xla_core::verify::verify_module(&vjp).map_err(|e| format!("verify: {e:?}"))?;
@@ -327,7 +344,9 @@ fn check_vjp(r: &Row, seed: u64) -> Result<(), String> {
     let exe = xla_cpu::Executable::compile(&m).unwrap();
     let cv = f64s(&c);
     let (eps, rtol) = step(r.name);
-    let wrt: Vec<usize> = (0..args.len()).filter(|&i| args[i].shape().element_type() == PrimitiveType::F64).collect();
+    let wrt: Vec<usize> = (0..args.len())
+        .filter(|&i| args[i].shape().element_type() == PrimitiveType::F64)
+        .collect();
     for (k, &p) in wrt.iter().enumerate() {
         let g = f64s(&grads[k]);
         for e in 0..g.len() {
@@ -337,7 +356,10 @@ fn check_vjp(r: &Row, seed: u64) -> Result<(), String> {
             minus[p].typed_data_mut::<f64>().unwrap()[e] -= eps;
             let fd = (pairing(&exe, &plus, &cv) - pairing(&exe, &minus, &cv)) / (2.0 * eps);
             if !close(g[e], fd, rtol) {
-                return Err(format!("parameter {p} element {e}: vjp {} vs finite difference {fd}", g[e]));
+                return Err(format!(
+                    "parameter {p} element {e}: vjp {} vs finite difference {fd}",
+                    g[e]
+                ));
             }
         }
     }
@@ -349,7 +371,11 @@ fn every_rule_matches_finite_differences() {
     let filter = std::env::var("RULE").unwrap_or_default();
     let mut failures = Vec::new();
     let mut n = 0;
-    for (i, r) in rows().iter().enumerate().filter(|(_, r)| r.name.contains(&filter)) {
+    for (i, r) in rows()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.name.contains(&filter))
+    {
         n += 1;
         match std::panic::catch_unwind(|| check_vjp(r, 0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1))) {
             Ok(Ok(())) => {}
@@ -357,15 +383,25 @@ fn every_rule_matches_finite_differences() {
             Err(_) => failures.push(format!("{}: panic", r.name)),
         }
     }
-    assert!(failures.is_empty(), "{} of {n} rows fail:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {n} rows fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn check_jvp(r: &Row, seed: u64) -> Result<(), String> {
     let m = module_of(r);
     let mut rng = Rng(seed);
     let args = inputs_of(r, &mut rng);
-    let wrt: Vec<usize> = (0..args.len()).filter(|&i| args[i].shape().element_type() == PrimitiveType::F64).collect();
-    let tangents: Vec<Literal> = wrt.iter().map(|&i| rng.array(args[i].shape().dims(), -1.0, 1.0)).collect();
+    let wrt: Vec<usize> = (0..args.len())
+        .filter(|&i| args[i].shape().element_type() == PrimitiveType::F64)
+        .collect();
+    let tangents: Vec<Literal> = wrt
+        .iter()
+        .map(|&i| rng.array(args[i].shape().dims(), -1.0, 1.0))
+        .collect();
     let jvp = jvp_module(&m, None).map_err(|e| e.to_string())?;
     let mut jargs = args.clone();
     jargs.extend(tangents.iter().cloned());
@@ -375,7 +411,11 @@ fn check_jvp(r: &Row, seed: u64) -> Result<(), String> {
         let mut a = args.clone();
         for (k, &p) in wrt.iter().enumerate() {
             let t = f64s(&tangents[k]);
-            a[p].typed_data_mut::<f64>().unwrap().iter_mut().zip(&t).for_each(|(x, d)| *x += s * d);
+            a[p].typed_data_mut::<f64>()
+                .unwrap()
+                .iter_mut()
+                .zip(&t)
+                .for_each(|(x, d)| *x += s * d);
         }
         f64s(&exe.execute(&a).unwrap())
     };
@@ -385,7 +425,10 @@ fn check_jvp(r: &Row, seed: u64) -> Result<(), String> {
     for e in 0..jt.len() {
         let fd = (up[e] - down[e]) / (2.0 * eps);
         if !close(jt[e], fd, rtol) {
-            return Err(format!("element {e}: jvp {} vs finite difference {fd}", jt[e]));
+            return Err(format!(
+                "element {e}: jvp {} vs finite difference {fd}",
+                jt[e]
+            ));
         }
     }
     Ok(())
@@ -397,14 +440,23 @@ fn check_jvp(r: &Row, seed: u64) -> Result<(), String> {
 fn jvp_matches_finite_differences() {
     let filter = std::env::var("RULE").unwrap_or_default();
     let mut failures = Vec::new();
-    for (i, r) in rows().iter().enumerate().filter(|(_, r)| r.name.contains(&filter)) {
+    for (i, r) in rows()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.name.contains(&filter))
+    {
         match std::panic::catch_unwind(|| check_jvp(r, 0x51_7CC1_B727_220A ^ (i as u64 + 1))) {
             Ok(Ok(())) => {}
             Ok(Err(e)) => failures.push(format!("{}: {e}", r.name)),
             Err(_) => failures.push(format!("{}: panic", r.name)),
         }
     }
-    assert!(failures.is_empty(), "{} rows fail:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} rows fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

@@ -9,7 +9,9 @@ use xla_core::ir::{ConvConfig, ConvDimensionNumbers, DotDims, PrecisionConfig};
 
 /// The dimensions of `0..n` not in `a` or `b`, in order.
 fn remaining(n: usize, a: &[i64], b: &[i64]) -> Vec<i64> {
-    (0..n as i64).filter(|d| !a.contains(d) && !b.contains(d)).collect()
+    (0..n as i64)
+        .filter(|d| !a.contains(d) && !b.contains(d))
+        .collect()
 }
 
 /// The permutation sorting `v` (numpy's `argsort`).
@@ -49,7 +51,12 @@ fn dot_transpose_lhs(
         rhs_contracting_dims: y_kept,
     };
     let sorted_by_y: Vec<i64> = argsort(yc).iter().map(|&i| xc[i as usize]).collect();
-    let unsorted: Vec<i64> = xb.iter().chain(&x_kept).chain(&sorted_by_y).copied().collect();
+    let unsorted: Vec<i64> = xb
+        .iter()
+        .chain(&x_kept)
+        .chain(&sorted_by_y)
+        .copied()
+        .collect();
     let out_axes = argsort(&unsorted);
     let d = b.dot_general_with_precision(g, y, &dims, precision);
     if out_axes.iter().enumerate().all(|(i, &a)| a == i as i64) {
@@ -60,21 +67,39 @@ fn dot_transpose_lhs(
 }
 
 /// `dot`: `(g · yᵀ, xᵀ · g)` in general dimension numbers.
-pub(super) fn dot(cx: &Cx<'_>, dims: &DotDims, precision: &PrecisionConfig, g: &XlaOp) -> Result<Cts, AutodiffError> {
+pub(super) fn dot(
+    cx: &Cx<'_>,
+    dims: &DotDims,
+    precision: &PrecisionConfig,
+    g: &XlaOp,
+) -> Result<Cts, AutodiffError> {
     let (b, x, y) = (cx.b, cx.x(0), cx.x(1));
     let (xr, yr) = (cx.s(0).rank(), cx.s(1).rank());
-    let (xc, yc) = (&dims.lhs_contracting_dims[..], &dims.rhs_contracting_dims[..]);
+    let (xc, yc) = (
+        &dims.lhs_contracting_dims[..],
+        &dims.rhs_contracting_dims[..],
+    );
     let (xb, yb) = (&dims.lhs_batch_dims[..], &dims.rhs_batch_dims[..]);
     let convert = |v: XlaOp, i: usize| {
         let ty = cx.s(i).element_type();
-        if cx.shape.element_type() == ty { v } else { b.convert_element_type(v, ty) }
+        if cx.shape.element_type() == ty {
+            v
+        } else {
+            b.convert_element_type(v, ty)
+        }
     };
-    let dx = cx
-        .wants(0)
-        .then(|| convert(dot_transpose_lhs(b, g, &y, xr, yr, (xc, yc, xb, yb), false, precision), 0));
-    let dy = cx
-        .wants(1)
-        .then(|| convert(dot_transpose_lhs(b, g, &x, yr, xr, (yc, xc, yb, xb), true, precision), 1));
+    let dx = cx.wants(0).then(|| {
+        convert(
+            dot_transpose_lhs(b, g, &y, xr, yr, (xc, yc, xb, yb), false, precision),
+            0,
+        )
+    });
+    let dy = cx.wants(1).then(|| {
+        convert(
+            dot_transpose_lhs(b, g, &x, yr, xr, (yc, xc, yb, xb), true, precision),
+            1,
+        )
+    });
     Ok(vec![dx.map(Ct::Array), dy.map(Ct::Array)])
 }
 
@@ -88,7 +113,12 @@ fn dilate(d: i64, dilation: i64) -> i64 {
 }
 
 /// Splits dimension `src` of `x` into `[size1, dim / size1]`.
-fn reshape_axis_out_of(b: &XlaBuilder, src: usize, size1: i64, x: &XlaOp) -> Result<XlaOp, AutodiffError> {
+fn reshape_axis_out_of(
+    b: &XlaBuilder,
+    src: usize,
+    size1: i64,
+    x: &XlaOp,
+) -> Result<XlaOp, AutodiffError> {
     let mut dims = x.shape()?.dims().to_vec();
     let d = dims.get(src).copied().unwrap_or(1);
     dims.splice(src..=src, [size1, d / size1.max(1)]);
@@ -97,11 +127,23 @@ fn reshape_axis_out_of(b: &XlaBuilder, src: usize, size1: i64, x: &XlaOp) -> Res
 
 /// Moves dimension `src` of `x` into dimension `dst` (numbered without `src`), as its
 /// major part.
-fn reshape_axis_into(b: &XlaBuilder, src: usize, dst: usize, x: &XlaOp) -> Result<XlaOp, AutodiffError> {
+fn reshape_axis_into(
+    b: &XlaBuilder,
+    src: usize,
+    dst: usize,
+    x: &XlaOp,
+) -> Result<XlaOp, AutodiffError> {
     let dims = x.shape()?.dims().to_vec();
-    let mut perm: Vec<i64> = (0..dims.len() as i64).filter(|&i| i != src as i64).collect();
+    let mut perm: Vec<i64> = (0..dims.len() as i64)
+        .filter(|&i| i != src as i64)
+        .collect();
     perm.insert(dst.min(perm.len()), src as i64);
-    let mut new_dims: Vec<i64> = dims.iter().enumerate().filter(|(i, _)| *i != src).map(|(_, &d)| d).collect();
+    let mut new_dims: Vec<i64> = dims
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != src)
+        .map(|(_, &d)| d)
+        .collect();
     if let Some(nd) = new_dims.get_mut(dst) {
         *nd *= dims.get(src).copied().unwrap_or(1);
     }
@@ -117,14 +159,30 @@ struct Specs {
 
 fn specs(d: &ConvDimensionNumbers) -> Specs {
     Specs {
-        lhs: (d.input_batch_dimension, d.input_feature_dimension, d.input_spatial_dimensions.clone()),
-        rhs: (d.kernel_output_feature_dimension, d.kernel_input_feature_dimension, d.kernel_spatial_dimensions.clone()),
-        out: (d.output_batch_dimension, d.output_feature_dimension, d.output_spatial_dimensions.clone()),
+        lhs: (
+            d.input_batch_dimension,
+            d.input_feature_dimension,
+            d.input_spatial_dimensions.clone(),
+        ),
+        rhs: (
+            d.kernel_output_feature_dimension,
+            d.kernel_input_feature_dimension,
+            d.kernel_spatial_dimensions.clone(),
+        ),
+        out: (
+            d.output_batch_dimension,
+            d.output_feature_dimension,
+            d.output_spatial_dimensions.clone(),
+        ),
     }
 }
 
 /// Dimension numbers from `(lhs, rhs, out)` specs (JAX's `ConvDimensionNumbers`).
-fn dnums(lhs: &(i64, i64, Vec<i64>), rhs: &(i64, i64, Vec<i64>), out: &(i64, i64, Vec<i64>)) -> ConvDimensionNumbers {
+fn dnums(
+    lhs: &(i64, i64, Vec<i64>),
+    rhs: &(i64, i64, Vec<i64>),
+    out: &(i64, i64, Vec<i64>),
+) -> ConvDimensionNumbers {
     ConvDimensionNumbers {
         input_batch_dimension: lhs.0,
         input_feature_dimension: lhs.1,
@@ -143,7 +201,9 @@ fn swap01(s: &(i64, i64, Vec<i64>)) -> (i64, i64, Vec<i64>) {
 }
 
 fn take(dims: &[i64], idx: &[i64]) -> Vec<i64> {
-    idx.iter().map(|&i| dims.get(i as usize).copied().unwrap_or(0)).collect()
+    idx.iter()
+        .map(|&i| dims.get(i as usize).copied().unwrap_or(0))
+        .collect()
 }
 
 /// The per-dimension pieces both transposes need.
@@ -155,12 +215,28 @@ struct Geometry {
 }
 
 fn geometry(cx: &Cx<'_>, c: &ConvConfig, sp: &Specs) -> Geometry {
-    let (ls, rs, os) = (take(cx.s(0).dims(), &sp.lhs.2), take(cx.s(1).dims(), &sp.rhs.2), take(cx.shape.dims(), &sp.out.2));
+    let (ls, rs, os) = (
+        take(cx.s(0).dims(), &sp.lhs.2),
+        take(cx.s(1).dims(), &sp.rhs.2),
+        take(cx.shape.dims(), &sp.out.2),
+    );
     let w = &c.window.dims;
     Geometry {
-        lhs_dilated: ls.iter().zip(w).map(|(&d, wd)| dilate(d, wd.base_dilation)).collect(),
-        rhs_dilated: rs.iter().zip(w).map(|(&d, wd)| dilate(d, wd.window_dilation)).collect(),
-        out_dilated: os.iter().zip(w).map(|(&d, wd)| dilate(d, wd.stride)).collect(),
+        lhs_dilated: ls
+            .iter()
+            .zip(w)
+            .map(|(&d, wd)| dilate(d, wd.base_dilation))
+            .collect(),
+        rhs_dilated: rs
+            .iter()
+            .zip(w)
+            .map(|(&d, wd)| dilate(d, wd.window_dilation))
+            .collect(),
+        out_dilated: os
+            .iter()
+            .zip(w)
+            .map(|(&d, wd)| dilate(d, wd.stride))
+            .collect(),
         pads_lo: w.iter().map(|wd| wd.padding_low).collect(),
     }
 }
@@ -177,12 +253,26 @@ pub(super) fn convolution(cx: &Cx<'_>, c: &ConvConfig, g: &XlaOp) -> Result<Cts,
     }
     let sp = specs(&c.dnums);
     let geo = geometry(cx, c, &sp);
-    let dx = if cx.wants(0) { Some(Ct::Array(conv_lhs(cx, c, &sp, &geo, g)?)) } else { None };
-    let dw = if cx.wants(1) { Some(Ct::Array(conv_rhs(cx, c, &sp, &geo, g)?)) } else { None };
+    let dx = if cx.wants(0) {
+        Some(Ct::Array(conv_lhs(cx, c, &sp, &geo, g)?))
+    } else {
+        None
+    };
+    let dw = if cx.wants(1) {
+        Some(Ct::Array(conv_rhs(cx, c, &sp, &geo, g)?))
+    } else {
+        None
+    };
     Ok(vec![dx, dw])
 }
 
-fn conv_lhs(cx: &Cx<'_>, c: &ConvConfig, sp: &Specs, geo: &Geometry, g: &XlaOp) -> Result<XlaOp, AutodiffError> {
+fn conv_lhs(
+    cx: &Cx<'_>,
+    c: &ConvConfig,
+    sp: &Specs,
+    geo: &Geometry,
+    g: &XlaOp,
+) -> Result<XlaOp, AutodiffError> {
     let b = cx.b;
     let mut rhs = cx.x(1);
     let (r0, r1) = (sp.rhs.0 as usize, sp.rhs.1 as usize);
@@ -219,7 +309,13 @@ fn conv_lhs(cx: &Cx<'_>, c: &ConvConfig, sp: &Specs, geo: &Geometry, g: &XlaOp) 
     Ok(out)
 }
 
-fn conv_rhs(cx: &Cx<'_>, c: &ConvConfig, sp: &Specs, geo: &Geometry, g: &XlaOp) -> Result<XlaOp, AutodiffError> {
+fn conv_rhs(
+    cx: &Cx<'_>,
+    c: &ConvConfig,
+    sp: &Specs,
+    geo: &Geometry,
+    g: &XlaOp,
+) -> Result<XlaOp, AutodiffError> {
     let (fgc, bgc) = if c.batch_group_count > 1 {
         (c.batch_group_count, 1)
     } else {

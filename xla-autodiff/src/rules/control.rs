@@ -10,7 +10,9 @@ use xla_core::{CompId, Op, Shape};
 
 /// `call`: the callee's vjp, inline.
 pub(super) fn call(cx: &Cx<'_>, to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
-    let args: Vec<(XlaOp, Shape, bool)> = (0..cx.args.len()).map(|i| (cx.x(i), cx.s(i), cx.wants(i))).collect();
+    let args: Vec<(XlaOp, Shape, bool)> = (0..cx.args.len())
+        .map(|i| (cx.x(i), cx.s(i), cx.wants(i)))
+        .collect();
     let (_, cts) = vjp_computation(cx.b, cx.module, to_apply, &args, |_| Some(ct.clone()))?;
     Ok(cts)
 }
@@ -31,10 +33,16 @@ pub(super) fn conditional(cx: &Cx<'_>, branches: &[CompId], ct: &Ct) -> Result<C
         let (x, gi) = (sb.get_tuple_element(&p, 0), sb.get_tuple_element(&p, 1));
         let args = [(x, si.clone(), cx.wants(i + 1))];
         let out_shape = cx.shape.clone();
-        let (_, cts) = vjp_computation(&sb, cx.module, branch, &args, |_| Some(ct_of_value(&sb, &gi, &out_shape)))?;
+        let (_, cts) = vjp_computation(&sb, cx.module, branch, &args, |_| {
+            Some(ct_of_value(&sb, &gi, &out_shape))
+        })?;
         let parts: Vec<XlaOp> = (0..n)
             .map(|j| {
-                let own = if j == i { cts.first().and_then(Option::as_ref) } else { None };
+                let own = if j == i {
+                    cts.first().and_then(Option::as_ref)
+                } else {
+                    None
+                };
                 materialize(&sb, own, &cx.s(j + 1))
             })
             .collect();
@@ -42,7 +50,13 @@ pub(super) fn conditional(cx: &Cx<'_>, branches: &[CompId], ct: &Ct) -> Result<C
         new_branches.push(comp.id());
         operands.push(b.tuple([cx.x(i + 1), g.clone()]));
     }
-    let res = b.add_op(Op::Conditional { branches: new_branches }, &operands, None);
+    let res = b.add_op(
+        Op::Conditional {
+            branches: new_branches,
+        },
+        &operands,
+        None,
+    );
     let mut out = vec![None];
     for j in 0..n {
         let v = b.get_tuple_element(&res, j as i64);
@@ -62,16 +76,32 @@ pub(super) fn map(cx: &Cx<'_>, dims: &[i64], f: CompId, g: &XlaOp) -> Result<Cts
             continue;
         }
         let sb = b.sub_builder("map_vjp");
-        let scalars: Vec<Shape> = cx.shapes.iter().map(|s| Shape::scalar(s.element_type())).collect();
-        let params: Vec<XlaOp> = scalars.iter().enumerate().map(|(i, s)| sb.parameter(i as i64, s.clone(), "x")).collect();
+        let scalars: Vec<Shape> = cx
+            .shapes
+            .iter()
+            .map(|s| Shape::scalar(s.element_type()))
+            .collect();
+        let params: Vec<XlaOp> = scalars
+            .iter()
+            .enumerate()
+            .map(|(i, s)| sb.parameter(i as i64, s.clone(), "x"))
+            .collect();
         let gs = sb.parameter(n as i64, Shape::scalar(cx.shape.element_type()), "g");
-        let args: Vec<(XlaOp, Shape, bool)> = params.iter().zip(&scalars).enumerate().map(|(i, (p, s))| (p.clone(), s.clone(), i == k)).collect();
+        let args: Vec<(XlaOp, Shape, bool)> = params
+            .iter()
+            .zip(&scalars)
+            .enumerate()
+            .map(|(i, (p, s))| (p.clone(), s.clone(), i == k))
+            .collect();
         let (_, cts) = vjp_computation(&sb, cx.module, f, &args, |_| Some(Ct::Array(gs.clone())))?;
         let root = materialize(&sb, cts.get(k).and_then(Option::as_ref), &scalars[k]);
         let comp = sb.build_sub(&root)?;
         let mut operands = cx.args.to_vec();
         operands.push(g.clone());
-        let op = Op::Map { dimensions: dims.to_vec(), to_apply: comp.id() };
+        let op = Op::Map {
+            dimensions: dims.to_vec(),
+            to_apply: comp.id(),
+        };
         out.push(Ct::some(b.add_op(op, &operands, None)));
     }
     Ok(out)

@@ -125,9 +125,11 @@ pub(super) fn clamp(cx: &Cx<'_>, g: &XlaOp) -> Result<Cts, AutodiffError> {
     let dx = b.select(b.and(b.gt(&x, &lo), b.lt(&x, &hi)), g, &zero);
     let dhi = b.select(b.lt(&hi, &x), g, &zero);
     Ok(vec![
-        cx.wants(0).then(|| Ct::Array(unbroadcast_scalar(b, &dlo, &cx.s(0), shape))),
+        cx.wants(0)
+            .then(|| Ct::Array(unbroadcast_scalar(b, &dlo, &cx.s(0), shape))),
         Ct::some(dx),
-        cx.wants(2).then(|| Ct::Array(unbroadcast_scalar(b, &dhi, &cx.s(2), shape))),
+        cx.wants(2)
+            .then(|| Ct::Array(unbroadcast_scalar(b, &dhi, &cx.s(2), shape))),
     ])
 }
 

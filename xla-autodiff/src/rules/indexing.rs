@@ -27,9 +27,15 @@ fn clamp_indices(cx: &Cx<'_>, d: &GatherDims) -> XlaOp {
     let idx = cx.x(1);
     let ivd = d.index_vector_dim as usize;
     let hi = if ivd >= is.rank() {
-        b.broadcast(b.constant_scalar(ity, maxes.first().copied().unwrap_or(0)), is.dims())
+        b.broadcast(
+            b.constant_scalar(ity, maxes.first().copied().unwrap_or(0)),
+            is.dims(),
+        )
     } else {
-        let v: Vec<XlaOp> = maxes.iter().map(|&m| b.reshape(b.constant_scalar(ity, m), &[1])).collect();
+        let v: Vec<XlaOp> = maxes
+            .iter()
+            .map(|&m| b.reshape(b.constant_scalar(ity, m), &[1]))
+            .collect();
         b.broadcast_in_dim(b.concat_in_dim(v, 0), is.dims(), &[d.index_vector_dim])
     };
     b.clamp(b.constant_scalar(ity, 0), idx, hi)
@@ -53,12 +59,20 @@ pub(super) fn gather(cx: &Cx<'_>, d: &GatherDims, g: &XlaOp) -> Result<Cts, Auto
     };
     let idx = clamp_indices(cx, d);
     let zeros = b.zeros(&cx.s(0));
-    Ok(vec![Ct::some(b.scatter(zeros, idx, g, &dims, Combiner::Add)), None])
+    Ok(vec![
+        Ct::some(b.scatter(zeros, idx, g, &dims, Combiner::Add)),
+        None,
+    ])
 }
 
 /// `scatter` with an add combiner: the operand gets the cotangent, each update the
 /// cotangent gathered at its window.
-pub(super) fn scatter(cx: &Cx<'_>, d: &ScatterDims, to_apply: CompId, g: &XlaOp) -> Result<Cts, AutodiffError> {
+pub(super) fn scatter(
+    cx: &Cx<'_>,
+    d: &ScatterDims,
+    to_apply: CompId,
+    g: &XlaOp,
+) -> Result<Cts, AutodiffError> {
     if cx.args.len() != 3 {
         return Err(cx.nd("variadic scatter has no gradient rule"));
     }

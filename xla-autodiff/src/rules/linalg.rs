@@ -16,16 +16,25 @@ fn other_dims(rank: usize, feature: i64) -> Vec<i64> {
 
 /// `batch-norm-training` → `batch-norm-grad`, plus the mean and variance outputs'
 /// cotangents.
-pub(super) fn batch_norm_training(cx: &Cx<'_>, eps: f32, fi: i64, ct: &Ct) -> Result<Cts, AutodiffError> {
+pub(super) fn batch_norm_training(
+    cx: &Cx<'_>,
+    eps: f32,
+    fi: i64,
+    ct: &Ct,
+) -> Result<Cts, AutodiffError> {
     let Ct::Tuple(cts) = ct else {
         return Err(cx.nd("internal: an array cotangent reached batch-norm-training"));
     };
     let b = cx.b;
     let (x, scale) = (cx.x(0), cx.x(1));
     let xs = cx.s(0);
-    let (mean, var) = (b.get_tuple_element(cx.out, 1), b.get_tuple_element(cx.out, 2));
+    let (mean, var) = (
+        b.get_tuple_element(cx.out, 1),
+        b.get_tuple_element(cx.out, 2),
+    );
     let bc = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &[fi]);
-    let count = xs.dims().iter().product::<i64>() / xs.dims().get(fi as usize).copied().unwrap_or(1).max(1);
+    let count =
+        xs.dims().iter().product::<i64>() / xs.dims().get(fi as usize).copied().unwrap_or(1).max(1);
     let inv_n = 1.0 / count.max(1) as f64;
     let arr = |i: usize| match cts.get(i) {
         Some(Some(Ct::Array(g))) => Some(g.clone()),
@@ -50,13 +59,22 @@ pub(super) fn batch_norm_training(cx: &Cx<'_>, eps: f32, fi: i64, ct: &Ct) -> Re
     if let Some(gv) = arr(2) {
         add(b.mul(bc(&(gv * (2.0 * inv_n))), b.sub(&x, bc(&mean))));
     }
-    Ok(vec![dx.map(Ct::Array), dscale.map(Ct::Array), doffset.map(Ct::Array)])
+    Ok(vec![
+        dx.map(Ct::Array),
+        dscale.map(Ct::Array),
+        doffset.map(Ct::Array),
+    ])
 }
 
 /// `batch-norm-grad`, w.r.t. its `grad_output` operand (in which it is linear — what a
 /// second derivative through `batch-norm-training`'s rule, or a jvp, needs):
 /// `ḡ = A - mean(A) - x̂·mean(A·x̂) + x̂·γ̄ + β̄` with `A = dx̄·γ/σ`.
-pub(super) fn batch_norm_grad(cx: &Cx<'_>, eps: f32, fi: i64, ct: &Ct) -> Result<Cts, AutodiffError> {
+pub(super) fn batch_norm_grad(
+    cx: &Cx<'_>,
+    eps: f32,
+    fi: i64,
+    ct: &Ct,
+) -> Result<Cts, AutodiffError> {
     if (0..4).any(|i| cx.wants(i)) {
         return Err(cx.nd("batch-norm-grad is differentiated only w.r.t. grad_output"));
     }
@@ -69,7 +87,8 @@ pub(super) fn batch_norm_grad(cx: &Cx<'_>, eps: f32, fi: i64, ct: &Ct) -> Result
     let (x, scale, mean, var) = (cx.x(0), cx.x(1), cx.x(2), cx.x(3));
     let bc = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &[fi]);
     let red = other_dims(xs.rank(), fi);
-    let count = xs.dims().iter().product::<i64>() / xs.dims().get(fi as usize).copied().unwrap_or(1).max(1);
+    let count =
+        xs.dims().iter().product::<i64>() / xs.dims().get(fi as usize).copied().unwrap_or(1).max(1);
     let inv_n = 1.0 / count.max(1) as f64;
     let inv = b.rsqrt(&var + f64::from(eps));
     let xhat = b.mul(b.sub(&x, bc(&mean)), bc(&inv));
@@ -95,7 +114,12 @@ pub(super) fn batch_norm_grad(cx: &Cx<'_>, eps: f32, fi: i64, ct: &Ct) -> Result
 }
 
 /// `batch-norm-inference`: `y = (x - mean) * scale / sqrt(var + eps) + offset`.
-pub(super) fn batch_norm_inference(cx: &Cx<'_>, eps: f32, fi: i64, g: &XlaOp) -> Result<Cts, AutodiffError> {
+pub(super) fn batch_norm_inference(
+    cx: &Cx<'_>,
+    eps: f32,
+    fi: i64,
+    g: &XlaOp,
+) -> Result<Cts, AutodiffError> {
     let b = cx.b;
     let xs = cx.s(0);
     let (x, scale, mean, var) = (cx.x(0), cx.x(1), cx.x(3), cx.x(4));
@@ -110,7 +134,10 @@ pub(super) fn batch_norm_inference(cx: &Cx<'_>, eps: f32, fi: i64, g: &XlaOp) ->
     let dmean = b.neg(b.mul(b.mul(&doffset, &scale), &inv));
     let inv3 = b.mul(b.mul(&inv, &inv), &inv);
     let dvar = b.mul(b.mul(&sgxm, &scale), &inv3) * -0.5f64;
-    Ok([dx, dscale, doffset, dmean, dvar].into_iter().map(Ct::some).collect())
+    Ok([dx, dscale, doffset, dmean, dvar]
+        .into_iter()
+        .map(Ct::some)
+        .collect())
 }
 
 /// Swaps the last two dims.
@@ -148,34 +175,62 @@ pub(super) fn cholesky(cx: &Cx<'_>, lower: bool, g: &XlaOp) -> Result<Cts, Autod
     if r < 2 {
         return Err(cx.nd("cholesky of rank < 2"));
     }
-    let (l, lbar) = if lower { (cx.out.clone(), g.clone()) } else { (mt(b, cx.out, r), mt(b, g, r)) };
+    let (l, lbar) = if lower {
+        (cx.out.clone(), g.clone())
+    } else {
+        (mt(b, cx.out, r), mt(b, g, r))
+    };
     let p = mm(b, &l, &lbar, r, true, false);
     let zero = b.zeros_like(&p);
     let below = band(b, shape, |i, j| b.gt(i, j));
     let diag = band(b, shape, |i, j| b.eq(i, j));
     let phi = b.select(&below, &p, b.select(&diag, &p * 0.5f64, &zero));
     let solve = |a: &XlaOp, x: &XlaOp, left: bool, t: Transpose| {
-        let o = TriangularSolveOptions { left_side: left, lower: true, unit_diagonal: false, transpose_a: t };
+        let o = TriangularSolveOptions {
+            left_side: left,
+            lower: true,
+            unit_diagonal: false,
+            transpose_a: t,
+        };
         b.triangular_solve(a, x, o)
     };
     let x1 = solve(&l, &phi, true, Transpose::Transpose);
     let s = solve(&l, &x1, false, Transpose::NoTranspose);
     let sym = b.add(&s, mt(b, &s, r));
-    let off = if lower { below } else { band(b, shape, |i, j| b.lt(i, j)) };
+    let off = if lower {
+        below
+    } else {
+        band(b, shape, |i, j| b.lt(i, j))
+    };
     Ok(vec![Ct::some(b.select(off, sym, b.select(diag, &s, zero)))])
 }
 
 /// `triangular-solve`: `b̄` is a solve with the other transpose; `ā = -b̄ xᵀ` (left side;
 /// transposed as `op(a)` is), restricted to the triangle read.
-pub(super) fn triangular_solve(cx: &Cx<'_>, o: &TriangularSolveOptions, g: &XlaOp) -> Result<Cts, AutodiffError> {
+pub(super) fn triangular_solve(
+    cx: &Cx<'_>,
+    o: &TriangularSolveOptions,
+    g: &XlaOp,
+) -> Result<Cts, AutodiffError> {
     if o.transpose_a == Transpose::Adjoint && cx.shape.element_type().is_complex() {
         return Err(cx.nd("complex adjoint solves have no gradient rule"));
     }
     let b = cx.b;
     let (a, x, r) = (cx.x(0), cx.out.clone(), cx.shape.rank());
     let transposed = o.transpose_a != Transpose::NoTranspose;
-    let flipped = if transposed { Transpose::NoTranspose } else { Transpose::Transpose };
-    let gb = b.triangular_solve(&a, g, TriangularSolveOptions { transpose_a: flipped, ..*o });
+    let flipped = if transposed {
+        Transpose::NoTranspose
+    } else {
+        Transpose::Transpose
+    };
+    let gb = b.triangular_solve(
+        &a,
+        g,
+        TriangularSolveOptions {
+            transpose_a: flipped,
+            ..*o
+        },
+    );
     let da = if cx.wants(0) {
         let prod = match (o.left_side, transposed) {
             (true, false) => mm(b, &gb, &x, r, false, true),
@@ -186,7 +241,11 @@ pub(super) fn triangular_solve(cx: &Cx<'_>, o: &TriangularSolveOptions, g: &XlaO
         let k = i32::from(o.unit_diagonal);
         let keep = band(b, &cx.s(0), |i, j| {
             let d = b.sub(j, i);
-            if o.lower { b.le(d, b.constant_r0(-k)) } else { b.ge(d, b.constant_r0(k)) }
+            if o.lower {
+                b.le(d, b.constant_r0(-k))
+            } else {
+                b.ge(d, b.constant_r0(k))
+            }
         });
         Some(Ct::Array(b.select(keep, b.neg(&prod), b.zeros_like(&prod))))
     } else {
@@ -255,7 +314,11 @@ pub(super) fn sort(cx: &Cx<'_>, dim: i64, cmp: CompId, ct: &Ct) -> Result<Cts, A
             })
             .collect(),
     };
-    let wanted: Vec<(usize, XlaOp)> = gs.into_iter().enumerate().filter_map(|(i, g)| g.map(|g| (i, g))).collect();
+    let wanted: Vec<(usize, XlaOp)> = gs
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, g)| g.map(|g| (i, g)))
+        .collect();
     if wanted.is_empty() {
         return Ok(vec![None; n]);
     }
@@ -300,5 +363,10 @@ pub(super) fn top_k(cx: &Cx<'_>, k: i64, ct: &Ct) -> Result<Cts, AutodiffError> 
     );
     let gb = b.broadcast_in_dim(g, &dims3, &map);
     let picked = b.select(hit, &gb, b.zeros_like(&gb));
-    Ok(vec![Ct::some(sum(b, &picked, xs.element_type(), &[r as i64 - 1]))])
+    Ok(vec![Ct::some(sum(
+        b,
+        &picked,
+        xs.element_type(),
+        &[r as i64 - 1],
+    ))])
 }

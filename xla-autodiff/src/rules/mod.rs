@@ -47,12 +47,18 @@ pub(crate) struct Cx<'a> {
 impl Cx<'_> {
     /// Operand `i` (arity was checked by shape inference when the forward op was built).
     pub fn x(&self, i: usize) -> XlaOp {
-        self.args.get(i).cloned().unwrap_or_else(|| self.out.clone())
+        self.args
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| self.out.clone())
     }
 
     /// The shape of operand `i`.
     pub fn s(&self, i: usize) -> Shape {
-        self.shapes.get(i).cloned().unwrap_or_else(|| self.shape.clone())
+        self.shapes
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| self.shape.clone())
     }
 
     /// Whether operand `i` needs a cotangent.
@@ -94,7 +100,12 @@ pub(crate) fn sum_all(b: &XlaBuilder, x: &XlaOp, shape: &Shape) -> XlaOp {
 }
 
 /// The cotangent `g` of a value broadcast from a scalar: the sum of `g`.
-pub(crate) fn unbroadcast_scalar(b: &XlaBuilder, g: &XlaOp, target: &Shape, gshape: &Shape) -> XlaOp {
+pub(crate) fn unbroadcast_scalar(
+    b: &XlaBuilder,
+    g: &XlaOp,
+    target: &Shape,
+    gshape: &Shape,
+) -> XlaOp {
     if target.is_scalar() && !gshape.is_scalar() {
         sum_all(b, g, gshape)
     } else {

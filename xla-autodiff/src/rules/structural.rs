@@ -91,11 +91,19 @@ pub(super) fn slice(
         .map(|i| {
             let (st, str_, n) = (start[i], stride[i], out.dims()[i]);
             let high = s.dims()[i] - (st + (n - 1) * str_ + 1);
-            PadDim { low: st, high, interior: str_ - 1 }
+            PadDim {
+                low: st,
+                high,
+                interior: str_ - 1,
+            }
         })
         .collect();
     let b = cx.b;
-    Ok(vec![Ct::some(b.pad(g, b.zeros(&xla_core::Shape::scalar(out.element_type())), &pads))])
+    Ok(vec![Ct::some(b.pad(
+        g,
+        b.zeros(&xla_core::Shape::scalar(out.element_type())),
+        &pads,
+    ))])
 }
 
 /// `pad`: the operand's part is the un-padded, un-strided cotangent; the padding value's
@@ -108,7 +116,11 @@ pub(super) fn pad(cx: &Cx<'_>, padding: &[PadDim], g: &XlaOp) -> Result<Cts, Aut
     if padding.iter().any(|p| p.low != 0 || p.high != 0) {
         let unpad: Vec<PadDim> = padding
             .iter()
-            .map(|p| PadDim { low: -p.low, high: -p.high, interior: 0 })
+            .map(|p| PadDim {
+                low: -p.low,
+                high: -p.high,
+                interior: 0,
+            })
             .collect();
         t = b.pad(&t, &zero, &unpad);
     }
@@ -131,7 +143,10 @@ pub(super) fn concatenate(cx: &Cx<'_>, dim: i64, g: &XlaOp) -> Result<Cts, Autod
     let mut out = Vec::with_capacity(cx.args.len());
     for (i, s) in cx.shapes.iter().enumerate() {
         let n = s.dims().get(d).copied().unwrap_or(0);
-        out.push(cx.wants(i).then(|| Ct::Array(cx.b.slice_in_dim(g, offset, offset + n, 1, dim))));
+        out.push(
+            cx.wants(i)
+                .then(|| Ct::Array(cx.b.slice_in_dim(g, offset, offset + n, 1, dim))),
+        );
         offset += n;
     }
     Ok(out)
@@ -153,8 +168,12 @@ pub(super) fn dynamic_update_slice(cx: &Cx<'_>, g: &XlaOp) -> Result<Cts, Autodi
     let b = cx.b;
     let starts = cx.args.get(2..).unwrap_or_default();
     let us = cx.s(1);
-    let d_op = cx.wants(0).then(|| Ct::Array(b.dynamic_update_slice(g, b.zeros(&us), starts)));
-    let d_up = cx.wants(1).then(|| Ct::Array(b.dynamic_slice(g, starts, us.dims())));
+    let d_op = cx
+        .wants(0)
+        .then(|| Ct::Array(b.dynamic_update_slice(g, b.zeros(&us), starts)));
+    let d_up = cx
+        .wants(1)
+        .then(|| Ct::Array(b.dynamic_slice(g, starts, us.dims())));
     let mut out = vec![d_op, d_up];
     out.resize(cx.args.len(), None);
     Ok(out)

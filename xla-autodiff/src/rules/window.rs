@@ -31,7 +31,12 @@ fn select_direction(c: &Computation) -> Option<ComparisonDirection> {
     let Op::Compare { direction, .. } = root.op else {
         return None;
     };
-    let param = |i: usize| match root.operands.get(i).and_then(|&id| c.get(id)).map(|p| &p.op) {
+    let param = |i: usize| match root
+        .operands
+        .get(i)
+        .and_then(|&id| c.get(id))
+        .map(|p| &p.op)
+    {
         Some(Op::Parameter { number }) => Some(*number),
         _ => None,
     };
@@ -44,7 +49,12 @@ fn kept_dims(rank: usize, reduced: &[i64]) -> Vec<i64> {
 }
 
 /// `reduce`.
-pub(super) fn reduce(cx: &Cx<'_>, dims: &[i64], to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
+pub(super) fn reduce(
+    cx: &Cx<'_>,
+    dims: &[i64],
+    to_apply: CompId,
+    ct: &Ct,
+) -> Result<Cts, AutodiffError> {
     if cx.args.len() != 2 {
         return variadic_reduce(cx, dims, to_apply, ct);
     }
@@ -73,17 +83,27 @@ pub(super) fn reduce(cx: &Cx<'_>, dims: &[i64], to_apply: CompId, ct: &Ct) -> Re
 /// A variadic reduce whose reducer selects one of its inputs (argmax / argmin style: the
 /// root is a tuple of selects): each value operand's cotangent goes to the element where
 /// every operand equals the result.
-fn variadic_reduce(cx: &Cx<'_>, dims: &[i64], to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
+fn variadic_reduce(
+    cx: &Cx<'_>,
+    dims: &[i64],
+    to_apply: CompId,
+    ct: &Ct,
+) -> Result<Cts, AutodiffError> {
     let Ct::Tuple(cts) = ct else {
         return Err(cx.nd("internal: an array cotangent reached a variadic reduce"));
     };
     let selecting = cx.module.get(to_apply).is_some_and(|c| {
         c.root_instruction().is_some_and(|r| {
-            matches!(r.op, Op::Tuple) && r.operands.iter().all(|&o| c.get(o).is_some_and(|i| matches!(i.op, Op::Select)))
+            matches!(r.op, Op::Tuple)
+                && r.operands
+                    .iter()
+                    .all(|&o| c.get(o).is_some_and(|i| matches!(i.op, Op::Select)))
         })
     });
     if !selecting {
-        return Err(cx.nd("a variadic reduce is differentiated only when its reducer selects (argmax/argmin)"));
+        return Err(cx.nd(
+            "a variadic reduce is differentiated only when its reducer selects (argmax/argmin)",
+        ));
     }
     let b = cx.b;
     let n = cx.args.len() / 2;
@@ -116,7 +136,12 @@ fn variadic_reduce(cx: &Cx<'_>, dims: &[i64], to_apply: CompId, ct: &Ct) -> Resu
 
 /// `reduce-window`: add → pad the cotangent and sum windows again; max/min →
 /// select-and-scatter.
-pub(super) fn reduce_window(cx: &Cx<'_>, window: &Window, to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
+pub(super) fn reduce_window(
+    cx: &Cx<'_>,
+    window: &Window,
+    to_apply: CompId,
+    ct: &Ct,
+) -> Result<Cts, AutodiffError> {
     if cx.args.len() != 2 {
         return selecting_reduce_window(cx, window, to_apply, ct);
     }
@@ -128,18 +153,35 @@ pub(super) fn reduce_window(cx: &Cx<'_>, window: &Window, to_apply: CompId, ct: 
     let dx = match op {
         Some(BinaryOp::Add) => window_sum_transpose(cx, window, &g)?,
         Some(op @ (BinaryOp::Max | BinaryOp::Min)) => {
-            if window.dims.iter().any(|d| d.base_dilation != 1 || d.window_dilation != 1) {
+            if window
+                .dims
+                .iter()
+                .any(|d| d.base_dilation != 1 || d.window_dilation != 1)
+            {
                 return Err(cx.nd("max/min reduce-window with dilation has no gradient rule"));
             }
             let b = cx.b;
-            let dir = if op == BinaryOp::Max { ComparisonDirection::Ge } else { ComparisonDirection::Le };
+            let dir = if op == BinaryOp::Max {
+                ComparisonDirection::Ge
+            } else {
+                ComparisonDirection::Le
+            };
             let select = binary(move |sb: &XlaBuilder, p: XlaOp, q: XlaOp| sb.compare(p, q, dir));
             let w = &window.dims;
             let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
             let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
             let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
             let zero = b.constant_scalar(cx.shape.element_type(), 0);
-            b.select_and_scatter_with_general_padding(cx.x(0), &sizes, &strides, &pads, &g, zero, select, Combiner::Add)
+            b.select_and_scatter_with_general_padding(
+                cx.x(0),
+                &sizes,
+                &strides,
+                &pads,
+                &g,
+                zero,
+                select,
+                Combiner::Add,
+            )
         }
         _ => return Err(cx.nd("the reducer is not add, maximum or minimum")),
     };
@@ -157,7 +199,10 @@ fn selecting_direction(module: &Module, comp: CompId) -> Option<ComparisonDirect
     }
     let sel = c.get(*root.operands.first()?)?;
     let other = c.get(*root.operands.get(1)?)?;
-    if !matches!(sel.op, Op::Select) || !matches!(other.op, Op::Select) || sel.operands.first() != other.operands.first() {
+    if !matches!(sel.op, Op::Select)
+        || !matches!(other.op, Op::Select)
+        || sel.operands.first() != other.operands.first()
+    {
         return None;
     }
     let pred = c.get(*sel.operands.first()?)?;
@@ -168,21 +213,35 @@ fn selecting_direction(module: &Module, comp: CompId) -> Option<ComparisonDirect
         Some(Op::Parameter { number }) => Some(*number),
         _ => None,
     };
-    (num(pred.operands.first()) == Some(0) && num(pred.operands.get(1)) == Some(2)).then_some(direction)
+    (num(pred.operands.first()) == Some(0) && num(pred.operands.get(1)) == Some(2))
+        .then_some(direction)
 }
 
 /// A two-operand reduce-window that selects by its first operand (the transpose of
 /// select-and-scatter): linear in the second operand, whose cotangent is scattered back to
 /// the selected elements with select-and-scatter.
-fn selecting_reduce_window(cx: &Cx<'_>, window: &Window, to_apply: CompId, ct: &Ct) -> Result<Cts, AutodiffError> {
+fn selecting_reduce_window(
+    cx: &Cx<'_>,
+    window: &Window,
+    to_apply: CompId,
+    ct: &Ct,
+) -> Result<Cts, AutodiffError> {
     let dir = selecting_direction(cx.module, to_apply);
     let (Some(dir), 4) = (dir, cx.args.len()) else {
-        return Err(cx.nd("variadic reduce-window is differentiated only when it selects by its first operand"));
+        return Err(cx.nd(
+            "variadic reduce-window is differentiated only when it selects by its first operand",
+        ));
     };
     if cx.wants(0) || cx.wants(2) || cx.wants(3) {
-        return Err(cx.nd("a selecting reduce-window is differentiated only w.r.t. its second operand"));
+        return Err(
+            cx.nd("a selecting reduce-window is differentiated only w.r.t. its second operand")
+        );
     }
-    if window.dims.iter().any(|d| d.base_dilation != 1 || d.window_dilation != 1) {
+    if window
+        .dims
+        .iter()
+        .any(|d| d.base_dilation != 1 || d.window_dilation != 1)
+    {
         return Err(cx.nd("a selecting reduce-window with dilation has no gradient rule"));
     }
     let Ct::Tuple(cts) = ct else {
@@ -198,7 +257,16 @@ fn selecting_reduce_window(cx: &Cx<'_>, window: &Window, to_apply: CompId, ct: &
     let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
     let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
     let zero = b.constant_scalar(cx.s(1).element_type(), 0);
-    let d = b.select_and_scatter_with_general_padding(cx.x(0), &sizes, &strides, &pads, g, zero, select, Combiner::Add);
+    let d = b.select_and_scatter_with_general_padding(
+        cx.x(0),
+        &sizes,
+        &strides,
+        &pads,
+        g,
+        zero,
+        select,
+        Combiner::Add,
+    );
     Ok(vec![None, Ct::some(d), None, None])
 }
 
@@ -214,7 +282,11 @@ fn window_sum_transpose(cx: &Cx<'_>, window: &Window, g: &XlaOp) -> Result<XlaOp
         let out = dil(ys.dims().get(i).copied().unwrap_or(0), w.stride);
         let before = rhs - w.padding_low - 1;
         let after = lhs + rhs - 1 - out - before;
-        pads.push(PadDim { low: before, high: after, interior: w.stride - 1 });
+        pads.push(PadDim {
+            low: before,
+            high: after,
+            interior: w.stride - 1,
+        });
     }
     let zero = b.constant_scalar(ys.element_type(), 0);
     let padded = b.pad(g, &zero, &pads);
@@ -222,18 +294,36 @@ fn window_sum_transpose(cx: &Cx<'_>, window: &Window, g: &XlaOp) -> Result<XlaOp
     let strides: Vec<i64> = window.dims.iter().map(|d| d.base_dilation).collect();
     let wdil: Vec<i64> = window.dims.iter().map(|d| d.window_dilation).collect();
     let no_pad = vec![(0, 0); sizes.len()];
-    Ok(b.reduce_window_with_general_padding(padded, &zero, &sizes, &strides, &[], &wdil, &no_pad, Combiner::Add))
+    Ok(b.reduce_window_with_general_padding(
+        padded,
+        &zero,
+        &sizes,
+        &strides,
+        &[],
+        &wdil,
+        &no_pad,
+        Combiner::Add,
+    ))
 }
 
 /// `select-and-scatter`: linear in the source; its transpose gathers the cotangent at the
 /// element each window selects (a variadic reduce-window over `(operand, cotangent)`).
-pub(super) fn select_and_scatter(cx: &Cx<'_>, window: &Window, select: CompId, g: &XlaOp) -> Result<Cts, AutodiffError> {
+pub(super) fn select_and_scatter(
+    cx: &Cx<'_>,
+    window: &Window,
+    select: CompId,
+    g: &XlaOp,
+) -> Result<Cts, AutodiffError> {
     let b = cx.b;
     let dir = cx.module.get(select).and_then(select_direction);
     let lowest = match dir {
         Some(ComparisonDirection::Ge | ComparisonDirection::Gt) => f64::NEG_INFINITY,
         Some(ComparisonDirection::Le | ComparisonDirection::Lt) => f64::INFINITY,
-        _ => return Err(cx.nd("the select computation is not a GE/GT/LE/LT comparison of its parameters")),
+        _ => {
+            return Err(
+                cx.nd("the select computation is not a GE/GT/LE/LT comparison of its parameters")
+            )
+        }
     };
     let Some(dir) = dir else {
         return Err(cx.nd("unknown select"));
@@ -245,13 +335,25 @@ pub(super) fn select_and_scatter(cx: &Cx<'_>, window: &Window, select: CompId, g
         let init_g = b.constant_scalar(cx.shape.element_type(), 0);
         let pick = nary(move |sb: &XlaBuilder, p: &[XlaOp]| {
             let keep = sb.compare(&p[0], &p[2], dir);
-            sb.tuple([sb.select(&keep, &p[0], &p[2]), sb.select(&keep, &p[1], &p[3])])
+            sb.tuple([
+                sb.select(&keep, &p[0], &p[2]),
+                sb.select(&keep, &p[1], &p[3]),
+            ])
         });
         let w = &window.dims;
         let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
         let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
         let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
-        let r = b.reduce_window_variadic_with_general_padding(&[x, g.clone()], &[init_x, init_g], &sizes, &strides, &[], &[], &pads, pick);
+        let r = b.reduce_window_variadic_with_general_padding(
+            &[x, g.clone()],
+            &[init_x, init_g],
+            &sizes,
+            &strides,
+            &[],
+            &[],
+            &pads,
+            pick,
+        );
         Some(Ct::Array(b.get_tuple_element(r, 1)))
     } else {
         None
