@@ -121,6 +121,7 @@ fn entry_and_wrt<'m>(
     module: &'m Module,
     wrt: Option<&[usize]>,
 ) -> Result<(&'m Computation, Vec<Shape>, Vec<usize>), AutodiffError> {
+    xla_core::verify::verify_module(module).map_err(|e| malformed(module, &e.to_string()))?;
     let entry = module
         .entry_computation()
         .ok_or_else(|| malformed(module, "no entry computation"))?;

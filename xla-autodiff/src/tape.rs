@@ -112,7 +112,7 @@ impl<'m> Tape<'m> {
                     Some(n) => n,
                     None => self.emit(b, &ins.name, &ins.op, operands, &ins.shape)?,
                 },
-                Op::While { condition, body } => {
+                Op::While { condition, body } if self.any_active(&operands) => {
                     match self.trip_count(*condition, *body, &operands)? {
                         Some(n) => {
                             let mut state = operands.first().copied().unwrap_or_default();
@@ -134,6 +134,11 @@ impl<'m> Tape<'m> {
                 module: self.module.name.clone(),
                 reason: format!("computation `{}` has no root", c.name),
             })
+    }
+
+    /// True when one of `nodes` carries a gradient.
+    fn any_active(&self, nodes: &[usize]) -> bool {
+        nodes.iter().any(|&n| self.nodes.get(n).is_some_and(|x| x.active))
     }
 
     /// `get-tuple-element(tuple(a, b, ...), i)` is the element node itself.

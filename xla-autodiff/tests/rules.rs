@@ -164,6 +164,22 @@ fn structural_rows() -> Vec<Row> {
             "x = f64[5,3] parameter(0)\ni = s32[4,1] parameter(1)\nROOT r = f64[4,3] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}"),
         row("scatter", vec![F(&[5, 3], -1.0, 1.0), S32(&[3, 1], &[1, 3, 1]), F(&[3, 3], -1.0, 1.0)],
             "x = f64[5,3] parameter(0)\ni = s32[3,1] parameter(1)\nu = f64[3,3] parameter(2)\ns = f64[5,3] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\nROOT r = f64[5,3] multiply(s, s)"),
+        row("gather-batching-dims", vec![F(&[3, 5], -1.0, 1.0), S32(&[3, 4, 1], &[0, 4, 2, 2, 1, 1, 3, 0, 4, 4, 4, 9])],
+            "x = f64[3,5] parameter(0)\ni = s32[3,4,1] parameter(1)\nROOT r = f64[3,4] gather(x, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}"),
+        row("gather-2d-windows", vec![F(&[4, 5], -1.0, 1.0), S32(&[2, 3], &[0, 1, 2, 3, 0, 9])],
+            "x = f64[4,5] parameter(0)\ni = s32[2,3] parameter(1)\nROOT r = f64[3,2,3] gather(x, i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={2,3}"),
+        row("scatter-batching-dims", vec![F(&[3, 5], -1.0, 1.0), S32(&[3, 2, 1], &[0, 4, 2, 2, 1, 3]), F(&[3, 2], -1.0, 1.0)],
+            "x = f64[3,5] parameter(0)\ni = s32[3,2,1] parameter(1)\nu = f64[3,2] parameter(2)\ns = f64[3,5] scatter(x, i, u), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=add\nROOT r = f64[3,5] multiply(s, x)"),
+        row("dynamic-slice-clamped", vec![F(&[4, 5], -1.0, 1.0), S32(&[], &[-2]), S32(&[], &[7])],
+            "x = f64[4,5] parameter(0)\ni = s32[] parameter(1)\nj = s32[] parameter(2)\nROOT r = f64[2,3] dynamic-slice(x, i, j), dynamic_slice_sizes={2,3}"),
+        row("dynamic-update-slice-clamped", vec![F(&[4, 5], -1.0, 1.0), F(&[2, 3], -1.0, 1.0), S32(&[], &[9])],
+            "x = f64[4,5] parameter(0)\nu = f64[2,3] parameter(1)\ni = s32[] parameter(2)\nd = f64[4,5] dynamic-update-slice(x, u, i, i)\nROOT r = f64[4,5] multiply(d, d)"),
+        row("broadcast-scalar", vec![F(&[], -1.0, 1.0)],
+            "x = f64[] parameter(0)\nROOT r = f64[2,3] broadcast(x), dimensions={}"),
+        row("pad-negative-both", vec![F(&[6], -1.0, 1.0), F(&[], -1.0, 1.0)],
+            "x = f64[6] parameter(0)\nv = f64[] parameter(1)\nROOT r = f64[13] pad(x, v), padding=-2_-1_2"),
+        row("slice-reverse-concat", vec![F(&[4, 3], -1.0, 1.0)],
+            "x = f64[4,3] parameter(0)\na = f64[2,3] slice(x), slice={[0:2], [0:3]}\nb = f64[4,3] reverse(x), dimensions={0,1}\nROOT r = f64[6,3] concatenate(a, b), dimensions={0}"),
     ]
 }
 
@@ -181,6 +197,18 @@ fn contraction_rows() -> Vec<Row> {
             "x = f64[2,4,5] parameter(0)\nw = f64[6,2,3] parameter(1)\nROOT r = f64[2,6,3] convolution(x, w), window={size=3}, dim_labels=bf0_oi0->bf0, feature_group_count=2"),
         row("convolution-batch-groups", vec![F(&[4, 3, 5], -1.0, 1.0), F(&[2, 3, 3], -1.0, 1.0)],
             "x = f64[4,3,5] parameter(0)\nw = f64[2,3,3] parameter(1)\nROOT r = f64[2,2,3] convolution(x, w), window={size=3}, dim_labels=bf0_oi0->bf0, batch_group_count=2"),
+        row("dot-transposed", vec![F(&[3, 2], -1.0, 1.0), F(&[4, 3], -1.0, 1.0)],
+            "x = f64[3,2] parameter(0)\ny = f64[4,3] parameter(1)\nROOT r = f64[2,4] dot(x, y), lhs_contracting_dims={0}, rhs_contracting_dims={1}"),
+        row("dot-vector", vec![F(&[3], -1.0, 1.0), F(&[3, 2], -1.0, 1.0)],
+            "x = f64[3] parameter(0)\ny = f64[3,2] parameter(1)\nROOT r = f64[2] dot(x, y), lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+        row("dot-two-contracting", vec![F(&[2, 3, 4], -1.0, 1.0), F(&[4, 5, 3], -1.0, 1.0)],
+            "x = f64[2,3,4] parameter(0)\ny = f64[4,5,3] parameter(1)\nROOT r = f64[2,5] dot(x, y), lhs_contracting_dims={2,1}, rhs_contracting_dims={0,2}"),
+        row("convolution-nhwc-same", vec![F(&[1, 5, 5, 2], -1.0, 1.0), F(&[3, 3, 2, 3], -1.0, 1.0)],
+            "x = f64[1,5,5,2] parameter(0)\nw = f64[3,3,2,3] parameter(1)\nROOT r = f64[1,3,3,3] convolution(x, w), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+        row("convolution-depthwise", vec![F(&[1, 6, 4, 3], -1.0, 1.0), F(&[2, 2, 1, 6], -1.0, 1.0)],
+            "x = f64[1,6,4,3] parameter(0)\nw = f64[2,2,1,6] parameter(1)\nROOT r = f64[1,3,3,6] convolution(x, w), window={size=2x2 stride=2x1 lhs_dilate=1x1 rhs_dilate=1x1}, dim_labels=b01f_01io->b01f, feature_group_count=3"),
+        row("convolution-negative-padding", vec![F(&[1, 2, 8], -1.0, 1.0), F(&[2, 2, 3], -1.0, 1.0)],
+            "x = f64[1,2,8] parameter(0)\nw = f64[2,2,3] parameter(1)\nROOT r = f64[1,2,3] convolution(x, w), window={size=3 stride=2 pad=-1_0}, dim_labels=bf0_oi0->bf0"),
     ]
 }
 
@@ -202,6 +230,12 @@ fn window_rows() -> Vec<Row> {
             "x = f64[1,5,6] parameter(0)\nz = f64[] constant(-inf)\nROOT r = f64[1,3,3] reduce-window(x, z), window={size=1x3x3 stride=1x2x2 pad=0_0x1_1x1_0}, to_apply=max"),
         row("select-and-scatter", vec![F(&[4, 6], -1.0, 1.0), F(&[2, 3], -1.0, 1.0)],
             "x = f64[4,6] parameter(0)\ns = f64[2,3] parameter(1)\nz = f64[] constant(0)\nROOT r = f64[4,6] select-and-scatter(x, s, z), window={size=2x2 stride=2x2}, select=ge, scatter=add"),
+        row("reduce-window-add-dilated", vec![F(&[7, 4], -1.0, 1.0)],
+            "x = f64[7,4] parameter(0)\nz = f64[] constant(0)\nROOT r = f64[3,7] reduce-window(x, z), window={size=2x2 stride=2x1 pad=0_1x1_0 lhs_dilate=1x2 rhs_dilate=2x1}, to_apply=add"),
+        row("reduce-window-min", vec![F(&[6], -1.0, 1.0)],
+            "x = f64[6] parameter(0)\nz = f64[] constant(inf)\nROOT r = f64[5] reduce-window(x, z), window={size=3 stride=1 pad=1_0}, to_apply=min"),
+        row("reduce-add-init", vec![F(&[3, 4], -1.0, 1.0), F(&[], -1.0, 1.0)],
+            "x = f64[3,4] parameter(0)\nz = f64[] parameter(1)\nROOT r = f64[3] reduce(x, z), dimensions={1}, to_apply=add"),
     ]
 }
 
@@ -229,6 +263,12 @@ fn linalg_rows() -> Vec<Row> {
             "x = f64[2,5] parameter(0)\ny = f64[2,5] parameter(1)\nt = (f64[2,5], f64[2,5]) sort(x, y), dimensions={1}, is_stable=true, to_apply=lt2\na = f64[2,5] get-tuple-element(t), index=0\nb = f64[2,5] get-tuple-element(t), index=1\nROOT r = f64[2,5] multiply(a, b)"),
         row("topk", vec![F(&[2, 5], -1.0, 1.0)],
             "x = f64[2,5] parameter(0)\nt = (f64[2,2], s32[2,2]) topk(x), k=2, largest=true\nROOT r = f64[2,2] get-tuple-element(t), index=0"),
+        row("topk-smallest", vec![F(&[3, 4], -1.0, 1.0)],
+            "x = f64[3,4] parameter(0)\nt = (f64[3,3], s32[3,3]) topk(x), k=3, largest=false\nROOT r = f64[3,3] get-tuple-element(t), index=0"),
+        row("sort-descending", vec![F(&[6], -1.0, 1.0)],
+            "x = f64[6] parameter(0)\ns = f64[6] sort(x), dimensions={0}, is_stable=true, to_apply=lt\nROOT r = f64[6] reverse(s), dimensions={0}"),
+        row("reduce-precision", vec![F(&[4], -1.0, 1.0)],
+            "x = f64[4] parameter(0)\np = f64[4] reduce-precision(x), exponent_bits=11, mantissa_bits=52\nROOT r = f64[4] multiply(p, x)"),
     ]
 }
 
@@ -253,6 +293,8 @@ fn control_rows() -> Vec<Row> {
             "i = s32[] parameter(0)\nx = f64[4] parameter(1)\ny = f64[4] parameter(2)\nROOT r = f64[4] conditional(i, x, y), branch_computations={branch0, branch1}"),
         row("while-fori", vec![F(&[3], -1.0, 1.0), F(&[3, 3], -1.0, 1.0)],
             "h = f64[3] parameter(0)\nw = f64[3,3] parameter(1)\nz = s32[] constant(0)\ns = (s32[], f64[3], f64[3,3]) tuple(z, h, w)\nl = (s32[], f64[3], f64[3,3]) while(s), condition=loop_cond, body=loop_body\nROOT r = f64[3] get-tuple-element(l), index=1"),
+        row("conditional-pred", vec![F(&[], 0.5, 1.0), F(&[4], -1.0, 1.0)],
+            "p = f64[] parameter(0)\nx = f64[4] parameter(1)\nz = f64[] constant(0)\nc = pred[] compare(p, z), direction=GT\nROOT r = f64[4] conditional(c, x, x), true_computation=branch0, false_computation=branch1"),
     ]
 }
 
