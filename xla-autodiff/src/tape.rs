@@ -138,7 +138,9 @@ impl<'m> Tape<'m> {
 
     /// True when one of `nodes` carries a gradient.
     fn any_active(&self, nodes: &[usize]) -> bool {
-        nodes.iter().any(|&n| self.nodes.get(n).is_some_and(|x| x.active))
+        nodes
+            .iter()
+            .any(|&n| self.nodes.get(n).is_some_and(|x| x.active))
     }
 
     /// `get-tuple-element(tuple(a, b, ...), i)` is the element node itself.

@@ -134,3 +134,122 @@ fn comparison_detects_a_wrong_gradient() {
     assert!(compare(&want, &want, 1e-4, 1e-5).is_ok());
     assert!(compare(&other, &want, 1e-4, 1e-5).is_err());
 }
+
+/// Hessian-vector products of every case: `jvp(grad(f))` builds, verifies and runs, and
+/// matches central differences of the gradient along a random direction (f32, so loose
+/// tolerances; kinks such as relu or max-pool ties can make differences disagree).
+#[test]
+fn hessian_vector_products_of_the_cases() {
+    let root =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/grad_public");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("module.hlo").exists())
+        .collect();
+    dirs.sort();
+    let (mut built, mut agree) = (0, 0);
+    let mut problems = Vec::new();
+    for d in &dirs {
+        let name = d.file_name().unwrap().to_string_lossy().to_string();
+        match hvp_case(d) {
+            Ok(true) => {
+                built += 1;
+                agree += 1;
+            }
+            Ok(false) => {
+                built += 1;
+                problems.push(format!("{name}: differs from finite differences"));
+            }
+            Err(e) => problems.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!(
+        "hessian-vector products: {built}/{} built and ran, {agree} agree with finite differences",
+        dirs.len()
+    );
+    for p in &problems {
+        eprintln!("  {p}");
+    }
+    assert!(built >= HVP_BUILT_FLOOR, "{built} < {HVP_BUILT_FLOOR}");
+    assert!(agree >= HVP_BUILT_FLOOR, "{agree} < {HVP_BUILT_FLOOR}");
+}
+
+/// Cases whose Hessian-vector product module must build and run.
+const HVP_BUILT_FLOOR: usize = 29;
+
+fn hvp_case(dir: &Path) -> Result<bool, String> {
+    let text = std::fs::read_to_string(dir.join("module.hlo")).map_err(|e| e.to_string())?;
+    let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+    let wrt: Vec<usize> = meta["wrt"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    let grad = grad_module(&module, Some(&wrt)).map_err(|e| format!("grad: {e}"))?;
+    let hvp =
+        xla_autodiff::jvp_module(&grad, Some(&wrt)).map_err(|e| format!("jvp of grad: {e}"))?;
+    xla_core::verify::verify_module(&hvp).map_err(|e| format!("verify: {e}"))?;
+    let mut args = Vec::new();
+    for i in 0.. {
+        let p = dir.join(format!("in{i}.npy"));
+        if !p.exists() {
+            break;
+        }
+        args.push(Literal::read_npy(&p).map_err(|e| e.to_string())?);
+    }
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f32 / (1u64 << 53) as f32 * 2.0 - 1.0
+    };
+    let tangents: Vec<Literal> = wrt
+        .iter()
+        .map(|&i| {
+            let dims = args[i].shape().dims().to_vec();
+            let n: i64 = dims.iter().product();
+            Literal::from_vec(&dims, (0..n).map(|_| rnd()).collect::<Vec<f32>>()).unwrap()
+        })
+        .collect();
+    let mut hargs = args.clone();
+    hargs.extend(tangents.iter().cloned());
+    let out = xla_cpu::Executable::compile(&hvp)
+        .map_err(|e| format!("compile: {e}"))?
+        .execute(&hargs)
+        .map_err(|e| format!("execute: {e}"))?;
+    let mut leaves = Vec::new();
+    flatten(out, &mut leaves);
+    let hv: Vec<f64> = leaves[wrt.len()..]
+        .iter()
+        .flat_map(|l| as_f64(l.array_data().unwrap()).unwrap())
+        .collect();
+    let gexe = xla_cpu::Executable::compile(&grad).map_err(|e| e.to_string())?;
+    let eps = 1e-3f32;
+    let shifted = |s: f32| -> Vec<f64> {
+        let mut a = args.clone();
+        for (k, &i) in wrt.iter().enumerate() {
+            let t = tangents[k].data::<f32>().unwrap().to_vec();
+            a[i].typed_data_mut::<f32>()
+                .unwrap()
+                .iter_mut()
+                .zip(&t)
+                .for_each(|(x, d)| *x += s * d);
+        }
+        let mut l = Vec::new();
+        flatten(gexe.execute(&a).unwrap(), &mut l);
+        l.iter()
+            .flat_map(|l| as_f64(l.array_data().unwrap()).unwrap())
+            .collect()
+    };
+    let (up, down) = (shifted(eps), shifted(-eps));
+    let scale = hv.iter().fold(1e-3f64, |m, x| m.max(x.abs()));
+    Ok(hv.iter().zip(up.iter().zip(&down)).all(|(h, (u, d))| {
+        let fd = (u - d) / (2.0 * f64::from(eps));
+        (h - fd).abs() <= 2e-2 * scale
+    }))
+}

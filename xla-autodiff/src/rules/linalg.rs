@@ -76,7 +76,7 @@ pub(super) fn batch_norm_grad(
     ct: &Ct,
 ) -> Result<Cts, AutodiffError> {
     if (0..4).any(|i| cx.wants(i)) {
-        return Err(cx.nd("batch-norm-grad is differentiated only w.r.t. grad_output"));
+        return batch_norm_grad_expanded(cx, eps, fi, ct);
     }
     let Ct::Tuple(cts) = ct else {
         return Err(cx.nd("internal: an array cotangent reached batch-norm-grad"));
@@ -111,6 +111,39 @@ pub(super) fn batch_norm_grad(
     }
     let total = terms.into_iter().reduce(|p, q| b.add(p, q));
     Ok(vec![None, None, None, None, total.map(Ct::Array)])
+}
+
+/// `batch-norm-grad` w.r.t. any operand: differentiate its definition, written out with
+/// elementwise ops and reductions in a scratch module.
+fn batch_norm_grad_expanded(cx: &Cx<'_>, eps: f32, fi: i64, ct: &Ct) -> Result<Cts, AutodiffError> {
+    let eb = XlaBuilder::new("batch_norm_grad");
+    let ps: Vec<XlaOp> = (0..5)
+        .map(|i| eb.parameter(i, cx.s(i as usize), "p"))
+        .collect();
+    let xs = cx.s(0);
+    let ty = xs.element_type();
+    let bc = |v: &XlaOp| eb.broadcast_in_dim(v, xs.dims(), &[fi]);
+    let red = other_dims(xs.rank(), fi);
+    let count =
+        xs.dims().iter().product::<i64>() / xs.dims().get(fi as usize).copied().unwrap_or(1).max(1);
+    let inv_n = 1.0 / count.max(1) as f64;
+    let (x, scale, mean, var, dy) = (&ps[0], &ps[1], &ps[2], &ps[3], &ps[4]);
+    let inv = eb.rsqrt(var + f64::from(eps));
+    let xhat = eb.mul(eb.sub(x, bc(mean)), bc(&inv));
+    let dbeta = sum(&eb, dy, ty, &red);
+    let dgamma = sum(&eb, &eb.mul(dy, &xhat), ty, &red);
+    let centred = eb.sub(
+        eb.sub(dy, bc(&(&dbeta * inv_n))),
+        eb.mul(&xhat, bc(&(&dgamma * inv_n))),
+    );
+    let dx = eb.mul(bc(&eb.mul(scale, &inv)), centred);
+    let expansion = eb.build_with_root(&eb.tuple([dx, dgamma, dbeta]))?;
+    let args: Vec<(XlaOp, Shape, bool)> = (0..5).map(|i| (cx.x(i), cx.s(i), cx.wants(i))).collect();
+    let (_, cts) =
+        crate::backward::vjp_computation(cx.b, &expansion, expansion.entry, &args, |_| {
+            Some(ct.clone())
+        })?;
+    Ok(cts)
 }
 
 /// `batch-norm-inference`: `y = (x - mean) * scale / sqrt(var + eps) + offset`.
