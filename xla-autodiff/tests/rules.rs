@@ -350,6 +350,25 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// With `XLA_DUMP=DIR`, writes each differentiated module (HLO text), its inputs and our
+/// executor's outputs as a conformance case, so real XLA can be run on them.
+fn dump(row: &str, what: &str, m: &Module, args: &[Literal], outs: &[Literal]) {
+    let Ok(dir) = std::env::var("XLA_DUMP") else {
+        return;
+    };
+    let dir = std::path::Path::new(&dir).join(format!("{}_{what}", row.replace('/', "_")));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("module.hlo"), xla_core::text::print_module(m)).unwrap();
+    for (i, a) in args.iter().enumerate() {
+        a.write_npy(dir.join(format!("in{i}.npy"))).unwrap();
+    }
+    for (i, o) in outs.iter().enumerate() {
+        o.write_npy(dir.join(format!("out{i}.npy"))).unwrap();
+    }
+    let meta = r#"{"op": "grad", "rtol": 1e-9, "atol": 1e-9, "note": "autodiff rule row", "source": "hand", "group": "autodiff"}"#;
+    std::fs::write(dir.join("meta.json"), meta).unwrap();
+}
+
 /// `⟨f(args), c⟩` for the forward module.
 fn pairing(exe: &xla_cpu::Executable, args: &[Literal], c: &[f64]) -> f64 {
     dot(&f64s(&exe.execute(args).unwrap()), c)
@@ -385,6 +404,7 @@ fn check_vjp(r: &Row, seed: u64) -> Result<(), String> {
     let mut vargs = args.clone();
     vargs.push(c.clone());
     let grads = run(&vjp, &vargs);
+    dump(r.name, "vjp", &vjp, &vargs, &grads);
     let exe = xla_cpu::Executable::compile(&m).unwrap();
     let cv = f64s(&c);
     let (eps, rtol) = step(r.name);
@@ -450,6 +470,7 @@ fn check_jvp(r: &Row, seed: u64) -> Result<(), String> {
     let mut jargs = args.clone();
     jargs.extend(tangents.iter().cloned());
     let out = run(&jvp, &jargs);
+    dump(r.name, "jvp", &jvp, &jargs, &out);
     let exe = xla_cpu::Executable::compile(&m).unwrap();
     let shift = |s: f64| {
         let mut a = args.clone();
