@@ -18,6 +18,7 @@ add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] add(a, b) }
 mul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] multiply(a, b) }
 max { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] maximum(a, b) }
 min { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] minimum(a, b) }
+replace { a = f64[] parameter(0)  ROOT b = f64[] parameter(1) }
 ge { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = pred[] compare(a, b), direction=GE }
 lt { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = pred[] compare(a, b), direction=LT }
 lt2 {
@@ -164,6 +165,12 @@ fn structural_rows() -> Vec<Row> {
             "x = f64[5,3] parameter(0)\ni = s32[4,1] parameter(1)\nROOT r = f64[4,3] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}"),
         row("scatter", vec![F(&[5, 3], -1.0, 1.0), S32(&[3, 1], &[1, 3, 1]), F(&[3, 3], -1.0, 1.0)],
             "x = f64[5,3] parameter(0)\ni = s32[3,1] parameter(1)\nu = f64[3,3] parameter(2)\ns = f64[5,3] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\nROOT r = f64[5,3] multiply(s, s)"),
+        row("scatter-out-of-bounds", vec![F(&[5, 3], -1.0, 1.0), S32(&[4, 1], &[1, 7, 4, -1]), F(&[4, 3], -1.0, 1.0)],
+            "x = f64[5,3] parameter(0)\ni = s32[4,1] parameter(1)\nu = f64[4,3] parameter(2)\ns = f64[5,3] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\nROOT r = f64[5,3] multiply(s, s)"),
+        row("scatter-replace", vec![F(&[5, 3], -1.0, 1.0), S32(&[4, 1], &[1, 3, 9, 2]), F(&[4, 3], -1.0, 1.0)],
+            "x = f64[5,3] parameter(0)\ni = s32[4,1] parameter(1)\nu = f64[4,3] parameter(2)\ns = f64[5,3] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=replace\nROOT r = f64[5,3] multiply(s, s)"),
+        row("scatter-replace-windows", vec![F(&[4, 5], -1.0, 1.0), S32(&[2, 2], &[0, 1, 2, 3]), F(&[2, 2, 2], -1.0, 1.0)],
+            "x = f64[4,5] parameter(0)\ni = s32[2,2] parameter(1)\nu = f64[2,2,2] parameter(2)\ns = f64[4,5] scatter(x, i, u), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=replace\nROOT r = f64[4,5] sine(s)"),
         row("gather-batching-dims", vec![F(&[3, 5], -1.0, 1.0), S32(&[3, 4, 1], &[0, 4, 2, 2, 1, 1, 3, 0, 4, 4, 4, 9])],
             "x = f64[3,5] parameter(0)\ni = s32[3,4,1] parameter(1)\nROOT r = f64[3,4] gather(x, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}"),
         row("gather-2d-windows", vec![F(&[4, 5], -1.0, 1.0), S32(&[2, 3], &[0, 1, 2, 3, 0, 9])],
