@@ -226,12 +226,10 @@ impl<'m> Tape<'m> {
         operands: &[usize],
     ) -> Result<Option<i64>, AutodiffError> {
         let (cond, body) = (self.computation(cond)?, self.computation(body)?);
-        let Some(k) = counter_index(cond, body) else {
+        let Some((k, limit, inclusive)) = counter_index(cond, body) else {
             return Ok(None);
         };
-        let Some(limit) = cond_limit(cond) else {
-            return Ok(None);
-        };
+        let limit = limit.saturating_add(i64::from(inclusive));
         let init = operands.first().and_then(|&t| self.nodes.get(t));
         let start = match init {
             Some(t) if matches!(t.op, Op::Tuple) => {
@@ -240,7 +238,9 @@ impl<'m> Tape<'m> {
             _ => None,
         };
         match start {
-            Some(s) if limit.saturating_sub(s) <= MAX_UNROLL => Ok(Some((limit - s).max(0))),
+            Some(s) if limit.saturating_sub(s) <= MAX_UNROLL => {
+                Ok(Some(limit.saturating_sub(s).max(0)))
+            }
             _ => Ok(None),
         }
     }
@@ -255,19 +255,27 @@ fn literal_int(lit: &xla_core::Literal) -> Option<i64> {
     (v.fract() == 0.0 && v.abs() < 9.0e15).then_some(v as i64)
 }
 
-/// The tuple index `k` of the loop counter: the condition's root is
-/// `compare(get-tuple-element(state, k), constant), direction=LT` and the body's root tuple
-/// has `add(get-tuple-element(state, k), constant(1))` at index `k`.
-fn counter_index(cond: &Computation, body: &Computation) -> Option<usize> {
+/// The loop counter's tuple index `k`, its bound and whether the bound is inclusive: the
+/// condition's root compares `get-tuple-element(state, k)` with a constant (`i < N`,
+/// `i <= N`, `N > i` or `N >= i`) and the body's root tuple has
+/// `add(get-tuple-element(state, k), constant(1))` at index `k`.
+fn counter_index(cond: &Computation, body: &Computation) -> Option<(usize, i64, bool)> {
     let root = cond.root_instruction()?;
-    let Op::Compare {
-        direction: ComparisonDirection::Lt,
-        ..
-    } = root.op
-    else {
+    let Op::Compare { direction, .. } = root.op else {
         return None;
     };
-    let k = gte_of_param(cond, *root.operands.first()?)?;
+    let (a, c) = (*root.operands.first()?, *root.operands.get(1)?);
+    let constant = |id: InstrId| match cond.get(id).map(|i| &i.op) {
+        Some(Op::Constant { literal }) => literal_int(literal),
+        _ => None,
+    };
+    let (k, limit, inclusive) = match direction {
+        ComparisonDirection::Lt => (gte_of_param(cond, a)?, constant(c)?, false),
+        ComparisonDirection::Le => (gte_of_param(cond, a)?, constant(c)?, true),
+        ComparisonDirection::Gt => (gte_of_param(cond, c)?, constant(a)?, false),
+        ComparisonDirection::Ge => (gte_of_param(cond, c)?, constant(a)?, true),
+        ComparisonDirection::Eq | ComparisonDirection::Ne => return None,
+    };
     let broot = body.root_instruction()?;
     if !matches!(broot.op, Op::Tuple) {
         return None;
@@ -280,7 +288,7 @@ fn counter_index(cond: &Computation, body: &Computation) -> Option<usize> {
     let one = |id: InstrId| matches!(&body.get(id).map(|i| &i.op), Some(Op::Constant { literal }) if literal_int(literal) == Some(1));
     let ok = (gte_of_param(body, a) == Some(k) && one(c))
         || (gte_of_param(body, c) == Some(k) && one(a));
-    ok.then_some(k)
+    ok.then_some((k, limit, inclusive))
 }
 
 /// `k` when instruction `id` is `get-tuple-element(parameter(0)), index=k`.
@@ -291,13 +299,4 @@ fn gte_of_param(c: &Computation, id: InstrId) -> Option<usize> {
     };
     let p = c.get(*ins.operands.first()?)?;
     matches!(p.op, Op::Parameter { number: 0 }).then(|| usize::try_from(index).ok())?
-}
-
-/// The constant the condition compares the counter against.
-fn cond_limit(cond: &Computation) -> Option<i64> {
-    let root = cond.root_instruction()?;
-    match &cond.get(*root.operands.get(1)?)?.op {
-        Op::Constant { literal } => literal_int(literal),
-        _ => None,
-    }
 }

@@ -41,6 +41,9 @@ callee { x = f64[4] parameter(0)  y = f64[4] parameter(1)  e = f64[4] exponentia
 branch0 { x = f64[4] parameter(0)  ROOT r = f64[4] multiply(x, x) }
 branch1 { x = f64[4] parameter(0)  ROOT r = f64[4] sine(x) }
 loop_cond { s = (s32[], f64[3], f64[3,3]) parameter(0)  i = s32[] get-tuple-element(s), index=0  n = s32[] constant(3)  ROOT lt = pred[] compare(i, n), direction=LT }
+loop_cond_ge { s = (s32[], f64[3], f64[3,3]) parameter(0)  i = s32[] get-tuple-element(s), index=0  n = s32[] constant(4)  ROOT ge = pred[] compare(n, i), direction=GE }
+tuple_branch0 { t = (f64[3], s32[]) parameter(0)  x = f64[3] get-tuple-element(t), index=0  ROOT r = f64[3] exponential(x) }
+tuple_branch1 { t = (f64[3], f64[3]) parameter(0)  x = f64[3] get-tuple-element(t), index=0  y = f64[3] get-tuple-element(t), index=1  ROOT r = f64[3] multiply(x, y) }
 loop_body {
   s = (s32[], f64[3], f64[3,3]) parameter(0)
   i = s32[] get-tuple-element(s), index=0  h = f64[3] get-tuple-element(s), index=1  w = f64[3,3] get-tuple-element(s), index=2
@@ -258,6 +261,10 @@ fn linalg_rows() -> Vec<Row> {
             "a = f64[3,3] parameter(0)\nt = f64[3,3] transpose(a), dimensions={1,0}\ns = f64[3,3] add(a, t)\ni0 = s32[3,3] iota(), iota_dimension=0\ni1 = s32[3,3] iota(), iota_dimension=1\ne = pred[3,3] compare(i0, i1), direction=EQ\nk = f64[] constant(3)\nkb = f64[3,3] broadcast(k), dimensions={}\nz0 = f64[] constant(0)\nzb = f64[3,3] broadcast(z0), dimensions={}\nd = f64[3,3] select(e, kb, zb)\nspd = f64[3,3] add(a, d)\nROOT r = f64[3,3] cholesky(spd), lower=true"),
         row("cholesky-upper", vec![F(&[3, 3], -0.3, 0.3)],
             "a = f64[3,3] parameter(0)\ni0 = s32[3,3] iota(), iota_dimension=0\ni1 = s32[3,3] iota(), iota_dimension=1\ne = pred[3,3] compare(i0, i1), direction=EQ\nk = f64[] constant(3)\nkb = f64[3,3] broadcast(k), dimensions={}\nz0 = f64[] constant(0)\nzb = f64[3,3] broadcast(z0), dimensions={}\nd = f64[3,3] select(e, kb, zb)\nspd = f64[3,3] add(a, d)\nROOT r = f64[3,3] cholesky(spd), lower=false"),
+        row("cholesky-batched", vec![F(&[2, 3, 3], -0.3, 0.3)],
+            "a = f64[2,3,3] parameter(0)\ni0 = s32[2,3,3] iota(), iota_dimension=1\ni1 = s32[2,3,3] iota(), iota_dimension=2\ne = pred[2,3,3] compare(i0, i1), direction=EQ\nk = f64[] constant(3)\nkb = f64[2,3,3] broadcast(k), dimensions={}\nz0 = f64[] constant(0)\nzb = f64[2,3,3] broadcast(z0), dimensions={}\nd = f64[2,3,3] select(e, kb, zb)\nspd = f64[2,3,3] add(a, d)\nROOT r = f64[2,3,3] cholesky(spd), lower=true"),
+        row("triangular-solve-batched", vec![F(&[2, 3, 3], -0.3, 0.3), F(&[2, 3, 2], -1.0, 1.0)],
+            "p = f64[2,3,3] parameter(0)\nb = f64[2,3,2] parameter(1)\ni0 = s32[2,3,3] iota(), iota_dimension=1\ni1 = s32[2,3,3] iota(), iota_dimension=2\ne = pred[2,3,3] compare(i0, i1), direction=EQ\nk = f64[] constant(2)\nkb = f64[2,3,3] broadcast(k), dimensions={}\nz0 = f64[] constant(0)\nzb = f64[2,3,3] broadcast(z0), dimensions={}\nd = f64[2,3,3] select(e, kb, zb)\na = f64[2,3,3] add(p, d)\nROOT r = f64[2,3,2] triangular-solve(a, b), left_side=true, lower=false, transpose_a=TRANSPOSE"),
         trsm("triangular-solve-left-lower", "left_side=true, lower=true, transpose_a=NO_TRANSPOSE", &[3, 2]),
         trsm("triangular-solve-left-upper-transposed", "left_side=true, lower=false, transpose_a=TRANSPOSE", &[3, 2]),
         trsm("triangular-solve-right-lower-unit", "lower=true, unit_diagonal=true, transpose_a=NO_TRANSPOSE", &[2, 3]),
@@ -302,6 +309,10 @@ fn control_rows() -> Vec<Row> {
             "i = s32[] parameter(0)\nx = f64[4] parameter(1)\ny = f64[4] parameter(2)\nROOT r = f64[4] conditional(i, x, y), branch_computations={branch0, branch1}"),
         row("while-fori", vec![F(&[3], -1.0, 1.0), F(&[3, 3], -1.0, 1.0)],
             "h = f64[3] parameter(0)\nw = f64[3,3] parameter(1)\nz = s32[] constant(0)\ns = (s32[], f64[3], f64[3,3]) tuple(z, h, w)\nl = (s32[], f64[3], f64[3,3]) while(s), condition=loop_cond, body=loop_body\nROOT r = f64[3] get-tuple-element(l), index=1"),
+        row("while-fori-ge-from-2", vec![F(&[3], -1.0, 1.0), F(&[3, 3], -1.0, 1.0)],
+            "h = f64[3] parameter(0)\nw = f64[3,3] parameter(1)\nz = s32[] constant(2)\ns = (s32[], f64[3], f64[3,3]) tuple(z, h, w)\nl = (s32[], f64[3], f64[3,3]) while(s), condition=loop_cond_ge, body=loop_body\nROOT r = f64[3] get-tuple-element(l), index=1"),
+        row("conditional-tuple-operands", vec![S32(&[], &[1]), F(&[3], -1.0, 1.0), F(&[3], -1.0, 1.0)],
+            "k = s32[] parameter(0)\nx = f64[3] parameter(1)\ny = f64[3] parameter(2)\nj = s32[] constant(5)\na = (f64[3], s32[]) tuple(x, j)\nb = (f64[3], f64[3]) tuple(y, x)\nROOT r = f64[3] conditional(k, a, b), branch_computations={tuple_branch0, tuple_branch1}"),
         row("conditional-pred", vec![F(&[], 0.5, 1.0), F(&[4], -1.0, 1.0)],
             "p = f64[] parameter(0)\nx = f64[4] parameter(1)\nz = f64[] constant(0)\nc = pred[] compare(p, z), direction=GT\nROOT r = f64[4] conditional(c, x, x), true_computation=branch0, false_computation=branch1"),
     ]
