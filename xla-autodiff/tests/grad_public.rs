@@ -253,3 +253,71 @@ fn hvp_case(dir: &Path) -> Result<bool, String> {
         (h - fd).abs() <= 2e-2 * scale
     }))
 }
+
+/// Robustness sweep over `testdata/conformance/public/`: for every module, `vjp_module`
+/// either builds a module that verifies and runs on the case's inputs, or returns a typed
+/// error; it never panics.
+#[test]
+fn vjp_of_every_public_module_builds_or_errors() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/public");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("module.hlo").exists())
+        .collect();
+    dirs.sort();
+    let (mut ran, mut errors, mut total) = (0, Vec::new(), 0);
+    for d in &dirs {
+        let Ok(text) = std::fs::read_to_string(d.join("module.hlo")) else {
+            continue;
+        };
+        let Ok(module) = xla_core::text::parse_module(&text) else {
+            continue;
+        };
+        total += 1;
+        let name = d.file_name().unwrap().to_string_lossy().to_string();
+        let result = std::panic::catch_unwind(|| xla_autodiff::vjp_module(&module, None));
+        let vjp = match result {
+            Err(_) => panic!("{name}: vjp_module panicked"),
+            Ok(Err(e)) => {
+                errors.push(format!("{name}: {e}"));
+                continue;
+            }
+            Ok(Ok(v)) => v,
+        };
+        xla_core::verify::verify_module(&vjp).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut args = Vec::new();
+        for i in 0.. {
+            let p = d.join(format!("in{i}.npy"));
+            if !p.exists() {
+                break;
+            }
+            args.push(Literal::read_npy(&p).unwrap());
+        }
+        let result = vjp
+            .entry_computation()
+            .unwrap()
+            .parameter_shapes()
+            .last()
+            .cloned();
+        let Some(ct_shape) = result else { continue };
+        if ct_shape.is_tuple()
+            || !ct_shape.element_type().is_float()
+            || args.len() + 1 != vjp.entry_computation().unwrap().parameter_shapes().len()
+        {
+            continue;
+        }
+        let ct = Literal::zeros(&ct_shape).unwrap();
+        args.push(ct);
+        let exe = xla_cpu::Executable::compile(&vjp).unwrap_or_else(|e| panic!("{name}: {e}"));
+        exe.execute(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        ran += 1;
+    }
+    eprintln!(
+        "public modules: {total}, vjp ran on {ran}, typed errors on {}",
+        errors.len()
+    );
+    for e in &errors {
+        eprintln!("  {e}");
+    }
+}

@@ -36,6 +36,11 @@ argmax {
   i = s32[] select(keep, ai, bi)
   ROOT t = (f64[], s32[]) tuple(v, i)
 }
+summax {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  s = f64[] add(a0, b0)  m = f64[] maximum(b1, a1)
+  ROOT t = (f64[], f64[]) tuple(s, m)
+}
 scalar_fn { x = f64[] parameter(0)  y = f64[] parameter(1)  s = f64[] sine(y)  ROOT r = f64[] multiply(x, s) }
 callee { x = f64[4] parameter(0)  y = f64[4] parameter(1)  e = f64[4] exponential(x)  ROOT r = f64[4] multiply(e, y) }
 branch0 { x = f64[4] parameter(0)  ROOT r = f64[4] multiply(x, x) }
@@ -234,6 +239,8 @@ fn window_rows() -> Vec<Row> {
             "x = f64[3,4] parameter(0)\nz = f64[] constant(inf)\nROOT r = f64[4] reduce(x, z), dimensions={0}, to_apply=min"),
         row("reduce-argmax", vec![F(&[3, 4], -1.0, 1.0)],
             "x = f64[3,4] parameter(0)\ni = s32[3,4] iota(), iota_dimension=1\nz = f64[] constant(-inf)\nzi = s32[] constant(0)\nt = (f64[3], s32[3]) reduce(x, i, z, zi), dimensions={1}, to_apply=argmax\nROOT r = f64[3] get-tuple-element(t), index=0"),
+        row("reduce-variadic-sum-max", vec![F(&[3, 4], -1.0, 1.0), F(&[3, 4], -1.0, 1.0)],
+            "x = f64[3,4] parameter(0)\ny = f64[3,4] parameter(1)\nz = f64[] constant(0)\nm = f64[] constant(-inf)\nt = (f64[4], f64[4]) reduce(x, y, z, m), dimensions={0}, to_apply=summax\na = f64[4] get-tuple-element(t), index=0\nb = f64[4] get-tuple-element(t), index=1\nROOT r = f64[4] multiply(a, b)"),
         row("reduce-window-add", vec![F(&[1, 5, 6], -1.0, 1.0)],
             "x = f64[1,5,6] parameter(0)\nz = f64[] constant(0)\nROOT r = f64[1,3,3] reduce-window(x, z), window={size=1x3x2 stride=1x2x2 pad=0_0x1_1x0_0}, to_apply=add"),
         row("reduce-window-max", vec![F(&[1, 5, 6], -1.0, 1.0)],

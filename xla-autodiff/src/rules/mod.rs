@@ -164,7 +164,7 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         Op::Call { to_apply, .. } => control::call(cx, *to_apply, ct),
         Op::Conditional { branches } => control::conditional(cx, branches, ct),
         Op::While { .. } => Err(cx.nd(
-            "the loop's trip count is not known at build time (only fori_loop-style loops, a counter compared LT against a constant and incremented by 1, are differentiated)",
+            "the loop's trip count is not known at build time (only fori_loop-style loops are differentiated: a counter compared LT/LE/GT/GE against a constant and incremented by 1, starting from a constant)",
         )),
         Op::Compare { .. }
         | Op::BitcastConvert

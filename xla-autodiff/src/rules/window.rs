@@ -48,36 +48,101 @@ fn kept_dims(rank: usize, reduced: &[i64]) -> Vec<i64> {
     (0..rank as i64).filter(|d| !reduced.contains(d)).collect()
 }
 
-/// `reduce`.
+/// For a variadic reducer whose root is `tuple(op_0(p_0, p_n), op_1(p_1, p_n+1), ...)`:
+/// the ops, one per operand.
+fn elementwise_combiners(module: &Module, comp: CompId, n: usize) -> Option<Vec<BinaryOp>> {
+    let c = module.get(comp)?;
+    let root = c.root_instruction()?;
+    if !matches!(root.op, Op::Tuple) || root.operands.len() != n {
+        return None;
+    }
+    let param = |id: Option<&xla_core::InstrId>| match id.and_then(|&i| c.get(i)).map(|i| &i.op) {
+        Some(Op::Parameter { number }) => Some(*number),
+        _ => None,
+    };
+    root.operands
+        .iter()
+        .enumerate()
+        .map(|(j, &o)| {
+            let ins = c.get(o)?;
+            let Op::Binary(op) = ins.op else {
+                return None;
+            };
+            let (a, b) = (param(ins.operands.first())?, param(ins.operands.get(1))?);
+            let (j, n) = (j as i64, n as i64);
+            ((a, b) == (j, j + n) || (a, b) == (j + n, j)).then_some(op)
+        })
+        .collect()
+}
+
+/// The cotangent of `x` in `y = reduce(x, init)` with combiner `op` over `dims`.
+fn reduce_one(
+    cx: &Cx<'_>,
+    i: usize,
+    y: &XlaOp,
+    g: &XlaOp,
+    op: Option<BinaryOp>,
+    dims: &[i64],
+) -> Result<XlaOp, AutodiffError> {
+    let (b, x, xs) = (cx.b, cx.x(i), cx.s(i));
+    let kept = kept_dims(xs.rank(), dims);
+    let bcast = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &kept);
+    Ok(match op {
+        Some(BinaryOp::Add) => bcast(g),
+        Some(BinaryOp::Mul) => b.div(bcast(&b.mul(g, y)), &x),
+        Some(BinaryOp::Max | BinaryOp::Min) => {
+            let loc = b.convert_element_type(b.eq(&x, bcast(y)), xs.element_type());
+            let counts = super::sum(b, &loc, xs.element_type(), dims);
+            b.mul(bcast(&b.div(g, counts)), loc)
+        }
+        _ => return Err(cx.nd("the reducer is not add, multiply, maximum or minimum")),
+    })
+}
+
+/// `reduce`: add → broadcast back; mul → `g·y/x`; max/min → the cotangent split evenly
+/// between the elements equal to the result (as JAX). Variadic reduces whose reducer
+/// combines each operand on its own are differentiated per operand; argmax-style ones
+/// through the selected element.
 pub(super) fn reduce(
     cx: &Cx<'_>,
     dims: &[i64],
     to_apply: CompId,
     ct: &Ct,
 ) -> Result<Cts, AutodiffError> {
-    if cx.args.len() != 2 {
-        return variadic_reduce(cx, dims, to_apply, ct);
-    }
-    let (b, x, y, g) = (cx.b, cx.x(0), cx.out.clone(), cx.g(ct)?);
-    let xs = cx.s(0);
-    let kept = kept_dims(xs.rank(), dims);
-    let bcast = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &kept);
-    let op = combiner_op(cx.module, to_apply);
-    if cx.wants(1) && op != Some(BinaryOp::Add) {
-        return Err(cx.nd("no gradient for the init value of a reduce other than add"));
-    }
-    let dx = match op {
-        Some(BinaryOp::Add) => bcast(&g),
-        Some(BinaryOp::Mul) => b.div(bcast(&b.mul(&g, &y)), &x),
-        Some(BinaryOp::Max | BinaryOp::Min) => {
-            let loc = b.convert_element_type(b.eq(&x, bcast(&y)), xs.element_type());
-            let counts = super::sum(b, &loc, xs.element_type(), dims);
-            b.mul(bcast(&b.div(&g, counts)), loc)
+    let n = cx.args.len() / 2;
+    let ops = if n == 1 {
+        vec![combiner_op(cx.module, to_apply)]
+    } else {
+        match elementwise_combiners(cx.module, to_apply, n) {
+            Some(ops) => ops.into_iter().map(Some).collect(),
+            None => return variadic_reduce(cx, dims, to_apply, ct),
         }
-        _ => return Err(cx.nd("the reducer is not add, multiply, maximum or minimum")),
     };
-    let dinit = cx.wants(1).then(|| Ct::Array(sum_all(b, &g, cx.shape)));
-    Ok(vec![Ct::some(dx), dinit])
+    let b = cx.b;
+    let mut out: Cts = vec![None; 2 * n];
+    for (j, op) in ops.iter().enumerate() {
+        let (g, y) = match ct {
+            Ct::Array(g) if n == 1 => (g.clone(), cx.out.clone()),
+            Ct::Tuple(cs) => match cs.get(j) {
+                Some(Some(Ct::Array(g))) => (g.clone(), b.get_tuple_element(cx.out, j as i64)),
+                _ => continue,
+            },
+            Ct::Array(_) => {
+                return Err(cx.nd("internal: an array cotangent reached a variadic reduce"))
+            }
+        };
+        if cx.wants(n + j) && *op != Some(BinaryOp::Add) {
+            return Err(cx.nd("no gradient for the init value of a reduce other than add"));
+        }
+        if cx.wants(j) {
+            out[j] = Ct::some(reduce_one(cx, j, &y, &g, *op, dims)?);
+        }
+        if cx.wants(n + j) {
+            let ys = y.shape()?;
+            out[n + j] = Ct::some(sum_all(b, &g, &ys));
+        }
+    }
+    Ok(out)
 }
 
 /// A variadic reduce whose reducer selects one of its inputs (argmax / argmin style: the
