@@ -135,6 +135,7 @@ pub(crate) fn backprop(
             shapes: &shapes,
             out: &node.value,
             active: &active,
+            trip_count: node.trip_count,
         };
         let out = rules::vjp(&cx, &ct)?;
         for (k, c) in out.into_iter().enumerate() {

@@ -13,8 +13,13 @@ use xla_core::builder::{XlaBuilder, XlaOp};
 use xla_core::ir::{BinaryOp, ComparisonDirection};
 use xla_core::{CompId, Computation, InstrId, Module, Op, Shape};
 
-/// Unrolling limit for `while` loops with a known trip count.
-pub(crate) const MAX_UNROLL: i64 = 4096;
+/// `while` loops with a known trip count up to this are unrolled; longer ones stay loops
+/// (their rule stacks the states in a forward loop and runs the body's vjp in a reverse
+/// loop).
+pub(crate) const MAX_UNROLL: i64 = 16;
+
+/// The longest loop differentiated (its states are stacked in memory).
+pub(crate) const MAX_TRIP_COUNT: i64 = 1 << 24;
 
 /// One value of the forward pass.
 pub(crate) struct Node {
@@ -30,6 +35,8 @@ pub(crate) struct Node {
     pub value: XlaOp,
     /// Depends on a differentiated input and carries floating-point data.
     pub active: bool,
+    /// For a `while` kept as a loop: its trip count, when known at build time.
+    pub trip_count: Option<i64>,
 }
 
 /// The forward pass of one computation (and everything it calls inline).
@@ -69,6 +76,7 @@ impl<'m> Tape<'m> {
             shape,
             value,
             active,
+            trip_count: None,
         });
         self.nodes.len() - 1
     }
@@ -113,15 +121,22 @@ impl<'m> Tape<'m> {
                     None => self.emit(b, &ins.name, &ins.op, operands, &ins.shape)?,
                 },
                 Op::While { condition, body } if self.any_active(&operands) => {
-                    match self.trip_count(*condition, *body, &operands)? {
-                        Some(n) => {
+                    let n = self.trip_count(*condition, *body, &operands)?;
+                    match n {
+                        Some(n) if n <= MAX_UNROLL => {
                             let mut state = operands.first().copied().unwrap_or_default();
                             for _ in 0..n {
                                 state = self.replay(b, *body, &[state])?;
                             }
                             state
                         }
-                        None => self.emit(b, &ins.name, &ins.op, operands, &ins.shape)?,
+                        _ => {
+                            let node = self.emit(b, &ins.name, &ins.op, operands, &ins.shape)?;
+                            if let Some(last) = self.nodes.last_mut() {
+                                last.trip_count = n;
+                            }
+                            node
+                        }
                     }
                 }
                 _ => self.emit(b, &ins.name, &ins.op, operands, &ins.shape)?,
@@ -203,6 +218,7 @@ impl<'m> Tape<'m> {
             shape: shape.clone(),
             value,
             active,
+            trip_count: None,
         });
         Ok(self.nodes.len() - 1)
     }
@@ -226,23 +242,19 @@ impl<'m> Tape<'m> {
         operands: &[usize],
     ) -> Result<Option<i64>, AutodiffError> {
         let (cond, body) = (self.computation(cond)?, self.computation(body)?);
-        let Some((k, limit, inclusive)) = counter_index(cond, body) else {
+        let Some(counter) = counter_index(cond, body) else {
             return Ok(None);
         };
-        let limit = limit.saturating_add(i64::from(inclusive));
         let init = operands.first().and_then(|&t| self.nodes.get(t));
         let start = match init {
             Some(t) if matches!(t.op, Op::Tuple) => {
-                t.operands.get(k).and_then(|&s| self.const_int(s))
+                t.operands.get(counter.k).and_then(|&s| self.const_int(s))
             }
             _ => None,
         };
-        match start {
-            Some(s) if limit.saturating_sub(s) <= MAX_UNROLL => {
-                Ok(Some(limit.saturating_sub(s).max(0)))
-            }
-            _ => Ok(None),
-        }
+        Ok(start
+            .and_then(|s| counter.trips(s))
+            .filter(|&n| n <= MAX_TRIP_COUNT))
     }
 }
 
@@ -255,11 +267,36 @@ fn literal_int(lit: &xla_core::Literal) -> Option<i64> {
     (v.fract() == 0.0 && v.abs() < 9.0e15).then_some(v as i64)
 }
 
-/// The loop counter's tuple index `k`, its bound and whether the bound is inclusive: the
-/// condition's root compares `get-tuple-element(state, k)` with a constant (`i < N`,
-/// `i <= N`, `N > i` or `N >= i`) and the body's root tuple has
-/// `add(get-tuple-element(state, k), constant(1))` at index `k`.
-fn counter_index(cond: &Computation, body: &Computation) -> Option<(usize, i64, bool)> {
+/// A `fori_loop`-style counter: the condition compares `get-tuple-element(state, k)`
+/// with a constant and the body steps it by ±1.
+struct Counter {
+    k: usize,
+    /// The constant bound.
+    limit: i64,
+    /// The condition as `counter DIR limit`.
+    direction: ComparisonDirection,
+    /// +1 or -1.
+    step: i64,
+}
+
+impl Counter {
+    /// Iterations from `start` (`None` when the loop would not end).
+    fn trips(&self, start: i64) -> Option<i64> {
+        use ComparisonDirection as D;
+        let n = match (self.step, self.direction) {
+            (1, D::Lt) => self.limit.saturating_sub(start),
+            (1, D::Le) => self.limit.saturating_sub(start).saturating_add(1),
+            (-1, D::Gt) => start.saturating_sub(self.limit),
+            (-1, D::Ge) => start.saturating_sub(self.limit).saturating_add(1),
+            _ => return None,
+        };
+        Some(n.max(0))
+    }
+}
+
+/// Recognises the loop counter (see [`Counter`]).
+fn counter_index(cond: &Computation, body: &Computation) -> Option<Counter> {
+    use ComparisonDirection as D;
     let root = cond.root_instruction()?;
     let Op::Compare { direction, .. } = root.op else {
         return None;
@@ -269,26 +306,45 @@ fn counter_index(cond: &Computation, body: &Computation) -> Option<(usize, i64, 
         Some(Op::Constant { literal }) => literal_int(literal),
         _ => None,
     };
-    let (k, limit, inclusive) = match direction {
-        ComparisonDirection::Lt => (gte_of_param(cond, a)?, constant(c)?, false),
-        ComparisonDirection::Le => (gte_of_param(cond, a)?, constant(c)?, true),
-        ComparisonDirection::Gt => (gte_of_param(cond, c)?, constant(a)?, false),
-        ComparisonDirection::Ge => (gte_of_param(cond, c)?, constant(a)?, true),
-        ComparisonDirection::Eq | ComparisonDirection::Ne => return None,
+    let flip = |d: D| match d {
+        D::Lt => D::Gt,
+        D::Le => D::Ge,
+        D::Gt => D::Lt,
+        D::Ge => D::Le,
+        D::Eq | D::Ne => d,
+    };
+    let (k, limit, direction) = match (gte_of_param(cond, a), constant(c)) {
+        (Some(k), Some(l)) => (k, l, direction),
+        _ => (gte_of_param(cond, c)?, constant(a)?, flip(direction)),
     };
     let broot = body.root_instruction()?;
     if !matches!(broot.op, Op::Tuple) {
         return None;
     }
     let inc = body.get(*broot.operands.get(k)?)?;
-    if !matches!(inc.op, Op::Binary(BinaryOp::Add)) {
+    let sign = match inc.op {
+        Op::Binary(BinaryOp::Add) => 1,
+        Op::Binary(BinaryOp::Sub) => -1,
+        _ => return None,
+    };
+    let (x, y) = (*inc.operands.first()?, *inc.operands.get(1)?);
+    let value = |id: InstrId| match body.get(id).map(|i| &i.op) {
+        Some(Op::Constant { literal }) => literal_int(literal),
+        _ => None,
+    };
+    let step = if gte_of_param(body, x) == Some(k) {
+        sign * value(y)?
+    } else if sign == 1 && gte_of_param(body, y) == Some(k) {
+        value(x)?
+    } else {
         return None;
-    }
-    let (a, c) = (*inc.operands.first()?, *inc.operands.get(1)?);
-    let one = |id: InstrId| matches!(&body.get(id).map(|i| &i.op), Some(Op::Constant { literal }) if literal_int(literal) == Some(1));
-    let ok = (gte_of_param(body, a) == Some(k) && one(c))
-        || (gte_of_param(body, c) == Some(k) && one(a));
-    ok.then_some((k, limit, inclusive))
+    };
+    (step == 1 || step == -1).then_some(Counter {
+        k,
+        limit,
+        direction,
+        step,
+    })
 }
 
 /// `k` when instruction `id` is `get-tuple-element(parameter(0)), index=k`.

@@ -318,6 +318,8 @@ fn control_rows() -> Vec<Row> {
             "h = f64[3] parameter(0)\nw = f64[3,3] parameter(1)\nz = s32[] constant(0)\ns = (s32[], f64[3], f64[3,3]) tuple(z, h, w)\nl = (s32[], f64[3], f64[3,3]) while(s), condition=loop_cond, body=loop_body\nROOT r = f64[3] get-tuple-element(l), index=1"),
         row("while-fori-ge-from-2", vec![F(&[3], -1.0, 1.0), F(&[3, 3], -1.0, 1.0)],
             "h = f64[3] parameter(0)\nw = f64[3,3] parameter(1)\nz = s32[] constant(2)\ns = (s32[], f64[3], f64[3,3]) tuple(z, h, w)\nl = (s32[], f64[3], f64[3,3]) while(s), condition=loop_cond_ge, body=loop_body\nROOT r = f64[3] get-tuple-element(l), index=1"),
+        row("while-fori-40-steps-as-a-loop", vec![F(&[3], -1.0, 1.0), F(&[3, 3], -0.5, 0.5)],
+            "h = f64[3] parameter(0)\nw = f64[3,3] parameter(1)\nz = s32[] constant(-37)\ns = (s32[], f64[3], f64[3,3]) tuple(z, h, w)\nl = (s32[], f64[3], f64[3,3]) while(s), condition=loop_cond, body=loop_body\nROOT r = f64[3] get-tuple-element(l), index=1"),
         row("conditional-tuple-operands", vec![S32(&[], &[1]), F(&[3], -1.0, 1.0), F(&[3], -1.0, 1.0)],
             "k = s32[] parameter(0)\nx = f64[3] parameter(1)\ny = f64[3] parameter(2)\nj = s32[] constant(5)\na = (f64[3], s32[]) tuple(x, j)\nb = (f64[3], f64[3]) tuple(y, x)\nROOT r = f64[3] conditional(k, a, b), branch_computations={tuple_branch0, tuple_branch1}"),
         row("conditional-pred", vec![F(&[], 0.5, 1.0), F(&[4], -1.0, 1.0)],

@@ -106,3 +106,164 @@ pub(super) fn map(cx: &Cx<'_>, dims: &[i64], f: CompId, g: &XlaOp) -> Result<Cts
     }
     Ok(out)
 }
+
+/// The shape `[n, dims...]` of `n` stacked values of `e`.
+fn stacked(e: &Shape, n: i64) -> Shape {
+    let dims: Vec<i64> = std::iter::once(n).chain(e.dims().iter().copied()).collect();
+    Shape::array(e.element_type(), dims)
+}
+
+/// A `while` with a known trip count `n`, kept as a loop: a forward loop re-runs the body
+/// and stacks the state at the start of every iteration; a reverse loop runs the body's
+/// vjp on the stacked states from the last iteration to the first.
+pub(super) fn while_loop(
+    cx: &Cx<'_>,
+    cond: CompId,
+    body: CompId,
+    n: i64,
+    ct: &Ct,
+) -> Result<Cts, AutodiffError> {
+    let _ = cond;
+    let Some(es) = cx.shape.tuple_elements().map(<[Shape]>::to_vec) else {
+        return Err(cx.nd("a loop state that is not a tuple has no gradient rule"));
+    };
+    if es.iter().any(|e| !e.is_array()) || n <= 0 {
+        return match n {
+            0 => Ok(vec![Some(ct.clone())]),
+            _ => Err(cx.nd("a loop state with nested tuples or tokens has no gradient rule")),
+        };
+    }
+    let stacks = forward_stacks(cx, body, &es, n)?;
+    let b = cx.b;
+    let m = es.len();
+    let s32 = Shape::scalar(xla_core::PrimitiveType::S32);
+    let cts: Vec<Option<Ct>> = match ct {
+        Ct::Tuple(cs) => cs.clone(),
+        Ct::Array(_) => return Err(cx.nd("internal: an array cotangent reached a while")),
+    };
+    let mut init = vec![b.constant_r0((n - 1) as i32)];
+    init.extend(
+        es.iter()
+            .enumerate()
+            .map(|(j, e)| materialize(b, cts.get(j).and_then(Option::as_ref), e)),
+    );
+    init.extend(stacks.iter().cloned());
+    let mut bshapes = vec![s32.clone()];
+    bshapes.extend(es.iter().cloned());
+    bshapes.extend(es.iter().map(|e| stacked(e, n)));
+    let bshape = Shape::tuple(bshapes);
+    let condc = {
+        let sb = b.sub_builder("while_vjp_condition");
+        let p = sb.parameter(0, bshape.clone(), "state");
+        sb.build_sub(&sb.ge(sb.get_tuple_element(&p, 0), sb.constant_r0(0i32)))?
+    };
+    let bodyc = {
+        let sb = b.sub_builder("while_vjp_body");
+        let p = sb.parameter(0, bshape.clone(), "state");
+        let t = sb.get_tuple_element(&p, 0);
+        let state: Vec<XlaOp> = es
+            .iter()
+            .enumerate()
+            .map(|(j, e)| {
+                let stack = sb.get_tuple_element(&p, (1 + m + j) as i64);
+                let mut starts = vec![t.clone()];
+                starts.extend((0..e.rank()).map(|_| sb.constant_r0(0i32)));
+                let sizes: Vec<i64> = std::iter::once(1).chain(e.dims().iter().copied()).collect();
+                sb.reshape(sb.dynamic_slice(stack, starts, &sizes), e.dims())
+            })
+            .collect();
+        let g: Vec<Option<Ct>> = es
+            .iter()
+            .enumerate()
+            .map(|(j, e)| {
+                e.element_type()
+                    .is_float_or_complex()
+                    .then(|| Ct::Array(sb.get_tuple_element(&p, (1 + j) as i64)))
+            })
+            .collect();
+        let args = [(sb.tuple(state), cx.shape.clone(), true)];
+        let (_, back) = vjp_computation(&sb, cx.module, body, &args, |_| Some(Ct::Tuple(g)))?;
+        let back = materialize(&sb, back.first().and_then(Option::as_ref), cx.shape);
+        let mut out = vec![sb.sub(&t, sb.constant_r0(1i32))];
+        out.extend((0..m).map(|j| sb.get_tuple_element(&back, j as i64)));
+        out.extend((0..m).map(|j| sb.get_tuple_element(&p, (1 + m + j) as i64)));
+        sb.build_sub(&sb.tuple(out))?
+    };
+    let res = b.add_op(
+        Op::While {
+            condition: condc.id(),
+            body: bodyc.id(),
+        },
+        &[b.tuple(init)],
+        None,
+    );
+    let back: Vec<Option<Ct>> = es
+        .iter()
+        .enumerate()
+        .map(|(j, e)| {
+            e.element_type()
+                .is_float_or_complex()
+                .then(|| Ct::Array(b.get_tuple_element(&res, (1 + j) as i64)))
+        })
+        .collect();
+    Ok(vec![Some(Ct::Tuple(back))])
+}
+
+/// The forward loop again, stacking the state at the start of each iteration: returns one
+/// `[n, ...]` stack per state element.
+fn forward_stacks(
+    cx: &Cx<'_>,
+    body: CompId,
+    es: &[Shape],
+    n: i64,
+) -> Result<Vec<XlaOp>, AutodiffError> {
+    let b = cx.b;
+    let m = es.len();
+    let mut shapes: Vec<Shape> = es.to_vec();
+    shapes.extend(es.iter().map(|e| stacked(e, n)));
+    shapes.push(Shape::scalar(xla_core::PrimitiveType::S32));
+    let tshape = Shape::tuple(shapes);
+    let condc = {
+        let sb = b.sub_builder("while_stack_condition");
+        let p = sb.parameter(0, tshape.clone(), "state");
+        sb.build_sub(&sb.lt(
+            sb.get_tuple_element(&p, (2 * m) as i64),
+            sb.constant_r0(n as i32),
+        ))?
+    };
+    let bodyc = {
+        let sb = b.sub_builder("while_stack_body");
+        let p = sb.parameter(0, tshape.clone(), "state");
+        let t = sb.get_tuple_element(&p, (2 * m) as i64);
+        let state: Vec<XlaOp> = (0..m).map(|j| sb.get_tuple_element(&p, j as i64)).collect();
+        let next = sb.inline(cx.module, body, &[sb.tuple(&state)]);
+        let mut out: Vec<XlaOp> = (0..m)
+            .map(|j| sb.get_tuple_element(&next, j as i64))
+            .collect();
+        for (j, e) in es.iter().enumerate() {
+            let one: Vec<i64> = std::iter::once(1).chain(e.dims().iter().copied()).collect();
+            let mut starts = vec![t.clone()];
+            starts.extend((0..e.rank()).map(|_| sb.constant_r0(0i32)));
+            let stack = sb.get_tuple_element(&p, (m + j) as i64);
+            out.push(sb.dynamic_update_slice(stack, sb.reshape(&state[j], &one), starts));
+        }
+        out.push(sb.add(&t, sb.constant_r0(1i32)));
+        sb.build_sub(&sb.tuple(out))?
+    };
+    let mut init: Vec<XlaOp> = (0..m)
+        .map(|j| b.get_tuple_element(cx.x(0), j as i64))
+        .collect();
+    init.extend(es.iter().map(|e| b.zeros(&stacked(e, n))));
+    init.push(b.constant_r0(0i32));
+    let res = b.add_op(
+        Op::While {
+            condition: condc.id(),
+            body: bodyc.id(),
+        },
+        &[b.tuple(init)],
+        None,
+    );
+    Ok((0..m)
+        .map(|j| b.get_tuple_element(&res, (m + j) as i64))
+        .collect())
+}

@@ -42,6 +42,8 @@ pub(crate) struct Cx<'a> {
     pub out: &'a XlaOp,
     /// Which operands need a cotangent.
     pub active: &'a [bool],
+    /// For a `while`: its trip count, when known at build time.
+    pub trip_count: Option<i64>,
 }
 
 impl Cx<'_> {
@@ -163,9 +165,12 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         Op::TopK { k, .. } => linalg::top_k(cx, *k, ct),
         Op::Call { to_apply, .. } => control::call(cx, *to_apply, ct),
         Op::Conditional { branches } => control::conditional(cx, branches, ct),
-        Op::While { .. } => Err(cx.nd(
-            "the loop's trip count is not known at build time (only fori_loop-style loops are differentiated: a counter compared LT/LE/GT/GE against a constant and incremented by 1, starting from a constant)",
-        )),
+        Op::While { condition, body } => match cx.trip_count {
+            Some(n) => control::while_loop(cx, *condition, *body, n, ct),
+            None => Err(cx.nd(
+                "the loop's trip count is not known at build time (only fori_loop-style loops are differentiated: a counter compared LT/LE/GT/GE against a constant and incremented by 1, starting from a constant)",
+            )),
+        },
         Op::Compare { .. }
         | Op::BitcastConvert
         | Op::GetDimensionSize { .. }
