@@ -5,7 +5,7 @@
 use super::{Cts, Cx};
 use crate::backward::{ct_of_value, materialize, vjp_computation, Ct};
 use crate::error::AutodiffError;
-use xla_core::builder::XlaOp;
+use xla_core::builder::{XlaComputation, XlaOp};
 use xla_core::{CompId, Op, Shape};
 
 /// `call`: the callee's vjp, inline.
@@ -116,14 +116,7 @@ fn stacked(e: &Shape, n: i64) -> Shape {
 /// A `while` with a known trip count `n`, kept as a loop: a forward loop re-runs the body
 /// and stacks the state at the start of every iteration; a reverse loop runs the body's
 /// vjp on the stacked states from the last iteration to the first.
-pub(super) fn while_loop(
-    cx: &Cx<'_>,
-    cond: CompId,
-    body: CompId,
-    n: i64,
-    ct: &Ct,
-) -> Result<Cts, AutodiffError> {
-    let _ = cond;
+pub(super) fn while_loop(cx: &Cx<'_>, body: CompId, n: i64, ct: &Ct) -> Result<Cts, AutodiffError> {
     let Some(es) = cx.shape.tuple_elements().map(<[Shape]>::to_vec) else {
         return Err(cx.nd("a loop state that is not a tuple has no gradient rule"));
     };
@@ -133,14 +126,11 @@ pub(super) fn while_loop(
             _ => Err(cx.nd("a loop state with nested tuples or tokens has no gradient rule")),
         };
     }
+    let Ct::Tuple(cts) = ct else {
+        return Err(cx.nd("internal: an array cotangent reached a while"));
+    };
     let stacks = forward_stacks(cx, body, &es, n)?;
     let b = cx.b;
-    let m = es.len();
-    let s32 = Shape::scalar(xla_core::PrimitiveType::S32);
-    let cts: Vec<Option<Ct>> = match ct {
-        Ct::Tuple(cs) => cs.clone(),
-        Ct::Array(_) => return Err(cx.nd("internal: an array cotangent reached a while")),
-    };
     let mut init = vec![b.constant_r0((n - 1) as i32)];
     init.extend(
         es.iter()
@@ -148,7 +138,7 @@ pub(super) fn while_loop(
             .map(|(j, e)| materialize(b, cts.get(j).and_then(Option::as_ref), e)),
     );
     init.extend(stacks.iter().cloned());
-    let mut bshapes = vec![s32.clone()];
+    let mut bshapes = vec![Shape::scalar(xla_core::PrimitiveType::S32)];
     bshapes.extend(es.iter().cloned());
     bshapes.extend(es.iter().map(|e| stacked(e, n)));
     let bshape = Shape::tuple(bshapes);
@@ -157,56 +147,60 @@ pub(super) fn while_loop(
         let p = sb.parameter(0, bshape.clone(), "state");
         sb.build_sub(&sb.ge(sb.get_tuple_element(&p, 0), sb.constant_r0(0i32)))?
     };
-    let bodyc = {
-        let sb = b.sub_builder("while_vjp_body");
-        let p = sb.parameter(0, bshape.clone(), "state");
-        let t = sb.get_tuple_element(&p, 0);
-        let state: Vec<XlaOp> = es
-            .iter()
-            .enumerate()
-            .map(|(j, e)| {
-                let stack = sb.get_tuple_element(&p, (1 + m + j) as i64);
-                let mut starts = vec![t.clone()];
-                starts.extend((0..e.rank()).map(|_| sb.constant_r0(0i32)));
-                let sizes: Vec<i64> = std::iter::once(1).chain(e.dims().iter().copied()).collect();
-                sb.reshape(sb.dynamic_slice(stack, starts, &sizes), e.dims())
-            })
-            .collect();
-        let g: Vec<Option<Ct>> = es
-            .iter()
-            .enumerate()
-            .map(|(j, e)| {
-                e.element_type()
-                    .is_float_or_complex()
-                    .then(|| Ct::Array(sb.get_tuple_element(&p, (1 + j) as i64)))
-            })
-            .collect();
-        let args = [(sb.tuple(state), cx.shape.clone(), true)];
-        let (_, back) = vjp_computation(&sb, cx.module, body, &args, |_| Some(Ct::Tuple(g)))?;
-        let back = materialize(&sb, back.first().and_then(Option::as_ref), cx.shape);
-        let mut out = vec![sb.sub(&t, sb.constant_r0(1i32))];
-        out.extend((0..m).map(|j| sb.get_tuple_element(&back, j as i64)));
-        out.extend((0..m).map(|j| sb.get_tuple_element(&p, (1 + m + j) as i64)));
-        sb.build_sub(&sb.tuple(out))?
+    let bodyc = reverse_body(cx, body, &es, &bshape)?;
+    let op = Op::While {
+        condition: condc.id(),
+        body: bodyc.id(),
     };
-    let res = b.add_op(
-        Op::While {
-            condition: condc.id(),
-            body: bodyc.id(),
-        },
-        &[b.tuple(init)],
-        None,
-    );
-    let back: Vec<Option<Ct>> = es
-        .iter()
+    let res = b.add_op(op, &[b.tuple(init)], None);
+    Ok(vec![Some(Ct::Tuple(float_elements(&es, |j| {
+        b.get_tuple_element(&res, (1 + j) as i64)
+    })))])
+}
+
+/// `Some(value(j))` for the floating-point elements of a loop state, `None` for the others.
+fn float_elements(es: &[Shape], value: impl Fn(usize) -> XlaOp) -> Vec<Option<Ct>> {
+    es.iter()
         .enumerate()
         .map(|(j, e)| {
             e.element_type()
                 .is_float_or_complex()
-                .then(|| Ct::Array(b.get_tuple_element(&res, (1 + j) as i64)))
+                .then(|| Ct::Array(value(j)))
+        })
+        .collect()
+}
+
+/// One reverse step: the state of iteration `t` read from the stacks, the body's vjp
+/// applied to the carried cotangent, `t - 1`.
+fn reverse_body(
+    cx: &Cx<'_>,
+    body: CompId,
+    es: &[Shape],
+    bshape: &Shape,
+) -> Result<XlaComputation, AutodiffError> {
+    let m = es.len();
+    let sb = cx.b.sub_builder("while_vjp_body");
+    let p = sb.parameter(0, bshape.clone(), "state");
+    let t = sb.get_tuple_element(&p, 0);
+    let state: Vec<XlaOp> = es
+        .iter()
+        .enumerate()
+        .map(|(j, e)| {
+            let stack = sb.get_tuple_element(&p, (1 + m + j) as i64);
+            let mut starts = vec![t.clone()];
+            starts.extend((0..e.rank()).map(|_| sb.constant_r0(0i32)));
+            let sizes: Vec<i64> = std::iter::once(1).chain(e.dims().iter().copied()).collect();
+            sb.reshape(sb.dynamic_slice(stack, starts, &sizes), e.dims())
         })
         .collect();
-    Ok(vec![Some(Ct::Tuple(back))])
+    let g = float_elements(es, |j| sb.get_tuple_element(&p, (1 + j) as i64));
+    let args = [(sb.tuple(state), cx.shape.clone(), true)];
+    let (_, back) = vjp_computation(&sb, cx.module, body, &args, |_| Some(Ct::Tuple(g)))?;
+    let back = materialize(&sb, back.first().and_then(Option::as_ref), cx.shape);
+    let mut out = vec![sb.sub(&t, sb.constant_r0(1i32))];
+    out.extend((0..m).map(|j| sb.get_tuple_element(&back, j as i64)));
+    out.extend((0..m).map(|j| sb.get_tuple_element(&p, (1 + m + j) as i64)));
+    Ok(sb.build_sub(&sb.tuple(out))?)
 }
 
 /// The forward loop again, stacking the state at the start of each iteration: returns one

@@ -165,8 +165,8 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         Op::TopK { k, .. } => linalg::top_k(cx, *k, ct),
         Op::Call { to_apply, .. } => control::call(cx, *to_apply, ct),
         Op::Conditional { branches } => control::conditional(cx, branches, ct),
-        Op::While { condition, body } => match cx.trip_count {
-            Some(n) => control::while_loop(cx, *condition, *body, n, ct),
+        Op::While { body, .. } => match cx.trip_count {
+            Some(n) => control::while_loop(cx, *body, n, ct),
             None => Err(cx.nd(
                 "the loop's trip count is not known at build time (only fori_loop-style loops are differentiated: a counter compared LT/LE/GT/GE against a constant and incremented by 1, starting from a constant)",
             )),
