@@ -62,6 +62,8 @@ loop_body {
 /// An input: a random f64 array in `[lo, hi)` or fixed integers.
 enum In {
     F(&'static [i64], f64, f64),
+    /// Fixed f64 values (for exact zeros).
+    FX(&'static [i64], &'static [f64]),
     S32(&'static [i64], &'static [i32]),
 }
 
@@ -75,7 +77,7 @@ fn row(name: &'static str, inputs: Vec<In>, body: &'static str) -> Row {
     Row { name, body, inputs }
 }
 
-use In::{F, S32};
+use In::{F, FX, S32};
 
 fn rows() -> Vec<Row> {
     let mut r = elementwise_rows();
@@ -233,6 +235,10 @@ fn window_rows() -> Vec<Row> {
             "x = f64[3,4] parameter(0)\nz = f64[] constant(0)\nROOT r = f64[4] reduce(x, z), dimensions={0}, to_apply=add"),
         row("reduce-mul", vec![F(&[3, 4], 0.5, 1.5)],
             "x = f64[3,4] parameter(0)\nz = f64[] constant(1)\nROOT r = f64[3] reduce(x, z), dimensions={1}, to_apply=mul"),
+        row("reduce-mul-with-zero", vec![F(&[2, 3, 4], 0.5, 1.5)],
+            "x = f64[2,3,4] parameter(0)\ni = s32[2,3,4] iota(), iota_dimension=2\nj = s32[2,3,4] iota(), iota_dimension=1\nk = s32[] constant(2)\nkb = s32[2,3,4] broadcast(k), dimensions={}\nsel = pred[2,3,4] compare(i, kb), direction=EQ\nsel2 = pred[2,3,4] compare(j, kb), direction=EQ\nboth = pred[2,3,4] and(sel, sel2)\nz0 = f64[] constant(0)\nzb = f64[2,3,4] broadcast(z0), dimensions={}\nxz = f64[2,3,4] select(both, zb, x)\no = f64[] constant(1)\nROOT r = f64[3] reduce(xz, o), dimensions={0,2}, to_apply=mul"),
+        row("reduce-mul-one-zero", vec![FX(&[2, 3], &[0.5, 0.0, 1.5, 0.0, 0.0, 2.0])],
+            "x = f64[2,3] parameter(0)\no = f64[] constant(1)\nROOT r = f64[2] reduce(x, o), dimensions={1}, to_apply=mul"),
         row("reduce-max", vec![F(&[3, 4], -1.0, 1.0)],
             "x = f64[3,4] parameter(0)\nz = f64[] constant(-inf)\nROOT r = f64[3] reduce(x, z), dimensions={1}, to_apply=max"),
         row("reduce-min", vec![F(&[3, 4], -1.0, 1.0)],
@@ -356,6 +362,7 @@ fn inputs_of(r: &Row, rng: &mut Rng) -> Vec<Literal> {
         .map(|i| match i {
             F(d, lo, hi) => rng.array(d, *lo, *hi),
             S32(d, v) => Literal::from_vec(d, v.to_vec()).unwrap(),
+            FX(d, v) => Literal::from_vec(d, v.to_vec()).unwrap(),
         })
         .collect()
 }

@@ -75,6 +75,75 @@ fn elementwise_combiners(module: &Module, comp: CompId, n: usize) -> Option<Vec<
         .collect()
 }
 
+/// Inclusive products along the last dim of a `[k, n]` array (Hillis–Steele scan:
+/// `log2(n)` shifted products).
+fn cumprod(b: &XlaBuilder, x: &XlaOp, n: i64) -> XlaOp {
+    let one = b.constant_like(x, 1);
+    let mut acc = x.clone();
+    let mut k = 1;
+    while k < n {
+        let shifted = b.pad(
+            &acc,
+            &one,
+            &[
+                PadDim {
+                    low: 0,
+                    high: 0,
+                    interior: 0,
+                },
+                PadDim {
+                    low: k,
+                    high: -k,
+                    interior: 0,
+                },
+            ],
+        );
+        acc = b.mul(acc, shifted);
+        k *= 2;
+    }
+    acc
+}
+
+/// For each element of `x`, the product of the other elements of its reduction group
+/// (exact with zeros, unlike `y / x`): exclusive prefix times exclusive suffix products.
+fn product_of_others(
+    b: &XlaBuilder,
+    x: &XlaOp,
+    xs: &xla_core::Shape,
+    dims: &[i64],
+) -> Result<XlaOp, AutodiffError> {
+    let kept = kept_dims(xs.rank(), dims);
+    let perm: Vec<i64> = kept.iter().chain(dims).copied().collect();
+    let k: i64 = kept.iter().map(|&d| xs.dims()[d as usize]).product();
+    let n: i64 = dims.iter().map(|&d| xs.dims()[d as usize]).product();
+    let flat = b.reshape(b.transpose(x, &perm), &[k, n]);
+    let one = b.constant_like(x, 1);
+    let edge = |low: i64| {
+        [
+            PadDim {
+                low: 0,
+                high: 0,
+                interior: 0,
+            },
+            PadDim {
+                low,
+                high: -low,
+                interior: 0,
+            },
+        ]
+    };
+    let prefix = cumprod(b, &b.pad(&flat, &one, &edge(1)), n);
+    let rev = b.rev(&flat, &[1]);
+    let suffix = b.rev(cumprod(b, &b.pad(&rev, &one, &edge(1)), n), &[1]);
+    let others = b.mul(prefix, suffix);
+    let permuted: Vec<i64> = perm.iter().map(|&d| xs.dims()[d as usize]).collect();
+    let mut inv = vec![0i64; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as i64;
+    }
+    Ok(b.transpose(b.reshape(others, &permuted), &inv))
+}
+
 /// The cotangent of `x` in `y = reduce(x, init)` with combiner `op` over `dims`.
 fn reduce_one(
     cx: &Cx<'_>,
@@ -89,7 +158,7 @@ fn reduce_one(
     let bcast = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &kept);
     Ok(match op {
         Some(BinaryOp::Add) => bcast(g),
-        Some(BinaryOp::Mul) => b.div(bcast(&b.mul(g, y)), &x),
+        Some(BinaryOp::Mul) => b.mul(bcast(g), product_of_others(b, &x, &xs, dims)?),
         Some(BinaryOp::Max | BinaryOp::Min) => {
             let loc = b.convert_element_type(b.eq(&x, bcast(y)), xs.element_type());
             let counts = super::sum(b, &loc, xs.element_type(), dims);
