@@ -5,8 +5,10 @@
 use clap::{Args, CommandFactory, FromArgMatches};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use xla::train::TrainArgs;
-use xla::Literal;
+use xla::train::metrics::{self, argmax_literal};
+use xla::train::optim::Adam;
+use xla::train::{Dataset, Order, Progress, ProgressMode, TrainArgs, TrainLog};
+use xla::{Literal, Shape};
 
 /// The error type of the examples.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -82,25 +84,17 @@ pub fn parse<A: CommandFactory + FromArgMatches>(
     A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
-/// Runs a `(value, grad...)` executable on `args`: the loss (checked to be finite) and the
-/// gradients. `at` says where in the run this happened, for the NaN message.
+/// Runs a `(value, grad...)` executable on `args`: the value and the gradients.
 ///
 /// # Errors
-/// If the executable fails, its result is not a tuple of a scalar and gradients, or the
-/// loss is NaN or infinite.
-pub fn value_and_grad(
-    exe: &xla::cpu::Executable,
-    args: &[Literal],
-    at: impl FnOnce() -> String,
-) -> Result<(f64, Vec<Literal>)> {
+/// If the executable fails or its result is not a tuple of a scalar and gradients.
+pub fn value_and_grad(exe: &xla::cpu::Executable, args: &[Literal]) -> Result<(f64, Vec<Literal>)> {
     let mut parts = exe.execute(args)?.decompose_tuple()?;
     if parts.is_empty() {
         return Err("value_and_grad: empty result tuple".into());
     }
     let grads = parts.split_off(1);
-    let loss = parts[0].get_as_f64(&[])?;
-    check_finite(loss, at)?;
-    Ok((loss, grads))
+    Ok((parts[0].get_as_f64(&[])?, grads))
 }
 
 /// An error naming where the loss stopped being a number.
@@ -135,4 +129,98 @@ pub fn exit_code(result: Result<()>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A classifier trained by [`fit`]: its state is the trainable parameters followed by any
+/// other state (batch-norm running statistics), all saved in the checkpoint.
+pub trait Classifier {
+    /// The batch size its computations are compiled for.
+    const BATCH: usize;
+    /// The names of the state's tensors, trainable ones first (checkpoint names).
+    fn names(&self) -> &[&'static str];
+    /// How many leading tensors of the state the optimiser updates.
+    fn trainable(&self) -> usize;
+    /// The initial state.
+    ///
+    /// # Errors
+    /// If a literal cannot be built.
+    fn init(&self, seed: u64) -> Result<Vec<Literal>>;
+    /// One training step on a batch: the loss and the gradients of the trainable tensors;
+    /// may update the other state (running statistics) in place.
+    ///
+    /// # Errors
+    /// If a computation fails.
+    fn step(&self, state: &mut [Literal], x: Literal, y: Literal) -> Result<(f64, Vec<Literal>)>;
+    /// The logits of a batch, `f32[BATCH, classes]`.
+    ///
+    /// # Errors
+    /// If the computation fails.
+    fn logits(&self, state: &[Literal], x: Literal) -> Result<Literal>;
+}
+
+/// The predicted class of every sample of `data`.
+///
+/// # Errors
+/// If a computation fails.
+pub fn predictions<M: Classifier>(model: &M, state: &[Literal], data: &Dataset) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(data.len());
+    for (batch, real) in data.eval_batches(M::BATCH)? {
+        let logits = model.logits(state, batch.features_literal()?)?;
+        out.extend(argmax_literal(&logits)?.into_iter().take(real));
+    }
+    Ok(out)
+}
+
+/// Accuracy of `state` on `data`, in percent.
+///
+/// # Errors
+/// If a computation fails.
+pub fn accuracy<M: Classifier>(model: &M, state: &[Literal], data: &Dataset) -> Result<f64> {
+    Ok(metrics::accuracy(&predictions(model, state, data)?, data.labels())?)
+}
+
+/// Trains `model` on `train` with Adam as `args` says (resuming from and saving to
+/// `--checkpoint`), testing on `test` after every epoch; returns the state and the log.
+/// With `--plot`, draws the curves titled `title`.
+///
+/// # Errors
+/// A checkpoint that does not match the model, a failing computation, a NaN loss.
+pub fn fit<M: Classifier>(
+    model: &M,
+    args: &TrainArgs,
+    (train, test): (&Dataset, &Dataset),
+    title: &str,
+) -> Result<(Vec<Literal>, TrainLog)> {
+    let mut state = model.init(args.seed)?;
+    let shapes: Vec<Shape> = state.iter().map(|p| p.shape().clone()).collect();
+    let names = model.names();
+    let expected: Vec<(&str, &Shape)> = names.iter().copied().zip(&shapes).collect();
+    let mut log = TrainLog::default();
+    if let Some((loaded, saved)) = args.resume_checkpoint(&expected)? {
+        (state, log) = (loaded, saved);
+    }
+    let mut adam = Adam::new(args.learning_rate);
+    let steps = train.batches(M::BATCH, Order::Sequential)?.count_total();
+    let first = log.epoch();
+    let mode = ProgressMode::auto(args.quiet);
+    let mut progress = Progress::new(args.epochs, steps, mode).resume(log);
+    for epoch in first..args.epochs {
+        for batch in train.batches(M::BATCH, Order::epoch(args.seed, epoch))? {
+            let (x, y) = (batch.features_literal()?, batch.one_hot_literal()?);
+            let (loss, grads) = model.step(&mut state, x, y)?;
+            let at = || format!("epoch {} step {}", epoch + 1, progress.log().step() + 1);
+            check_finite(loss, at)?;
+            adam.step(&mut state[..model.trainable()], &grads)?;
+            progress.step(loss, batch.len());
+        }
+        let test_accuracy = accuracy(model, &state, test)?;
+        progress.end_epoch(None, Some(test_accuracy));
+        let named: Vec<(&str, &Literal)> = names.iter().copied().zip(&state).collect();
+        args.save_checkpoint(&named, progress.log())?;
+    }
+    let (log, _summary) = progress.finish();
+    if let Some(path) = &args.plot {
+        log.save_plot(path, title)?;
+    }
+    Ok((state, log))
 }
