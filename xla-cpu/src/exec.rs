@@ -226,8 +226,12 @@ impl Ctx<'_> {
             Op::GetDimensionSize { dimension } => dimension_size(arg(0)?, *dimension),
             Op::Gather(g) => indexing::gather(arg(0)?, arg(1)?, g, out),
             Op::Scatter { dims, to_apply } => indexing::scatter(self, a, dims, *to_apply, out),
-            Op::Dot { dims, .. } => contraction::dot(arg(0)?, arg(1)?, dims, out),
-            Op::Convolution(c) => contraction::convolution(arg(0)?, arg(1)?, c, out),
+            Op::Dot { dims, .. } => {
+                contraction::dot(arg(0)?, arg(1)?, dims, out, self.exe.parallel())
+            }
+            Op::Convolution(c) => {
+                contraction::convolution(arg(0)?, arg(1)?, c, out, self.exe.parallel())
+            }
             Op::Reduce {
                 dimensions,
                 to_apply,
@@ -259,8 +263,10 @@ impl Ctx<'_> {
                 epsilon,
                 feature_index,
             } => linalg::batch_norm_grad(a, *epsilon, *feature_index, out),
-            Op::Cholesky { lower } => linalg::cholesky(arg(0)?, *lower, out),
-            Op::TriangularSolve(o) => linalg::triangular_solve(arg(0)?, arg(1)?, o, out),
+            Op::Cholesky { lower } => linalg::cholesky(arg(0)?, *lower, out, self.exe.parallel()),
+            Op::TriangularSolve(o) => {
+                linalg::triangular_solve(arg(0)?, arg(1)?, o, out, self.exe.parallel())
+            }
             Op::Fft {
                 fft_type,
                 fft_length,

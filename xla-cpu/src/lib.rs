@@ -19,7 +19,9 @@ mod error;
 mod exec;
 mod index;
 pub(crate) mod kernels;
+pub mod parallel;
 pub mod scalar;
 
 pub use compile::{CustomCallFn, Executable};
 pub use error::{CpuError, Result};
+pub use parallel::{Parallel, THREADS_ENV};
