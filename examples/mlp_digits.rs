@@ -7,13 +7,10 @@
 
 mod common;
 
-use clap::Parser;
-use common::{Classifier, Common, Result};
-use std::sync::OnceLock;
+use common::{Plain, Result};
 use xla::computation;
-use xla::cpu::Executable;
-use xla::train::{Dataset, Digits, Rng, Standardizer, TrainArgs};
-use xla::{Literal, PrimitiveType, Shape};
+use xla::train::{Rng, TrainArgs};
+use xla::Literal;
 
 /// The logits of a batch of 32 flattened images.
 #[computation]
@@ -44,45 +41,22 @@ pub fn loss(
     (log_sum - (z * y).sum([1])).mean()
 }
 
-/// The model: its state is `w1, b1, w2, b2`.
-#[derive(Default)]
-pub struct Mlp {
-    grad: OnceLock<Executable>,
+/// The state's names, in the order of the computations' leading parameters.
+pub const NAMES: &[&str] = &["w1", "b1", "w2", "b2"];
+
+/// Glorot-uniform weights, zero biases.
+pub fn init(rng: &mut Rng) -> Result<Vec<Literal>> {
+    let zeros = |n: usize| Literal::from_vec(&[n as i64], vec![0f32; n]);
+    let (w1, w2) = (
+        rng.glorot_uniform(&[64, 128])?,
+        rng.glorot_uniform(&[128, 10])?,
+    );
+    Ok(vec![w1, zeros(128)?, w2, zeros(10)?])
 }
 
-impl Classifier for Mlp {
-    const BATCH: usize = 32;
-
-    fn names(&self) -> &[&'static str] {
-        &["w1", "b1", "w2", "b2"]
-    }
-
-    fn trainable(&self) -> usize {
-        4
-    }
-
-    fn init(&self, seed: u64) -> Result<Vec<Literal>> {
-        let mut rng = Rng::new(seed);
-        let zeros = |n: i64| Literal::zeros(&Shape::array(PrimitiveType::F32, vec![n]));
-        Ok(vec![rng.glorot_uniform(&[64, 128])?, zeros(128)?, rng.glorot_uniform(&[128, 10])?, zeros(10)?])
-    }
-
-    fn step(&self, state: &mut [Literal], x: Literal, y: Literal) -> Result<(f64, Vec<Literal>)> {
-        if self.grad.get().is_none() {
-            let m = xla::autodiff::value_and_grad_module(loss::module()?, Some(&[0, 1, 2, 3]))?;
-            let _ = self.grad.set(Executable::compile(&m)?);
-        }
-        let grad = self.grad.get().ok_or("value_and_grad of loss not compiled")?;
-        let mut args = state.to_vec();
-        args.extend([x, y]);
-        common::value_and_grad(grad, &args)
-    }
-
-    fn logits(&self, state: &[Literal], x: Literal) -> Result<Literal> {
-        let mut args = state.to_vec();
-        args.push(x);
-        Ok(predict::run(&args)?)
-    }
+/// The model: `loss` differentiated w.r.t. the four parameters, and `predict`.
+pub fn model() -> Result<Plain> {
+    Plain::new(NAMES, init, loss::module()?, predict::run)
 }
 
 /// The example's defaults.
@@ -95,30 +69,15 @@ pub fn defaults() -> TrainArgs {
     }
 }
 
-/// The standardised training and test sets (statistics of the training set).
-pub fn data(args: &TrainArgs) -> Result<(Dataset, Dataset)> {
-    let (train, test) = Digits::embedded()?.split(0.8, args.seed)?;
-    let train = args.limit.map_or(train.clone(), |n| train.take(n));
-    let scale = Standardizer::fit(&train);
-    Ok((scale.apply(train)?, scale.apply(test)?))
-}
-
-#[derive(Parser, Debug)]
-#[command(about = "MLP (64-128-10) on the UCI digits, 80/20 split")]
-struct Cli {
-    #[command(flatten)]
-    common: Common,
-}
-
 #[allow(dead_code)]
 fn main() -> std::process::ExitCode {
-    let cli: Cli = common::parse(&defaults(), std::env::args());
-    let args = cli.common.over(&defaults());
+    let args = common::args(
+        &defaults(),
+        "MLP (64-128-10) on the UCI digits, 80/20 split",
+    );
     common::exit_code((|| {
-        let (train, test) = data(&args)?;
-        let model = Mlp::default();
-        let (state, _) = common::fit(&model, &args, (&train, &test), "MLP on the UCI digits")?;
-        println!("test accuracy {:.1}%", common::accuracy(&model, &state, &test)?);
-        Ok(())
+        let (train, test) = common::digits(&args)?;
+        let title = "MLP on the UCI digits";
+        common::train_and_report(&model()?, &args, (&train, &test), title)
     })())
 }

@@ -5,9 +5,11 @@
 use clap::{Args, CommandFactory, FromArgMatches};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use xla::cpu::Executable;
 use xla::train::metrics::{self, argmax_literal};
 use xla::train::optim::Adam;
-use xla::train::{Dataset, Order, Progress, ProgressMode, TrainArgs, TrainLog};
+use xla::train::{Dataset, Digits, Order, Progress, ProgressMode, Rng, Standardizer};
+use xla::train::{TrainArgs, TrainLog};
 use xla::{Literal, Shape};
 
 /// The error type of the examples.
@@ -53,7 +55,10 @@ impl Common {
             learning_rate: self.lr.unwrap_or(defaults.learning_rate),
             seed: self.seed.unwrap_or(defaults.seed),
             limit: self.limit.or(defaults.limit),
-            checkpoint: self.checkpoint.clone().or_else(|| defaults.checkpoint.clone()),
+            checkpoint: self
+                .checkpoint
+                .clone()
+                .or_else(|| defaults.checkpoint.clone()),
             resume: self.resume,
             plot: self.plot.clone().or_else(|| defaults.plot.clone()),
             quiet: self.quiet,
@@ -68,12 +73,21 @@ pub fn parse<A: CommandFactory + FromArgMatches>(
     defaults: &TrainArgs,
     args: impl IntoIterator<Item = String>,
 ) -> A {
+    parse_with(defaults, args, |c| c)
+}
+
+/// [`parse`], with `edit` applied to the command first.
+fn parse_with<A: CommandFactory + FromArgMatches>(
+    defaults: &TrainArgs,
+    args: impl IntoIterator<Item = String>,
+    edit: impl FnOnce(clap::Command) -> clap::Command,
+) -> A {
     // clap keeps `&'static str` defaults; these few strings live as long as the process.
     let show = |v: String| {
         let v: &'static str = Box::leak(v.into_boxed_str());
         move |a: clap::Arg| a.default_value(v)
     };
-    let mut cmd = A::command()
+    let mut cmd = edit(A::command())
         .mut_arg("epochs", show(defaults.epochs.to_string()))
         .mut_arg("lr", show(defaults.learning_rate.to_string()))
         .mut_arg("seed", show(defaults.seed.to_string()));
@@ -84,11 +98,25 @@ pub fn parse<A: CommandFactory + FromArgMatches>(
     A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
+/// The command line of an example without options of its own.
+#[derive(clap::Parser, Debug)]
+struct Cli {
+    #[command(flatten)]
+    common: Common,
+}
+
+/// Parses the process's arguments into [`TrainArgs`] over `defaults`, with `about` as
+/// the `--help` text's first line. Exits on `--help` and on a bad argument.
+pub fn args(defaults: &TrainArgs, about: &'static str) -> TrainArgs {
+    let cli: Cli = parse_with(defaults, std::env::args(), |c| c.about(about));
+    cli.common.over(defaults)
+}
+
 /// Runs a `(value, grad...)` executable on `args`: the value and the gradients.
 ///
 /// # Errors
 /// If the executable fails or its result is not a tuple of a scalar and gradients.
-pub fn value_and_grad(exe: &xla::cpu::Executable, args: &[Literal]) -> Result<(f64, Vec<Literal>)> {
+pub fn value_and_grad(exe: &Executable, args: &[Literal]) -> Result<(f64, Vec<Literal>)> {
     let mut parts = exe.execute(args)?.decompose_tuple()?;
     if parts.is_empty() {
         return Err("value_and_grad: empty result tuple".into());
@@ -162,7 +190,11 @@ pub trait Classifier {
 ///
 /// # Errors
 /// If a computation fails.
-pub fn predictions<M: Classifier>(model: &M, state: &[Literal], data: &Dataset) -> Result<Vec<usize>> {
+pub fn predictions<M: Classifier>(
+    model: &M,
+    state: &[Literal],
+    data: &Dataset,
+) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(data.len());
     for (batch, real) in data.eval_batches(M::BATCH)? {
         let logits = model.logits(state, batch.features_literal()?)?;
@@ -176,7 +208,10 @@ pub fn predictions<M: Classifier>(model: &M, state: &[Literal], data: &Dataset) 
 /// # Errors
 /// If a computation fails.
 pub fn accuracy<M: Classifier>(model: &M, state: &[Literal], data: &Dataset) -> Result<f64> {
-    Ok(metrics::accuracy(&predictions(model, state, data)?, data.labels())?)
+    Ok(metrics::accuracy(
+        &predictions(model, state, data)?,
+        data.labels(),
+    )?)
 }
 
 /// Trains `model` on `train` with Adam as `args` says (resuming from and saving to
@@ -223,4 +258,192 @@ pub fn fit<M: Classifier>(
         log.save_plot(path, title)?;
     }
     Ok((state, log))
+}
+
+/// A classifier whose state is trained whole: `value_and_grad` is the compiled gradient of
+/// `loss(state..., x, y)` w.r.t. every state tensor, `predict` runs `predict(state..., x)`
+/// (a computation's `run`).
+pub struct Plain {
+    /// The state's tensor names (checkpoint names).
+    pub names: &'static [&'static str],
+    /// The initial state from a seeded generator.
+    pub init: fn(&mut Rng) -> Result<Vec<Literal>>,
+    /// `(loss, grads...)` of the loss.
+    pub value_and_grad: Executable,
+    /// The logits computation's `run`.
+    pub predict: fn(&[Literal]) -> Result<Literal>,
+}
+
+impl Plain {
+    /// The model of a `loss` module whose leading `names.len()` parameters are the state.
+    ///
+    /// # Errors
+    /// If the gradient module cannot be built or compiled.
+    pub fn new(
+        names: &'static [&'static str],
+        init: fn(&mut Rng) -> Result<Vec<Literal>>,
+        loss: &xla::Module,
+        predict: fn(&[Literal]) -> Result<Literal>,
+    ) -> Result<Plain> {
+        let wrt: Vec<usize> = (0..names.len()).collect();
+        let value_and_grad =
+            Executable::compile(&xla::autodiff::value_and_grad_module(loss, Some(&wrt))?)?;
+        Ok(Plain {
+            names,
+            init,
+            value_and_grad,
+            predict,
+        })
+    }
+}
+
+impl Classifier for Plain {
+    const BATCH: usize = 32;
+
+    fn names(&self) -> &[&'static str] {
+        self.names
+    }
+
+    fn trainable(&self) -> usize {
+        self.names.len()
+    }
+
+    fn init(&self, seed: u64) -> Result<Vec<Literal>> {
+        (self.init)(&mut Rng::new(seed))
+    }
+
+    fn step(&self, state: &mut [Literal], x: Literal, y: Literal) -> Result<(f64, Vec<Literal>)> {
+        let mut args = state.to_vec();
+        args.extend([x, y]);
+        value_and_grad(&self.value_and_grad, &args)
+    }
+
+    fn logits(&self, state: &[Literal], x: Literal) -> Result<Literal> {
+        let mut args = state.to_vec();
+        args.push(x);
+        (self.predict)(&args)
+    }
+}
+
+/// The UCI digits split 80/20 with `args.seed`, the training part cut to `--limit`, both
+/// standardised with the training part's statistics.
+///
+/// # Errors
+/// Never for the embedded data (kept for the loader's checks).
+pub fn digits(args: &TrainArgs) -> Result<(Dataset, Dataset)> {
+    let (train, test) = Digits::embedded()?.split(0.8, args.seed)?;
+    let train = args.limit.map_or(train.clone(), |n| train.take(n));
+    let scale = Standardizer::fit(&train);
+    Ok((scale.apply(train)?, scale.apply(test)?))
+}
+
+/// Trains `model` as [`fit`] does and prints the final `test accuracy 98.3%` line.
+///
+/// # Errors
+/// As [`fit`].
+pub fn train_and_report<M: Classifier>(
+    model: &M,
+    args: &TrainArgs,
+    data: (&Dataset, &Dataset),
+    title: &str,
+) -> Result<()> {
+    let (state, _) = fit(model, args, data, title)?;
+    println!("test accuracy {:.1}%", accuracy(model, &state, data.1)?);
+    Ok(())
+}
+
+/// A convolution kernel `f32[out, inp, 3, 3]` (OIHW), Glorot-uniform over its fans.
+///
+/// # Errors
+/// Never for positive sizes.
+pub fn conv_kernel(rng: &mut Rng, out: i64, inp: i64) -> Result<Literal> {
+    // glorot_uniform reads the fans from HWIO dims; the same numbers laid out OIHW.
+    Ok(rng
+        .glorot_uniform(&[3, 3, inp, out])?
+        .into_reshaped(&[out, inp, 3, 3])?)
+}
+
+/// How much of the running statistics each batch replaces.
+pub const STATS_RATE: f32 = 0.1;
+
+/// A network with batch norms: its state is the trainable tensors, then one running mean
+/// and variance per batch norm. Each step runs `stats(trainable..., x)` for the
+/// batch's means and variances (a tuple in the order of the running statistics) and moves
+/// the running statistics towards them; `predict(state..., x)` uses them at test time.
+pub struct BatchNormNet {
+    inner: Plain,
+    trainable: usize,
+    stats: fn(&[Literal]) -> Result<Literal>,
+}
+
+impl BatchNormNet {
+    /// The model of a `loss(trainable..., x, y)` module.
+    ///
+    /// # Errors
+    /// If the gradient module cannot be built or compiled.
+    pub fn new(
+        names: &'static [&'static str],
+        trainable: usize,
+        init: fn(&mut Rng) -> Result<Vec<Literal>>,
+        loss: &xla::Module,
+        stats: fn(&[Literal]) -> Result<Literal>,
+        predict: fn(&[Literal]) -> Result<Literal>,
+    ) -> Result<BatchNormNet> {
+        let wrt: Vec<usize> = (0..trainable).collect();
+        let value_and_grad =
+            Executable::compile(&xla::autodiff::value_and_grad_module(loss, Some(&wrt))?)?;
+        let inner = Plain {
+            names,
+            init,
+            value_and_grad,
+            predict,
+        };
+        Ok(BatchNormNet {
+            inner,
+            trainable,
+            stats,
+        })
+    }
+}
+
+impl Classifier for BatchNormNet {
+    const BATCH: usize = 32;
+
+    fn names(&self) -> &[&'static str] {
+        self.inner.names
+    }
+
+    fn trainable(&self) -> usize {
+        self.trainable
+    }
+
+    fn init(&self, seed: u64) -> Result<Vec<Literal>> {
+        self.inner.init(seed)
+    }
+
+    fn step(&self, state: &mut [Literal], x: Literal, y: Literal) -> Result<(f64, Vec<Literal>)> {
+        let (trained, running) = state.split_at_mut(self.trainable);
+        let mut args = trained.to_vec();
+        args.push(x.clone());
+        let batch = (self.stats)(&args)?.decompose_tuple()?;
+        if batch.len() != running.len() {
+            return Err(format!(
+                "batch statistics: {} tensors for {} running ones",
+                batch.len(),
+                running.len()
+            )
+            .into());
+        }
+        for (running, batch) in running.iter_mut().zip(&batch) {
+            let running = running.typed_data_mut::<f32>()?;
+            for (r, b) in running.iter_mut().zip(batch.typed_data::<f32>()?) {
+                *r += STATS_RATE * (b - *r);
+            }
+        }
+        self.inner.step(trained, x, y)
+    }
+
+    fn logits(&self, state: &[Literal], x: Literal) -> Result<Literal> {
+        self.inner.logits(state, x)
+    }
 }
