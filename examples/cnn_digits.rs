@@ -13,7 +13,7 @@
 //! cargo run --release --example cnn_digits
 //! ```
 
-mod common;
+pub mod common;
 
 use common::{BatchNormNet, Result};
 use xla::computation;
@@ -121,9 +121,27 @@ pub fn init(rng: &mut Rng) -> Result<Vec<Literal>> {
         common::conv_kernel(rng, 32, 16)?,
     );
     let w = rng.glorot_uniform(&[128, 10])?;
-    let (g1, b1, g2, b2) = (full(16, 1.0)?, full(16, 0.0)?, full(32, 1.0)?, full(32, 0.0)?);
+    let (g1, b1, g2, b2) = (
+        full(16, 1.0)?,
+        full(16, 0.0)?,
+        full(32, 1.0)?,
+        full(32, 0.0)?,
+    );
     let (m1, v1, m2, v2) = (b1.clone(), g1.clone(), b2.clone(), g2.clone());
-    Ok(vec![k1, g1, b1, k2, g2, b2, w, full(10, 0.0)?, m1, v1, m2, v2])
+    Ok(vec![
+        k1,
+        g1,
+        b1,
+        k2,
+        g2,
+        b2,
+        w,
+        full(10, 0.0)?,
+        m1,
+        v1,
+        m2,
+        v2,
+    ])
 }
 
 /// The model: `loss` differentiated w.r.t. the 8 trainable tensors, `batch_stats` for the

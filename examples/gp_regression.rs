@@ -8,7 +8,7 @@
 //! cargo run --release --example gp_regression -- --plot gp_regression.png
 //! ```
 
-mod common;
+pub mod common;
 
 use common::Result;
 use xla::computation;

@@ -4,14 +4,14 @@
 //! cargo run --release --example logistic_regression
 //! ```
 
-mod common;
+pub mod common;
 
 use xla::train::{Rng, TrainArgs};
 use xla::{computation, Literal};
 
 /// The logits of 32 flattened 8×8 images.
 #[computation]
-fn predict(
+pub fn predict(
     w: Tensor<f32, 64, 10>,
     b: Tensor<f32, 10>,
     x: Tensor<f32, 32, 64>,
@@ -21,7 +21,7 @@ fn predict(
 
 /// Mean softmax cross-entropy against one-hot labels `y`.
 #[computation]
-fn loss(
+pub fn loss(
     w: Tensor<f32, 64, 10>,
     b: Tensor<f32, 10>,
     x: Tensor<f32, 32, 64>,
@@ -33,11 +33,12 @@ fn loss(
 }
 
 /// Glorot-uniform weights, zero biases.
-fn init(rng: &mut Rng) -> common::Result<Vec<Literal>> {
+pub fn init(rng: &mut Rng) -> common::Result<Vec<Literal>> {
     let b = Literal::from_vec(&[10], vec![0f32; 10])?;
     Ok(vec![rng.glorot_uniform(&[64, 10])?, b])
 }
 
+#[allow(dead_code)]
 fn main() -> std::process::ExitCode {
     let defaults = TrainArgs {
         epochs: 10,

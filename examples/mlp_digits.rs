@@ -5,7 +5,7 @@
 //! cargo run --release --example mlp_digits -- --plot mlp_digits.png
 //! ```
 
-mod common;
+pub mod common;
 
 use common::{Plain, Result};
 use xla::computation;

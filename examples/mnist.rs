@@ -10,7 +10,7 @@
 //! cargo run --release --example mnist -- --data ~/data/mnist
 //! ```
 
-mod common;
+pub mod common;
 
 use clap::Parser;
 use common::{BatchNormNet, Common, Result};
