@@ -5,6 +5,7 @@
 //! xla check MODULE.hlo   parse and verify; prints `ok` or every problem with its location
 //! xla run MODULE.hlo IN0.npy ... --out DIR     run on the CPU, write out0.npy, out1.npy, ...
 //! xla bench MODULE.hlo IN0.npy ... --iters N   time N executions, print median_s=SECONDS
+//! xla grad MODULE.hlo    print the gradient module of a scalar-valued module
 //! ```
 //!
 //! Each subcommand lives in its own file (`fmt.rs`, `check.rs`, ...) with an `Args` struct
@@ -17,6 +18,7 @@ mod check;
 mod common;
 mod fmt;
 mod run;
+mod grad;
 
 use clap::{Parser, Subcommand};
 use common::CliError;
@@ -41,6 +43,8 @@ enum Command {
     Run(run::Args),
     /// Time executions of an HLO module: prints `median_s=SECONDS` last.
     Bench(bench::Args),
+    /// Print the gradient module (a tuple of the gradients of the scalar result).
+    Grad(grad::Args),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -49,6 +53,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Grad(args) => grad::run(args),
     }
 }
 
