@@ -11,7 +11,7 @@ use xla_core::types::PrimitiveType::*;
 use xla_core::Literal;
 
 mod common;
-use common::{arr, ins};
+use common::{arr, dnums, ins, pd, wd};
 
 /// The callees available to the instruction under test: `add` (CompId 0), `ge` (1),
 /// `comp` (2: f32[4] -> f32[4] negate).
@@ -76,18 +76,6 @@ fn root_line(op: Op, shape: Shape, operands: &[Shape]) -> String {
     line.trim_start()
         .trim_start_matches("ROOT r = ")
         .to_string()
-}
-
-fn wd(size: i64, stride: i64, lo: i64, hi: i64, base: i64, win: i64, rev: bool) -> WindowDim {
-    WindowDim {
-        size,
-        stride,
-        padding_low: lo,
-        padding_high: hi,
-        window_dilation: win,
-        base_dilation: base,
-        window_reversal: rev,
-    }
 }
 
 fn check(cases: Vec<(Op, Shape, Vec<Shape>, &str)>) {
@@ -294,18 +282,7 @@ fn structural_attributes() {
         ),
         (
             Op::Pad {
-                padding: vec![
-                    PadDim {
-                        low: 1,
-                        high: 1,
-                        interior: 0,
-                    },
-                    PadDim {
-                        low: 0,
-                        high: 1,
-                        interior: 0,
-                    },
-                ],
+                padding: vec![pd(1, 1, 0), pd(0, 1, 0)],
             },
             arr(F32, &[8, 8]),
             vec![arr(F32, &[6, 7]), arr(F32, &[])],
@@ -321,18 +298,7 @@ fn structural_attributes() {
         ),
         (
             Op::Pad {
-                padding: vec![
-                    PadDim {
-                        low: -2,
-                        high: -1,
-                        interior: 1,
-                    },
-                    PadDim {
-                        low: 2,
-                        high: -3,
-                        interior: 0,
-                    },
-                ],
+                padding: vec![pd(-2, -1, 1), pd(2, -3, 0)],
             },
             arr(S32, &[4, 4]),
             vec![arr(S32, &[3, 5]), arr(S32, &[])],
@@ -387,28 +353,8 @@ fn window_and_convolution_attributes() {
             },
         })
     };
-    let nhwc = ConvDimensionNumbers {
-        input_batch_dimension: 0,
-        input_feature_dimension: 3,
-        input_spatial_dimensions: vec![1, 2],
-        kernel_input_feature_dimension: 2,
-        kernel_output_feature_dimension: 3,
-        kernel_spatial_dimensions: vec![0, 1],
-        output_batch_dimension: 0,
-        output_feature_dimension: 3,
-        output_spatial_dimensions: vec![1, 2],
-    };
-    let odd = ConvDimensionNumbers {
-        input_batch_dimension: 3,
-        input_feature_dimension: 2,
-        input_spatial_dimensions: vec![0, 1],
-        kernel_input_feature_dimension: 3,
-        kernel_output_feature_dimension: 0,
-        kernel_spatial_dimensions: vec![1, 2],
-        output_batch_dimension: 1,
-        output_feature_dimension: 0,
-        output_spatial_dimensions: vec![2, 3],
-    };
+    let nhwc = dnums(0, 3, vec![1, 2], 2, 3, vec![0, 1], 0, 3, vec![1, 2]);
+    let odd = dnums(3, 2, vec![0, 1], 3, 0, vec![1, 2], 1, 0, vec![2, 3]);
     let stride_pad = Window {
         dims: vec![wd(3, 2, 1, 1, 1, 1, false); 2],
     };

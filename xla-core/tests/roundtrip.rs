@@ -14,6 +14,8 @@ use xla_core::types::PrimitiveType::{self, *};
 use xla_core::verify::verify_module;
 use xla_core::Literal;
 
+#[path = "roundtrip/builder_gen.rs"]
+mod builder_gen;
 mod common;
 
 fn conformance_modules() -> Vec<PathBuf> {
@@ -453,7 +455,8 @@ proptest! {
     }
 }
 
-/// With `XLA_RT_DUMP=DIR`, writes 200 random modules' printed text to `DIR/rand_N.hlo`, to
+/// With `XLA_RT_DUMP=DIR`, writes 200 random IR modules' and 100 builder modules' printed
+/// text to `DIR/rand_N.hlo` and `DIR/builder_N.hlo`, to
 /// be checked by real XLA's parser (`hlo_module_from_text`); does nothing otherwise.
 #[test]
 fn dump_random_modules_for_real_xla() {
@@ -466,5 +469,30 @@ fn dump_random_modules_for_real_xla() {
         let (params, steps) = strategy.new_tree(&mut runner).unwrap().current();
         let text = print_module(&random_module(&params, &steps));
         std::fs::write(Path::new(&dir).join(format!("rand_{i}.hlo")), text).unwrap();
+    }
+    let steps = prop::collection::vec(
+        (any::<u8>(), any::<usize>(), any::<usize>(), any::<u64>()),
+        0..12,
+    );
+    for i in 0..100 {
+        let steps = steps.new_tree(&mut runner).unwrap().current();
+        let text = print_module(&builder_gen::build(1 + i % 3, &steps));
+        std::fs::write(Path::new(&dir).join(format!("builder_{i}.hlo")), text).unwrap();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Modules made with the builder print, parse back to the same module, and verify.
+    #[test]
+    fn builder_modules_round_trip(
+        params in 1usize..4,
+        steps in prop::collection::vec((any::<u8>(), any::<usize>(), any::<usize>(), any::<u64>()), 0..12),
+    ) {
+        let m = builder_gen::build(params, &steps);
+        prop_assert_eq!(verify_module(&m), Ok(()));
+        let printed = assert_round_trip(&m, "builder module");
+        prop_assert_eq!(verify_module(&parse_module(&printed).unwrap()), Ok(()));
     }
 }

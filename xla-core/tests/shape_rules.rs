@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "shape_rules/builder_level.rs"]
+mod builder_level;
 #[path = "shape_rules/collective.rs"]
 mod collective;
 #[path = "shape_rules/conformance.rs"]
@@ -17,6 +19,8 @@ mod elementwise;
 mod indexing;
 #[path = "shape_rules/linalg.rs"]
 mod linalg;
+#[path = "shape_rules/properties.rs"]
+mod properties;
 #[path = "shape_rules/robustness.rs"]
 mod robustness;
 #[path = "shape_rules/structural.rs"]

@@ -33,6 +33,9 @@ pub(crate) struct CompPlan {
     pub last_use: Vec<usize>,
     /// Set when the computation is a recognised scalar combiner.
     pub combiner: Option<Combiner>,
+    /// Every value is a scalar (or a tuple of scalars) and every op is elementwise, so the
+    /// computation can run on vectors of argument sets at once.
+    pub vectorizable: bool,
 }
 
 /// Host-side queues for infeed, outfeed and host send/recv.
@@ -85,21 +88,54 @@ fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
     if comp.root == *p1 {
         return Some(Combiner::Second);
     }
-    match (&root.op, root.operands.as_slice()) {
-        (Op::Binary(op), [a, b])
-            if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) =>
-        {
-            Some(Combiner::Binary(*op))
+    // `if let` rather than a `match` over `Op`: only these two shapes are combiners, and a
+    // new opcode must not need an arm here.
+    let ops = root.operands.as_slice();
+    if let (Op::Binary(op), [a, b]) = (&root.op, ops) {
+        if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) {
+            return Some(Combiner::Binary(*op));
         }
-        (
-            Op::Compare {
-                direction,
-                comparison_type,
-            },
-            [a, b],
-        ) if (a, b) == (p0, p1) => Some(Combiner::Compare(*direction, *comparison_type)),
-        _ => None,
     }
+    if let (
+        Op::Compare {
+            direction,
+            comparison_type,
+        },
+        [a, b],
+    ) = (&root.op, ops)
+    {
+        if (a, b) == (p0, p1) {
+            return Some(Combiner::Compare(*direction, *comparison_type));
+        }
+    }
+    None
+}
+
+fn scalar_or_scalar_tuple(s: &Shape) -> bool {
+    s.is_scalar()
+        || s.tuple_elements()
+            .is_some_and(|t| t.iter().all(Shape::is_scalar))
+}
+
+/// A whitelist: any op not named here (including ops added later) is not vectorizable.
+fn vectorizable(comp: &Computation) -> bool {
+    comp.instructions.iter().all(|ins| {
+        scalar_or_scalar_tuple(&ins.shape)
+            && matches!(
+                ins.op,
+                Op::Parameter { .. }
+                    | Op::Constant { .. }
+                    | Op::Unary(_)
+                    | Op::Binary(_)
+                    | Op::Compare { .. }
+                    | Op::Select
+                    | Op::Clamp
+                    | Op::Convert
+                    | Op::ReducePrecision { .. }
+                    | Op::Tuple
+                    | Op::GetTupleElement { .. }
+            )
+    })
 }
 
 fn plan(comp: &Computation) -> Result<CompPlan> {
@@ -138,6 +174,7 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
         params,
         last_use,
         combiner,
+        vectorizable: vectorizable(comp),
     })
 }
 

@@ -9,8 +9,8 @@ use crate::kernels::{
     structural as st, window,
 };
 use std::cell::Cell;
-use xla_core::ir::{CompId, Instruction, Op};
-use xla_core::literal::ArrayData;
+use xla_core::ir::{CompId, Op};
+use xla_core::literal::{ArrayData, LiteralValue};
 use xla_core::{Literal, Shape};
 
 /// The state of one `execute` call, shared by the computations it runs.
@@ -57,7 +57,7 @@ impl Executable {
             exe: self,
             rng_calls: Cell::new(0),
         };
-        cx.call(entry, args.to_vec())
+        without_layouts(cx.call(entry, args.to_vec())?)
     }
 }
 
@@ -71,7 +71,32 @@ impl Ctx<'_> {
     ///
     /// # Errors
     /// If the argument count is wrong or an instruction fails.
-    pub fn call(&self, c: CompId, mut args: Vec<Literal>) -> Result<Literal> {
+    pub fn call(&self, c: CompId, args: Vec<Literal>) -> Result<Literal> {
+        self.run(c, args, None)
+    }
+
+    /// True when computation `c` is scalar and elementwise, so [`Ctx::call_vec`] can run it.
+    pub fn vectorizable(&self, c: CompId) -> bool {
+        self.exe.plan_of(c).is_some_and(|p| p.vectorizable)
+    }
+
+    /// Runs the scalar, elementwise computation `c` on `n` sets of arguments at once: each
+    /// argument and result is a rank-1 array of `n` elements (one per set).
+    ///
+    /// # Errors
+    /// If the computation is not vectorizable, the arguments do not fit, or an instruction
+    /// fails.
+    pub fn call_vec(&self, c: CompId, args: Vec<Literal>, n: usize) -> Result<Literal> {
+        if !self.vectorizable(c) {
+            return Err(invalid(format!(
+                "computation #{} cannot run vectorised",
+                c.0
+            )));
+        }
+        self.run(c, args, Some(n))
+    }
+
+    fn run(&self, c: CompId, mut args: Vec<Literal>, width: Option<usize>) -> Result<Literal> {
         let comp = self
             .exe
             .module
@@ -106,7 +131,11 @@ impl Ctx<'_> {
                             })
                         })
                         .collect::<Result<Vec<&Literal>>>()?;
-                self.eval(ins, &ops).map_err(|e| CpuError::Instruction {
+                let r = match width {
+                    None => self.eval(&ins.op, &ops, &ins.shape),
+                    Some(n) => self.eval_vec(&ins.op, &ops, &vector_shape(&ins.shape, n), n),
+                };
+                r.map_err(|e| CpuError::Instruction {
                     instruction: ins.name.clone(),
                     op: ins.op.name(),
                     source: Box::new(e),
@@ -125,14 +154,22 @@ impl Ctx<'_> {
             .ok_or_else(|| invalid("root value missing"))
     }
 
-    fn eval(&self, ins: &Instruction, a: &[&Literal]) -> Result<Literal> {
-        let out = &ins.shape;
+    /// Evaluates an instruction of a computation run vectorised: constants are broadcast to
+    /// `n` elements, every other op runs as usual on the rank-1 values.
+    fn eval_vec(&self, op: &Op, a: &[&Literal], out: &Shape, n: usize) -> Result<Literal> {
+        if let Op::Constant { literal } = op {
+            return make(out, st::take(data(literal)?, &vec![0; n]));
+        }
+        self.eval(op, a, out)
+    }
+
+    fn eval(&self, op: &Op, a: &[&Literal], out: &Shape) -> Result<Literal> {
         let arg = |i: usize| {
             a.get(i)
                 .copied()
                 .ok_or_else(|| invalid(format!("missing operand {i}")))
         };
-        match &ins.op {
+        match op {
             Op::Parameter { .. } => Err(invalid("parameter evaluated as an instruction")),
             Op::Constant { literal } => Ok(literal.clone()),
             Op::Iota { dimension } => st::iota(*dimension, out),
@@ -258,6 +295,38 @@ impl Ctx<'_> {
             Op::Infeed { .. } => collective::infeed(self, out),
             Op::Outfeed { .. } => collective::outfeed(self, arg(0)?),
         }
+    }
+}
+
+/// The literal with every layout dropped from its shape (layouts are physical hints that
+/// never change values; results carry none).
+fn without_layouts(l: Literal) -> Result<Literal> {
+    fn has_layout(s: &Shape) -> bool {
+        match s {
+            Shape::Array(a) => a.layout.is_some(),
+            Shape::Tuple(t) => t.iter().any(has_layout),
+            Shape::Token => false,
+        }
+    }
+    if !has_layout(l.shape()) {
+        return Ok(l);
+    }
+    let (shape, value) = l.into_parts();
+    match value {
+        LiteralValue::Array(d) => make(&shape, d),
+        LiteralValue::Tuple(t) => Ok(Literal::tuple(
+            t.into_iter().map(without_layouts).collect::<Result<_>>()?,
+        )),
+        LiteralValue::Token => Ok(Literal::token()),
+    }
+}
+
+/// `shape` with every array replaced by a rank-1 array of `n` elements of its type.
+pub(crate) fn vector_shape(shape: &Shape, n: usize) -> Shape {
+    match shape {
+        Shape::Array(a) => Shape::array(a.ty, vec![n as i64]),
+        Shape::Tuple(t) => Shape::Tuple(t.iter().map(|s| vector_shape(s, n)).collect()),
+        Shape::Token => Shape::Token,
     }
 }
 

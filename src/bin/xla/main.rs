@@ -4,6 +4,8 @@
 //! xla fmt MODULE.hlo     parse and print canonically (XLA's text format) to stdout
 //! xla check MODULE.hlo   parse and verify; prints `ok` or every problem with its location
 //! xla grad MODULE.hlo    print the gradient module of a scalar-valued module
+//! xla run MODULE.hlo IN0.npy ... --out DIR     run on the CPU, write out0.npy, out1.npy, ...
+//! xla bench MODULE.hlo IN0.npy ... --iters N   time N executions, print median_s=SECONDS
 //! ```
 //!
 //! Each subcommand lives in its own file (`fmt.rs`, `check.rs`, ...) with an `Args` struct
@@ -11,10 +13,12 @@
 //! Errors are printed as one line per problem on stderr, and the exit status is 2; a panic
 //! (a bug) is reported as a one-line internal error, also with status 2.
 
+mod bench;
 mod check;
 mod common;
 mod fmt;
 mod grad;
+mod run;
 
 use clap::{Parser, Subcommand};
 use common::CliError;
@@ -37,6 +41,10 @@ enum Command {
     Check(check::Args),
     /// Print the gradient module (a tuple of the gradients of the scalar result).
     Grad(grad::Args),
+    /// Run an HLO module on the CPU: `xla run MODULE.hlo IN0.npy ... --out DIR`.
+    Run(run::Args),
+    /// Time executions of an HLO module: prints `median_s=SECONDS` last.
+    Bench(bench::Args),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -44,6 +52,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
         Command::Grad(args) => grad::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

@@ -163,6 +163,42 @@ pub fn all_to_all(
     Ok(plain(first))
 }
 
+/// The shape of the builder op `AllToAll(operand, split_dimension, concat_dimension,
+/// split_count)`: `split_dimension` divided and `concat_dimension` multiplied by
+/// `split_count` (the spec's `f32[4,16]` split 4 ways along 1 and concatenated along 0 gives
+/// `f32[16,4]`).
+///
+/// # Errors
+/// When a dimension is out of range, `split_count < 1`, or it does not divide the split dim.
+pub fn all_to_all_split(
+    operand: &Shape,
+    split_dimension: i64,
+    concat_dimension: i64,
+    split_count: i64,
+) -> Result<Shape, ShapeError> {
+    let name = "all-to-all";
+    let a = expect_array(name, 0, "operand", operand)?;
+    let s = dim_index(name, "split_dimension", split_dimension, a)?;
+    let c = dim_index(name, "concat_dimension", concat_dimension, a)?;
+    let size = a.dims.get(s).copied().unwrap_or(0);
+    if split_count < 1 || size % split_count != 0 {
+        return Err(ShapeError::new(
+            name,
+            format!(
+                "dimension {s} of {a} ({size}) must be divisible by the split count {split_count}"
+            ),
+        ));
+    }
+    let mut dims = a.dims.clone();
+    if let Some(slot) = dims.get_mut(s) {
+        *slot = size / split_count;
+    }
+    if let Some(slot) = dims.get_mut(c) {
+        *slot = checked_mul(name, "concatenated size", *slot, split_count)?;
+    }
+    Ok(Shape::array(a.ty, dims))
+}
+
 /// The shape of `collective-permute`: the operand's. No two source-target pairs share a
 /// source or a target.
 ///

@@ -67,7 +67,7 @@ fn check_side(
         a,
     )?;
     let all: Vec<i64> = batch.iter().chain(contracting).copied().collect();
-    expect_unique_dims(op, &format!("{side} batch and contracting dims"), &all)
+    expect_unique_dims(op, &format!("{side} batch and contracting dims"), &all, a)
 }
 
 /// Checks that paired dims of lhs and rhs have equal sizes (`kind` = "batch"/"contracting").
@@ -190,7 +190,7 @@ fn check_conv_numbering(
         rank,
         &shape,
     )?;
-    expect_unique_dims(op, &format!("{what} dimension numbers"), &dims)
+    expect_unique_dims(op, &format!("{what} dimension numbers"), &dims, &shape)
 }
 
 fn size_at(op: &str, a: &ArrayShape, d: i64) -> Result<i64, ShapeError> {

@@ -126,7 +126,7 @@ fn in_dim_plan(
         ));
     }
     expect_dims_in_range(op, "broadcast_dimensions", bdims, large.dims.len(), large)?;
-    expect_strictly_increasing(op, "broadcast_dimensions", bdims)?;
+    expect_strictly_increasing(op, "broadcast_dimensions", bdims, large)?;
     let mut dims = large.dims.clone();
     for (i, (&b, &s)) in bdims.iter().zip(&small.dims).enumerate() {
         let j = dim_index(op, "broadcast dimension", b, large)?;
@@ -260,8 +260,8 @@ pub fn binary(op: BinaryOp, lhs: &Shape, rhs: &Shape) -> Result<Shape, ShapeErro
 }
 
 /// The result of `compare`: PRED with the operands' (identical) dimensions. The comparison
-/// type, when given, must suit the element type (FLOAT/TOTALORDER for floating point and
-/// complex, SIGNED for signed integers, UNSIGNED for unsigned integers and PRED).
+/// type, when given, must suit the element type (FLOAT for floating point and complex,
+/// SIGNED for signed integers, UNSIGNED for unsigned integers and PRED; TOTALORDER for any).
 ///
 /// # Errors
 /// When the operands differ in dims or type, or the comparison type does not fit.
@@ -277,7 +277,8 @@ pub fn compare(
     let dynamic = same_dims_dynamic(name, l, r)?;
     if let Some(ct) = comparison_type {
         let ok = match ct {
-            ComparisonType::Float | ComparisonType::TotalOrder => l.ty.is_float_or_complex(),
+            ComparisonType::Float => l.ty.is_float_or_complex(),
+            ComparisonType::TotalOrder => true,
             ComparisonType::Signed => l.ty.is_signed_int(),
             ComparisonType::Unsigned => l.ty.is_unsigned_int() || l.ty.is_pred(),
         };
@@ -463,13 +464,13 @@ pub fn reduce_precision(
     if exponent_bits < 1 {
         return Err(ShapeError::new(
             name,
-            format!("exponent_bits must be at least 1, got {exponent_bits}"),
+            format!("exponent_bits must be at least 1, got {exponent_bits} for {a}"),
         ));
     }
     if mantissa_bits < 0 {
         return Err(ShapeError::new(
             name,
-            format!("mantissa_bits must be non-negative, got {mantissa_bits}"),
+            format!("mantissa_bits must be non-negative, got {mantissa_bits} for {a}"),
         ));
     }
     Ok(plain(a))

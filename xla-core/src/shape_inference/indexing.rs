@@ -38,9 +38,9 @@ fn check_batching(
     labels: (&str, &str),
 ) -> Result<(), ShapeError> {
     let (op_label, idx_label) = labels;
-    expect_strictly_increasing(name, op_label, operand_dims)?;
+    expect_strictly_increasing(name, op_label, operand_dims, operand)?;
     expect_dims_in_range(name, op_label, operand_dims, operand.dims.len(), operand)?;
-    expect_unique_dims(name, idx_label, indices_dims)?;
+    expect_unique_dims(name, idx_label, indices_dims, indices)?;
     expect_dims_in_range(name, idx_label, indices_dims, indices.dims.len(), indices)?;
     if indices_dims.contains(&(ivd as i64)) {
         return Err(ShapeError::new(
@@ -88,10 +88,10 @@ fn removed_dims(
     batching: (&str, &[i64]),
 ) -> Result<Vec<i64>, ShapeError> {
     let (label, dims) = dropped;
-    expect_strictly_increasing(name, label, dims)?;
+    expect_strictly_increasing(name, label, dims, a)?;
     expect_dims_in_range(name, label, dims, a.dims.len(), a)?;
     let removed: Vec<i64> = dims.iter().chain(batching.1).copied().collect();
-    expect_unique_dims(name, &format!("{label} with {}", batching.0), &removed)?;
+    expect_unique_dims(name, &format!("{label} with {}", batching.0), &removed, a)?;
     Ok(removed)
 }
 
@@ -122,6 +122,7 @@ fn check_index_map(
         name,
         &format!("{label} with the operand batching dims"),
         &both,
+        operand,
     )
 }
 
@@ -143,7 +144,12 @@ pub fn gather(
     let (expanded, ivd) = expanded_indices(name, 1, idx, dims.index_vector_dim)?;
     let batch_rank = expanded.len() - 1;
     let out_rank = batch_rank + dims.offset_dims.len();
-    expect_strictly_increasing(name, "offset_dims", &dims.offset_dims)?;
+    expect_strictly_increasing(
+        name,
+        "offset_dims",
+        &dims.offset_dims,
+        &format!("the result of rank {out_rank}"),
+    )?;
     expect_dims_in_range(
         name,
         "offset_dims",
@@ -294,7 +300,6 @@ fn check_scatter_dims(
     ivd: usize,
     dims: &ScatterDims,
 ) -> Result<(), ShapeError> {
-    expect_strictly_increasing(name, "update_window_dims", &dims.update_window_dims)?;
     let removed = removed_dims(
         name,
         a,
@@ -337,6 +342,7 @@ fn check_updates(
     ivd: usize,
     dims: &ScatterDims,
 ) -> Result<(), ShapeError> {
+    expect_strictly_increasing(name, "update_window_dims", &dims.update_window_dims, u)?;
     let expected_rank = expanded.len() - 1 + dims.update_window_dims.len();
     if u.dims.len() != expected_rank {
         return Err(ShapeError::new(name, format!("updates {u} must have rank {expected_rank} (indices batch dims + update_window_dims)")));

@@ -9,13 +9,13 @@
 //! | family | rules |
 //! | --- | --- |
 //! | [`elementwise`] | `unary`, `binary`, `compare`, `select`, `clamp`, `convert`, `bitcast_convert`, `reduce_precision`, `map`, and `broadcast_plan` for the builder's implicit broadcasting |
-//! | [`structural`] | `parameter`, `constant`, `iota`, `tuple`, `get_tuple_element`, `broadcast`, `reshape`, `transpose`, `reverse`, `slice`, `dynamic_slice`, `dynamic_update_slice`, `concatenate`, `pad`, `bitcast`, `copy`, `optimization_barrier`, `get_dimension_size`, `set_dimension_size` |
+//! | [`structural`] | `parameter`, `constant`, `iota`, `tuple`, `get_tuple_element`, `broadcast`, `reshape`, `transpose`, `reverse`, `slice`, `dynamic_slice`, `dynamic_update_slice`, `concatenate`, `pad`, `bitcast`, `copy`, `optimization_barrier`, `get_dimension_size`, `set_dimension_size`; builder-level `broadcast_in_front` (Broadcast) and `collapse` (Collapse) |
 //! | [`indexing`] | `gather`, `scatter`, `sort`, `topk` |
 //! | [`contraction`] | `dot`, `convolution` (and `contraction_type`, `check_precision`) |
 //! | [`window`] | `reduce`, `reduce_window`, `select_and_scatter`, `window_output_dims`, `check_reducer` |
 //! | [`linalg`] | `batch_norm_training`, `batch_norm_inference`, `batch_norm_grad`, `cholesky`, `triangular_solve`, `fft` |
 //! | [`control`] | `call`, `conditional`, `while_loop`, `custom_call` |
-//! | [`collective`] | `all_gather`, `all_reduce`, `reduce_scatter`, `all_to_all`, `collective_permute`, `replica_id`, `after_all`, `add_dependency`, `send`, `send_done`, `recv`, `recv_done`, `infeed`, `outfeed`, `group_size` |
+//! | [`collective`] | `all_gather`, `all_reduce`, `reduce_scatter`, `all_to_all`, `collective_permute`, `replica_id`, `partition_id`, `after_all`, `add_dependency`, `send`, `send_done`, `recv`, `recv_done`, `infeed`, `outfeed`, `group_size`; builder-level `all_to_all_split` |
 //! | [`rng`] | `rng`, `rng_bit_generator`, `rng_get_and_update_state` |
 //!
 //! [`crate::ir::infer_shape`] dispatches an [`Op`](crate::ir::Op) to these.

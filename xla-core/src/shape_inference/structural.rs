@@ -109,7 +109,7 @@ pub fn broadcast(
         ));
     }
     expect_dims_in_range(name, "dimensions", dimensions, out_dims.len(), &out)?;
-    expect_unique_dims(name, "dimensions", dimensions)?;
+    expect_unique_dims(name, "dimensions", dimensions, &out)?;
     let mut dynamic = vec![false; out_dims.len()];
     for (i, (&d, &size)) in dimensions.iter().zip(&a.dims).enumerate() {
         let j = dim_index(name, "dimension", d, &out)?;
@@ -170,7 +170,7 @@ pub fn reverse(operand: &Shape, dimensions: &[i64]) -> Result<Shape, ShapeError>
     let name = "reverse";
     let a = expect_array(name, 0, "operand", operand)?;
     expect_dims_in_range(name, "dimensions", dimensions, a.dims.len(), a)?;
-    expect_unique_dims(name, "dimensions", dimensions)?;
+    expect_unique_dims(name, "dimensions", dimensions, a)?;
     Ok(plain(a))
 }
 
@@ -405,7 +405,7 @@ pub fn pad(
             return Err(ShapeError::new(
                 name,
                 format!(
-                    "interior padding of dimension {i} must be non-negative, got {}",
+                    "interior padding of dimension {i} of {a} must be non-negative, got {}",
                     p.interior
                 ),
             ));
@@ -507,4 +507,54 @@ pub fn set_dimension_size(
         *slot = true;
     }
     Ok(array_with_dynamic(a.ty, a.dims.clone(), dynamic))
+}
+
+/// The shape of the builder op `Broadcast(operand, broadcast_sizes)`: the new sizes in front
+/// of the operand's dims (`{a0..aN} ++ {b0..bM}`), lowered to HLO `broadcast` with
+/// `dimensions = {N+1, ..., N+M}`.
+///
+/// # Errors
+/// When the operand is not an array or a size is negative.
+pub fn broadcast_in_front(operand: &Shape, broadcast_sizes: &[i64]) -> Result<Shape, ShapeError> {
+    let name = "broadcast";
+    let a = expect_array(name, 0, "operand", operand)?;
+    expect_nonnegative_dims(name, "broadcast_sizes", broadcast_sizes)?;
+    let dims: Vec<i64> = broadcast_sizes.iter().chain(&a.dims).copied().collect();
+    let dynamic = std::iter::repeat_n(false, broadcast_sizes.len())
+        .chain((0..a.dims.len()).map(|i| a.is_dynamic_dim(i)))
+        .collect();
+    Ok(array_with_dynamic(a.ty, dims, dynamic))
+}
+
+/// The shape of the builder op `Collapse(operand, dimensions)` (lowered to `reshape`): the
+/// consecutive, in-order `dimensions` are replaced by one dim of their product, in place.
+///
+/// # Errors
+/// When `dimensions` is not an increasing run of consecutive dims of the operand, or the
+/// product overflows.
+pub fn collapse(operand: &Shape, dimensions: &[i64]) -> Result<Shape, ShapeError> {
+    let name = "reshape";
+    let a = expect_array(name, 0, "operand", operand)?;
+    expect_dims_in_range(name, "collapse dimensions", dimensions, a.dims.len(), a)?;
+    let consecutive = dimensions
+        .windows(2)
+        .all(|w| matches!(w, [x, y] if *y == *x + 1));
+    if !consecutive {
+        return Err(ShapeError::new(
+            name,
+            format!(
+                "collapse dimensions {} must be consecutive and in order",
+                fmt_dims(dimensions)
+            ),
+        ));
+    }
+    let (Some(&first), Some(&last)) = (dimensions.first(), dimensions.last()) else {
+        return Ok(plain(a));
+    };
+    let (lo, hi) = (first as usize, last as usize + 1);
+    let product = checked_product(name, a, a.dims.get(lo..hi).unwrap_or(&[]))?;
+    let mut dims: Vec<i64> = a.dims.get(..lo).unwrap_or(&[]).to_vec();
+    dims.push(product);
+    dims.extend_from_slice(a.dims.get(hi..).unwrap_or(&[]));
+    Ok(Shape::array(a.ty, dims))
 }

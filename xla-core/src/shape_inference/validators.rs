@@ -268,33 +268,51 @@ pub fn expect_dims_in_range(
     Ok(())
 }
 
-/// Checks that no dimension number appears twice in `dims`.
+/// Checks that no dimension number appears twice in `dims`; `shape` names what the numbers
+/// refer to (for the message).
 ///
 /// # Errors
 /// When a number repeats.
-pub fn expect_unique_dims(op: &str, what: &str, dims: &[i64]) -> Result<(), ShapeError> {
+pub fn expect_unique_dims(
+    op: &str,
+    what: &str,
+    dims: &[i64],
+    shape: &dyn std::fmt::Display,
+) -> Result<(), ShapeError> {
     for (i, d) in dims.iter().enumerate() {
         if dims.iter().skip(i + 1).any(|e| e == d) {
             return Err(ShapeError::new(
                 op,
-                format!("{what} {} repeats dimension {d}", fmt_dims(dims)),
+                format!(
+                    "{what} {} repeats dimension {d} for {shape}",
+                    fmt_dims(dims)
+                ),
             ));
         }
     }
     Ok(())
 }
 
-/// Checks that `dims` is strictly increasing (sorted without repeats).
+/// Checks that `dims` is strictly increasing (sorted without repeats); `shape` names what the
+/// numbers refer to (for the message).
 ///
 /// # Errors
 /// When two neighbours are out of order or equal.
-pub fn expect_strictly_increasing(op: &str, what: &str, dims: &[i64]) -> Result<(), ShapeError> {
+pub fn expect_strictly_increasing(
+    op: &str,
+    what: &str,
+    dims: &[i64],
+    shape: &dyn std::fmt::Display,
+) -> Result<(), ShapeError> {
     if dims.windows(2).all(|w| matches!(w, [a, b] if a < b)) {
         return Ok(());
     }
     Err(ShapeError::new(
         op,
-        format!("{what} {} must be strictly increasing", fmt_dims(dims)),
+        format!(
+            "{what} {} must be strictly increasing for {shape}",
+            fmt_dims(dims)
+        ),
     ))
 }
 
@@ -319,7 +337,7 @@ pub fn expect_permutation(
         ));
     }
     expect_dims_in_range(op, what, dims, rank, shape)?;
-    expect_unique_dims(op, what, dims)
+    expect_unique_dims(op, what, dims, shape)
 }
 
 /// Checks that every size in `sizes` is non-negative.

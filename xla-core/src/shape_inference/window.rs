@@ -42,14 +42,16 @@ pub fn window_output_dims(op: &str, base: &[i64], window: &Window) -> Result<Vec
     let mut out = Vec::with_capacity(base.len());
     for (i, (w, &b)) in window.dims.iter().zip(base).enumerate() {
         if w.size <= 0 || w.stride <= 0 {
-            return Err(ShapeError::new(op, format!("window dimension {i} must have positive size and stride, got size {} stride {}", w.size, w.stride)));
+            return Err(ShapeError::new(op, format!("window dimension {i} must have positive size and stride, got size {} stride {} (base area {})", w.size, w.stride, fmt_dims(base))));
         }
         if w.base_dilation < 1 || w.window_dilation < 1 {
             return Err(ShapeError::new(
                 op,
                 format!(
-                    "window dimension {i} must have dilations >= 1, got lhs/base {} rhs/window {}",
-                    w.base_dilation, w.window_dilation
+                    "window dimension {i} must have dilations >= 1, got lhs/base {} rhs/window {} (base area {})",
+                    w.base_dilation,
+                    w.window_dilation,
+                    fmt_dims(base)
                 ),
             ));
         }
@@ -200,7 +202,7 @@ pub fn reduce(
     let name = "reduce";
     let (first, types) = reduction_inputs(name, operands, inits, to_apply)?;
     expect_dims_in_range(name, "dimensions", dimensions, first.dims.len(), first)?;
-    expect_unique_dims(name, "dimensions", dimensions)?;
+    expect_unique_dims(name, "dimensions", dimensions, first)?;
     let kept: Vec<usize> = (0..first.dims.len())
         .filter(|&i| !dimensions.contains(&(i as i64)))
         .collect();

@@ -104,7 +104,7 @@ pub fn verify_module(module: &Module) -> Result<(), VerifyErrors> {
     let mut p = Problems::default();
     structure::check_module(module, &mut p);
     for comp in &module.computations {
-        structure::check_computation(module, comp, &mut p);
+        structure::check_computation(comp, &mut p);
         shapes::check_computation(module, comp, &mut p);
     }
     if p.0.is_empty() {

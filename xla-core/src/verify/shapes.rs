@@ -8,6 +8,9 @@ use crate::shape_inference::ProgramShape;
 
 /// Checks the shapes of every instruction of `comp`.
 pub(super) fn check_computation(module: &Module, comp: &Computation, p: &mut Problems) {
+    // Whether each instruction's own shape is well formed: inference is skipped for users of
+    // a malformed shape, whose errors would only repeat the first problem.
+    let mut well_formed = Vec::with_capacity(comp.instructions.len());
     for (i, ins) in comp.instructions.iter().enumerate() {
         let mut bad = Vec::new();
         shape_problems(&ins.shape, &mut bad);
@@ -18,7 +21,12 @@ pub(super) fn check_computation(module: &Module, comp: &Computation, p: &mut Pro
                 format!("invalid shape {}: {b}", ins.shape),
             );
         }
-        if bad.is_empty() {
+        well_formed.push(bad.is_empty());
+        let operands_ok = ins
+            .operands
+            .iter()
+            .all(|o| well_formed.get(o.0).copied().unwrap_or(false));
+        if bad.is_empty() && operands_ok {
             check_inferred(module, comp, i, ins, p);
         }
     }

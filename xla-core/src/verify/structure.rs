@@ -84,9 +84,16 @@ fn find_cycles(module: &Module, start: CompId, colour: &mut [u8], p: &mut Proble
                     stack.push((callee, callees(callee), 0));
                 }
                 1 => {
-                    let caller = module.computation(cur).name.clone();
-                    let callee_name = &module.computation(callee).name;
-                    p.instr(&caller, &instr, format!("recursive call: calls {callee_name}, which is already being called (a cycle in the call graph)"));
+                    let name = |c: CompId| module.get(c).map_or("", |c| c.name.as_str());
+                    p.instr(
+                        name(cur),
+                        &instr,
+                        format!(
+                            "recursive call: calls {}, which is already being called (a cycle \
+                             in the call graph)",
+                            name(callee)
+                        ),
+                    );
                 }
                 _ => {}
             }
@@ -98,7 +105,7 @@ fn find_cycles(module: &Module, start: CompId, colour: &mut [u8], p: &mut Proble
 }
 
 /// Per-computation checks: instruction names, operand order, root, parameter numbers.
-pub(super) fn check_computation(_module: &Module, comp: &Computation, p: &mut Problems) {
+pub(super) fn check_computation(comp: &Computation, p: &mut Problems) {
     let name = comp.name.as_str();
     if comp.instructions.is_empty() {
         p.comp(name, "computation has no instructions");

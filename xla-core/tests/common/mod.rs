@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: building IR by hand.
 #![allow(dead_code)]
 
+use xla_core::attrs::{ConvDimensionNumbers, PadDim, WindowDim};
 use xla_core::ir::{Computation, InstrId, Instruction, Op};
 use xla_core::shape::Shape;
 use xla_core::types::PrimitiveType;
@@ -47,4 +48,52 @@ pub fn scalar_binary(name: &str, op: Op, ty: PrimitiveType, result: PrimitiveTyp
         ],
         2,
     )
+}
+
+/// Pad's `low`, `high` and `interior` padding of one dimension.
+pub fn pd(low: i64, high: i64, interior: i64) -> PadDim {
+    PadDim {
+        low,
+        high,
+        interior,
+    }
+}
+
+/// Convolution dimension numbers in the field order of [`ConvDimensionNumbers`].
+#[allow(clippy::too_many_arguments)]
+pub fn dnums(
+    input_batch_dimension: i64,
+    input_feature_dimension: i64,
+    input_spatial_dimensions: Vec<i64>,
+    kernel_input_feature_dimension: i64,
+    kernel_output_feature_dimension: i64,
+    kernel_spatial_dimensions: Vec<i64>,
+    output_batch_dimension: i64,
+    output_feature_dimension: i64,
+    output_spatial_dimensions: Vec<i64>,
+) -> ConvDimensionNumbers {
+    ConvDimensionNumbers {
+        input_batch_dimension,
+        input_feature_dimension,
+        input_spatial_dimensions,
+        kernel_input_feature_dimension,
+        kernel_output_feature_dimension,
+        kernel_spatial_dimensions,
+        output_batch_dimension,
+        output_feature_dimension,
+        output_spatial_dimensions,
+    }
+}
+
+/// A window dimension: size, stride, padding, base and window dilation, reversal.
+pub fn wd(size: i64, stride: i64, lo: i64, hi: i64, base: i64, win: i64, rev: bool) -> WindowDim {
+    WindowDim {
+        size,
+        stride,
+        padding_low: lo,
+        padding_high: hi,
+        window_dilation: win,
+        base_dilation: base,
+        window_reversal: rev,
+    }
 }

@@ -374,7 +374,7 @@ ENTRY %e () -> f32[] {
 #[test]
 fn call_accepts_calls_attribute() {
     let m = parse_module(
-        "HloModule m\nf {\n  ROOT p = f32[] parameter(0)\n}\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT c = f32[] call(x), calls=f\n}\n",
+        "HloModule m\nf (p: f32[]) -> f32[], execution_thread=\"host\" {\n  ROOT p = f32[] parameter(0)\n}\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT c = f32[] call(x), calls=f\n}\n",
     )
     .unwrap();
     let Op::Call {

@@ -234,6 +234,12 @@ fn compare_select_clamp() {
             "pred[4]",
         ),
         ok(
+            "TOTALORDER on integers",
+            cmp(Some(ComparisonType::TotalOrder)),
+            &["s64[4]", "s64[4]"],
+            "pred[4]",
+        ),
+        ok(
             "SIGNED on s32",
             cmp(Some(ComparisonType::Signed)),
             &["s32[4]", "s32[4]"],

@@ -546,7 +546,7 @@ fn concatenate_and_pad() {
             "pad negative interior",
             pad(&[(0, 0, -1)]),
             &["f32[3]", "f32[]"],
-            "interior padding of dimension 0 must be non-negative",
+            "interior padding of dimension 0 of f32[3] must be non-negative",
         ),
         err(
             "pad negative result",

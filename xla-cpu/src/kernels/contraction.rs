@@ -151,6 +151,52 @@ struct ConvPlan {
     win: Vec<xla_core::attrs::WindowDim>,
 }
 
+/// A dimension number checked against a rank.
+fn conv_dim(d: i64, rank: usize) -> Result<usize> {
+    usize::try_from(d)
+        .ok()
+        .filter(|&d| d < rank)
+        .ok_or_else(|| invalid(format!("convolution: dimension {d} out of range")))
+}
+
+/// Output dim roles, and (size, stride) of each spatial dim of lhs and rhs, in window order.
+#[allow(clippy::type_complexity)]
+fn conv_spatial(
+    ldims: &[usize],
+    rdims: &[usize],
+    out_rank: usize,
+    c: &ConvConfig,
+) -> Result<(Vec<(u8, usize)>, Vec<(usize, usize)>, Vec<(usize, usize)>)> {
+    let dn = &c.dnums;
+    let (lst, rst) = (strides(ldims), strides(rdims));
+    let ns = dn.input_spatial_dimensions.len();
+    if dn.kernel_spatial_dimensions.len() != ns
+        || dn.output_spatial_dimensions.len() != ns
+        || c.window.dims.len() != ns
+        || out_rank != ldims.len()
+    {
+        return Err(invalid("convolution: spatial dimension counts disagree"));
+    }
+    let mut out_role = vec![(3u8, 0usize); out_rank];
+    out_role[conv_dim(dn.output_batch_dimension, out_rank)?] = (0, 0);
+    out_role[conv_dim(dn.output_feature_dimension, out_rank)?] = (1, 0);
+    let mut lhs_spatial = Vec::new();
+    let mut rhs_spatial = Vec::new();
+    for s in 0..ns {
+        out_role[conv_dim(dn.output_spatial_dimensions[s], out_rank)?] = (2, s);
+        let li = conv_dim(dn.input_spatial_dimensions[s], ldims.len())?;
+        let ri = conv_dim(dn.kernel_spatial_dimensions[s], rdims.len())?;
+        lhs_spatial.push((ldims[li], lst[li]));
+        rhs_spatial.push((rdims[ri], rst[ri]));
+    }
+    if out_role.iter().any(|r| r.0 == 3) {
+        return Err(invalid(
+            "convolution: output dimension numbers are not a permutation",
+        ));
+    }
+    Ok((out_role, lhs_spatial, rhs_spatial))
+}
+
 fn conv_plan(
     ldims: &[usize],
     rdims: &[usize],
@@ -158,33 +204,9 @@ fn conv_plan(
     c: &ConvConfig,
 ) -> Result<ConvPlan> {
     let dn = &c.dnums;
-    let u = |d: i64, r: usize| {
-        usize::try_from(d)
-            .ok()
-            .filter(|&d| d < r)
-            .ok_or_else(|| invalid(format!("convolution: dimension {d} out of range")))
-    };
+    let u = conv_dim;
     let (lst, rst) = (strides(ldims), strides(rdims));
-    let ns = dn.input_spatial_dimensions.len();
-    if dn.kernel_spatial_dimensions.len() != ns
-        || dn.output_spatial_dimensions.len() != ns
-        || c.window.dims.len() != ns
-        || out_dims.len() != ldims.len()
-    {
-        return Err(invalid("convolution: spatial dimension counts disagree"));
-    }
-    let mut out_role = vec![(3u8, 0usize); out_dims.len()];
-    out_role[u(dn.output_batch_dimension, out_dims.len())?] = (0, 0);
-    out_role[u(dn.output_feature_dimension, out_dims.len())?] = (1, 0);
-    let mut lhs_spatial = Vec::new();
-    let mut rhs_spatial = Vec::new();
-    for s in 0..ns {
-        out_role[u(dn.output_spatial_dimensions[s], out_dims.len())?] = (2, s);
-        let li = u(dn.input_spatial_dimensions[s], ldims.len())?;
-        let ri = u(dn.kernel_spatial_dimensions[s], rdims.len())?;
-        lhs_spatial.push((ldims[li], lst[li]));
-        rhs_spatial.push((rdims[ri], rst[ri]));
-    }
+    let (out_role, lhs_spatial, rhs_spatial) = conv_spatial(ldims, rdims, out_dims.len(), c)?;
     let (ib, ifd) = (
         u(dn.input_batch_dimension, ldims.len())?,
         u(dn.input_feature_dimension, ldims.len())?,
@@ -198,14 +220,7 @@ fn conv_plan(
         usize::try_from(c.batch_group_count).unwrap_or(0),
     );
     let (n, ic, kic, oc) = (ldims[ib], ldims[ifd], rdims[ki], rdims[ko]);
-    if fgc == 0
-        || bgc == 0
-        || ic != kic * fgc
-        || oc % fgc != 0
-        || oc % bgc != 0
-        || n % bgc != 0
-        || out_role.iter().any(|r| r.0 == 3)
-    {
+    if fgc == 0 || bgc == 0 || ic != kic * fgc || oc % fgc != 0 || oc % bgc != 0 || n % bgc != 0 {
         return Err(invalid(format!("convolution: feature/batch groups do not fit (batch {n}, features {ic}, kernel in {kic}, out {oc}, groups {fgc}/{bgc})")));
     }
     Ok(ConvPlan {

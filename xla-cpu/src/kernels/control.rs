@@ -1,5 +1,6 @@
 //! Control flow: map, conditional, while.
 
+use super::structural::vector;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{data, dims_of, make, scalar_i64};
@@ -18,6 +19,14 @@ pub fn map(cx: &Ctx, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal>
         return Err(invalid(
             "map: operands must all have the output's element count",
         ));
+    }
+    if cx.vectorizable(f) {
+        let args = ds
+            .iter()
+            .map(|d| vector((*d).clone()))
+            .collect::<Result<_>>()?;
+        let r = cx.call_vec(f, args, n)?;
+        return make(out, crate::index::data(&r)?.clone());
     }
     let mut o = ArrayData::zeros(out.element_type(), n)
         .ok_or_else(|| invalid("map: output must be an array"))?;

@@ -670,6 +670,16 @@ pub fn reduce_precision(x: &ArrayData, ebits: i64, mbits: i64) -> Result<ArrayDa
             map(&to_f32(v), |a| reduce_precision_one(a, e, m)),
             PrimitiveType::Bf16,
         ),
-        other => Err(unsupported("reduce-precision", other.element_type())),
+        ArrayData::Pred(_)
+        | ArrayData::S8(_)
+        | ArrayData::S16(_)
+        | ArrayData::S32(_)
+        | ArrayData::S64(_)
+        | ArrayData::U8(_)
+        | ArrayData::U16(_)
+        | ArrayData::U32(_)
+        | ArrayData::U64(_)
+        | ArrayData::C64(_)
+        | ArrayData::C128(_) => Err(unsupported("reduce-precision", x.element_type())),
     }
 }

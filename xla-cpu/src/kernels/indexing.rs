@@ -4,6 +4,7 @@
 //! Both compute, from the shapes and the index values only, which operand element each
 //! output (gather) or update (scatter) element maps to; then one typed copy or combine.
 
+use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
@@ -191,7 +192,7 @@ pub fn gather(
         }
         off
     });
-    make(out, super::structural::take(d, &map))
+    make(out, take(d, &map))
 }
 
 /// For each update element, the operand offset it combines into (`None`: window skipped).
@@ -264,6 +265,74 @@ fn scatter_native<T: Combine>(
     true
 }
 
+/// Applies `outs[t] = f(outs[t], upds[i])` (each side N arrays) for every update `i` with
+/// target `t`, in update order: natively for a recognised combiner, else with `f` run
+/// vectorised over rounds of distinct targets (an update's round is one past the previous
+/// update of the same target, so each target sees its updates in order), else one at a time.
+///
+/// # Errors
+/// If the types disagree or `f` fails.
+pub(crate) fn apply_updates(
+    cx: &Ctx,
+    outs: &mut [ArrayData],
+    targets: &[Option<usize>],
+    upds: &[&ArrayData],
+    f: CompId,
+) -> Result<()> {
+    let native = match cx.combiner(f) {
+        Some(Combiner::Binary(op)) => Some(Some(op)),
+        Some(Combiner::Second) => Some(None),
+        _ => None,
+    };
+    if let (Some(op), [o], [u]) = (native, &mut *outs, upds) {
+        if with_array_data!(o, v => scatter_native(v, u, targets, op)) {
+            return Ok(());
+        }
+    }
+    if cx.vectorizable(f) {
+        let mut last = std::collections::HashMap::new();
+        let mut rounds: Vec<Vec<usize>> = Vec::new();
+        for (i, t) in targets.iter().enumerate() {
+            let Some(t) = *t else { continue };
+            let r = last.get(&t).map_or(0, |r: &usize| r + 1);
+            last.insert(t, r);
+            if rounds.len() <= r {
+                rounds.push(Vec::new());
+            }
+            rounds[r].push(i);
+        }
+        for round in rounds {
+            let tg: Vec<usize> = round.iter().filter_map(|&i| targets[i]).collect();
+            let mut args = outs
+                .iter()
+                .map(|o| vector(take(o, &tg)))
+                .collect::<Result<Vec<_>>>()?;
+            for u in upds {
+                args.push(vector(take(u, &round))?);
+            }
+            let r = cx.call_vec(f, args, round.len())?;
+            for (o, part) in outs.iter_mut().zip(leaves(&r)?) {
+                put(o, &tg, part)?;
+            }
+        }
+        return Ok(());
+    }
+    for (i, t) in targets.iter().enumerate() {
+        let Some(t) = *t else { continue };
+        let mut args: Vec<Literal> = outs.iter().map(|o| scalar_at(o, t)).collect();
+        args.extend(upds.iter().map(|u| scalar_at(u, i)));
+        let r = cx.call(f, args)?;
+        let rs = match r.tuple_elements() {
+            Some(t) => t.to_vec(),
+            None => vec![r],
+        };
+        for (o, v) in outs.iter_mut().zip(&rs) {
+            set_scalar(o, t, v)?;
+        }
+    }
+    Ok(())
+}
+
 /// `scatter` (variadic): `scatter(operands..., indices, updates...)`.
 ///
 /// # Errors
@@ -292,31 +361,6 @@ pub fn scatter(
         .iter()
         .map(|l| data(l))
         .collect::<Result<Vec<_>>>()?;
-    let native = match cx.combiner(f) {
-        Some(Combiner::Binary(op)) => Some(Some(op)),
-        Some(Combiner::Second) => Some(None),
-        _ => None,
-    };
-    if let (Some(op), [o], [u]) = (native, outs.as_mut_slice(), upds.as_slice()) {
-        if with_array_data!(o, v => scatter_native(v, u, &targets, op)) {
-            return make(
-                out,
-                outs.pop().ok_or_else(|| invalid("scatter: no result"))?,
-            );
-        }
-    }
-    for (i, t) in targets.iter().enumerate() {
-        let Some(t) = *t else { continue };
-        let mut args: Vec<Literal> = outs.iter().map(|o| scalar_at(o, t)).collect();
-        args.extend(upds.iter().map(|u| scalar_at(u, i)));
-        let r = cx.call(f, args)?;
-        let rs = match r.tuple_elements() {
-            Some(t) => t.to_vec(),
-            None => vec![r],
-        };
-        for (o, v) in outs.iter_mut().zip(&rs) {
-            set_scalar(o, t, v)?;
-        }
-    }
+    apply_updates(cx, &mut outs, &targets, &upds, f)?;
     results(out, outs)
 }

@@ -130,14 +130,11 @@ fn threefry_bits(key: u64, ctr: u64, n: usize, wide: bool) -> (Vec<u64>, u64) {
             .collect();
         return (v, ctr.wrapping_add(n as u64));
     }
+    // 32-bit words: block i gives words 2i and 2i+1 (XLA's interleaved order).
     let half = n.div_ceil(2);
-    let outs: Vec<[u32; 2]> = (0..half)
-        .map(|i| threefry2x32(k, split(ctr.wrapping_add(i as u64))))
-        .collect();
-    let v = outs
-        .iter()
-        .map(|o| u64::from(o[0]))
-        .chain(outs.iter().map(|o| u64::from(o[1])))
+    let v = (0..half)
+        .flat_map(|i| threefry2x32(k, split(ctr.wrapping_add(i as u64))))
+        .map(u64::from)
         .take(n)
         .collect();
     (v, ctr.wrapping_add(half as u64))

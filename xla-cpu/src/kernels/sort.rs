@@ -12,7 +12,7 @@ use xla_core::literal::ArrayData;
 use xla_core::{with_array_data, Literal, Shape};
 
 use super::elementwise::total_key;
-use super::structural::take;
+use super::structural::{take, vector};
 
 /// Stable bottom-up merge sort of `idx` with a fallible "a before b" predicate; an
 /// inconsistent predicate gives some order, never a panic.
@@ -46,6 +46,104 @@ pub(crate) fn merge_sort(
         }
         std::mem::swap(idx, &mut buf);
         width *= 2;
+    }
+    Ok(())
+}
+
+/// `less(x[i], y[i])` for every `i` by one vectorised run of the comparator `f`.
+fn less_vec(
+    cx: &Ctx,
+    ds: &[&ArrayData],
+    f: CompId,
+    xs: &[usize],
+    ys: &[usize],
+) -> Result<Vec<bool>> {
+    let mut args = Vec::with_capacity(2 * ds.len());
+    for d in ds {
+        args.push(vector(take(d, xs))?);
+        args.push(vector(take(d, ys))?);
+    }
+    let r = cx.call_vec(f, args, xs.len())?;
+    r.data::<bool>()
+        .map(<[bool]>::to_vec)
+        .ok_or_else(|| invalid("sort: the comparator must return pred[]"))
+}
+
+/// Sorts every slice (offsets in `slices`) with a bitonic network, evaluating the comparator
+/// on all compare-exchange pairs of a stage at once. Ties are broken by the original offset,
+/// so for a comparator that is a strict weak order the result is the stable sort's.
+fn sort_network(cx: &Ctx, ds: &[&ArrayData], f: CompId, slices: &mut [Vec<usize>]) -> Result<()> {
+    let n = slices.first().map_or(0, Vec::len);
+    let p = n.next_power_of_two();
+    // Padding positions (None) sort after every element.
+    let mut perm: Vec<Option<usize>> = slices
+        .iter()
+        .flat_map(|s| {
+            s.iter()
+                .map(|&o| Some(o))
+                .chain(std::iter::repeat_n(None, p - n))
+        })
+        .collect();
+    let mut k = 2;
+    while k <= p {
+        let mut j = k / 2;
+        while j > 0 {
+            bitonic_stage(cx, ds, f, &mut perm, p, [k, j])?;
+            j /= 2;
+        }
+        k *= 2;
+    }
+    for (s, slice) in slices.iter_mut().enumerate() {
+        for (q, slot) in slice.iter_mut().enumerate() {
+            *slot = perm[s * p + q].unwrap_or(*slot);
+        }
+    }
+    Ok(())
+}
+
+/// One stage of the bitonic network: compare-exchange `i` with `i ^ j` in blocks of `k`.
+fn bitonic_stage(
+    cx: &Ctx,
+    ds: &[&ArrayData],
+    f: CompId,
+    perm: &mut [Option<usize>],
+    p: usize,
+    [k, j]: [usize; 2],
+) -> Result<()> {
+    // (position that must hold the smaller, position that must hold the larger).
+    let mut pairs = Vec::new();
+    let mut real = Vec::new();
+    for base in (0..perm.len()).step_by(p) {
+        for i in 0..p {
+            let l = i ^ j;
+            if l > i {
+                let (a, b) = if i & k == 0 {
+                    (base + i, base + l)
+                } else {
+                    (base + l, base + i)
+                };
+                match (perm[a], perm[b]) {
+                    (Some(_), Some(_)) => real.push((a, b)),
+                    (None, Some(_)) => pairs.push((a, b)),
+                    (Some(_), None) | (None, None) => {}
+                }
+            }
+        }
+    }
+    for (a, b) in pairs {
+        perm.swap(a, b);
+    }
+    if real.is_empty() {
+        return Ok(());
+    }
+    let xa: Vec<usize> = real.iter().filter_map(|&(a, _)| perm[a]).collect();
+    let xb: Vec<usize> = real.iter().filter_map(|&(_, b)| perm[b]).collect();
+    let b_first = less_vec(cx, ds, f, &xb, &xa)?;
+    let a_first = less_vec(cx, ds, f, &xa, &xb)?;
+    for (i, &(a, b)) in real.iter().enumerate() {
+        if b_first[i] || (!a_first[i] && xb[i] < xa[i]) {
+            perm.swap(a, b);
+        }
     }
     Ok(())
 }
@@ -120,14 +218,20 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
         (Some(Combiner::Compare(dir, ct)), [d]) => native_less(d, dir, ct),
         _ => None,
     };
-    let mut map = vec![0usize; count(&dims)];
-    for o in 0..outer {
-        for i in 0..inner {
-            let base = o * n * inner + i;
-            let mut idx: Vec<usize> = (0..n).map(|k| base + k * inner).collect();
+    // slices[s] lists the offsets of slice s in order (offsets grow along the slice).
+    let mut slices: Vec<Vec<usize>> = (0..outer * inner)
+        .map(|s| {
+            let base = (s / inner.max(1)) * n * inner + s % inner.max(1);
+            (0..n).map(|k| base + k * inner).collect()
+        })
+        .collect();
+    if native.is_none() && cx.vectorizable(f) {
+        sort_network(cx, &ds, f, &mut slices)?;
+    } else {
+        for idx in &mut slices {
             match &native {
-                Some(less) => merge_sort(&mut idx, &mut |x, y| Ok(less(x, y)))?,
-                None => merge_sort(&mut idx, &mut |x, y| {
+                Some(less) => merge_sort(idx, &mut |x, y| Ok(less(x, y)))?,
+                None => merge_sort(idx, &mut |x, y| {
                     let args = ds
                         .iter()
                         .flat_map(|d| [scalar_at(d, x), scalar_at(d, y)])
@@ -138,9 +242,13 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
                     }
                 })?,
             }
-            for (k, &src) in idx.iter().enumerate() {
-                map[base + k * inner] = src;
-            }
+        }
+    }
+    let mut map = vec![0usize; count(&dims)];
+    for (s, idx) in slices.iter().enumerate() {
+        let base = (s / inner.max(1)) * n * inner + s % inner.max(1);
+        for (k, &src) in idx.iter().enumerate() {
+            map[base + k * inner] = src;
         }
     }
     let sorted: Vec<ArrayData> = ds.iter().map(|d| take(d, &map)).collect();

@@ -24,6 +24,44 @@ pub(crate) fn take(d: &ArrayData, map: &[usize]) -> ArrayData {
     with_array_data!(d, v => take_k(v, map))
 }
 
+fn put_k<T: NativeData>(dst: &mut [T], at: &[usize], src: &ArrayData) -> Result<()> {
+    let src = T::slice(src).ok_or_else(|| invalid("put: element types differ"))?;
+    for (&i, &v) in at.iter().zip(src) {
+        if let Some(slot) = dst.get_mut(i) {
+            *slot = v;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the elements of `src` to the positions `at` of `dst` (the inverse of [`take`]).
+///
+/// # Errors
+/// If the element types differ.
+pub(crate) fn put(dst: &mut ArrayData, at: &[usize], src: &ArrayData) -> Result<()> {
+    with_array_data!(dst, v => put_k(v, at, src))
+}
+
+/// A rank-1 literal holding `d`.
+///
+/// # Errors
+/// Never for array data (the shape is built from the data).
+pub(crate) fn vector(d: ArrayData) -> Result<Literal> {
+    let n = d.len() as i64;
+    make(&Shape::array(d.element_type(), vec![n]), d)
+}
+
+/// The arrays of a literal that is an array or a tuple of arrays, in order.
+///
+/// # Errors
+/// If an element is not an array.
+pub(crate) fn leaves(l: &Literal) -> Result<Vec<&ArrayData>> {
+    match l.tuple_elements() {
+        Some(t) => t.iter().map(crate::index::data).collect(),
+        None => Ok(vec![crate::index::data(l)?]),
+    }
+}
+
 /// Builds the index map of an output of `out_dims` whose element at multi-index `o` comes
 /// from source offset `f(o)`.
 pub(crate) fn index_map(out_dims: &[usize], mut f: impl FnMut(&[usize]) -> usize) -> Vec<usize> {

@@ -5,10 +5,11 @@
 //! multiply, maximum, ...) runs natively; any other computation runs through the
 //! interpreter on scalars.
 
+use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, count, dims_of, make, results, strides};
+use crate::index::{array, count, dims_of, results, strides};
 use crate::scalar::Combine;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, Window};
 use xla_core::ir::CompId;
@@ -88,6 +89,44 @@ fn fold_native<T: Combine>(
     Some(T::wrap(out))
 }
 
+/// Folds every group with the vectorizable computation `f`, all groups in lockstep: step
+/// `t` combines element `t` of every group that long (the same order as one at a time).
+fn fold_vec(
+    cx: &Ctx,
+    xs: &[&ArrayData],
+    inits: &[&ArrayData],
+    g: &Groups,
+    f: CompId,
+) -> Result<Vec<ArrayData>> {
+    let nout = g.len();
+    let mut accs: Vec<ArrayData> = inits.iter().map(|i| take(i, &vec![0; nout])).collect();
+    let longest = (0..nout).map(|o| g.group(o).len()).max().unwrap_or(0);
+    for t in 0..longest {
+        let active: Vec<usize> = (0..nout).filter(|&o| g.group(o).len() > t).collect();
+        let src: Vec<usize> = active
+            .iter()
+            .filter_map(|&o| g.group(o).get(t).copied())
+            .collect();
+        let all = active.len() == nout;
+        let mut args = Vec::with_capacity(accs.len() + xs.len());
+        for a in &accs {
+            args.push(vector(if all { a.clone() } else { take(a, &active) })?);
+        }
+        for x in xs {
+            args.push(vector(take(x, &src))?);
+        }
+        let r = cx.call_vec(f, args, active.len())?;
+        for (acc, part) in accs.iter_mut().zip(leaves(&r)?) {
+            if all {
+                *acc = part.clone();
+            } else {
+                put(acc, &active, part)?;
+            }
+        }
+    }
+    Ok(accs)
+}
+
 /// Folds every group with computation `f`; one output array per operand.
 fn fold(
     cx: &Ctx,
@@ -100,6 +139,9 @@ fn fold(
         if let Some(r) = with_array_data!(x, v => fold_native(v, init, g, op)) {
             return Ok(vec![r]);
         }
+    }
+    if cx.vectorizable(f) {
+        return fold_vec(cx, xs, inits, g, f);
     }
     let mut outs = xs
         .iter()
@@ -271,21 +313,68 @@ fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<O
     Ok(Some(cur))
 }
 
-fn select_one(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Option<usize>> {
-    if let Some(Combiner::Compare(dir, None | Some(xla_core::attrs::ComparisonType::Float))) =
-        cx.combiner(sel)
-    {
-        let r = match d {
-            ArrayData::F32(v) => Some(select_native(v, g, dir)),
-            ArrayData::F64(v) => Some(select_native(v, g, dir)),
-            ArrayData::S32(v) => Some(select_native(v, g, dir)),
-            _ => None,
+/// The selected element of every window: natively for a plain `compare`, vectorised over
+/// all windows in lockstep for an elementwise selector, else one window at a time.
+fn select_all(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Option<usize>>> {
+    use xla_core::attrs::ComparisonType;
+    if let Some(Combiner::Compare(dir, None | Some(ComparisonType::Float))) = cx.combiner(sel) {
+        let all =
+            |f: &dyn Fn(&[usize]) -> Option<usize>| (0..g.len()).map(|o| f(g.group(o))).collect();
+        let r: Option<Vec<Option<usize>>> = match d {
+            ArrayData::F32(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::F64(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::F16(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::Bf16(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::S8(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::S16(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::S32(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::S64(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::U8(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::U16(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::U32(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::U64(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::Pred(v) => Some(all(&|w| select_native(v, w, dir))),
+            ArrayData::C64(_) | ArrayData::C128(_) => None,
         };
         if let Some(r) = r {
             return Ok(r);
         }
     }
-    select_generic(cx, d, g, sel)
+    if cx.vectorizable(sel) {
+        return select_vec(cx, d, g, sel);
+    }
+    (0..g.len())
+        .map(|o| select_generic(cx, d, g.group(o), sel))
+        .collect()
+}
+
+/// [`select_all`] with the selector run on all windows at once, step by step.
+fn select_vec(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Option<usize>>> {
+    let n = g.len();
+    let mut cur: Vec<Option<usize>> = (0..n).map(|o| g.group(o).first().copied()).collect();
+    let longest = (0..n).map(|o| g.group(o).len()).max().unwrap_or(0);
+    for t in 1..longest {
+        let active: Vec<usize> = (0..n).filter(|&o| g.group(o).len() > t).collect();
+        let a: Vec<usize> = active.iter().filter_map(|&o| cur[o]).collect();
+        let b: Vec<usize> = active
+            .iter()
+            .filter_map(|&o| g.group(o).get(t).copied())
+            .collect();
+        let r = cx.call_vec(
+            sel,
+            vec![vector(take(d, &a))?, vector(take(d, &b))?],
+            active.len(),
+        )?;
+        let keep = r
+            .data::<bool>()
+            .ok_or_else(|| invalid("select-and-scatter: select must return pred[]"))?;
+        for ((&o, &k), &e) in active.iter().zip(keep).zip(&b) {
+            if !k {
+                cur[o] = Some(e);
+            }
+        }
+    }
+    Ok(cur)
 }
 
 /// `select-and-scatter`: for each window (one per `source` element) select an operand
@@ -305,55 +394,8 @@ pub fn select_and_scatter(
     let (src, sdims) = array(a[1])?;
     let (init, _) = array(a[2])?;
     let g = window_groups(&dims, &sdims, w, "select-and-scatter")?;
-    let n = count(&dims);
-    let mut selected = vec![None; g.len()];
-    for (o, s) in selected.iter_mut().enumerate() {
-        *s = select_one(cx, d, g.group(o), comps[0])?;
-    }
-    let native = match cx.combiner(comps[1]) {
-        Some(Combiner::Binary(op)) => Some(op),
-        _ => None,
-    };
-    if let Some(op) = native {
-        let mut outd = init_filled(init, n)?;
-        let ok = with_array_data!(&mut outd, v => scatter_native(v, src, &selected, op));
-        if ok {
-            return make(out, outd);
-        }
-    }
-    let mut acc: Vec<Literal> = vec![scalar_at(init, 0); n];
-    for (o, s) in selected.iter().enumerate() {
-        if let Some(i) = *s {
-            let cur = std::mem::replace(&mut acc[i], Literal::token());
-            acc[i] = cx.call(comps[1], vec![cur, scalar_at(src, o)])?;
-        }
-    }
-    let mut outd = ArrayData::zeros(d.element_type(), n).ok_or_else(|| invalid("not an array"))?;
-    for (i, l) in acc.iter().enumerate() {
-        set_scalar(&mut outd, i, l)?;
-    }
-    make(out, outd)
-}
-
-fn init_filled(init: &ArrayData, n: usize) -> Result<ArrayData> {
-    Ok(super::structural::take(init, &vec![0usize; n]))
-}
-
-fn scatter_native<T: Combine>(
-    v: &mut [T],
-    src: &ArrayData,
-    sel: &[Option<usize>],
-    op: BinaryOp,
-) -> bool {
-    let (Some(f), Some(s)) = (T::native(op), T::slice(src)) else {
-        return false;
-    };
-    for (o, i) in sel.iter().enumerate() {
-        if let (Some(i), Some(&x)) = (i, s.get(o)) {
-            if let Some(slot) = v.get_mut(*i) {
-                *slot = f(*slot, x);
-            }
-        }
-    }
-    true
+    let selected = select_all(cx, d, &g, comps[0])?;
+    let mut outs = vec![take(init, &vec![0usize; count(&dims)])];
+    super::indexing::apply_updates(cx, &mut outs, &selected, &[src], comps[1])?;
+    results(out, outs)
 }

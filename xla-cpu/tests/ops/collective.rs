@@ -140,3 +140,42 @@ fn one_executable_runs_from_several_threads() {
         assert_eq!(got, [0, 1, 4, 9]);
     });
 }
+
+#[test]
+fn rng_bit_generator_three_fry_matches_xla() {
+    // XLA:CPU's output for state {0, 0} and u32[3,2] (as printed by a project that runs
+    // XLA): the counter advances by 3, and block i fills words 2i and 2i+1.
+    let hlo = "HloModule t\nENTRY e {\n  s = u64[2] parameter(0)\n  ROOT r = (u64[2], u32[3,2]) rng-bit-generator(s), algorithm=rng_three_fry\n}\n";
+    let r = run(hlo, &[Literal::vec1(&[0u64, 0])]).unwrap();
+    assert_eq!(vals::<u64>(&elem(&r, 0)), [0, 3]);
+    let bits: Vec<u32> = vals(&elem(&r, 1));
+    let approx = [1.7973e9, 2.5791e9, 1.3515e9, 3.2358e9, 1.6886e9, 4.2293e9];
+    for (b, a) in bits.iter().zip(approx) {
+        assert!((f64::from(*b) - a).abs() < 1e5, "{bits:?}");
+    }
+}
+
+#[test]
+fn host_send_and_recv_use_channel_queues() {
+    let hlo = "HloModule t\nENTRY e {\n  tok = token[] after-all()\n  r = (f32[2], u32[], token[]) recv(tok), channel_id=5, is_host_transfer=true\n  rd = (f32[2], token[]) recv-done(r), channel_id=5, is_host_transfer=true\n  x = f32[2] get-tuple-element(rd), index=0\n  y = f32[2] add(x, x)\n  s = (f32[2], u32[], token[]) send(y, tok), channel_id=6, is_host_transfer=true\n  sd = token[] send-done(s), channel_id=6, is_host_transfer=true\n  ROOT out = f32[2] negate(y)\n}\n";
+    let exe = compile(hlo);
+    assert!(exe.execute(&[]).unwrap_err().to_string().contains("empty"));
+    exe.push_recv(5, Literal::vec1(&[1f32, 2.]));
+    assert_eq!(vals::<f32>(&exe.execute(&[]).unwrap()), [-2., -4.]);
+    let sent = exe.take_sent(6);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(vals::<f32>(&sent[0]), [2., 4.]);
+}
+
+#[test]
+fn collective_permute_dimension_size_and_rng_state() {
+    let hlo = "HloModule t\nENTRY e {\n  x = s32[3] parameter(0)\n  p = s32[3] collective-permute(x), source_target_pairs={{0,0}}\n  q = s32[3] collective-permute(x), source_target_pairs={{0,1}}\n  d = s32[] get-dimension-size(x), dimensions={0}\n  s0 = u64[2] rng-get-and-update-state(), delta=8\n  s1 = u64[2] rng-get-and-update-state(), delta=8\n  ROOT t = (s32[3], s32[3], s32[], u64[2], u64[2]) tuple(p, q, d, s0, s1)\n}\n";
+    let r = run(hlo, &[Literal::vec1(&[1, 2, 3])]).unwrap();
+    assert_eq!(vals::<i32>(&elem(&r, 0)), [1, 2, 3]);
+    assert_eq!(vals::<i32>(&elem(&r, 1)), [0, 0, 0]);
+    assert_eq!(vals::<i32>(&elem(&r, 2)), [3]);
+    assert_eq!(
+        vals::<u64>(&elem(&r, 4))[0],
+        vals::<u64>(&elem(&r, 3))[0] + 8
+    );
+}

@@ -97,3 +97,26 @@ fn convolution_channels_last_layout() {
     let k = Literal::from_vec(&[2, 2, 1], vec![1f32, 1., 1., 1.]).unwrap();
     assert_eq!(vals::<f32>(&run(hlo, &[x, k]).unwrap()), [33., 55.]);
 }
+
+#[test]
+fn dot_in_half_and_complex_types() {
+    use half::bf16;
+    use num_complex::Complex32 as C;
+    let hlo = "HloModule t\nENTRY e {\n  a = bf16[3] parameter(0)\n  b = bf16[3] parameter(1)\n  ROOT d = bf16[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n";
+    let a: Vec<bf16> = [1.0f32, 2.0, 3.0]
+        .iter()
+        .map(|&x| bf16::from_f32(x))
+        .collect();
+    assert_eq!(
+        vals::<bf16>(&run(hlo, &[Literal::vec1(&a), Literal::vec1(&a)]).unwrap()),
+        [bf16::from_f32(14.0)]
+    );
+    let hlo = "HloModule t\nENTRY e {\n  a = c64[2] parameter(0)\n  b = c64[2] parameter(1)\n  ROOT d = c64[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n";
+    let a = [C::new(1., 1.), C::new(0., 2.)];
+    let b = [C::new(2., 0.), C::new(0., 1.)];
+    // (1+i)*2 + (2i)*(i) = 2+2i - 2 = 2i; no conjugation.
+    assert_eq!(
+        vals::<C>(&run(hlo, &[Literal::vec1(&a), Literal::vec1(&b)]).unwrap()),
+        [C::new(0., 2.)]
+    );
+}

@@ -96,3 +96,48 @@ fn topk_ties_lower_index_first() {
     assert_eq!(vals::<f32>(&elem(&r, 0)), [3., 3., 5., 5.]);
     assert_eq!(vals::<i32>(&elem(&r, 1)), [1, 2, 0, 2]);
 }
+
+#[test]
+fn map_through_the_interpreter() {
+    // A mapped computation holding a call runs element by element.
+    let hlo = "HloModule t\nsq {\n  a = s32[] parameter(0)\n  ROOT m = s32[] multiply(a, a)\n}\nf {\n  a = s32[] parameter(0)\n  ROOT c = s32[] call(a), to_apply=sq\n}\nENTRY e {\n  x = s32[4] parameter(0)\n  ROOT m = s32[4] map(x), dimensions={0}, to_apply=f\n}\n";
+    assert_eq!(
+        vals::<i32>(&run(hlo, &[Literal::vec1(&[1, -2, 3, 70000])]).unwrap()),
+        [1, 4, 9, 70000i32.wrapping_mul(70000)]
+    );
+}
+
+#[test]
+fn sort_network_matches_a_stable_reference() {
+    // A 4-parameter comparator runs vectorised (a sorting network); the result must be the
+    // stable sort of the keys, payload following, in every slice.
+    let cmp = "cmp {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  c = f32[] parameter(2)\n  d = f32[] parameter(3)\n  ROOT r = pred[] compare(a, b), direction=GT\n}\n";
+    let (rows, n) = (3usize, 37usize);
+    let hlo = format!("HloModule t\n{cmp}ENTRY e {{\n  k = s32[{rows},{n}] parameter(0)\n  v = f32[{rows},{n}] parameter(1)\n  ROOT s = (s32[{rows},{n}], f32[{rows},{n}]) sort(k, v), dimensions={{1}}, is_stable=true, to_apply=cmp\n}}\n");
+    let mut seed = 12345u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as i32 % 5
+    };
+    let keys: Vec<i32> = (0..rows * n).map(|_| next()).collect();
+    let payload: Vec<f32> = (0..rows * n).map(|i| i as f32).collect();
+    let r = run(
+        &hlo,
+        &[
+            Literal::from_vec(&[rows as i64, n as i64], keys.clone()).unwrap(),
+            Literal::from_vec(&[rows as i64, n as i64], payload).unwrap(),
+        ],
+    )
+    .unwrap();
+    let (gk, gv) = (vals::<i32>(&elem(&r, 0)), vals::<f32>(&elem(&r, 1)));
+    for row in 0..rows {
+        let mut idx: Vec<usize> = (row * n..(row + 1) * n).collect();
+        idx.sort_by(|&a, &b| keys[b].cmp(&keys[a]));
+        let want_k: Vec<i32> = idx.iter().map(|&i| keys[i]).collect();
+        let want_v: Vec<f32> = idx.iter().map(|&i| i as f32).collect();
+        assert_eq!(&gk[row * n..(row + 1) * n], &want_k[..]);
+        assert_eq!(&gv[row * n..(row + 1) * n], &want_v[..]);
+    }
+}

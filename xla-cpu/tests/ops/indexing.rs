@@ -109,3 +109,24 @@ fn scatter_set_keeps_the_last_update() {
     );
     assert_eq!(got, [0, 0, 6]);
 }
+
+#[test]
+fn scatter_one_update_at_a_time_through_the_interpreter() {
+    // The combiner holds a call, so it runs per update; duplicates apply in order.
+    let sub = "sub {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] subtract(a, b)\n}\nviacall {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] call(b, a), to_apply=sub\n}\n";
+    let hlo = format!("HloModule t\n{sub}ENTRY e {{\n  o = f32[3] parameter(0)\n  i = s32[3,1] parameter(1)\n  u = f32[3] parameter(2)\n  ROOT s = f32[3] scatter(o, i, u), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=viacall\n}}\n");
+    // o[1] = u0 - o[1] = 1 - 10 = -9, then u1 - (-9) = 11.
+    let i = Literal::from_vec(&[3, 1], vec![1i32, 1, 2]).unwrap();
+    let got: Vec<f32> = vals(
+        &run(
+            &hlo,
+            &[
+                Literal::vec1(&[10f32, 10., 10.]),
+                i,
+                Literal::vec1(&[1f32, 2., 4.]),
+            ],
+        )
+        .unwrap(),
+    );
+    assert_eq!(got, [10., 11., -6.]);
+}

@@ -10,6 +10,7 @@ mod control;
 mod elementwise;
 mod indexing;
 mod linalg;
+mod spec_examples;
 mod structural;
 mod window;
 

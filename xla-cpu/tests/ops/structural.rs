@@ -52,3 +52,12 @@ fn dynamic_update_slice_clamps_negative_and_large_starts() {
         vals(&run(hlo, &[x, u, Literal::scalar(-5i64), Literal::scalar(9i64)]).unwrap());
     assert_eq!(got, [0, 1, 2, 0, 3, 4, 0, 0, 0]);
 }
+
+#[test]
+fn results_carry_no_layout() {
+    let hlo = "HloModule t\nENTRY e {\n  x = f32[2,3]{1,0} parameter(0)\n  t = f32[3,2]{0,1} transpose(x), dimensions={1,0}\n  c = f32[2]{0} constant({1, 2})\n  ROOT r = (f32[3,2]{0,1}, f32[2]{0}) tuple(t, c)\n}\n";
+    let x = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+    let r = run(hlo, &[x]).unwrap();
+    assert_eq!(r.shape().to_string_with_layout(), "(f32[3,2], f32[2])");
+    assert_eq!(vals::<f32>(&elem(&r, 0)), [1., 4., 2., 5., 3., 6.]);
+}

@@ -79,3 +79,77 @@ fn select_and_scatter_overlapping_ties_padding() {
         [1., 0., 2.]
     );
 }
+
+#[test]
+fn reduce_and_reduce_window_through_the_interpreter() {
+    // The combiner calls another computation, so it runs neither natively nor vectorised;
+    // the result must equal the native one. The init 100 is not an identity: it is folded
+    // in once per output, padding elements are skipped.
+    let via_call = "viacall {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] call(a, b), to_apply=add\n}\n";
+    let hlo = format!("HloModule t\n{ADD}{via_call}ENTRY e {{\n  x = f32[2,3] parameter(0)\n  z = f32[] constant(100)\n  r = f32[2] reduce(x, z), dimensions={{1}}, to_apply=viacall\n  w = f32[2,3] reduce-window(x, z), window={{size=1x2 pad=0_0x0_1}}, to_apply=viacall\n  ROOT t = (f32[2], f32[2,3]) tuple(r, w)\n}}\n");
+    let x = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+    let r = run(&hlo, &[x]).unwrap();
+    assert_eq!(vals::<f32>(&elem(&r, 0)), [106., 115.]);
+    assert_eq!(
+        vals::<f32>(&elem(&r, 1)),
+        [103., 105., 103., 109., 111., 106.]
+    );
+}
+
+#[test]
+fn select_and_scatter_with_a_generic_scatter_keeps_source_order() {
+    // Overlapping windows select element 1 twice; subtract is not commutative, so the
+    // source order shows: (0 - 1) - 10 = -11.
+    let sel = "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\nsub {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] subtract(a, b)\n}\n";
+    let hlo = format!("HloModule t\n{sel}ENTRY e {{\n  x = f32[4] parameter(0)\n  s = f32[3] parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[4] select-and-scatter(x, s, z), window={{size=2}}, select=sel, scatter=sub\n}}\n");
+    let got: Vec<f32> = vals(
+        &run(
+            &hlo,
+            &[
+                Literal::vec1(&[1f32, 5., 2., 7.]),
+                Literal::vec1(&[1f32, 10., 100.]),
+            ],
+        )
+        .unwrap(),
+    );
+    assert_eq!(got, [0., -11., 0., -100.]);
+}
+
+#[test]
+fn select_and_scatter_selector_paths_agree() {
+    // The same GE selection, written three ways: a plain compare (native), compare-or-NaN
+    // (vectorised), and through a call (one window at a time).
+    let plain = "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n";
+    let nan_aware = "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ge = pred[] compare(a, b), direction=GE\n  nan = pred[] compare(a, a), direction=NE\n  ROOT c = pred[] or(ge, nan)\n}\n";
+    let via_call = "ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\nsel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] call(a, b), to_apply=ge\n}\n";
+    for sel in [plain, nan_aware, via_call] {
+        let hlo = format!("HloModule t\n{ADD}{sel}ENTRY e {{\n  x = f32[6] parameter(0)\n  s = f32[3] parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[6] select-and-scatter(x, s, z), window={{size=3 stride=2 pad=1_0}}, select=sel, scatter=add\n}}\n");
+        let got: Vec<f32> = vals(
+            &run(
+                &hlo,
+                &[
+                    Literal::vec1(&[3f32, 1., 3., 8., 2., 2.]),
+                    Literal::vec1(&[1f32, 10., 100.]),
+                ],
+            )
+            .unwrap(),
+        );
+        // Windows (padded by one on the left): {pad,3,1} -> 0, {1,3,8} -> 3, {8,2,2} -> 3.
+        assert_eq!(got, [1., 0., 0., 110., 0., 0.], "{sel}");
+    }
+}
+
+#[test]
+fn reduce_in_f16_and_pred() {
+    use half::f16;
+    let add = "add {\n  a = f16[] parameter(0)\n  b = f16[] parameter(1)\n  ROOT s = f16[] add(a, b)\n}\nall {\n  a = pred[] parameter(0)\n  b = pred[] parameter(1)\n  ROOT s = pred[] and(a, b)\n}\n";
+    let hlo = format!("HloModule t\n{add}ENTRY e {{\n  x = f16[4] parameter(0)\n  p = pred[2,2] parameter(1)\n  z = f16[] constant(0)\n  t = pred[] constant(true)\n  r = f16[] reduce(x, z), dimensions={{0}}, to_apply=add\n  q = pred[2] reduce(p, t), dimensions={{1}}, to_apply=all\n  ROOT o = (f16[], pred[2]) tuple(r, q)\n}}\n");
+    let x: Vec<f16> = [1.5f32, 2.0, 65504.0, 32.0]
+        .iter()
+        .map(|&v| f16::from_f32(v))
+        .collect();
+    let p = Literal::from_vec(&[2, 2], vec![true, true, true, false]).unwrap();
+    let r = run(&hlo, &[Literal::vec1(&x), p]).unwrap();
+    assert_eq!(vals::<f16>(&elem(&r, 0)), [f16::INFINITY]);
+    assert_eq!(vals::<bool>(&elem(&r, 1)), [true, false]);
+}

@@ -431,6 +431,8 @@ fn iota_replica_groups(
         return Err("iota replica groups: T(...) must be a permutation of the reshape dims".into());
     }
     // Strides of the reshaped iota, then walk the transposed index space in row-major order.
+    // Every index below is in range: `perm` was checked to be a permutation of 0..rank, and
+    // `strides`, `tdims` and `idx` all have length rank.
     let rank = reshape.len();
     let mut strides = vec![1i64; rank];
     for i in (0..rank.saturating_sub(1)).rev() {

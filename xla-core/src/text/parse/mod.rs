@@ -354,18 +354,16 @@ impl<'t> Parser<'t> {
         matches!(self.peek(), Tok::LParen | Tok::LBrace | Tok::LBracket)
     }
 
-    /// Skips an attribute value: one word, string or group, followed by any groups written
-    /// right after it (`f32[2]{0}`, `[2,2]<=[4]`), and by the scalar of a literal written
+    /// Skips an attribute value: one word, string or group; after a word or a `[...]`, also
+    /// the groups written right after it (`f32[2]{0}`, `[2,2]<=[4]`), and by the scalar of a literal written
     /// after its shape (`literal=f32[] 0.1`). Returns its token range.
     fn skip_value(&mut self) -> PResult<(usize, usize)> {
         let start = self.pos;
         let starts_with_shape = self.at_shape();
-        match self.peek() {
-            Tok::Word(_) | Tok::Str(_) => {
-                self.bump();
-            }
-            Tok::LParen | Tok::LBrace | Tok::LBracket => self.skip_group()?,
-            _ => return Err(self.expected("an attribute value")),
+        let may_continue = matches!(self.peek(), Tok::Word(_) | Tok::LBracket);
+        self.skip_atom()?;
+        if !may_continue {
+            return Ok((start, self.pos));
         }
         loop {
             if self.at_opener() {
@@ -388,6 +386,18 @@ impl<'t> Parser<'t> {
             } else {
                 return Ok((start, self.pos));
             }
+        }
+    }
+
+    /// Skips one word, string or balanced group.
+    fn skip_atom(&mut self) -> PResult<()> {
+        match self.peek() {
+            Tok::Word(_) | Tok::Str(_) => {
+                self.bump();
+                Ok(())
+            }
+            Tok::LParen | Tok::LBrace | Tok::LBracket => self.skip_group(),
+            _ => Err(self.expected("an attribute value")),
         }
     }
 

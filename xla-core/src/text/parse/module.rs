@@ -182,7 +182,7 @@ pub(super) fn topo_order(
                 *next += 1;
                 match mark.get(s) {
                     Some(Mark::New) => {
-                        mark[s] = Mark::Open;
+                        mark[s] = Mark::Open; // in range: `mark.get(s)` is Some
                         let e = edges(s);
                         stack.push((s, e, 0));
                     }
@@ -248,7 +248,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// `[ENTRY] name [(params) -> shape] { instructions }`.
+    /// `[ENTRY] name [(params) -> shape] [, attr=value]* { instructions }`.
     fn computation(&mut self, st: &mut State) -> PResult<()> {
         let entry_pos = self.here();
         let is_entry = matches!(self.peek(), Tok::Word(w) if w == "ENTRY");
@@ -260,6 +260,13 @@ impl Parser<'_> {
             self.skip_group()?;
             self.expect(&Tok::Arrow)?;
             self.shape()?;
+        }
+        // Computation attributes (`, execution_thread="host"`) are skipped; each value is one
+        // word, string or group, as the body's `{` follows.
+        while self.eat(&Tok::Comma) {
+            self.word("a computation attribute name")?;
+            self.expect(&Tok::Eq)?;
+            self.skip_atom()?;
         }
         let comp = self.computation_body(st, name)?;
         let id = st.define(pos, comp)?;

@@ -65,23 +65,25 @@ fn computation_order(module: &Module) -> Vec<CompId> {
 }
 
 fn visit(module: &Module, id: CompId, state: &mut [u8], order: &mut Vec<CompId>) {
-    // Iterative DFS: a deep chain of calls must not overflow the stack.
-    let mut stack: Vec<(CompId, usize)> = Vec::new();
-    if state.get(id.0).copied() != Some(0) {
-        return;
-    }
-    state[id.0] = 1;
-    stack.push((id, 0));
-    while let Some(&mut (cur, ref mut next)) = stack.last_mut() {
-        let callees = callees(module, cur);
+    // Iterative DFS (a deep chain of calls must not overflow the stack); each frame holds
+    // the computation, its callees and the next callee to visit.
+    let mut stack: Vec<(CompId, Vec<CompId>, usize)> = Vec::new();
+    let enter = |c: CompId, state: &mut [u8], stack: &mut Vec<(CompId, Vec<CompId>, usize)>| {
+        if let Some(s @ 0) = state.get_mut(c.0) {
+            *s = 1;
+            stack.push((c, callees(module, c), 0));
+        }
+    };
+    enter(id, state, &mut stack);
+    while let Some((cur, callees, next)) = stack.last_mut() {
         if let Some(&callee) = callees.get(*next) {
             *next += 1;
-            if state.get(callee.0).copied() == Some(0) {
-                state[callee.0] = 1;
-                stack.push((callee, 0));
-            }
+            enter(callee, state, &mut stack);
         } else {
-            state[cur.0] = 2;
+            let cur = *cur;
+            if let Some(s) = state.get_mut(cur.0) {
+                *s = 2;
+            }
             order.push(cur);
             stack.pop();
         }
@@ -130,12 +132,13 @@ fn print_instruction(out: &mut String, module: &Module, comp: &Computation, ins:
         shape_with_layout(&ins.shape),
         ins.op.name()
     );
-    match &ins.op {
-        Op::Parameter { number } => {
-            let _ = write!(out, "{number}");
-        }
-        Op::Constant { literal } => out.push_str(&literal.hlo_constant_body()),
-        _ => out.push_str(&ctx.operand_names(ins).join(", ")),
+    // Parameters print their number and constants their value; every other op its operands.
+    if let Op::Parameter { number } = &ins.op {
+        let _ = write!(out, "{number}");
+    } else if let Op::Constant { literal } = &ins.op {
+        out.push_str(&literal.hlo_constant_body());
+    } else {
+        out.push_str(&ctx.operand_names(ins).join(", "));
     }
     out.push(')');
     for attr in attrs::attributes(&ctx, ins) {

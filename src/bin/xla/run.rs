@@ -1,0 +1,86 @@
+//! `xla run MODULE.hlo IN0.npy ... --out DIR`: execute a module on the CPU.
+
+use crate::common::{load_module, CliError};
+use std::path::{Path, PathBuf};
+use xla::cpu::Executable;
+use xla::Literal;
+
+/// Arguments of `xla run`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The HLO text module to run.
+    pub module: PathBuf,
+    /// One `.npy` file per entry parameter, in parameter order.
+    pub inputs: Vec<PathBuf>,
+    /// Directory for the outputs `out0.npy, out1.npy, ...` (a tuple result is flattened
+    /// depth-first).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Loads, compiles and runs the module, then writes every output leaf.
+pub fn run(args: Args) -> Result<(), CliError> {
+    let (exe, inputs) = prepare(&args.module, &args.inputs)?;
+    let result = exe
+        .execute(&inputs)
+        .map_err(|e| CliError::new(format!("{}: {e}", args.module.display())))?;
+    let mut leaves = Vec::new();
+    flatten(result, &mut leaves);
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| CliError::new(format!("{}: cannot create: {e}", args.out.display())))?;
+    for (i, leaf) in leaves.iter().enumerate() {
+        let path = args.out.join(format!("out{i}.npy"));
+        leaf.write_npy(&path)
+            .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// Parses and compiles `module` and reads one `.npy` input per parameter, checking their
+/// number, element types and shapes against the entry's parameters.
+pub fn prepare(module: &Path, inputs: &[PathBuf]) -> Result<(Executable, Vec<Literal>), CliError> {
+    let m = load_module(module)?;
+    let exe = Executable::compile(&m)
+        .map_err(|e| CliError::new(format!("{}: {e}", module.display())))?;
+    let entry = m
+        .entry_computation()
+        .ok_or_else(|| CliError::new(format!("{}: module has no entry computation", module.display())))?;
+    let params = entry.parameters();
+    if params.len() != inputs.len() {
+        return Err(CliError::new(format!(
+            "{}: the entry computation takes {} parameter(s) but {} input file(s) were given",
+            module.display(),
+            params.len(),
+            inputs.len()
+        )));
+    }
+    let mut literals = Vec::with_capacity(inputs.len());
+    for (i, (path, &pid)) in inputs.iter().zip(&params).enumerate() {
+        let lit = Literal::read_npy(path)
+            .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+        let param = entry.instr(pid);
+        if !lit.shape().compatible(&param.shape.without_layout()) {
+            return Err(CliError::new(format!(
+                "{}: parameter {i} ({}) expects {} but the file holds {}",
+                path.display(),
+                param.name,
+                param.shape,
+                lit.shape()
+            )));
+        }
+        literals.push(lit);
+    }
+    Ok((exe, literals))
+}
+
+/// Appends the array leaves of `lit` depth-first.
+fn flatten(lit: Literal, out: &mut Vec<Literal>) {
+    match lit.tuple_elements() {
+        Some(elements) => {
+            for e in elements.to_vec() {
+                flatten(e, out);
+            }
+        }
+        None => out.push(lit),
+    }
+}
