@@ -29,6 +29,21 @@
 //! assert_eq!(entry.result_shape().unwrap(), &Shape::tuple(vec![Shape::array(F32, [3])]));
 //! ```
 //!
+//! | family | rules |
+//! |---|---|
+//! | elementwise | every float unary and binary op (JAX's choices at kinks: `abs'(0) = 1`, max/min ties split 0.5/0.5, floor/ceil/round/sign have zero derivative), complex/real/imag, select, clamp, convert, reduce-precision, map |
+//! | structural | tuple, get-tuple-element, broadcast (size-1 expansion, permuted dims), reshape, bitcast, copy, transpose, reverse, slice (strided), pad (negative and interior), concatenate, dynamic-slice, dynamic-update-slice, opt-barrier, add-dependency |
+//! | indexing | gather → scatter-add (indices clamped as gather does), scatter with add (dropped windows get no gradient) or replacing combiners (JAX's id scheme) |
+//! | contraction | dot (general dimension numbers), convolution (padding, strides, both dilations, feature and batch groups) |
+//! | window | reduce add/mul (exact at zeros)/max/min, variadic per-operand and argmax-style reduces, reduce-window add and max/min (→ select-and-scatter), select-and-scatter (→ a selecting variadic reduce-window, itself differentiable) |
+//! | linalg | batch-norm-training (→ batch-norm-grad), batch-norm-inference, batch-norm-grad, cholesky, triangular-solve, fft/ifft/rfft/irfft, sort (variadic), topk |
+//! | control | call, conditional, while with a build-time trip count (`fori_loop`: unrolled up to 16 steps, else a stacking forward loop and a reverse loop) |
+//!
+//! Not differentiable (a typed error naming the instruction): rng ops, collectives,
+//! communication and tokens, custom-call, bitcast-convert, while loops with a trip count
+//! unknown at build time, scatter with other combiners, max/min reduce-window with
+//! dilation, variadic scatter. [`differentiability`] lists every opcode.
+//!
 //! Rules live in `rules/<family>.rs`; the forward replay (inlining calls, unrolling
 //! `fori_loop`-style whiles) in `tape.rs`; the backward driver in `backward.rs`. An absent
 //! cotangent means zero and is never materialised; integer and predicate values get no
