@@ -130,6 +130,8 @@ fn elementwise_rows() -> Vec<Row> {
             "x = f64[4] parameter(0)\ny = f64[4] parameter(1)\nc = c128[4] complex(x, y)\nm = c128[4] multiply(c, c)\ne = c128[4] exponential(m)\nre = f64[4] real(e)\nim = f64[4] imag(m)\nab = f64[4] abs(m)\ns = f64[4] add(re, im)\nROOT r = f64[4] add(s, ab)"),
         row("select", vec![F(&[2, 3], -1.0, 1.0), F(&[2, 3], -1.0, 1.0)],
             "x = f64[2,3] parameter(0)\ny = f64[2,3] parameter(1)\np = pred[2,3] compare(x, y), direction=GT\nROOT r = f64[2,3] select(p, x, y)"),
+        row("select-scalar-pred", vec![F(&[], 0.1, 0.9), F(&[2, 3], -1.0, 1.0), F(&[2, 3], -1.0, 1.0)],
+            "p = f64[] parameter(0)\nx = f64[2,3] parameter(1)\ny = f64[2,3] parameter(2)\nh = f64[] constant(0.5)\nc = pred[] compare(p, h), direction=GT\ns = f64[2,3] select(c, x, y)\nROOT r = f64[2,3] multiply(s, x)"),
         row("clamp", vec![F(&[], -0.5, -0.4), F(&[2, 3], -1.0, 1.0), F(&[2, 3], 0.3, 0.6)],
             "lo = f64[] parameter(0)\nx = f64[2,3] parameter(1)\nhi = f64[2,3] parameter(2)\nROOT r = f64[2,3] clamp(lo, x, hi)"),
         row("convert", vec![F(&[2, 3], -1.0, 1.0)],
