@@ -238,3 +238,50 @@ fn loop_and_branch_by_hand_and_finite_differences() {
         assert_close(&[gw], &numeric_grad(&f, &args, 1), 1e-6, "dw numeric");
     }
 }
+
+/// The layer of the task's example, in f32 and at full size.
+#[computation(grad(w, b))]
+fn dense_loss(x: Tensor<f32, 64, 784>, w: Tensor<f32, 784, 10>, b: Tensor<f32, 10>) -> f32 {
+    (x.dot(w) + b).relu().sum()
+}
+
+#[test]
+fn dense_layer_f32_by_hand() {
+    // x = 1, w = 0.001, b = [0, -1, 0, ...]: z = 0.784 + b, so column 1 is negative (relu
+    // passes no gradient) and every other entry passes 1: dL/dw[k][c] = 64 (sum of x over
+    // rows) for c ≠ 1, dL/db[c] = 64 for c ≠ 1.
+    let (x, w) = (vec![1.0f32; 64 * 784], vec![0.001f32; 784 * 10]);
+    let mut b = vec![0.0f32; 10];
+    b[1] = -1.0;
+    let (gw, gb) = dense_loss::grad::call(&x, &w, &b).unwrap();
+    let col = |c: usize| if c == 1 { 0.0 } else { 64.0 };
+    assert_eq!(gb, (0..10).map(col).collect::<Vec<f32>>());
+    assert_eq!(gw, (0..7840).map(|i| col(i % 10)).collect::<Vec<f32>>());
+    let (value, _, _) = dense_loss::value_and_grad::call(&x, &w, &b).unwrap();
+    assert!((value - 64.0 * 9.0 * 0.784).abs() < 1e-2, "{value}");
+    assert_eq!(
+        dense_loss::value_and_grad::result_shape().to_string(),
+        "(f32[], f32[784,10], f32[10])"
+    );
+}
+
+/// A computation called from a differentiated one.
+#[computation]
+fn layer(x: Tensor<f64, 2, 3>, w: Tensor<f64, 3, 2>) -> Tensor<f64, 2, 2> {
+    x.dot(w).tanh()
+}
+
+#[computation(grad)]
+fn layered(x: Tensor<f64, 2, 3>, w: Tensor<f64, 3, 2>) -> f64 {
+    let h = layer(x, w);
+    (h * h).sum()
+}
+
+#[test]
+fn gradient_through_a_call() {
+    let args = [values(6, 7), values(6, 8)];
+    let (gx, gw) = layered::grad::call(&args[0], &args[1]).unwrap();
+    let f = |a: &[Vec<f64>]| layered::call(&a[0], &a[1]).unwrap();
+    assert_close(&gx, &numeric_grad(&f, &args, 0), 1e-7, "dx numeric");
+    assert_close(&gw, &numeric_grad(&f, &args, 1), 1e-7, "dw numeric");
+}
