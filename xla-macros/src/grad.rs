@@ -198,3 +198,76 @@ fn listed(c: &Computation, param: &Ident) -> Option<Sp> {
     let (_, list) = c.options.grad.as_ref()?;
     list.as_ref()?.iter().find(|n| *n == param).map(Sp::of)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::check::check;
+    use crate::parse::parse;
+
+    const LOSS: &str = "fn loss(x: Tensor<f32, 4, 3>, w: Tensor<f32, 3>, n: i32, b: f32) -> f32 {
+        (x.dot(w) + b).sum() * n.convert::<f32>()
+    }";
+
+    fn gradients(attr: &str, item: &str) -> Result<Gradients, Vec<String>> {
+        let cx = Ctxt::new();
+        let c = parse(&cx, attr.parse().unwrap(), syn::parse_str(item).unwrap());
+        let built = check(&cx, &c).and_then(|checked| build(&cx, &c, &checked));
+        let errors: Vec<String> = cx.into_errors().iter().map(|e| e.to_string()).collect();
+        built.filter(|_| errors.is_empty()).ok_or(errors)
+    }
+
+    fn result(m: &Module) -> String {
+        m.entry_computation()
+            .unwrap()
+            .result_shape()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn result_shapes_by_listed_parameters() {
+        let cases: &[(&str, &str, &str)] = &[
+            // One listed parameter: the bare gradient.
+            ("grad(w)", "f32[3]", "(f32[], f32[3])"),
+            ("grad(b, w)", "(f32[], f32[3])", "(f32[], f32[], f32[3])"),
+            // Bare `grad`: every floating-point parameter, in order (not `n`).
+            (
+                "grad",
+                "(f32[4,3], f32[3], f32[])",
+                "(f32[], f32[4,3], f32[3], f32[])",
+            ),
+        ];
+        for (attr, grad, value_and_grad) in cases {
+            let g = gradients(attr, LOSS).unwrap();
+            assert_eq!(result(&g.grad), *grad, "{attr}");
+            assert_eq!(result(&g.value_and_grad), *value_and_grad, "{attr}");
+            assert_eq!(g.grad.name, "loss_grad");
+            assert_eq!(g.value_and_grad.name, "loss_value_and_grad");
+        }
+    }
+
+    #[test]
+    fn errors_name_the_parameter_or_the_op() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("grad(n)", LOSS, "grad: `n` is s32[]: only floating-point parameters have gradients"),
+            (
+                "grad",
+                "fn f(x: Tensor<f32, 3>) -> Tensor<f32, 3> { x }",
+                "grad of `f`: grad needs a scalar floating-point result, but the entry's result is f32[3]",
+            ),
+            (
+                "grad",
+                "fn f(m: f32) -> f32 { rng_uniform::<f32>(m, 1.0, [2]).sum() }",
+                "(rng): random number generation has no gradient",
+            ),
+        ];
+        for (attr, item, want) in cases {
+            let errors = gradients(attr, item).err().unwrap();
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert!(errors[0].contains(want), "{attr} {item}: {errors:?}");
+        }
+    }
+}
