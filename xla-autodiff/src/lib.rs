@@ -29,6 +29,21 @@
 //! assert_eq!(entry.result_shape().unwrap(), &Shape::tuple(vec![Shape::array(F32, [3])]));
 //! ```
 //!
+//! | family | rules |
+//! |---|---|
+//! | elementwise | every float unary and binary op (JAX's choices at kinks: `abs'(0) = 1`, max/min ties split 0.5/0.5, floor/ceil/round/sign have zero derivative), complex/real/imag, select, clamp, convert, reduce-precision, map |
+//! | structural | tuple, get-tuple-element, broadcast (size-1 expansion, permuted dims), reshape, bitcast, copy, transpose, reverse, slice (strided), pad (negative and interior), concatenate, dynamic-slice, dynamic-update-slice, opt-barrier, add-dependency |
+//! | indexing | gather → scatter-add (indices clamped as gather does), scatter with add (dropped windows get no gradient) or replacing combiners (JAX's id scheme) |
+//! | contraction | dot (general dimension numbers), convolution (padding, strides, both dilations, feature and batch groups) |
+//! | window | reduce add/mul (exact at zeros)/max/min, variadic per-operand and argmax-style reduces, reduce-window add and max/min (→ select-and-scatter), select-and-scatter (→ a selecting variadic reduce-window, itself differentiable) |
+//! | linalg | batch-norm-training (→ batch-norm-grad), batch-norm-inference, batch-norm-grad, cholesky, triangular-solve, fft/ifft/rfft/irfft, sort (variadic), topk |
+//! | control | call, conditional, while with a build-time trip count (`fori_loop`: unrolled up to 16 steps, else a stacking forward loop and a reverse loop) |
+//!
+//! Not differentiable (a typed error naming the instruction): rng ops, collectives,
+//! communication and tokens, custom-call, bitcast-convert, while loops with a trip count
+//! unknown at build time, scatter with other combiners, max/min reduce-window with
+//! dilation, variadic scatter. [`differentiability`] lists every opcode.
+//!
 //! Rules live in `rules/<family>.rs`; the forward replay (inlining calls, unrolling
 //! `fori_loop`-style whiles) in `tape.rs`; the backward driver in `backward.rs`. An absent
 //! cotangent means zero and is never materialised; integer and predicate values get no
@@ -47,7 +62,7 @@ pub use rules::{differentiability, Differentiability};
 
 use backward::{backprop, ct_of_value, materialize, Ct};
 use tape::Tape;
-use xla_core::builder::{XlaBuilder, XlaOp};
+use xla_core::builder::XlaBuilder;
 use xla_core::{Computation, Module, Shape};
 
 /// What the differentiated module returns.
@@ -159,13 +174,12 @@ fn base_name(name: &str) -> &str {
     }
 }
 
-/// Replays the entry into a new builder: `(builder, tape, input nodes, parameter values,
-/// root node)`.
+/// The entry replayed into a new builder: the builder, the tape, the input node of each
+/// parameter and the root node.
 struct Forward<'m> {
     b: XlaBuilder,
     tape: Tape<'m>,
     inputs: Vec<usize>,
-    params: Vec<XlaOp>,
     root: usize,
 }
 
@@ -179,21 +193,18 @@ fn forward<'m>(
     let mut tape = Tape::new(module);
     let ids = entry.parameters();
     let mut inputs = Vec::with_capacity(shapes.len());
-    let mut params = Vec::with_capacity(shapes.len());
     for (i, s) in shapes.iter().enumerate() {
         let name = ids
             .get(i)
             .map_or("p", |&id| base_name(&entry.instr(id).name));
         let p = b.parameter(i as i64, s.clone(), name);
-        inputs.push(tape.input(i as i64, p.clone(), s.clone(), wrt.contains(&i)));
-        params.push(p);
+        inputs.push(tape.input(i as i64, p, s.clone(), wrt.contains(&i)));
     }
     let root = tape.replay(&b, module.entry, &inputs)?;
     Ok(Forward {
         b,
         tape,
         inputs,
-        params,
         root,
     })
 }
@@ -208,7 +219,12 @@ fn differentiate(
         .result_shape()
         .ok_or_else(|| malformed(module, "the entry has no root"))?
         .clone();
-    if mode != Mode::Vjp && !(result.is_scalar() && result.element_type().is_float()) {
+    let scalar = |s: &Shape| s.is_scalar() && s.element_type().is_float();
+    // A one-element tuple of a scalar (`(loss,)`) is differentiated like the scalar.
+    let wrapped = result
+        .tuple_elements()
+        .is_some_and(|e| e.len() == 1 && scalar(&e[0]));
+    if mode != Mode::Vjp && !scalar(&result) && !wrapped {
         return Err(AutodiffError::NonScalarResult {
             shape: Box::new(result),
         });
@@ -220,7 +236,13 @@ fn differentiate(
             let p = b.parameter(shapes.len() as i64, result.clone(), "cotangent");
             ct_of_value(b, &p, &result)
         }
-        Mode::Grad | Mode::ValueAndGrad => Ct::Array(b.constant_scalar(result.element_type(), 1)),
+        Mode::Grad | Mode::ValueAndGrad => {
+            let one = |s: &Shape| Ct::Array(b.constant_scalar(s.element_type(), 1));
+            match result.tuple_elements() {
+                Some([e]) => Ct::Tuple(vec![Some(one(e))]),
+                _ => one(&result),
+            }
+        }
     };
     let cts = backprop(b, &fw.tape, fw.root, ct)?;
     let mut outs = Vec::new();
@@ -235,7 +257,6 @@ fn differentiate(
             .and_then(Option::as_ref);
         outs.push(materialize(b, ct, &shapes[i]));
     }
-    let _ = &fw.params;
     let root = b.tuple(outs);
     let m = b.build_with_root(&root)?;
     Ok(passes::simplify(m))

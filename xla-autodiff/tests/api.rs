@@ -60,6 +60,13 @@ fn grad_follows_the_wrt_order() {
 }
 
 #[test]
+fn a_one_element_tuple_result_is_differentiated_like_its_scalar() {
+    let m = module("x = f64[3] parameter(0)\nz = f64[] constant(0)\nr = f64[] reduce(x, z), dimensions={0}, to_apply=add\nROOT t = (f64[]) tuple(r)");
+    let out = run(&grad_module(&m, None).unwrap(), &[vec1(&[1.0, 2.0, 3.0])]);
+    assert_eq!(out, vec![vec![1.0; 3]]);
+}
+
+#[test]
 fn value_and_grad_returns_the_value_first() {
     let m = module(SUM_X2_Y);
     let out = run(

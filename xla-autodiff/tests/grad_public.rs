@@ -307,10 +307,45 @@ fn vjp_of_every_public_module_builds_or_errors() {
         {
             continue;
         }
-        let ct = Literal::zeros(&ct_shape).unwrap();
+        let n: i64 = ct_shape.dims().iter().product();
+        let ct = Literal::from_vec(
+            ct_shape.dims(),
+            (0..n)
+                .map(|i| ((i * 7919) % 13) as f64 / 13.0 - 0.4)
+                .collect::<Vec<f64>>(),
+        )
+        .unwrap();
+        let ct = if ct_shape.element_type() == xla_core::PrimitiveType::F32 {
+            Literal::from_vec(
+                ct_shape.dims(),
+                ct.data::<f64>()
+                    .unwrap()
+                    .iter()
+                    .map(|&v| v as f32)
+                    .collect::<Vec<f32>>(),
+            )
+            .unwrap()
+        } else {
+            ct
+        };
         args.push(ct);
         let exe = xla_cpu::Executable::compile(&vjp).unwrap_or_else(|e| panic!("{name}: {e}"));
-        exe.execute(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let out = exe.execute(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if let Ok(dump) = std::env::var("XLA_DUMP") {
+            let dir = Path::new(&dump).join(&name);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("module.hlo"), xla_core::text::print_module(&vjp)).unwrap();
+            for (i, a) in args.iter().enumerate() {
+                a.write_npy(dir.join(format!("in{i}.npy"))).unwrap();
+            }
+            let mut outs = Vec::new();
+            flatten(out, &mut outs);
+            for (i, o) in outs.iter().enumerate() {
+                o.write_npy(dir.join(format!("out{i}.npy"))).unwrap();
+            }
+            let meta = r#"{"op": "vjp", "rtol": 1e-4, "atol": 1e-4, "note": "vjp of a public module", "source": "hand", "group": "autodiff"}"#;
+            std::fs::write(dir.join("meta.json"), meta).unwrap();
+        }
         ran += 1;
     }
     eprintln!(

@@ -28,8 +28,9 @@ pub struct Computation {
 /// Options of the attribute.
 #[derive(Default)]
 pub struct Options {
-    /// `grad(a, b)`: the parameters to differentiate with respect to, and the span of `grad`.
-    pub grad: Option<(Sp, Vec<Ident>)>,
+    /// `grad(a, b)`: the span of `grad` and the parameters to differentiate with respect
+    /// to (`None` for a bare `grad`: every floating-point parameter).
+    pub grad: Option<(Sp, Option<Vec<Ident>>)>,
     /// `__callee(name = "HLO")`, added by the callee's `__xla_with_callee!` when the
     /// function calls another `#[computation]` (empty HLO: the callee failed to compile).
     pub callees: Vec<(Ident, String)>,

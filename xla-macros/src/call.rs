@@ -3,7 +3,7 @@
 //! primitive: `bool`, integers, `f32`, `f64`). Their signatures come from the AST alone, so
 //! the stub emitted after errors has the same ones.
 
-use crate::ast::{Computation, TensorType, TypeSpec};
+use crate::ast::{Param, TensorType, TypeSpec};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use xla_core::PrimitiveType;
@@ -40,8 +40,9 @@ fn value_type(t: &TensorType, argument: bool) -> Option<TokenStream> {
     })
 }
 
-/// `run` and `call`, with bodies when `real` (a stub's bodies are `unimplemented!()`).
-pub fn functions(c: &Computation, real: bool) -> TokenStream {
+/// `run`, `apply` and `call` of a computation with `params` and `result`, with bodies when
+/// `real` (a stub's bodies are `unimplemented!()`).
+pub fn functions(params: &[Param], result: Option<&TypeSpec>, real: bool) -> TokenStream {
     let run_body = if real { run_body() } else { unreachable() };
     let executable_body = if real {
         executable_body()
@@ -57,8 +58,8 @@ pub fn functions(c: &Computation, real: bool) -> TokenStream {
             #run_body
         }
     };
-    let call = call(c, real).unwrap_or_default();
-    let apply = apply(c, real);
+    let call = call(params, result, real).unwrap_or_default();
+    let apply = apply(params, real);
     quote! {
         /// The error of [`run`] and `call`.
         pub type Error = ::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>;
@@ -112,8 +113,8 @@ fn run_body() -> TokenStream {
 /// `apply(x, w, ...)`: one argument per parameter, anything that converts into a literal
 /// (a `Literal`, or with xla-core's `ndarray` feature an `&Array`); the result literal
 /// converts back (`ArrayD::<f32>::try_from(out)`).
-fn apply(c: &Computation, real: bool) -> TokenStream {
-    let names: Vec<&Ident> = c.params.iter().map(|p| &p.name).collect();
+fn apply(params: &[Param], real: bool) -> TokenStream {
+    let names: Vec<&Ident> = params.iter().map(|p| &p.name).collect();
     let generics: Vec<Ident> = (0..names.len()).map(|i| format_ident!("A{}", i)).collect();
     let body = if real {
         quote! { self::run(&[#(#names.into()),*]) }
@@ -139,15 +140,15 @@ fn apply(c: &Computation, real: bool) -> TokenStream {
 }
 
 /// `call(x: &[f32], ...) -> Result<Vec<f32>, Error>`, when every type has a Rust primitive.
-fn call(c: &Computation, real: bool) -> Option<TokenStream> {
+fn call(signature: &[Param], result: Option<&TypeSpec>, real: bool) -> Option<TokenStream> {
     let mut params = Vec::new();
-    for p in &c.params {
+    for p in signature {
         let Some(TypeSpec::Tensor(t)) = &p.ty else {
             return None;
         };
         params.push((&p.name, value_type(t, true)?, t));
     }
-    let (result_ty, extract) = match c.result.as_ref()? {
+    let (result_ty, extract) = match result? {
         TypeSpec::Tensor(t) => (value_type(t, false)?, extract(t, quote! { &out })),
         TypeSpec::Tuple(ts) => {
             let types = ts

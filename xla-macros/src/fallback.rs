@@ -6,16 +6,14 @@ use crate::expand::{module, Bodies};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The compile errors and the stub.
+/// The compile errors and the stub (with stub gradient modules when `grad` was asked for).
 pub fn stub(c: &Computation, errors: Vec<syn::Error>) -> TokenStream {
     let errors = errors.iter().map(syn::Error::to_compile_error);
-    // The stub is never run: the crate does not compile while the errors stand.
-    let unreachable = quote! { ::core::unimplemented!("#[computation] failed to compile") };
-    let bodies = Bodies {
-        hlo: String::new(),
-        parameter_shapes: unreachable.clone(),
-        result_shape: unreachable,
-    };
-    let stub = module(c, bodies, false);
+    let nested = c.options.grad.as_ref().map(|_| {
+        let types = crate::grad::signature(c).map(|s| (s.grad, s.value_and_grad));
+        let (g, vg) = types.map_or((None, None), |(g, vg)| (Some(g), vg));
+        [(Bodies::stub(), g), (Bodies::stub(), vg)]
+    });
+    let stub = module(c, Bodies::stub(), nested, false);
     quote! { #(#errors)* #stub }
 }

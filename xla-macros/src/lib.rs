@@ -8,6 +8,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod fallback;
+mod grad;
 mod parse;
 
 use proc_macro::TokenStream;

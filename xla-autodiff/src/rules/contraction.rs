@@ -88,19 +88,31 @@ pub(super) fn dot(
             b.convert_element_type(v, ty)
         }
     };
+    let (gy, gx) = (g_as(cx, g, 1), g_as(cx, g, 0));
     let dx = cx.wants(0).then(|| {
         convert(
-            dot_transpose_lhs(b, g, &y, xr, yr, (xc, yc, xb, yb), false, precision),
+            dot_transpose_lhs(b, &gy, &y, xr, yr, (xc, yc, xb, yb), false, precision),
             0,
         )
     });
     let dy = cx.wants(1).then(|| {
         convert(
-            dot_transpose_lhs(b, g, &x, yr, xr, (yc, xc, yb, xb), true, precision),
+            dot_transpose_lhs(b, &gx, &x, yr, xr, (yc, xc, yb, xb), true, precision),
             1,
         )
     });
     Ok(vec![dx.map(Ct::Array), dy.map(Ct::Array)])
+}
+
+/// The cotangent in operand `i`'s element type (when the result's type differs, e.g. a
+/// preferred element type), so it can meet that operand in a dot or convolution.
+fn g_as(cx: &Cx<'_>, g: &XlaOp, i: usize) -> XlaOp {
+    let ty = cx.s(i).element_type();
+    if cx.shape.element_type() == ty {
+        g.clone()
+    } else {
+        cx.b.convert_element_type(g, ty)
+    }
 }
 
 /// `core.dilate_dim`: the extent of `d` elements with `dilation - 1` holes between them.
@@ -253,13 +265,21 @@ pub(super) fn convolution(cx: &Cx<'_>, c: &ConvConfig, g: &XlaOp) -> Result<Cts,
     }
     let sp = specs(&c.dnums);
     let geo = geometry(cx, c, &sp);
+    let as_operand = |v: XlaOp, i: usize| {
+        let ty = cx.s(i).element_type();
+        Ct::Array(if cx.shape.element_type() == ty {
+            v
+        } else {
+            cx.b.convert_element_type(v, ty)
+        })
+    };
     let dx = if cx.wants(0) {
-        Some(Ct::Array(conv_lhs(cx, c, &sp, &geo, g)?))
+        Some(as_operand(conv_lhs(cx, c, &sp, &geo, &g_as(cx, g, 1))?, 0))
     } else {
         None
     };
     let dw = if cx.wants(1) {
-        Some(Ct::Array(conv_rhs(cx, c, &sp, &geo, g)?))
+        Some(as_operand(conv_rhs(cx, c, &sp, &geo, &g_as(cx, g, 0))?, 1))
     } else {
         None
     };

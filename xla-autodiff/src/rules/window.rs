@@ -160,9 +160,13 @@ fn reduce_one(
         Some(BinaryOp::Add) => bcast(g),
         Some(BinaryOp::Mul) => b.mul(bcast(g), product_of_others(b, &x, &xs, dims)?),
         Some(BinaryOp::Max | BinaryOp::Min) => {
-            let loc = b.convert_element_type(b.eq(&x, bcast(y)), xs.element_type());
+            // A select rather than a multiply by the indicator: where no element equals the
+            // result (a NaN), every element gets zero, as XLA computes JAX's rule.
+            let hit = b.eq(&x, bcast(y));
+            let loc = b.convert_element_type(&hit, xs.element_type());
             let counts = super::sum(b, &loc, xs.element_type(), dims);
-            b.mul(bcast(&b.div(g, counts)), loc)
+            let share = bcast(&b.div(g, counts));
+            b.select(hit, &share, b.zeros_like(&share))
         }
         _ => return Err(cx.nd("the reducer is not add, multiply, maximum or minimum")),
     })

@@ -3,13 +3,22 @@
 //! span of the expression that added the op.
 
 use crate::ctxt::{Ctxt, Sp};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 use xla_core::builder::{BuildError, XlaBuilder, XlaComputation, XlaOp};
 use xla_core::{Module, Shape};
 
-/// A builder and how many of its errors have been reported.
+/// The span of the expression that added each instruction, by instruction name (shared by
+/// a graph and its sub-graphs), so that a gradient error naming an instruction points at
+/// the source.
+pub type Spans = Rc<RefCell<HashMap<String, Sp>>>;
+
+/// A builder, how many of its errors have been reported, and where its values come from.
 pub struct Graph {
     b: XlaBuilder,
     reported: usize,
+    spans: Spans,
 }
 
 impl Graph {
@@ -18,6 +27,7 @@ impl Graph {
         Graph {
             b: XlaBuilder::new(name),
             reported: 0,
+            spans: Spans::default(),
         }
     }
 
@@ -30,6 +40,12 @@ impl Graph {
             cx.error(sp, message(e));
         }
         self.reported = errors.len();
+        if let Some(instruction) = value.instruction() {
+            self.spans
+                .borrow_mut()
+                .entry(instruction.name)
+                .or_insert(sp);
+        }
         (!value.is_poisoned()).then_some(value)
     }
 
@@ -38,6 +54,7 @@ impl Graph {
         Graph {
             b: self.b.sub_builder(name),
             reported: 0,
+            spans: Rc::clone(&self.spans),
         }
     }
 
@@ -63,6 +80,11 @@ impl Graph {
     /// The builder's errors (all of which have already been reported through [`Graph::op`]).
     pub fn finish(self, root: &XlaOp) -> Result<Module, xla_core::Error> {
         self.b.build_with_root(root)
+    }
+
+    /// The spans recorded so far, by instruction name.
+    pub fn spans(&self) -> HashMap<String, Sp> {
+        self.spans.borrow().clone()
     }
 }
 

@@ -36,6 +36,8 @@ pub struct Checked {
     pub params: Vec<(Ident, Shape)>,
     /// The result shape.
     pub result: Shape,
+    /// The span of the expression that added each instruction, by instruction name.
+    pub spans: HashMap<String, Sp>,
 }
 
 /// The value of an expression while checking.
@@ -105,11 +107,13 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
     };
     let root = root.filter(|_| !cx.has_errors())?;
     let result = shape(&root)?;
+    let spans = ck.g.spans();
     match ck.g.finish(&root) {
         Ok(module) => Some(Checked {
             module,
             params,
             result,
+            spans,
         }),
         Err(e) => {
             cx.error(
@@ -121,24 +125,25 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
     }
 }
 
-/// `grad(w, b)`: the names must be parameters; then, until xla-autodiff lands, an error.
+/// `grad(w, b)`: the names must be parameters (the rest is checked by xla-autodiff when
+/// the gradient is built, see `grad.rs`).
 fn check_grad_option(cx: &Ctxt, c: &Computation) {
-    let Some((sp, wrt)) = &c.options.grad else {
+    let Some((_, Some(wrt))) = &c.options.grad else {
         return;
     };
     let name = &c.name;
-    let unknown: Vec<&Ident> = wrt
-        .iter()
-        .filter(|w| !c.params.iter().any(|p| p.name == **w))
-        .collect();
-    for w in &unknown {
-        cx.error(
-            Sp::of(*w),
-            format!("grad: `{w}` is not a parameter of `{name}`"),
-        );
+    for w in wrt {
+        if !c.params.iter().any(|p| p.name == *w) {
+            cx.error(
+                Sp::of(w),
+                format!("grad: `{w}` is not a parameter of `{name}`"),
+            );
+        }
     }
-    if unknown.is_empty() {
-        cx.error(*sp, format!("`grad(...)` is not supported yet: gradients (`{name}::grad`) come with xla-autodiff"));
+    for (i, w) in wrt.iter().enumerate() {
+        if wrt[..i].contains(w) {
+            cx.error(Sp::of(w), format!("grad: `{w}` is listed twice"));
+        }
     }
 }
 

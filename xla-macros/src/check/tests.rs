@@ -403,15 +403,16 @@ fn errors() {
 }
 
 #[test]
-fn grad_is_not_supported_yet() {
-    let errors = check_src("grad(w)", DENSE).map(|(r, _, _)| r).unwrap_err();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(
-        errors[0].contains("`grad(...)` is not supported yet: gradients (`dense::grad`)"),
-        "{errors:?}"
-    );
+fn grad_names_must_be_parameters() {
+    // The rest (types, result, rules) is checked by xla-autodiff in `grad.rs`.
+    assert!(check_src("grad(w)", DENSE).is_ok());
+    assert!(check_src("grad", DENSE).is_ok());
     let errors = check_src("grad(w, q)", DENSE)
         .map(|(r, _, _)| r)
         .unwrap_err();
     assert_eq!(errors, ["grad: `q` is not a parameter of `dense`"]);
+    let errors = check_src("grad(w, w)", DENSE)
+        .map(|(r, _, _)| r)
+        .unwrap_err();
+    assert_eq!(errors, ["grad: `w` is listed twice"]);
 }

@@ -67,6 +67,11 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
     let mut options = Options::default();
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("grad") {
+            // `grad` alone: every floating-point parameter.
+            if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
+                options.grad = Some((Sp::of(&meta.path), None));
+                return Ok(());
+            }
             let mut wrt = Vec::new();
             meta.parse_nested_meta(|inner| match inner.path.get_ident() {
                 Some(ident) => {
@@ -75,7 +80,7 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
                 }
                 None => Err(inner.error("expected a parameter name")),
             })?;
-            options.grad = Some((Sp::of(&meta.path), wrt));
+            options.grad = Some((Sp::of(&meta.path), Some(wrt)));
             Ok(())
         } else if meta.path.is_ident("__callee") {
             meta.parse_nested_meta(|inner| {
@@ -89,7 +94,8 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
                 Ok(())
             })
         } else {
-            Err(meta.error("unknown option of #[computation]; expected `grad(param, ...)`"))
+            Err(meta
+                .error("unknown option of #[computation]; expected `grad` or `grad(param, ...)`"))
         }
     });
     if let Err(e) = syn::parse::Parser::parse2(parser, attr) {

@@ -519,7 +519,13 @@ fn grad_option() {
     assert!(errors.is_empty(), "{errors:?}");
     let (_, wrt) = c.options.grad.unwrap();
     assert_eq!(
-        wrt.iter().map(|i| i.to_string()).collect::<Vec<_>>(),
+        wrt.unwrap()
+            .iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>(),
         ["w", "b"]
     );
+    let (c, errors) = parse_src("grad", DENSE);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(matches!(c.options.grad, Some((_, None))));
 }
