@@ -20,8 +20,9 @@ use xla::computation;
 use xla::train::{Dataset, Rng, TrainArgs};
 use xla::Literal;
 
-/// The training loss: batch norm with the batch's statistics, mean softmax cross-entropy.
-#[computation]
+/// The training loss: batch norm with the batch's statistics, mean softmax cross-entropy;
+/// `loss::value_and_grad` also gives its gradient w.r.t. the 8 trainable tensors.
+#[computation(grad(k1, g1, b1, k2, g2, b2, w, b))]
 pub fn loss(
     k1: Tensor<f32, 16, 1, 3, 3>,
     g1: Tensor<f32, 16>,
@@ -144,17 +145,11 @@ pub fn init(rng: &mut Rng) -> Result<Vec<Literal>> {
     ])
 }
 
-/// The model: `loss` differentiated w.r.t. the 8 trainable tensors, `batch_stats` for the
+/// The model: the gradient of `loss`, `batch_stats` for the
 /// running statistics, `predict` at test time.
-pub fn model() -> Result<BatchNormNet> {
-    BatchNormNet::new(
-        NAMES,
-        8,
-        init,
-        loss::module()?,
-        batch_stats::run,
-        predict::run,
-    )
+pub fn model() -> BatchNormNet {
+    let grad = loss::value_and_grad::run;
+    BatchNormNet::new(NAMES, 8, init, grad, batch_stats::run, predict::run)
 }
 
 /// The example's defaults.
@@ -180,6 +175,6 @@ fn main() -> std::process::ExitCode {
     common::exit_code((|| {
         let (train, test) = data(&args)?;
         let title = "CNN on the UCI digits";
-        common::train_and_report(&model()?, &args, (&train, &test), title)
+        common::train_and_report(&model(), &args, (&train, &test), title)
     })())
 }

@@ -12,7 +12,6 @@ pub mod common;
 
 use common::Result;
 use xla::computation;
-use xla::cpu::Executable;
 use xla::train::optim::Adam;
 use xla::train::plot::{save_fit_plot, FitPlot};
 use xla::train::{Progress, ProgressMode, Rng, TrainArgs, TrainLog};
@@ -26,8 +25,9 @@ pub const GRID: usize = 100;
 pub const NAMES: [&str; 3] = ["log_length_scale", "log_signal_var", "log_noise_var"];
 
 /// The negative log marginal likelihood `½ yᵀK⁻¹y + ½ log|K| + (n/2) log 2π` of
-/// observations `y` at `x` with `K = σ² exp(-(xᵢ-xⱼ)²/2ℓ²) + σₙ² I`.
-#[computation]
+/// observations `y` at `x` with `K = σ² exp(-(xᵢ-xⱼ)²/2ℓ²) + σₙ² I`;
+/// `nll::value_and_grad` also gives its gradient w.r.t. the three hyper-parameters.
+#[computation(grad(log_ell, log_sf2, log_sn2))]
 pub fn nll(
     log_ell: f64,
     log_sf2: f64,
@@ -122,8 +122,6 @@ pub fn fit(args: &TrainArgs) -> Result<(Vec<Literal>, TrainLog)> {
     if let Some((loaded, saved)) = args.resume_checkpoint(&expected)? {
         (params, log) = (loaded, saved);
     }
-    let grad = xla::autodiff::value_and_grad_module(nll::module()?, Some(&[0, 1, 2]))?;
-    let grad = Executable::compile(&grad)?;
     let mut adam = Adam::new(args.learning_rate);
     let first = log.epoch();
     let mode = ProgressMode::auto(args.quiet);
@@ -132,7 +130,7 @@ pub fn fit(args: &TrainArgs) -> Result<(Vec<Literal>, TrainLog)> {
         for _ in 0..STEPS {
             let mut inputs = params.clone();
             inputs.extend([x.clone(), y.clone()]);
-            let (loss, grads) = common::value_and_grad(&grad, &inputs)?;
+            let (loss, grads) = common::value_and_grad(nll::value_and_grad::run, &inputs)?;
             let at = || format!("epoch {} step {}", epoch + 1, progress.log().step() + 1);
             common::check_finite(loss, at)?;
             adam.step(&mut params, &grads)?;

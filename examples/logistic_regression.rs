@@ -19,8 +19,8 @@ pub fn predict(
     x.dot(w) + b
 }
 
-/// Mean softmax cross-entropy against one-hot labels `y`.
-#[computation]
+/// Mean softmax cross-entropy against one-hot labels `y`, and its gradient w.r.t. `w`, `b`.
+#[computation(grad(w, b))]
 pub fn loss(
     w: Tensor<f32, 64, 10>,
     b: Tensor<f32, 10>,
@@ -52,7 +52,7 @@ fn main() -> std::process::ExitCode {
     );
     common::exit_code((|| {
         let (train, test) = common::digits(&args)?;
-        let model = common::Plain::new(&["w", "b"], init, loss::module()?, predict::run)?;
+        let model = common::Plain::new(&["w", "b"], init, loss::value_and_grad::run, predict::run);
         let title = "softmax regression on the UCI digits";
         common::train_and_report(&model, &args, (&train, &test), title)
     })())

@@ -25,8 +25,9 @@ pub fn predict(
     h.dot(w2) + b2
 }
 
-/// Mean softmax cross-entropy of the batch against one-hot labels `y`.
-#[computation]
+/// Mean softmax cross-entropy of the batch against one-hot labels `y`; `loss::value_and_grad`
+/// also gives its gradient w.r.t. the weights and biases.
+#[computation(grad(w1, b1, w2, b2))]
 pub fn loss(
     w1: Tensor<f32, 64, 128>,
     b1: Tensor<f32, 128>,
@@ -54,9 +55,9 @@ pub fn init(rng: &mut Rng) -> Result<Vec<Literal>> {
     Ok(vec![w1, zeros(128)?, w2, zeros(10)?])
 }
 
-/// The model: `loss` differentiated w.r.t. the four parameters, and `predict`.
-pub fn model() -> Result<Plain> {
-    Plain::new(NAMES, init, loss::module()?, predict::run)
+/// The model: the gradient of `loss` for training, `predict` for testing.
+pub fn model() -> Plain {
+    Plain::new(NAMES, init, loss::value_and_grad::run, predict::run)
 }
 
 /// The example's defaults.
@@ -78,6 +79,6 @@ fn main() -> std::process::ExitCode {
     common::exit_code((|| {
         let (train, test) = common::digits(&args)?;
         let title = "MLP on the UCI digits";
-        common::train_and_report(&model()?, &args, (&train, &test), title)
+        common::train_and_report(&model(), &args, (&train, &test), title)
     })())
 }

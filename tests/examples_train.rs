@@ -92,8 +92,7 @@ fn logistic_regression_learns_and_round_trips() {
     use logistic_regression::{common, init, loss, predict};
     let dir = scratch("logreg");
     let args = quick(&dir, 2, 256, 0.01);
-    let model =
-        common::Plain::new(&["w", "b"], init, loss::module().unwrap(), predict::run).unwrap();
+    let model = common::Plain::new(&["w", "b"], init, loss::value_and_grad::run, predict::run);
     let data = common::digits(&args).unwrap();
     check_classifier!(logistic_regression, model, data, args);
 }
@@ -103,12 +102,8 @@ fn mlp_learns_and_round_trips_and_resumes() {
     let dir = scratch("mlp");
     let args = quick(&dir, 2, 128, 0.003);
     let data = mlp_digits::common::digits(&args).unwrap();
-    let (state, log) = check_classifier!(
-        mlp_digits,
-        mlp_digits::model().unwrap(),
-        data.clone(),
-        args.clone()
-    );
+    let (state, log) =
+        check_classifier!(mlp_digits, mlp_digits::model(), data.clone(), args.clone());
     assert_eq!(log.epoch(), 2);
     // --resume with --epochs 3 trains one more epoch from the saved state and log.
     let more = TrainArgs {
@@ -116,7 +111,7 @@ fn mlp_learns_and_round_trips_and_resumes() {
         resume: true,
         ..args
     };
-    let model = mlp_digits::model().unwrap();
+    let model = mlp_digits::model();
     let (resumed, log) = mlp_digits::common::fit(&model, &more, (&data.0, &data.1), "t").unwrap();
     assert_eq!((log.epoch(), log.step()), (3, 12));
     assert_ne!(resumed, state);
@@ -127,7 +122,7 @@ fn cnn_learns_and_round_trips_with_running_statistics() {
     let dir = scratch("cnn");
     let args = quick(&dir, 2, 64, 0.003);
     let data = cnn_digits::data(&args).unwrap();
-    let (state, _) = check_classifier!(cnn_digits, cnn_digits::model().unwrap(), data, args);
+    let (state, _) = check_classifier!(cnn_digits, cnn_digits::model(), data, args);
     // The running variances moved away from their initial 1.
     let var1 = state[9].to_vec::<f32>().unwrap();
     assert!(
@@ -174,10 +169,9 @@ fn checkpoint_of_another_model_is_refused_by_name() {
     let model = logistic_regression::common::Plain::new(
         &["w", "b"],
         logistic_regression::init,
-        logistic_regression::loss::module().unwrap(),
+        logistic_regression::loss::value_and_grad::run,
         logistic_regression::predict::run,
-    )
-    .unwrap();
+    );
     let data = logistic_regression::common::digits(&args).unwrap();
     logistic_regression::common::fit(&model, &args, (&data.0, &data.1), "t").unwrap();
     let before = std::fs::read(args.checkpoint.as_ref().unwrap()).unwrap();
@@ -186,7 +180,7 @@ fn checkpoint_of_another_model_is_refused_by_name() {
         resume: true,
         ..args.clone()
     };
-    let mlp = mlp_digits::model().unwrap();
+    let mlp = mlp_digits::model();
     let msg = failure(mlp_digits::common::fit(
         &mlp,
         &resume,
@@ -212,7 +206,7 @@ fn checkpoint_with_a_wrong_shape_is_refused_naming_tensor_and_shapes() {
     state[0] = Literal::from_vec(&[64, 64], vec![0f32; 64 * 64]).unwrap();
     let named: Vec<(&str, &Literal)> = mlp_digits::NAMES.iter().copied().zip(&state).collect();
     args.save_checkpoint(&named, &TrainLog::default()).unwrap();
-    let model = mlp_digits::model().unwrap();
+    let model = mlp_digits::model();
     let data = mlp_digits::common::digits(&args).unwrap();
     let msg = failure(mlp_digits::common::fit(
         &model,
@@ -230,7 +224,7 @@ fn checkpoint_with_a_wrong_shape_is_refused_naming_tensor_and_shapes() {
 fn diverging_loss_stops_with_a_message_and_no_checkpoint() {
     let dir = scratch("nan");
     let args = quick(&dir, 2, 64, 1e30);
-    let model = mlp_digits::model().unwrap();
+    let model = mlp_digits::model();
     let data = mlp_digits::common::digits(&args).unwrap();
     let msg = failure(mlp_digits::common::fit(
         &model,
@@ -263,7 +257,7 @@ fn truncated_checkpoint_is_reported_with_its_path() {
     args.save_checkpoint(&named, &TrainLog::default()).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    let model = mlp_digits::model().unwrap();
+    let model = mlp_digits::model();
     let data = mlp_digits::common::digits(&args).unwrap();
     let msg = failure(mlp_digits::common::fit(
         &model,
@@ -330,7 +324,7 @@ fn mnist_trains_on_idx_files_and_reports_bad_data() {
     );
     fake_mnist(&data_dir, 64, 32);
     let data = mnist::data(Some(&data_dir), &args).unwrap();
-    check_classifier!(mnist, mnist::model().unwrap(), data, args.clone());
+    check_classifier!(mnist, mnist::model(), data, args.clone());
     // A truncated image file: the message names it.
     let images = data_dir.join("t10k-images-idx3-ubyte");
     let bytes = std::fs::read(&images).unwrap();

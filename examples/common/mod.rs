@@ -5,7 +5,6 @@
 use clap::{Args, CommandFactory, FromArgMatches};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use xla::cpu::Executable;
 use xla::train::metrics::{self, argmax_literal};
 use xla::train::optim::Adam;
 use xla::train::{Dataset, Digits, Order, Progress, ProgressMode, Rng, Standardizer};
@@ -112,12 +111,16 @@ pub fn args(defaults: &TrainArgs, about: &'static str) -> TrainArgs {
     cli.common.over(defaults)
 }
 
-/// Runs a `(value, grad...)` executable on `args`: the value and the gradients.
+/// A computation's `run` (`predict::run`, `loss::value_and_grad::run`, ...).
+pub type Run = fn(&[Literal]) -> Result<Literal>;
+
+/// Runs a `loss::value_and_grad` computation (`#[computation(grad(...))]`) on `args`: the
+/// value and the gradients.
 ///
 /// # Errors
-/// If the executable fails or its result is not a tuple of a scalar and gradients.
-pub fn value_and_grad(exe: &Executable, args: &[Literal]) -> Result<(f64, Vec<Literal>)> {
-    let mut parts = exe.execute(args)?.decompose_tuple()?;
+/// If the computation fails or its result is not a tuple of a scalar and gradients.
+pub fn value_and_grad(run: Run, args: &[Literal]) -> Result<(f64, Vec<Literal>)> {
+    let mut parts = run(args)?.decompose_tuple()?;
     if parts.is_empty() {
         return Err("value_and_grad: empty result tuple".into());
     }
@@ -260,40 +263,34 @@ pub fn fit<M: Classifier>(
     Ok((state, log))
 }
 
-/// A classifier whose state is trained whole: `value_and_grad` is the compiled gradient of
-/// `loss(state..., x, y)` w.r.t. every state tensor, `predict` runs `predict(state..., x)`
-/// (a computation's `run`).
+/// A classifier whose state is trained whole: `value_and_grad` runs the gradient of
+/// `loss(state..., x, y)` w.r.t. every state tensor (`loss::value_and_grad::run` of a
+/// `#[computation(grad(...))]`), `predict` runs `predict(state..., x)`.
 pub struct Plain {
     /// The state's tensor names (checkpoint names).
     pub names: &'static [&'static str],
     /// The initial state from a seeded generator.
     pub init: fn(&mut Rng) -> Result<Vec<Literal>>,
     /// `(loss, grads...)` of the loss.
-    pub value_and_grad: Executable,
-    /// The logits computation's `run`.
-    pub predict: fn(&[Literal]) -> Result<Literal>,
+    pub value_and_grad: Run,
+    /// The logits.
+    pub predict: Run,
 }
 
 impl Plain {
-    /// The model of a `loss` module whose leading `names.len()` parameters are the state.
-    ///
-    /// # Errors
-    /// If the gradient module cannot be built or compiled.
+    /// The model of `names`, `init` and the two computations.
     pub fn new(
         names: &'static [&'static str],
         init: fn(&mut Rng) -> Result<Vec<Literal>>,
-        loss: &xla::Module,
-        predict: fn(&[Literal]) -> Result<Literal>,
-    ) -> Result<Plain> {
-        let wrt: Vec<usize> = (0..names.len()).collect();
-        let value_and_grad =
-            Executable::compile(&xla::autodiff::value_and_grad_module(loss, Some(&wrt))?)?;
-        Ok(Plain {
+        value_and_grad: Run,
+        predict: Run,
+    ) -> Plain {
+        Plain {
             names,
             init,
             value_and_grad,
             predict,
-        })
+        }
     }
 }
 
@@ -315,7 +312,7 @@ impl Classifier for Plain {
     fn step(&self, state: &mut [Literal], x: Literal, y: Literal) -> Result<(f64, Vec<Literal>)> {
         let mut args = state.to_vec();
         args.extend([x, y]);
-        value_and_grad(&self.value_and_grad, &args)
+        value_and_grad(self.value_and_grad, &args)
     }
 
     fn logits(&self, state: &[Literal], x: Literal) -> Result<Literal> {
@@ -373,36 +370,31 @@ pub const STATS_RATE: f32 = 0.1;
 pub struct BatchNormNet {
     inner: Plain,
     trainable: usize,
-    stats: fn(&[Literal]) -> Result<Literal>,
+    stats: Run,
 }
 
 impl BatchNormNet {
-    /// The model of a `loss(trainable..., x, y)` module.
-    ///
-    /// # Errors
-    /// If the gradient module cannot be built or compiled.
+    /// The model of a `loss(trainable..., x, y)` computation: `value_and_grad` is its
+    /// gradient w.r.t. the `trainable` leading parameters.
     pub fn new(
         names: &'static [&'static str],
         trainable: usize,
         init: fn(&mut Rng) -> Result<Vec<Literal>>,
-        loss: &xla::Module,
-        stats: fn(&[Literal]) -> Result<Literal>,
-        predict: fn(&[Literal]) -> Result<Literal>,
-    ) -> Result<BatchNormNet> {
-        let wrt: Vec<usize> = (0..trainable).collect();
-        let value_and_grad =
-            Executable::compile(&xla::autodiff::value_and_grad_module(loss, Some(&wrt))?)?;
+        value_and_grad: Run,
+        stats: Run,
+        predict: Run,
+    ) -> BatchNormNet {
         let inner = Plain {
             names,
             init,
             value_and_grad,
             predict,
         };
-        Ok(BatchNormNet {
+        BatchNormNet {
             inner,
             trainable,
             stats,
-        })
+        }
     }
 }
 
