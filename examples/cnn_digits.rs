@@ -13,6 +13,9 @@
 //! cargo run --release --example cnn_digits
 //! ```
 
+// A network's computations take every weight as a parameter.
+#![allow(clippy::too_many_arguments)]
+
 pub mod common;
 
 use common::{BatchNormNet, Result};

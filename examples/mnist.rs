@@ -10,6 +10,9 @@
 //! cargo run --release --example mnist -- --data ~/data/mnist
 //! ```
 
+// A network's computations take every weight as a parameter.
+#![allow(clippy::too_many_arguments)]
+
 pub mod common;
 
 use clap::Parser;

@@ -3,6 +3,9 @@
 //! (mismatched checkpoints, a diverging loss, missing or truncated data) fails with a
 //! clear message and leaves no checkpoint behind.
 
+// Each example includes its own copy of examples/common; tests may unwrap.
+#![allow(clippy::duplicate_mod, clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../examples/cnn_digits.rs"]
 mod cnn_digits;
 #[path = "../examples/gp_regression.rs"]
