@@ -119,7 +119,7 @@ pub fn fit(args: &TrainArgs) -> Result<(Vec<Literal>, TrainLog)> {
     let shape = xla::Shape::array(xla::PrimitiveType::F64, Vec::<i64>::new());
     let expected: Vec<(&str, &xla::Shape)> = NAMES.iter().map(|n| (*n, &shape)).collect();
     let mut log = TrainLog::default();
-    if let Some((loaded, saved)) = args.resume_checkpoint(&expected)? {
+    if let Some((loaded, saved)) = common::resume(args, &expected)? {
         (params, log) = (loaded, saved);
     }
     let mut adam = Adam::new(args.learning_rate);

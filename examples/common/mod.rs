@@ -189,6 +189,23 @@ pub trait Classifier {
     fn logits(&self, state: &[Literal], x: Literal) -> Result<Literal>;
 }
 
+/// [`TrainArgs::resume_checkpoint`], its error naming the file.
+///
+/// # Errors
+/// The checkpoint cannot be read or does not match `expected`.
+pub fn resume(
+    args: &TrainArgs,
+    expected: &[(&str, &Shape)],
+) -> Result<Option<(Vec<Literal>, TrainLog)>> {
+    args.resume_checkpoint(expected).map_err(|e| {
+        let file = args
+            .checkpoint
+            .as_ref()
+            .map_or(String::new(), |p| p.display().to_string());
+        format!("--resume from {file}: {e}").into()
+    })
+}
+
 /// The predicted class of every sample of `data`.
 ///
 /// # Errors
@@ -218,7 +235,7 @@ pub fn accuracy<M: Classifier>(model: &M, state: &[Literal], data: &Dataset) -> 
 }
 
 /// Trains `model` on `train` with Adam as `args` says (resuming from and saving to
-/// `--checkpoint`), testing on `test` after every epoch; returns the state and the log.
+/// `--checkpoint`), measuring the accuracy on both (in test mode) after every epoch; returns the state and the log.
 /// With `--plot`, draws the curves titled `title`.
 ///
 /// # Errors
@@ -234,7 +251,7 @@ pub fn fit<M: Classifier>(
     let names = model.names();
     let expected: Vec<(&str, &Shape)> = names.iter().copied().zip(&shapes).collect();
     let mut log = TrainLog::default();
-    if let Some((loaded, saved)) = args.resume_checkpoint(&expected)? {
+    if let Some((loaded, saved)) = resume(args, &expected)? {
         (state, log) = (loaded, saved);
     }
     let mut adam = Adam::new(args.learning_rate);
@@ -251,8 +268,9 @@ pub fn fit<M: Classifier>(
             adam.step(&mut state[..model.trainable()], &grads)?;
             progress.step(loss, batch.len());
         }
+        let train_accuracy = accuracy(model, &state, train)?;
         let test_accuracy = accuracy(model, &state, test)?;
-        progress.end_epoch(None, Some(test_accuracy));
+        progress.end_epoch(Some(train_accuracy), Some(test_accuracy));
         let named: Vec<(&str, &Literal)> = names.iter().copied().zip(&state).collect();
         args.save_checkpoint(&named, progress.log())?;
     }
