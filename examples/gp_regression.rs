@@ -205,6 +205,6 @@ fn run(args: &TrainArgs) -> Result<()> {
 
 #[allow(dead_code)]
 fn main() -> std::process::ExitCode {
-    let about = "Gaussian-process regression: kernel hyper-parameters fitted by the gradient of the log marginal likelihood";
+    let about = "Gaussian-process regression: kernel hyper-parameters fitted by the gradient of the log marginal likelihood (an epoch is 20 full-batch Adam steps; --limit is not used)";
     common::exit_code(run(&common::args(&defaults(), about)))
 }
