@@ -2,6 +2,7 @@
 //! value dies, which called computations are simple scalar combiners that run natively).
 
 use crate::error::{CpuError, Result};
+use crate::fusion::{plan_steps, Step};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,6 +37,10 @@ pub(crate) struct CompPlan {
     /// Every value is a scalar (or a tuple of scalars) and every op is elementwise, so the
     /// computation can run on vectors of argument sets at once.
     pub vectorizable: bool,
+    /// The schedule: one step per stored value, elementwise chains fused into kernels.
+    pub steps: Vec<Step>,
+    /// For each step, the values whose last reader it is (dropped after it runs).
+    pub frees: Vec<Vec<usize>>,
 }
 
 /// Host-side queues for infeed, outfeed and host send/recv.
@@ -177,7 +182,44 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
         last_use,
         combiner,
         vectorizable: vectorizable(comp),
+        steps: Vec::new(),
+        frees: Vec::new(),
     })
+}
+
+/// The values each step reads.
+fn step_reads<'a>(comp: &'a Computation, s: &'a Step) -> &'a [InstrId] {
+    match s {
+        Step::Eval(i) => comp.instructions.get(*i).map_or(&[], |ins| ins.operands.as_slice()),
+        Step::Fused(_, f) => &f.inputs,
+    }
+}
+
+/// Fills in the schedule of `comp` and when each value dies.
+fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>]) {
+    let steps = plan_steps(comp, &|c: CompId| combiners.get(c.0).copied().flatten());
+    let mut last = vec![usize::MAX; comp.instructions.len()];
+    for (k, s) in steps.iter().enumerate() {
+        // An unread value dies at once.
+        if let Some(l) = last.get_mut(s.instr()) {
+            *l = k;
+        }
+        for o in step_reads(comp, s) {
+            if let Some(l) = last.get_mut(o.0) {
+                *l = k;
+            }
+        }
+    }
+    let mut frees = vec![Vec::new(); steps.len()];
+    for (v, &k) in last.iter().enumerate() {
+        if v != comp.root.0 {
+            if let Some(f) = frees.get_mut(k) {
+                f.push(v);
+            }
+        }
+    }
+    p.steps = steps;
+    p.frees = frees;
 }
 
 impl Executable {
@@ -193,11 +235,15 @@ impl Executable {
                 "the module has no entry computation".into(),
             ));
         }
-        let plans = module
+        let mut plans = module
             .computations
             .iter()
             .map(plan)
             .collect::<Result<Vec<_>>>()?;
+        let combiners: Vec<Option<Combiner>> = plans.iter().map(|p| p.combiner).collect();
+        for (p, comp) in plans.iter_mut().zip(&module.computations) {
+            schedule(p, comp, &combiners);
+        }
         for comp in &module.computations {
             for ins in &comp.instructions {
                 if let Some(bad) = ins

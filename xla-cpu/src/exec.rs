@@ -8,6 +8,8 @@ use crate::kernels::{
     collective, contraction, control, elementwise as ew, fft, indexing, linalg, rng, sort,
     structural as st, window,
 };
+use crate::fusion::{self, Step};
+use std::borrow::Cow;
 use std::cell::Cell;
 use xla_core::ir::{CompId, Op};
 use xla_core::literal::{ArrayData, LiteralValue};
@@ -28,6 +30,14 @@ impl Executable {
     /// If the argument count or a shape differs from the entry's parameters, or an
     /// instruction fails (the error names it).
     pub fn execute(&self, args: &[Literal]) -> Result<Literal> {
+        self.execute_borrowed(&args.iter().collect::<Vec<_>>())
+    }
+
+    /// Runs the entry computation on borrowed arguments; no argument is copied.
+    ///
+    /// # Errors
+    /// As [`Executable::execute`].
+    pub fn execute_borrowed(&self, args: &[&Literal]) -> Result<Literal> {
         let entry = self.module.entry;
         let comp = self
             .module
@@ -57,7 +67,8 @@ impl Executable {
             exe: self,
             rng_calls: Cell::new(0),
         };
-        without_layouts(cx.call(entry, args.to_vec())?)
+        let args = args.iter().map(|a| Cow::Borrowed(*a)).collect();
+        without_layouts(cx.run_cow(entry, args, None)?)
     }
 }
 
@@ -96,7 +107,18 @@ impl Ctx<'_> {
         self.run(c, args, Some(n))
     }
 
-    fn run(&self, c: CompId, mut args: Vec<Literal>, width: Option<usize>) -> Result<Literal> {
+    fn run(&self, c: CompId, args: Vec<Literal>, width: Option<usize>) -> Result<Literal> {
+        self.run_cow(c, args.into_iter().map(Cow::Owned).collect(), width)
+    }
+
+    /// Runs computation `c` on arguments that may be borrowed: the schedule of fused steps,
+    /// or (`width` set) every instruction on vectors of `n` argument sets.
+    pub(crate) fn run_cow(
+        &self,
+        c: CompId,
+        mut args: Vec<Cow<'_, Literal>>,
+        width: Option<usize>,
+    ) -> Result<Literal> {
         let comp = self
             .exe
             .module
@@ -114,43 +136,73 @@ impl Ctx<'_> {
                 args.len()
             )));
         }
-        let mut values: Vec<Option<Literal>> = vec![None; comp.instructions.len()];
-        for (i, ins) in comp.instructions.iter().enumerate() {
+        let mut values: Vec<Option<Cow<'_, Literal>>> = vec![None; comp.instructions.len()];
+        let fused_steps;
+        let steps: &[Step] = if width.is_none() {
+            &plan.steps
+        } else {
+            fused_steps = (0..comp.instructions.len()).map(Step::Eval).collect::<Vec<_>>();
+            &fused_steps
+        };
+        for (k, step) in steps.iter().enumerate() {
+            let i = step.instr();
+            let ins = comp
+                .instructions
+                .get(i)
+                .ok_or_else(|| invalid("step of a missing instruction"))?;
             let v = if let Op::Parameter { number } = ins.op {
                 let slot = args
                     .get_mut(number as usize)
                     .ok_or_else(|| invalid("parameter number out of range"))?;
-                std::mem::replace(slot, Literal::token())
+                std::mem::replace(slot, Cow::Owned(Literal::token()))
             } else {
-                let ops =
-                    ins.operands
-                        .iter()
-                        .map(|o| {
-                            values.get(o.0).and_then(Option::as_ref).ok_or_else(|| {
-                                invalid(format!("{}: operand not available", ins.name))
-                            })
-                        })
-                        .collect::<Result<Vec<&Literal>>>()?;
-                let r = match width {
-                    None => self.eval(&ins.op, &ops, &ins.shape),
-                    Some(n) => self.eval_vec(&ins.op, &ops, &vector_shape(&ins.shape, n), n),
+                let reads = match step {
+                    Step::Eval(_) => ins.operands.as_slice(),
+                    Step::Fused(_, f) => f.inputs.as_slice(),
                 };
-                r.map_err(|e| CpuError::Instruction {
+                let ops = reads
+                    .iter()
+                    .map(|o| {
+                        values
+                            .get(o.0)
+                            .and_then(Option::as_deref)
+                            .ok_or_else(|| invalid(format!("{}: operand not available", ins.name)))
+                    })
+                    .collect::<Result<Vec<&Literal>>>()?;
+                let r = match (step, width) {
+                    (Step::Fused(_, f), _) => fusion::run(f, &ops, &ins.shape),
+                    (Step::Eval(_), None) => self.eval(&ins.op, &ops, &ins.shape),
+                    (Step::Eval(_), Some(n)) => {
+                        self.eval_vec(&ins.op, &ops, &vector_shape(&ins.shape, n), n)
+                    }
+                };
+                Cow::Owned(r.map_err(|e| CpuError::Instruction {
                     instruction: ins.name.clone(),
                     op: ins.op.name(),
                     source: Box::new(e),
-                })?
+                })?)
             };
             values[i] = Some(v);
-            for o in &ins.operands {
-                if plan.last_use.get(o.0) == Some(&i) {
-                    values[o.0] = None;
+            let frees = if width.is_none() {
+                plan.frees.get(k).map(Vec::as_slice).unwrap_or(&[])
+            } else {
+                &[]
+            };
+            for &d in frees {
+                values[d] = None;
+            }
+            if width.is_some() {
+                for o in &ins.operands {
+                    if plan.last_use.get(o.0) == Some(&i) {
+                        values[o.0] = None;
+                    }
                 }
             }
         }
         values
             .get_mut(comp.root.0)
             .and_then(Option::take)
+            .map(Cow::into_owned)
             .ok_or_else(|| invalid("root value missing"))
     }
 

@@ -18,6 +18,8 @@ mod compile;
 mod error;
 mod exec;
 mod index;
+mod math;
+mod fusion;
 pub(crate) mod kernels;
 pub mod parallel;
 pub mod scalar;

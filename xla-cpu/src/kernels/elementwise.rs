@@ -60,7 +60,7 @@ pub(crate) fn fmin<F: Real>(a: F, b: F) -> F {
     }
 }
 
-fn fsign<F: Real>(x: F) -> F {
+pub(crate) fn fsign<F: Real>(x: F) -> F {
     if x.is_nan() || x == F::zero() {
         x
     } else {

@@ -1,0 +1,557 @@
+//! Fusion planning: chains of f32 elementwise ops (with scalar and row/column broadcasts,
+//! reshapes, converts, compares and selects) become one [`Kernel`] evaluated block by
+//! block, so intermediates are never materialised; a `reduce` with a recognised combiner
+//! over a contiguous range of dimensions absorbs the elementwise chain feeding it.
+//!
+//! Planning happens once at compile time ([`plan_steps`]); [`run`] executes a step.
+
+mod ops;
+mod run;
+
+pub(crate) use run::run;
+
+use crate::compile::Combiner;
+use std::collections::HashMap;
+use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};
+use xla_core::ir::{CompId, Computation, InstrId, Instruction, Op};
+use xla_core::{PrimitiveType, Shape};
+
+/// How a kernel reads one of its inputs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Load {
+    /// Input `k` at the same linear index.
+    Full(usize),
+    /// Element 0 of input `k`.
+    Scalar(usize),
+    /// Input `k` at `(i / inner) % len` (a broadcast along the dims around a contiguous run).
+    Bcast {
+        /// The input.
+        input: usize,
+        /// Elements of the output dims after the operand's.
+        inner: usize,
+        /// Elements of the operand.
+        len: usize,
+    },
+    /// A constant.
+    Const(f32),
+}
+
+/// One operation of a kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Fop {
+    /// An f32 unary op.
+    Unary(UnaryOp),
+    /// An f32 binary op.
+    Binary(BinaryOp),
+    /// An IEEE compare giving a 0/1 mask.
+    Cmp(ComparisonDirection),
+    /// `select(mask, a, b)`.
+    Select,
+    /// `clamp(lo, x, hi)`.
+    Clamp,
+}
+
+/// A node of a kernel: a load or an op on earlier nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Node {
+    /// Reads an input.
+    Load(Load),
+    /// Computes from earlier nodes.
+    Op(Fop, Vec<usize>),
+}
+
+/// Where a node's block lives while a kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Slot {
+    /// Read straight from an f32 input (no copy).
+    Direct,
+    /// A scratch register filled once per scratch (constants and scalars).
+    Fixed(usize),
+    /// A scratch register written per block.
+    Reg(usize),
+}
+
+/// An elementwise expression over `n` elements in topological order; the last node is
+/// the result.
+#[derive(Debug)]
+pub(crate) struct Kernel {
+    pub nodes: Vec<Node>,
+    pub slots: Vec<Slot>,
+    pub nregs: usize,
+    /// Element count of the domain.
+    pub n: usize,
+}
+
+/// What a fused step computes.
+#[derive(Debug)]
+pub(crate) enum FusedKind {
+    /// The kernel's values, stored (as a pred array when `pred` is set).
+    Loop {
+        /// The result is a pred array.
+        pred: bool,
+    },
+    /// `reduce` of the kernel's values viewed as `[outer, red, inner]` over the middle.
+    Reduce {
+        /// The combiner.
+        op: BinaryOp,
+        /// Index of the init value among the step's inputs.
+        init: usize,
+        /// Product of the kept leading dims.
+        outer: usize,
+        /// Product of the reduced dims.
+        red: usize,
+        /// Product of the kept trailing dims.
+        inner: usize,
+    },
+}
+
+/// A fused step: the kernel, its inputs (values of the computation) and what it yields.
+#[derive(Debug)]
+pub(crate) struct Fused {
+    pub kernel: Kernel,
+    pub inputs: Vec<InstrId>,
+    pub kind: FusedKind,
+}
+
+/// One step of a computation's schedule.
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// Evaluate instruction `i` with its own kernel.
+    Eval(usize),
+    /// Compute instruction `i` with a fused kernel.
+    Fused(usize, Box<Fused>),
+}
+
+impl Step {
+    /// The instruction whose value this step produces.
+    pub fn instr(&self) -> usize {
+        match self {
+            Step::Eval(i) | Step::Fused(i, _) => *i,
+        }
+    }
+}
+
+fn elem_ty(s: &Shape) -> Option<PrimitiveType> {
+    s.as_array().map(|a| a.ty)
+}
+
+fn elems(s: &Shape) -> Option<usize> {
+    let a = s.as_array()?;
+    a.dims
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+}
+
+struct Planner<'c> {
+    comp: &'c Computation,
+    combiner: &'c dyn Fn(CompId) -> Option<Combiner>,
+    users: Vec<Vec<usize>>,
+}
+
+const F32: PrimitiveType = PrimitiveType::F32;
+const PRED: PrimitiveType = PrimitiveType::Pred;
+
+impl Planner<'_> {
+    fn ins(&self, id: InstrId) -> Option<&Instruction> {
+        self.comp.instructions.get(id.0)
+    }
+    fn ty_of(&self, id: InstrId) -> Option<PrimitiveType> {
+        self.ins(id).and_then(|i| elem_ty(&i.shape))
+    }
+    fn n_of(&self, id: InstrId) -> Option<usize> {
+        self.ins(id).and_then(|i| elems(&i.shape))
+    }
+    fn operands_are(&self, ins: &Instruction, ty: PrimitiveType) -> bool {
+        ins.operands.iter().all(|o| self.ty_of(*o) == Some(ty))
+    }
+
+    /// The broadcast load pattern: `None` when the dims are not one contiguous run.
+    fn bcast_pattern(&self, ins: &Instruction, dims: &[i64]) -> Option<(usize, usize)> {
+        let o = self.ins(*ins.operands.first()?)?;
+        let od = &o.shape.as_array()?.dims;
+        let out = &ins.shape.as_array()?.dims;
+        let len = elems(&o.shape)?;
+        if len == 1 {
+            return Some((1, 1));
+        }
+        let first = usize::try_from(*dims.first()?).ok()?;
+        for (k, (&d, &size)) in dims.iter().zip(od).enumerate() {
+            if usize::try_from(d).ok()? != first + k || out.get(first + k) != Some(&size) {
+                return None;
+            }
+        }
+        let after: i64 = out.get(first + dims.len()..)?.iter().product();
+        Some((usize::try_from(after).ok()?, len))
+    }
+
+    /// True when instruction `i` can be a node of a kernel.
+    fn fusible(&self, ins: &Instruction) -> bool {
+        let out = elem_ty(&ins.shape);
+        let f32_out = out == Some(F32) && self.operands_are(ins, F32);
+        match &ins.op {
+            Op::Unary(u) => f32_out && ops::unary_fusible(*u),
+            Op::Binary(b) => f32_out && ops::binary_fusible(*b),
+            Op::Compare {
+                comparison_type, ..
+            } => {
+                out == Some(PRED)
+                    && self.operands_are(ins, F32)
+                    && *comparison_type != Some(ComparisonType::TotalOrder)
+            }
+            Op::Select => {
+                let [p, a, b] = ins.operands.as_slice() else {
+                    return false;
+                };
+                out == Some(F32)
+                    && self.ty_of(*p) == Some(PRED)
+                    && self.ty_of(*a) == Some(F32)
+                    && self.ty_of(*b) == Some(F32)
+            }
+            Op::Clamp => f32_out,
+            Op::Convert => {
+                out == Some(F32)
+                    && ins
+                        .operands
+                        .first()
+                        .is_some_and(|o| matches!(self.ty_of(*o), Some(F32 | PRED)))
+            }
+            Op::Reshape | Op::Bitcast | Op::Copy => {
+                matches!(out, Some(F32 | PRED))
+                    && ins.operands.first().is_some_and(|o| self.ty_of(*o) == out)
+            }
+            Op::Broadcast { dimensions } => {
+                matches!(out, Some(F32 | PRED))
+                    && ins.operands.first().is_some_and(|o| self.ty_of(*o) == out)
+                    && self.bcast_pattern(ins, dimensions).is_some()
+            }
+            Op::Constant { literal } => ins.shape.is_scalar() && const_value(literal).is_some(),
+            _ => false,
+        }
+    }
+
+    /// The reduce shape `(op, outer, red, inner)` when `ins` is a reduce this module fuses.
+    fn fusible_reduce(&self, ins: &Instruction) -> Option<(BinaryOp, usize, usize, usize)> {
+        let Op::Reduce {
+            dimensions,
+            to_apply,
+        } = &ins.op
+        else {
+            return None;
+        };
+        let [x, init] = ins.operands.as_slice() else {
+            return None;
+        };
+        if elem_ty(&ins.shape)? != F32 || self.ty_of(*x)? != F32 || self.ty_of(*init)? != F32 {
+            return None;
+        }
+        let op = match (self.combiner)(*to_apply)? {
+            Combiner::Binary(op @ (BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min)) => op,
+            _ => return None,
+        };
+        let xd = &self.ins(*x)?.shape.as_array()?.dims;
+        let mut ds: Vec<usize> = dimensions
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<_>>()?;
+        ds.sort_unstable();
+        let (lo, hi) = match (ds.first(), ds.last()) {
+            (Some(&lo), Some(&hi)) if hi - lo + 1 == ds.len() && hi < xd.len() => (lo, hi + 1),
+            _ => return None,
+        };
+        let prod = |r: &[i64]| usize::try_from(r.iter().product::<i64>()).ok();
+        Some((op, prod(xd.get(..lo)?)?, prod(xd.get(lo..hi)?)?, prod(xd.get(hi..)?)?))
+    }
+
+    /// True when `user` reads `id` elementwise (the same linear index) inside a kernel.
+    fn consumes(&self, user: &Instruction, id: InstrId) -> bool {
+        if self.fusible_reduce(user).is_some() {
+            return user.operands.first() == Some(&id);
+        }
+        !matches!(user.op, Op::Broadcast { .. })
+            && self.fusible(user)
+            && elems(&user.shape) == self.n_of(id)
+    }
+
+    /// Which instructions are computed inside their users' kernels instead of stored.
+    fn inlined(&self) -> Vec<bool> {
+        let comp = self.comp;
+        comp.instructions
+            .iter()
+            .enumerate()
+            .map(|(i, ins)| {
+                let users = &self.users[i];
+                if i == comp.root.0 || users.is_empty() || !self.fusible(ins) {
+                    return false;
+                }
+                let all = users
+                    .iter()
+                    .all(|&u| self.consumes(&comp.instructions[u], InstrId(i)));
+                let cheap = matches!(
+                    ins.op,
+                    Op::Broadcast { .. }
+                        | Op::Reshape
+                        | Op::Bitcast
+                        | Op::Copy
+                        | Op::Convert
+                        | Op::Constant { .. }
+                );
+                let into_reduce = users.len() <= 2
+                    && users
+                        .iter()
+                        .any(|&u| self.fusible_reduce(&comp.instructions[u]).is_some());
+                all && (users.len() == 1 || cheap || into_reduce)
+            })
+            .collect()
+    }
+}
+
+/// An f32 or pred scalar constant as f32 (pred as 0/1).
+fn const_value(l: &xla_core::Literal) -> Option<f32> {
+    if let Some([v]) = l.data::<f32>() {
+        return Some(*v);
+    }
+    l.data::<bool>()
+        .and_then(|v| v.first())
+        .map(|&b| if b { 1.0 } else { 0.0 })
+}
+
+struct Builder<'p, 'c> {
+    p: &'p Planner<'c>,
+    inline: &'p [bool],
+    nodes: Vec<Node>,
+    memo: HashMap<usize, usize>,
+    inputs: Vec<InstrId>,
+}
+
+impl Builder<'_, '_> {
+    fn input(&mut self, id: InstrId) -> usize {
+        if let Some(k) = self.inputs.iter().position(|&x| x == id) {
+            return k;
+        }
+        self.inputs.push(id);
+        self.inputs.len() - 1
+    }
+    fn push(&mut self, n: Node) -> usize {
+        self.nodes.push(n);
+        self.nodes.len() - 1
+    }
+    fn load_of(&mut self, id: InstrId) -> Load {
+        let one = self.p.n_of(id) == Some(1);
+        let k = self.input(id);
+        if one {
+            Load::Scalar(k)
+        } else {
+            Load::Full(k)
+        }
+    }
+    /// The node computing instruction `id` (an input load unless it is `root` or inlined).
+    fn node(&mut self, id: InstrId, root: bool) -> Option<usize> {
+        if let Some(&n) = self.memo.get(&id.0) {
+            return Some(n);
+        }
+        let ins = self.p.ins(id)?;
+        let n = if !root && !self.inline.get(id.0).copied().unwrap_or(false) {
+            let l = self.load_of(id);
+            self.push(Node::Load(l))
+        } else {
+            match &ins.op {
+                Op::Constant { literal } => self.push(Node::Load(Load::Const(const_value(literal)?))),
+                Op::Broadcast { dimensions } => {
+                    let o = *ins.operands.first()?;
+                    let (inner, len) = self.p.bcast_pattern(ins, dimensions)?;
+                    let oi = self.p.ins(o)?;
+                    let l = match (&oi.op, len) {
+                        (Op::Constant { literal }, 1) => Load::Const(const_value(literal)?),
+                        (_, 1) => Load::Scalar(self.input(o)),
+                        _ => Load::Bcast {
+                            input: self.input(o),
+                            inner,
+                            len,
+                        },
+                    };
+                    self.push(Node::Load(l))
+                }
+                Op::Reshape | Op::Bitcast | Op::Copy | Op::Convert => {
+                    self.node(*ins.operands.first()?, false)?
+                }
+                op => {
+                    let f = match op {
+                        Op::Unary(u) => Fop::Unary(*u),
+                        Op::Binary(b) => Fop::Binary(*b),
+                        Op::Compare { direction, .. } => Fop::Cmp(*direction),
+                        Op::Select => Fop::Select,
+                        Op::Clamp => Fop::Clamp,
+                        _ => return None,
+                    };
+                    let args = ins
+                        .operands
+                        .iter()
+                        .map(|o| self.node(*o, false))
+                        .collect::<Option<Vec<_>>>()?;
+                    self.push(Node::Op(f, args))
+                }
+            }
+        };
+        self.memo.insert(id.0, n);
+        Some(n)
+    }
+}
+
+/// Assigns scratch registers: f32 full loads read their input directly, constants get a
+/// register of their own, other nodes reuse registers freed after their last use.
+fn allocate(nodes: &[Node], f32_input: impl Fn(usize) -> bool) -> (Vec<Slot>, usize) {
+    let mut last = vec![0usize; nodes.len()];
+    for (j, n) in nodes.iter().enumerate() {
+        last[j] = j;
+        if let Node::Op(_, args) = n {
+            for &a in args {
+                last[a] = j;
+            }
+        }
+    }
+    let mut slots = Vec::with_capacity(nodes.len());
+    let (mut free, mut nregs) = (Vec::new(), 0usize);
+    for (j, n) in nodes.iter().enumerate() {
+        let slot = match n {
+            Node::Load(Load::Full(k)) if f32_input(*k) => Slot::Direct,
+            Node::Load(Load::Const(_) | Load::Scalar(_)) => {
+                nregs += 1;
+                Slot::Fixed(nregs - 1)
+            }
+            Node::Load(_) | Node::Op(..) => Slot::Reg(free.pop().unwrap_or_else(|| {
+                nregs += 1;
+                nregs - 1
+            })),
+        };
+        slots.push(slot);
+        if let Node::Op(_, args) = n {
+            for &a in args {
+                if last[a] == j {
+                    if let Some(Slot::Reg(r)) = slots.get(a) {
+                        if !free.contains(r) {
+                            free.push(*r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (slots, nregs)
+}
+
+impl Planner<'_> {
+    fn kernel(
+        &self,
+        inline: &[bool],
+        (root, expand): (InstrId, bool),
+        n: usize,
+    ) -> Option<(Kernel, Vec<InstrId>)> {
+        let mut b = Builder {
+            p: self,
+            inline,
+            nodes: Vec::new(),
+            memo: HashMap::new(),
+            inputs: Vec::new(),
+        };
+        let top = b.node(root, expand)?;
+        if top + 1 != b.nodes.len() {
+            return None;
+        }
+        let (slots, nregs) = allocate(&b.nodes, |k| {
+            b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)
+        });
+        Some((
+            Kernel {
+                nodes: b.nodes,
+                slots,
+                nregs,
+                n,
+            },
+            b.inputs,
+        ))
+    }
+
+    fn step(&self, inline: &[bool], i: usize) -> Option<Fused> {
+        let ins = self.comp.instructions.get(i)?;
+        if let Some((op, outer, red, inner)) = self.fusible_reduce(ins) {
+            let [x, init] = ins.operands.as_slice() else {
+                return None;
+            };
+            let (kernel, mut inputs) = self.kernel(inline, (*x, inline.get(x.0) == Some(&true)), outer * red * inner)?;
+            inputs.push(*init);
+            let init = inputs.len() - 1;
+            let kind = FusedKind::Reduce {
+                op,
+                init,
+                outer,
+                red,
+                inner,
+            };
+            return Some(Fused {
+                kernel,
+                inputs,
+                kind,
+            });
+        }
+        if matches!(ins.op, Op::Constant { .. }) || !self.fusible(ins) {
+            return None;
+        }
+        let (kernel, inputs) = self.kernel(inline, (InstrId(i), true), elems(&ins.shape)?)?;
+        if matches!(kernel.nodes.as_slice(), [Node::Load(Load::Full(_))]) {
+            return None;
+        }
+        let pred = elem_ty(&ins.shape) == Some(PRED);
+        Some(Fused {
+            kernel,
+            inputs,
+            kind: FusedKind::Loop { pred },
+        })
+    }
+}
+
+/// The schedule of `comp`: one step per instruction that is not inlined into a kernel.
+pub(crate) fn plan_steps(
+    comp: &Computation,
+    combiner: &dyn Fn(CompId) -> Option<Combiner>,
+) -> Vec<Step> {
+    let mut users = vec![Vec::new(); comp.instructions.len()];
+    for (i, ins) in comp.instructions.iter().enumerate() {
+        for o in &ins.operands {
+            if let Some(u) = users.get_mut(o.0) {
+                if !u.contains(&i) {
+                    u.push(i);
+                }
+            }
+        }
+    }
+    let p = Planner {
+        comp,
+        combiner,
+        users,
+    };
+    let mut inline = p.inlined();
+    loop {
+        let steps: Vec<Step> = (0..comp.instructions.len())
+            .filter(|&i| !inline[i])
+            .map(|i| match p.step(&inline, i) {
+                Some(f) => Step::Fused(i, Box::new(f)),
+                None => Step::Eval(i),
+            })
+            .collect();
+        // A value inlined into a user that did not become a kernel must be stored after all.
+        let mut changed = false;
+        for s in &steps {
+            if let Step::Eval(i) = s {
+                for o in &comp.instructions[*i].operands {
+                    if let Some(f) = inline.get_mut(o.0).filter(|f| **f) {
+                        *f = false;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return steps;
+        }
+    }
+}

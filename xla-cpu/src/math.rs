@@ -1,0 +1,191 @@
+//! Branch-free f32 transcendentals that LLVM vectorises (range reduction + minimax
+//! polynomial, Cephes coefficients), used by the fused elementwise loops.
+//!
+//! Every function is written without data-dependent branches (the `if`s become selects)
+//! so a loop over a slice compiles to vector code. Accuracy is about 2 ulp, far inside the
+//! f32 conformance tolerance (rtol 1e-5); specials (±0, ±inf, NaN, overflow, underflow to
+//! subnormals and zero) follow IEEE/libm.
+
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+const LN2_HI: f32 = 0.693_359_4;
+const LN2_LO: f32 = -2.121_944_4e-4;
+/// 1.5 * 2^23: adding and subtracting it rounds an f32 below 2^22 to the nearest integer.
+const ROUNDER: f32 = 12_582_912.0;
+
+/// `2^n` for an integer-valued `n` in [-150, 130], as the product of two normal powers
+/// (so subnormal results are rounded once, at the final multiply).
+#[inline(always)]
+fn pow2_split(y: f32, n: f32) -> f32 {
+    let ni = n as i32;
+    let n1 = ni >> 1;
+    let n2 = ni - n1;
+    let s1 = f32::from_bits(((n1 + 127) as u32) << 23);
+    let s2 = f32::from_bits(((n2 + 127) as u32) << 23);
+    y * s1 * s2
+}
+
+/// e^x.
+#[inline(always)]
+pub fn exp_f32(x: f32) -> f32 {
+    // NaN passes through `clamp` and the polynomial.
+    let xc = x.clamp(-104.0, 89.0);
+    let n = (xc * LOG2E + ROUNDER) - ROUNDER;
+    let r = xc - n * LN2_HI - n * LN2_LO;
+    let mut p = 1.987_569_1e-4_f32;
+    p = p * r + 1.398_199_9e-3;
+    p = p * r + 8.333_452e-3;
+    p = p * r + 4.166_579_6e-2;
+    p = p * r + 1.666_666_5e-1;
+    p = p * r + 5.000_000_1e-1;
+    let y = p * r * r + r + 1.0;
+    pow2_split(y, n)
+}
+
+/// tanh(x).
+#[inline(always)]
+pub fn tanh_f32(x: f32) -> f32 {
+    let a = x.abs();
+    let z = x * x;
+    let mut p = -5.704_988_7e-3_f32;
+    p = p * z + 2.063_908_9e-2;
+    p = p * z - 5.373_971_6e-2;
+    p = p * z + 1.333_144_2e-1;
+    p = p * z - 3.333_328_2e-1;
+    let small = (p * z * x + x).copysign(x);
+    let e = exp_f32(a + a);
+    let big = (1.0 - 2.0 / (e + 1.0)).copysign(x);
+    if a < 0.625 {
+        small
+    } else {
+        big
+    }
+}
+
+/// The natural logarithm.
+#[inline(always)]
+pub fn ln_f32(x: f32) -> f32 {
+    // Subnormal inputs are scaled into the normal range first.
+    let sub = x < f32::MIN_POSITIVE;
+    let xs = if sub { x * 8_388_608.0 } else { x };
+    let bits = xs.to_bits();
+    let mut e = ((bits >> 23) & 0xff) as i32 - 126;
+    e -= if sub { 23 } else { 0 };
+    let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000);
+    let lowm = m < std::f32::consts::FRAC_1_SQRT_2;
+    let e = (e - i32::from(lowm)) as f32;
+    let m = if lowm { m + m - 1.0 } else { m - 1.0 };
+    let z = m * m;
+    let mut p = 7.037_683_6e-2_f32;
+    p = p * m - 1.151_461e-1;
+    p = p * m + 1.167_699_9e-1;
+    p = p * m - 1.242_014_1e-1;
+    p = p * m + 1.424_932_3e-1;
+    p = p * m - 1.666_805_8e-1;
+    p = p * m + 2.000_071_4e-1;
+    p = p * m - 2.499_999_4e-1;
+    p = p * m + 3.333_333_1e-1;
+    let mut y = p * m * z;
+    y += LN2_LO * e;
+    y -= 0.5 * z;
+    let r = m + y + LN2_HI * e;
+    let r = if x == f32::INFINITY { x } else { r };
+    let r = if x == 0.0 { f32::NEG_INFINITY } else { r };
+    // x < 0 and NaN.
+    if x >= 0.0 {
+        r
+    } else {
+        f32::NAN
+    }
+}
+
+/// The logistic function 1 / (1 + e^-x) (the same formula as the reference kernel).
+#[inline(always)]
+pub fn logistic_f32(x: f32) -> f32 {
+    1.0 / (1.0 + exp_f32(-x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(got: f32, want: f64) -> f64 {
+        if want == 0.0 {
+            (got as f64).abs()
+        } else {
+            ((got as f64 - want) / want).abs()
+        }
+    }
+
+    /// Many f32 values spread over the whole line (every 4099th bit pattern).
+    fn sweep() -> impl Iterator<Item = f32> {
+        (0u32..=u32::MAX).step_by(4099).map(f32::from_bits)
+    }
+
+    fn check(name: &str, f: fn(f32) -> f32, g: fn(f64) -> f64, tol: f64) {
+        let mut worst = (0.0, 0.0f32);
+        for x in sweep() {
+            let want = g(x as f64);
+            let got = f(x);
+            if want.is_nan() {
+                assert!(got.is_nan(), "{name}({x}) = {got}, want NaN");
+                continue;
+            }
+            let w32 = want as f32;
+            if w32.is_infinite() || w32 == 0.0 {
+                // Overflow/underflow: must agree with the rounded result (or be within one
+                // subnormal step of it).
+                assert!(
+                    got == w32 || (got - w32).abs() <= f32::from_bits(1),
+                    "{name}({x}) = {got}, want {w32}"
+                );
+                continue;
+            }
+            // Results in the subnormal range have few digits: compare absolutely there.
+            let err = if w32.abs() < f32::MIN_POSITIVE {
+                ((got as f64 - want).abs() / f32::from_bits(1) as f64).min(1.0) * 1e-7
+            } else {
+                rel(got, want)
+            };
+            if err > worst.0 {
+                worst = (err, x);
+            }
+        }
+        assert!(worst.0 < tol, "{name}: worst rel err {} at {}", worst.0, worst.1);
+    }
+
+    #[test]
+    fn exp_matches_f64() {
+        check("exp", exp_f32, f64::exp, 3e-7);
+        assert_eq!(exp_f32(0.0), 1.0);
+        assert_eq!(exp_f32(f32::INFINITY), f32::INFINITY);
+        assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
+        assert_eq!(exp_f32(89.0), f32::INFINITY);
+        assert!(exp_f32(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn tanh_matches_f64() {
+        check("tanh", tanh_f32, f64::tanh, 3e-7);
+        assert_eq!(tanh_f32(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(tanh_f32(f32::INFINITY), 1.0);
+        assert_eq!(tanh_f32(f32::NEG_INFINITY), -1.0);
+        assert!(tanh_f32(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn ln_matches_f64() {
+        check("ln", ln_f32, f64::ln, 3e-7);
+        assert_eq!(ln_f32(1.0), 0.0);
+        assert_eq!(ln_f32(0.0), f32::NEG_INFINITY);
+        assert_eq!(ln_f32(-0.0), f32::NEG_INFINITY);
+        assert_eq!(ln_f32(f32::INFINITY), f32::INFINITY);
+        assert!(ln_f32(-1.0).is_nan());
+        assert!(ln_f32(f32::NAN).is_nan());
+        assert!((ln_f32(f32::from_bits(1)) as f64 - (-103.278_929_903_431_85)).abs() < 1e-4);
+    }
+
+    #[test]
+    fn logistic_matches_f64() {
+        check("logistic", logistic_f32, |x| 1.0 / (1.0 + (-x).exp()), 5e-7);
+    }
+}
