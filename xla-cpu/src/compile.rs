@@ -216,6 +216,9 @@ fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>]
             }
         }
     }
+    if std::env::var_os("XLA_CPU_DUMP_PLAN").is_some() {
+        eprintln!("plan of {}: {steps:#?}", comp.name);
+    }
     p.steps = steps;
     p.frees = frees;
 }

@@ -71,6 +71,24 @@ pub(crate) enum Slot {
     Reg(usize),
 }
 
+/// Where an instruction of the compact program reads a block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Src {
+    /// Straight from f32 input `k`.
+    In(usize),
+    /// From a register.
+    Reg(usize),
+}
+
+/// One instruction of the compact program the fast path runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Instr {
+    /// Fills a register from a load (per block).
+    Load(Load, usize),
+    /// Computes an op into a register (its sources are other registers or inputs).
+    Op(Fop, [Src; 3], usize),
+}
+
 /// An elementwise expression over `n` elements in topological order; the last node is
 /// the result.
 #[derive(Debug)]
@@ -78,6 +96,10 @@ pub(crate) struct Kernel {
     pub nodes: Vec<Node>,
     pub slots: Vec<Slot>,
     pub nregs: usize,
+    /// The nodes that do work per block, with resolved sources.
+    pub prog: Vec<Instr>,
+    /// Where the result is after `prog` ran.
+    pub result: Src,
     /// Element count of the domain.
     pub n: usize,
 }
@@ -439,6 +461,32 @@ fn allocate(nodes: &[Node], f32_input: impl Fn(usize) -> bool) -> (Vec<Slot>, us
     (slots, nregs)
 }
 
+/// The compact program of a kernel: per-block work only, sources resolved.
+fn compact(nodes: &[Node], slots: &[Slot]) -> Option<(Vec<Instr>, Src)> {
+    let src = |j: usize| match (slots.get(j)?, nodes.get(j)?) {
+        (Slot::Direct, Node::Load(Load::Full(k))) => Some(Src::In(*k)),
+        (Slot::Fixed(r) | Slot::Reg(r), _) => Some(Src::Reg(*r)),
+        (Slot::Direct, _) => None,
+    };
+    let mut prog = Vec::new();
+    for (j, n) in nodes.iter().enumerate() {
+        let Some(Slot::Reg(r)) = slots.get(j) else {
+            continue;
+        };
+        prog.push(match n {
+            Node::Load(l) => Instr::Load(*l, *r),
+            Node::Op(f, args) => {
+                let mut a = [Src::Reg(*r); 3];
+                for (d, &x) in a.iter_mut().zip(args) {
+                    *d = src(x)?;
+                }
+                Instr::Op(*f, a, *r)
+            }
+        });
+    }
+    Some((prog, src(nodes.len().checked_sub(1)?)?))
+}
+
 impl Planner<'_> {
     fn kernel(
         &self,
@@ -460,11 +508,14 @@ impl Planner<'_> {
         let (slots, nregs) = allocate(&b.nodes, |k| {
             b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)
         });
+        let (prog, result) = compact(&b.nodes, &slots)?;
         Some((
             Kernel {
                 nodes: b.nodes,
                 slots,
                 nregs,
+                prog,
+                result,
                 n,
             },
             b.inputs,

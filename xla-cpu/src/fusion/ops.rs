@@ -72,6 +72,7 @@ fn map2(a: &[f32], b: &[f32], o: &mut [f32], f: impl Fn(f32, f32) -> f32) {
 }
 
 /// `o = op(a)`.
+#[inline(always)]
 pub(crate) fn unary(op: UnaryOp, a: &[f32], o: &mut [f32]) {
     use UnaryOp::*;
     match op {
@@ -101,6 +102,7 @@ pub(crate) fn unary(op: UnaryOp, a: &[f32], o: &mut [f32]) {
 }
 
 /// `o = op(a, b)`.
+#[inline(always)]
 pub(crate) fn binary(op: BinaryOp, a: &[f32], b: &[f32], o: &mut [f32]) {
     use BinaryOp::*;
     match op {
@@ -130,6 +132,7 @@ fn mask(c: bool) -> f32 {
 }
 
 /// `o = (a dir b)` as a 0/1 mask (IEEE order: NaN compares unordered).
+#[inline(always)]
 pub(crate) fn compare(dir: ComparisonDirection, a: &[f32], b: &[f32], o: &mut [f32]) {
     use ComparisonDirection::*;
     match dir {
@@ -143,6 +146,7 @@ pub(crate) fn compare(dir: ComparisonDirection, a: &[f32], b: &[f32], o: &mut [f
 }
 
 /// `o = p ? a : b` with `p` a 0/1 mask.
+#[inline(always)]
 pub(crate) fn select(p: &[f32], a: &[f32], b: &[f32], o: &mut [f32]) {
     for (((o, &p), &x), &y) in o.iter_mut().zip(p).zip(a).zip(b) {
         *o = if p != 0.0 { x } else { y };
@@ -150,6 +154,7 @@ pub(crate) fn select(p: &[f32], a: &[f32], b: &[f32], o: &mut [f32]) {
 }
 
 /// `o = min(max(x, lo), hi)`.
+#[inline(always)]
 pub(crate) fn clamp(lo: &[f32], x: &[f32], hi: &[f32], o: &mut [f32]) {
     for (((o, &l), &x), &h) in o.iter_mut().zip(lo).zip(x).zip(hi) {
         *o = vmin(vmax(x, l), h);
