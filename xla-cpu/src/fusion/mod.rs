@@ -8,6 +8,7 @@
 mod ops;
 mod run;
 
+pub(crate) use ops::{vmax, vmin};
 pub(crate) use run::run;
 
 use crate::compile::Combiner;

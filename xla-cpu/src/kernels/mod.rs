@@ -12,3 +12,4 @@ pub mod rng;
 pub mod sort;
 pub mod structural;
 pub mod window;
+pub(crate) mod window_fast;
