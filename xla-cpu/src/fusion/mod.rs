@@ -171,6 +171,9 @@ struct Planner<'c> {
     users: Vec<Vec<usize>>,
 }
 
+/// Scalars (combiners called per element) run faster unfused.
+const MIN_FUSE: usize = 2;
+
 const F32: PrimitiveType = PrimitiveType::F32;
 const PRED: PrimitiveType = PrimitiveType::Pred;
 
@@ -525,6 +528,11 @@ impl Planner<'_> {
 
     fn step(&self, inline: &[bool], i: usize) -> Option<Fused> {
         let ins = self.comp.instructions.get(i)?;
+        // Tiny values (scalar combiners, small index math) run faster unfused.
+        let big = |id: InstrId| self.n_of(id).is_some_and(|n| n >= MIN_FUSE);
+        if !big(InstrId(i)) && !ins.operands.first().is_some_and(|&o| big(o)) {
+            return None;
+        }
         if let Some((op, outer, red, inner)) = self.fusible_reduce(ins) {
             let [x, init] = ins.operands.as_slice() else {
                 return None;
