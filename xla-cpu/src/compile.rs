@@ -188,7 +188,10 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
 /// The values each step reads.
 fn step_reads<'a>(comp: &'a Computation, s: &'a Step) -> &'a [InstrId] {
     match s {
-        Step::Eval(i) => comp.instructions.get(*i).map_or(&[], |ins| ins.operands.as_slice()),
+        Step::Eval(i) => comp
+            .instructions
+            .get(*i)
+            .map_or(&[], |ins| ins.operands.as_slice()),
         Step::Fused(_, f) => &f.inputs,
     }
 }

@@ -3,12 +3,12 @@
 
 use crate::compile::{Combiner, Executable};
 use crate::error::{invalid, CpuError, Result};
+use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
 use crate::kernels::{
     collective, contraction, control, elementwise as ew, fft, indexing, linalg, rng, sort,
     structural as st, window,
 };
-use crate::fusion::{self, Step};
 use std::borrow::Cow;
 use std::cell::Cell;
 use xla_core::ir::{CompId, Op};
@@ -172,7 +172,9 @@ impl Ctx<'_> {
         let steps: &[Step] = if fused {
             &plan.steps
         } else {
-            fused_steps = (0..comp.instructions.len()).map(Step::Eval).collect::<Vec<_>>();
+            fused_steps = (0..comp.instructions.len())
+                .map(Step::Eval)
+                .collect::<Vec<_>>();
             &fused_steps
         };
         for (k, step) in steps.iter().enumerate() {

@@ -39,7 +39,7 @@ pub fn exp_f32(x: f32) -> f32 {
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 5e-1;
     let y = p * r * r + r + 1.0;
     pow2_split(y, t)
 }
@@ -50,10 +50,10 @@ pub fn tanh_f32(x: f32) -> f32 {
     let a = x.abs();
     let z = x * x;
     let mut p = -5.704_988_7e-3_f32;
-    p = p * z + 2.063_908_9e-2;
+    p = p * z + 2.063_909e-2;
     p = p * z - 5.373_971_6e-2;
     p = p * z + 1.333_144_2e-1;
-    p = p * z - 3.333_328_2e-1;
+    p = p * z - 3.333_328e-1;
     let small = (p * z * x + x).copysign(x);
     let e = exp_f32(a + a);
     let big = (1.0 - 2.0 / (e + 1.0)).copysign(x);
@@ -86,7 +86,7 @@ pub fn ln_f32(x: f32) -> f32 {
     p = p * m - 1.666_805_8e-1;
     p = p * m + 2.000_071_4e-1;
     p = p * m - 2.499_999_4e-1;
-    p = p * m + 3.333_333_1e-1;
+    p = p * m + 3.333_333e-1;
     let mut y = p * m * z;
     y += LN2_LO * e;
     y -= 0.5 * z;
@@ -153,7 +153,12 @@ mod tests {
                 worst = (err, x);
             }
         }
-        assert!(worst.0 < tol, "{name}: worst rel err {} at {}", worst.0, worst.1);
+        assert!(
+            worst.0 < tol,
+            "{name}: worst rel err {} at {}",
+            worst.0,
+            worst.1
+        );
     }
 
     #[test]

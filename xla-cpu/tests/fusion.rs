@@ -190,7 +190,10 @@ fn mixed_ops_and_reduces_match_reference() {
     let one = in_pool(1, || exe.execute_borrowed(&refs).unwrap());
     let two = in_pool(2, || exe.execute_borrowed(&refs).unwrap());
     assert_eq!(one, two, "1 vs 2 threads");
-    let (g, w) = (two.tuple_elements().unwrap(), want.tuple_elements().unwrap());
+    let (g, w) = (
+        two.tuple_elements().unwrap(),
+        want.tuple_elements().unwrap(),
+    );
     for (k, (a, b)) in g.iter().zip(w).enumerate() {
         close(a, b, 1e-5, 1e-6, &format!("mixed output {k}"));
     }
@@ -220,7 +223,16 @@ ENTRY main {
   s = f32[8] add(e, t)
   ROOT r = (f32[8], f32[8]) tuple(s, l)
 }";
-    let x = Literal::vec1(&[0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 89.0, -104.0, 1.0]);
+    let x = Literal::vec1(&[
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        89.0,
+        -104.0,
+        1.0,
+    ]);
     let exe = compile(text);
     let got = exe.execute(std::slice::from_ref(&x)).unwrap();
     let t = got.tuple_elements().unwrap();
@@ -243,7 +255,14 @@ ENTRY main {
 }
 
 /// Naive max-pool over the last two dims, padding skipped, window row-major.
-fn naive_pool(x: &[f32], d: [usize; 4], k: usize, s: usize, pad: usize, out: [usize; 2]) -> Vec<f32> {
+fn naive_pool(
+    x: &[f32],
+    d: [usize; 4],
+    k: usize,
+    s: usize,
+    pad: usize,
+    out: [usize; 2],
+) -> Vec<f32> {
     let mut r = Vec::new();
     for p in 0..d[0] * d[1] {
         for oh in 0..out[0] {
@@ -251,7 +270,10 @@ fn naive_pool(x: &[f32], d: [usize; 4], k: usize, s: usize, pad: usize, out: [us
                 let mut acc = f32::NEG_INFINITY;
                 for kh in 0..k {
                     for kw in 0..k {
-                        let (h, w) = ((oh * s + kh) as i64 - pad as i64, (ow * s + kw) as i64 - pad as i64);
+                        let (h, w) = (
+                            (oh * s + kh) as i64 - pad as i64,
+                            (ow * s + kw) as i64 - pad as i64,
+                        );
                         if h >= 0 && w >= 0 && (h as usize) < d[2] && (w as usize) < d[3] {
                             acc = acc.max(x[p * d[2] * d[3] + h as usize * d[3] + w as usize]);
                         }
@@ -281,7 +303,11 @@ ENTRY main {{
         let exe = compile(&text);
         let got = in_pool(2, || exe.execute(std::slice::from_ref(&x)).unwrap());
         let want = naive_pool(x.data::<f32>().unwrap(), [3, 5, 28, 28], k, s, pad, [o, o]);
-        assert_eq!(got.data::<f32>().unwrap(), &want[..], "window {k} stride {s} pad {pad}");
+        assert_eq!(
+            got.data::<f32>().unwrap(),
+            &want[..],
+            "window {k} stride {s} pad {pad}"
+        );
     }
 }
 
@@ -297,7 +323,10 @@ ENTRY main {
   ROOT r = f32[2,3,9,9] select-and-scatter(x, g, zero), window={size=1x1x3x3 stride=1x1x2x2}, select=ge, scatter=add
 }";
     // Ties included: values on a coarse grid.
-    let xv: Vec<f32> = random(2 * 3 * 81, 11, 3.0).iter().map(|v| v.round()).collect();
+    let xv: Vec<f32> = random(2 * 3 * 81, 11, 3.0)
+        .iter()
+        .map(|v| v.round())
+        .collect();
     let x = Literal::from_array_data(
         Shape::array(xla_core::PrimitiveType::F32, vec![2, 3, 9, 9]),
         xla_core::literal::ArrayData::F32(xv.clone()),

@@ -271,7 +271,9 @@ impl Planner<'_> {
             return None;
         }
         let op = match (self.combiner)(*to_apply)? {
-            Combiner::Binary(op @ (BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min)) => op,
+            Combiner::Binary(
+                op @ (BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min),
+            ) => op,
             _ => return None,
         };
         let xd = &self.ins(*x)?.shape.as_array()?.dims;
@@ -285,7 +287,12 @@ impl Planner<'_> {
             _ => return None,
         };
         let prod = |r: &[i64]| usize::try_from(r.iter().product::<i64>()).ok();
-        Some((op, prod(xd.get(..lo)?)?, prod(xd.get(lo..hi)?)?, prod(xd.get(hi..)?)?))
+        Some((
+            op,
+            prod(xd.get(..lo)?)?,
+            prod(xd.get(lo..hi)?)?,
+            prod(xd.get(hi..)?)?,
+        ))
     }
 
     /// True when `user` reads `id` elementwise (the same linear index) inside a kernel.
@@ -381,7 +388,9 @@ impl Builder<'_, '_> {
             self.push(Node::Load(l))
         } else {
             match &ins.op {
-                Op::Constant { literal } => self.push(Node::Load(Load::Const(const_value(literal)?))),
+                Op::Constant { literal } => {
+                    self.push(Node::Load(Load::Const(const_value(literal)?)))
+                }
                 Op::Broadcast { dimensions } => {
                     let o = *ins.operands.first()?;
                     let (inner, len) = self.p.bcast_pattern(ins, dimensions)?;
@@ -537,7 +546,11 @@ impl Planner<'_> {
             let [x, init] = ins.operands.as_slice() else {
                 return None;
             };
-            let (kernel, mut inputs) = self.kernel(inline, (*x, inline.get(x.0) == Some(&true)), outer * red * inner)?;
+            let (kernel, mut inputs) = self.kernel(
+                inline,
+                (*x, inline.get(x.0) == Some(&true)),
+                outer * red * inner,
+            )?;
             inputs.push(*init);
             let init = inputs.len() - 1;
             let kind = FusedKind::Reduce {

@@ -168,7 +168,15 @@ mod tests {
 
     #[test]
     fn vmax_vmin_match_the_reference_corners() {
-        let vals = [0.0f32, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+        let vals = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
         for &a in &vals {
             for &b in &vals {
                 for (got, want) in [(vmax(a, b), fmax(a, b)), (vmin(a, b), fmin(a, b))] {

@@ -139,7 +139,14 @@ impl Kernel {
 
     /// The block of node `j` once computed (or read straight from its input).
     #[inline(always)]
-    fn src<'b>(&self, j: usize, ins: &[In<'b>], regs: &'b [Vec<f32>], start: usize, len: usize) -> &'b [f32] {
+    fn src<'b>(
+        &self,
+        j: usize,
+        ins: &[In<'b>],
+        regs: &'b [Vec<f32>],
+        start: usize,
+        len: usize,
+    ) -> &'b [f32] {
         match (self.slots[j], &self.nodes[j]) {
             (Slot::Direct, Node::Load(Load::Full(k))) => match ins[*k] {
                 In::F32(v) => &v[start..start + len],
@@ -224,7 +231,14 @@ impl Kernel {
     }
 
     /// The result block, borrowed from the input when the kernel is a plain f32 read.
-    fn block_ref<'b>(&self, ins: &[In<'b>], start: usize, len: usize, s: &'b mut Scratch, tmp: &'b mut [f32]) -> &'b [f32] {
+    fn block_ref<'b>(
+        &self,
+        ins: &[In<'b>],
+        start: usize,
+        len: usize,
+        s: &'b mut Scratch,
+        tmp: &'b mut [f32],
+    ) -> &'b [f32] {
         let last = self.nodes.len() - 1;
         if let (Slot::Direct, Node::Load(Load::Full(k))) = (self.slots[last], &self.nodes[last]) {
             if let In::F32(v) = ins[*k] {
@@ -263,12 +277,24 @@ mod simd {
     }
 
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn block_avx2(k: &Kernel, ins: &[In], start: usize, s: &mut Scratch, dst: &mut [f32]) {
+    pub(super) fn block_avx2(
+        k: &Kernel,
+        ins: &[In],
+        start: usize,
+        s: &mut Scratch,
+        dst: &mut [f32],
+    ) {
         k.block_generic(ins, start, s, dst);
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-    pub(super) fn block_avx512(k: &Kernel, ins: &[In], start: usize, s: &mut Scratch, dst: &mut [f32]) {
+    pub(super) fn block_avx512(
+        k: &Kernel,
+        ins: &[In],
+        start: usize,
+        s: &mut Scratch,
+        dst: &mut [f32],
+    ) {
         k.block_generic(ins, start, s, dst);
     }
 }
@@ -403,7 +429,13 @@ struct Red {
 
 /// Reductions of whole rows (`inner == 1`); long rows are cut into fixed chunks whose
 /// partial results are combined in order.
-fn reduce_rows<F: Fn(f32, f32) -> f32 + Copy + Sync>(k: &Kernel, ins: &[In], r: &Red, id: f32, f: F) -> Vec<f32> {
+fn reduce_rows<F: Fn(f32, f32) -> f32 + Copy + Sync>(
+    k: &Kernel,
+    ins: &[In],
+    r: &Red,
+    id: f32,
+    f: F,
+) -> Vec<f32> {
     let nch = r.red.div_ceil(CHUNK).max(1);
     let parts = r.outer * nch;
     let one = |s: &mut (Scratch, Vec<f32>), t: usize| {
@@ -432,7 +464,12 @@ fn reduce_rows<F: Fn(f32, f32) -> f32 + Copy + Sync>(k: &Kernel, ins: &[In], r: 
 
 /// Reductions over a middle dimension range (`inner > 1`): each output column folds its
 /// rows in order, exactly the reference order.
-fn reduce_cols<F: Fn(f32, f32) -> f32 + Copy + Sync>(k: &Kernel, ins: &[In], r: &Red, f: F) -> Vec<f32> {
+fn reduce_cols<F: Fn(f32, f32) -> f32 + Copy + Sync>(
+    k: &Kernel,
+    ins: &[In],
+    r: &Red,
+    f: F,
+) -> Vec<f32> {
     let mut out = vec![r.init; r.outer * r.inner];
     let work = |s: &mut (Scratch, Vec<f32>), o: usize, c0: usize, acc: &mut [f32]| {
         for row in 0..r.red {
@@ -444,11 +481,13 @@ fn reduce_cols<F: Fn(f32, f32) -> f32 + Copy + Sync>(k: &Kernel, ins: &[In], r: 
         }
     };
     let init = || (k.scratch(ins), vec![0.0f32; block_len()]);
-    out.par_chunks_mut(r.inner).enumerate().for_each(|(o, row)| {
-        row.par_chunks_mut(block_len())
-            .enumerate()
-            .for_each_init(init, |s, (c, acc)| work(s, o, c * block_len(), acc));
-    });
+    out.par_chunks_mut(r.inner)
+        .enumerate()
+        .for_each(|(o, row)| {
+            row.par_chunks_mut(block_len())
+                .enumerate()
+                .for_each_init(init, |s, (c, acc)| work(s, o, c * block_len(), acc));
+        });
     out
 }
 
@@ -480,7 +519,12 @@ pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape) -> Result<Literal> 
             l.data::<f32>()
                 .map(In::F32)
                 .or_else(|| l.data::<bool>().map(In::Pred))
-                .ok_or_else(|| invalid(format!("fused kernel input {} is not f32 or pred", l.shape())))
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "fused kernel input {} is not f32 or pred",
+                        l.shape()
+                    ))
+                })
         })
         .collect::<Result<Vec<_>>>()?;
     let k = &f.kernel;

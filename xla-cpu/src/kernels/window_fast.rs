@@ -77,12 +77,22 @@ fn plan(w: &Window, dims: &[usize], out_dims: &[usize]) -> Option<(usize, [Axis;
 }
 
 /// The 2x2 stride-2 unpadded window (the common max-pool), as straight-line code.
-fn pool_plane_2x2<F: Fn(f32, f32) -> f32>(x: &[f32], out: &mut [f32], a: &[Axis; 2], init: f32, f: F) {
+fn pool_plane_2x2<F: Fn(f32, f32) -> f32>(
+    x: &[f32],
+    out: &mut [f32],
+    a: &[Axis; 2],
+    init: f32,
+    f: F,
+) {
     let [ah, aw] = a;
     for (oh, orow) in out.chunks_exact_mut(aw.out).enumerate().take(ah.out) {
         let r0 = &x[2 * oh * aw.n..][..2 * aw.out];
         let r1 = &x[(2 * oh + 1) * aw.n..][..2 * aw.out];
-        for ((o, p), q) in orow.iter_mut().zip(r0.chunks_exact(2)).zip(r1.chunks_exact(2)) {
+        for ((o, p), q) in orow
+            .iter_mut()
+            .zip(r0.chunks_exact(2))
+            .zip(r1.chunks_exact(2))
+        {
             *o = f(f(f(f(init, p[0]), p[1]), q[0]), q[1]);
         }
     }
