@@ -66,7 +66,7 @@ struct Scratch {
 
 impl Kernel {
     fn scratch(&self, ins: &[In]) -> Scratch {
-        let mut regs = vec![vec![0.0f32; block_len()]; self.nregs];
+        let mut regs = vec![vec![0.0f32; V]; self.nregs];
         for (node, slot) in self.nodes.iter().zip(&self.slots) {
             if let (Node::Load(l), Slot::Fixed(r)) = (node, slot) {
                 let v = match l {
