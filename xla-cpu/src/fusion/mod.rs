@@ -5,6 +5,7 @@
 //!
 //! Planning happens once at compile time ([`plan_steps`]); [`run`] executes a step.
 
+mod kern;
 mod ops;
 mod run;
 
@@ -82,12 +83,13 @@ pub(crate) enum Src {
 }
 
 /// One instruction of the compact program the fast path runs.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Instr {
     /// Fills a register from a load (per block).
     Load(Load, usize),
-    /// Computes an op into a register (its sources are other registers or inputs).
-    Op(Fop, [Src; 3], usize),
+    /// Computes an op (a block function for this CPU) into a register; its sources are
+    /// other registers or inputs.
+    Op(kern::OpFn, [Src; 3], usize),
 }
 
 /// An elementwise expression over `n` elements in topological order; the last node is
@@ -489,11 +491,12 @@ fn compact(nodes: &[Node], slots: &[Slot]) -> Option<(Vec<Instr>, Src)> {
         prog.push(match n {
             Node::Load(l) => Instr::Load(*l, *r),
             Node::Op(f, args) => {
-                let mut a = [Src::Reg(*r); 3];
+                // Unused operand slots repeat the first operand (never the destination).
+                let mut a = [src(*args.first()?)?; 3];
                 for (d, &x) in a.iter_mut().zip(args) {
                     *d = src(x)?;
                 }
-                Instr::Op(*f, a, *r)
+                Instr::Op(kern::lookup(kern::table(), *f), a, *r)
             }
         });
     }

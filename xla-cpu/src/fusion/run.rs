@@ -54,8 +54,7 @@ impl In<'_> {
 /// Elements of a register of the fast path: small enough that a kernel's registers stay
 /// in L1 and each op is a few fully unrolled vector instructions (measured: blocks of 64
 /// run a long chain about 3x faster than blocks of 2048).
-const V: usize = 64;
-type Vb = [f32; V];
+use super::kern::{Vb, V};
 static ZERO: Vb = [0.0; V];
 
 /// Per-task registers.
@@ -114,20 +113,19 @@ impl Kernel {
                     let Some((d, hi)) = rest.split_first_mut() else {
                         continue;
                     };
-                    let get = |s: Src| -> &[f32] {
+                    let get = |s: Src| -> &Vb {
                         match s {
                             Src::In(k) => input(k),
                             Src::Reg(i) if i < r => &lo[i],
-                            Src::Reg(i) => hi.get(i - r - 1).unwrap_or(&ZERO),
+                            Src::Reg(i) => (i - r)
+                                .checked_sub(1)
+                                .and_then(|k| hi.get(k))
+                                .unwrap_or(&ZERO),
                         }
                     };
-                    match f {
-                        Fop::Unary(u) => ops::unary(u, get(a[0]), d),
-                        Fop::Binary(b) => ops::binary(b, get(a[0]), get(a[1]), d),
-                        Fop::Cmp(c) => ops::compare(c, get(a[0]), get(a[1]), d),
-                        Fop::Select => ops::select(get(a[0]), get(a[1]), get(a[2]), d),
-                        Fop::Clamp => ops::clamp(get(a[0]), get(a[1]), get(a[2]), d),
-                    }
+                    // SAFETY: `f` comes from the table of the instruction-set level this
+                    // CPU supports (`simd_level`).
+                    unsafe { f(get(a[0]), get(a[1]), get(a[2]), d) };
                 }
             }
         }
@@ -248,6 +246,18 @@ impl Kernel {
         let t = &mut tmp[..len];
         self.block(ins, start, s, t);
         t
+    }
+}
+
+/// 2: AVX-512, 1: AVX2, 0: the baseline (also when `XLA_CPU_NO_SIMD` is set).
+pub(crate) fn simd_level() -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        simd::level()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        0
     }
 }
 
