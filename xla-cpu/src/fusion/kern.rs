@@ -3,7 +3,7 @@
 //! path calls them through a table (an indirect call per op and block) instead of one
 //! giant match, which measured about 3x faster on long chains.
 
-use super::ops::{vmax, vmin};
+use super::ops::{mask, vmax, vmin};
 use super::Fop;
 use crate::kernels::elementwise::fsign;
 use crate::math;
@@ -16,15 +16,6 @@ pub(crate) const V: usize = 64;
 pub(crate) type Vb = [f32; V];
 /// A block op: `o = f(a, b, c)` (unused operands are ignored).
 pub(crate) type OpFn = unsafe fn(&Vb, &Vb, &Vb, &mut Vb);
-
-#[inline(always)]
-fn mask(c: bool) -> f32 {
-    if c {
-        1.0
-    } else {
-        0.0
-    }
-}
 
 macro_rules! kernels {
     ($($name:ident = |$x:ident, $y:ident, $z:ident| $e:expr;)*) => {

@@ -122,8 +122,9 @@ pub(crate) fn binary(op: BinaryOp, a: &[f32], b: &[f32], o: &mut [f32]) {
     }
 }
 
+/// A compare result as a 0/1 mask.
 #[inline(always)]
-fn mask(c: bool) -> f32 {
+pub(crate) fn mask(c: bool) -> f32 {
     if c {
         1.0
     } else {
