@@ -1,5 +1,5 @@
-//! Running fused steps: kernels evaluated block by block (BLOCK elements at a time, each
-//! op a vectorised loop over the block), in parallel over fixed-size chunks. Chunk and
+//! Running fused steps: kernels evaluated block by block (each block in 64-element fast
+//! blocks, one table-dispatched vector function per op), in parallel over fixed-size chunks. Chunk and
 //! block boundaries depend only on the shapes, never on the thread count, so results are
 //! bit-identical for any number of threads.
 
@@ -12,20 +12,13 @@ use xla_core::attrs::BinaryOp;
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
 
-/// Elements per block: every register of a kernel holds one block.
-const BLOCK_MAX: usize = 2048;
-/// Elements per parallel task (a multiple of every block size).
-pub(crate) const CHUNK: usize = 16 * BLOCK_MAX;
+/// Elements per block handed to a kernel (the unit of reductions' lane folding).
+const BLOCK: usize = 2048;
+/// Elements per parallel task (a multiple of the block).
+pub(crate) const CHUNK: usize = 16 * BLOCK;
 
 fn block_len() -> usize {
-    static B: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *B.get_or_init(|| {
-        std::env::var("XLA_CPU_BLOCK")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|b| b.is_power_of_two() && (16..=BLOCK_MAX).contains(b))
-            .unwrap_or(BLOCK_MAX)
-    })
+    BLOCK
 }
 
 /// A kernel input.
