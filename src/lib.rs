@@ -5,10 +5,17 @@
 //!   the builder, HLO text and the verifier;
 //! - [`cpu`] (`xla-cpu`): runs HLO modules on the CPU;
 //! - [`autodiff`] (`xla-autodiff`): gradient graphs;
-//! - [`computation`] (`xla-macros`): the `#[computation]` attribute.
+//! - [`computation`] (`xla-macros`): the `#[computation]` attribute;
+//! - [`train`]: data sets, checkpoints, progress bars and plots for training loops.
 
 pub use xla_autodiff as autodiff;
 pub use xla_core as core;
 pub use xla_core::{Literal, Module, PrimitiveType, Shape};
 pub use xla_cpu as cpu;
 pub use xla_macros::computation;
+pub mod train;
+
+/// The README's code blocks, compiled and run as doc tests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

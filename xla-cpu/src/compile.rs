@@ -60,6 +60,8 @@ pub struct Executable {
     pub(crate) rng_state: AtomicU64,
     pub(crate) custom_calls: HashMap<String, Arc<CustomCallFn>>,
     pub(crate) host: Mutex<HostQueues>,
+    /// Thread count and pool of the heavy kernels (see `parallel.rs`).
+    pub(crate) threads: crate::parallel::Threads,
 }
 
 impl std::fmt::Debug for Executable {
@@ -270,6 +272,7 @@ impl Executable {
             rng_state: AtomicU64::new(0),
             custom_calls: HashMap::new(),
             host: Mutex::new(HostQueues::default()),
+            threads: crate::parallel::Threads::default(),
         })
     }
 

@@ -203,7 +203,7 @@ impl Ctx<'_> {
                     })
                     .collect::<Result<Vec<&Literal>>>()?;
                 let r = match (step, width) {
-                    (Step::Fused(_, f), _) => fusion::run(f, &ops, &ins.shape),
+                    (Step::Fused(_, f), _) => fusion::run(f, &ops, &ins.shape, self.exe.parallel()),
                     (Step::Eval(_), None) => self.eval(&ins.op, &ops, &ins.shape),
                     (Step::Eval(_), Some(n)) => {
                         self.eval_vec(&ins.op, &ops, &vector_shape(&ins.shape, n), n)
@@ -311,8 +311,12 @@ impl Ctx<'_> {
             Op::GetDimensionSize { dimension } => dimension_size(arg(0)?, *dimension),
             Op::Gather(g) => indexing::gather(arg(0)?, arg(1)?, g, out),
             Op::Scatter { dims, to_apply } => indexing::scatter(self, a, dims, *to_apply, out),
-            Op::Dot { dims, .. } => contraction::dot(arg(0)?, arg(1)?, dims, out),
-            Op::Convolution(c) => contraction::convolution(arg(0)?, arg(1)?, c, out),
+            Op::Dot { dims, .. } => {
+                contraction::dot(arg(0)?, arg(1)?, dims, out, self.exe.parallel())
+            }
+            Op::Convolution(c) => {
+                contraction::convolution(arg(0)?, arg(1)?, c, out, self.exe.parallel())
+            }
             Op::Reduce {
                 dimensions,
                 to_apply,
@@ -344,8 +348,10 @@ impl Ctx<'_> {
                 epsilon,
                 feature_index,
             } => linalg::batch_norm_grad(a, *epsilon, *feature_index, out),
-            Op::Cholesky { lower } => linalg::cholesky(arg(0)?, *lower, out),
-            Op::TriangularSolve(o) => linalg::triangular_solve(arg(0)?, arg(1)?, o, out),
+            Op::Cholesky { lower } => linalg::cholesky(arg(0)?, *lower, out, self.exe.parallel()),
+            Op::TriangularSolve(o) => {
+                linalg::triangular_solve(arg(0)?, arg(1)?, o, out, self.exe.parallel())
+            }
             Op::Fft {
                 fft_type,
                 fft_length,

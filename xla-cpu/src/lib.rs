@@ -21,7 +21,9 @@ mod fusion;
 mod index;
 pub(crate) mod kernels;
 mod math;
+pub mod parallel;
 pub mod scalar;
 
 pub use compile::{CustomCallFn, Executable};
 pub use error::{CpuError, Result};
+pub use parallel::{Parallel, THREADS_ENV};

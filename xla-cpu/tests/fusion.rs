@@ -46,21 +46,19 @@ fn close(got: &Literal, want: &Literal, rtol: f32, atol: f32, what: &str) {
     }
 }
 
-fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
+/// Runs `f` with the executable set to `threads` threads.
+fn in_pool<T>(exe: &mut Executable, threads: usize, f: impl FnOnce(&Executable) -> T) -> T {
+    exe.set_threads(threads);
+    f(exe)
 }
 
 /// Fused vs reference, and 1 vs 2 threads bit for bit.
 fn check(text: &str, args: &[Literal], rtol: f32, what: &str) {
-    let exe = compile(text);
+    let mut exe = compile(text);
     let refs: Vec<&Literal> = args.iter().collect();
     let want = exe.execute_unfused(&refs).unwrap();
-    let one = in_pool(1, || exe.execute_borrowed(&refs).unwrap());
-    let two = in_pool(2, || exe.execute_borrowed(&refs).unwrap());
+    let one = in_pool(&mut exe, 1, |exe| exe.execute_borrowed(&refs).unwrap());
+    let two = in_pool(&mut exe, 2, |exe| exe.execute_borrowed(&refs).unwrap());
     close(&two, &want, rtol, 1e-6, what);
     let bits = |l: &Literal| -> Vec<u32> {
         l.data::<f32>()
@@ -173,22 +171,22 @@ fn relu_grad_and_bias_reduce_match_reference() {
         arg(&[256, 300], 6, 1.0),
         arg(&[300], 7, 0.5),
     ];
-    let exe = compile(RELU_GRAD_BIAS);
+    let mut exe = compile(RELU_GRAD_BIAS);
     let refs: Vec<&Literal> = args.iter().collect();
     let want = exe.execute_unfused(&refs).unwrap();
-    let got = in_pool(2, || exe.execute_borrowed(&refs).unwrap());
+    let got = in_pool(&mut exe, 2, |exe| exe.execute_borrowed(&refs).unwrap());
     // Column reductions fold rows in the reference order: bit-identical.
     assert_eq!(got, want);
 }
 
 #[test]
 fn mixed_ops_and_reduces_match_reference() {
-    let exe = compile(MIXED);
+    let mut exe = compile(MIXED);
     let args = [arg(&[7, 50, 33], 8, 3.0)];
     let refs: Vec<&Literal> = args.iter().collect();
     let want = exe.execute_unfused(&refs).unwrap();
-    let one = in_pool(1, || exe.execute_borrowed(&refs).unwrap());
-    let two = in_pool(2, || exe.execute_borrowed(&refs).unwrap());
+    let one = in_pool(&mut exe, 1, |exe| exe.execute_borrowed(&refs).unwrap());
+    let two = in_pool(&mut exe, 2, |exe| exe.execute_borrowed(&refs).unwrap());
     assert_eq!(one, two, "1 vs 2 threads");
     let (g, w) = (
         two.tuple_elements().unwrap(),
@@ -300,8 +298,8 @@ ENTRY main {{
 }}"
         );
         let x = arg(&[3, 5, 28, 28], 10, 1.0);
-        let exe = compile(&text);
-        let got = in_pool(2, || exe.execute(std::slice::from_ref(&x)).unwrap());
+        let mut exe = compile(&text);
+        let got = in_pool(&mut exe, 2, |exe| exe.execute(std::slice::from_ref(&x)).unwrap());
         let want = naive_pool(x.data::<f32>().unwrap(), [3, 5, 28, 28], k, s, pad, [o, o]);
         assert_eq!(
             got.data::<f32>().unwrap(),
@@ -352,7 +350,7 @@ ENTRY main {
             }
         }
     }
-    let exe = compile(text);
-    let got = in_pool(2, || exe.execute(&[x.clone(), g.clone()]).unwrap());
+    let mut exe = compile(text);
+    let got = in_pool(&mut exe, 2, |exe| exe.execute(&[x.clone(), g.clone()]).unwrap());
     assert_eq!(got.data::<f32>().unwrap(), &want[..]);
 }

@@ -1,11 +1,21 @@
-//! `#[computation]`: turns an annotated Rust function into an XLA HLO graph at compile time.
-//!
-//! Not implemented yet: the attribute currently passes the item through unchanged.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod ast;
+mod call;
+mod callees;
+mod check;
+mod ctxt;
+mod expand;
+mod fallback;
+mod grad;
+mod parse;
 
 use proc_macro::TokenStream;
 
-/// Marks a function as an XLA computation (placeholder: returns the item unchanged).
+/// Turns a function on tensors of static shape into an XLA computation, checked at compile
+/// time; see the [crate documentation](crate) for the syntax and the expansion.
 #[proc_macro_attribute]
-pub fn computation(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::computation(attr.into(), item.into()).into()
 }

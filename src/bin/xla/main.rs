@@ -3,6 +3,7 @@
 //! ```text
 //! xla fmt MODULE.hlo     parse and print canonically (XLA's text format) to stdout
 //! xla check MODULE.hlo   parse and verify; prints `ok` or every problem with its location
+//! xla grad MODULE.hlo    print the gradient module of a scalar-valued module
 //! xla run MODULE.hlo IN0.npy ... --out DIR     run on the CPU, write out0.npy, out1.npy, ...
 //! xla bench MODULE.hlo IN0.npy ... --iters N   time N executions, print median_s=SECONDS
 //! ```
@@ -16,6 +17,7 @@ mod bench;
 mod check;
 mod common;
 mod fmt;
+mod grad;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +39,8 @@ enum Command {
     Fmt(fmt::Args),
     /// Parse and verify an HLO module; print `ok` or every problem.
     Check(check::Args),
+    /// Print the gradient module (a tuple of the gradients of the scalar result).
+    Grad(grad::Args),
     /// Run an HLO module on the CPU: `xla run MODULE.hlo IN0.npy ... --out DIR`.
     Run(run::Args),
     /// Time executions of an HLO module: prints `median_s=SECONDS` last.
@@ -47,6 +51,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
+        Command::Grad(args) => grad::run(args),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
     }

@@ -7,6 +7,7 @@ use super::ops::{self, vmax, vmin};
 use super::{Fop, Fused, FusedKind, Instr, Kernel, Load, Node, Slot, Src};
 use crate::error::{invalid, Result};
 use crate::index::make;
+use crate::parallel::Parallel;
 use rayon::prelude::*;
 use xla_core::attrs::BinaryOp;
 use xla_core::literal::ArrayData;
@@ -364,7 +365,7 @@ fn check(k: &Kernel, ins: &[In]) -> Result<()> {
     Ok(())
 }
 
-fn run_loop(k: &Kernel, ins: &[In]) -> Vec<f32> {
+fn run_loop(k: &Kernel, ins: &[In], min: usize) -> Vec<f32> {
     let mut out = vec![0.0f32; k.n];
     let work = |s: &mut Scratch, c: usize, o: &mut [f32]| {
         let bl = block_len();
@@ -376,6 +377,7 @@ fn run_loop(k: &Kernel, ins: &[In]) -> Vec<f32> {
         work(&mut k.scratch(ins), 0, &mut out);
     } else {
         out.par_chunks_mut(CHUNK)
+            .with_min_len(min)
             .enumerate()
             .for_each_init(|| k.scratch(ins), |s, (c, o)| work(s, c, o));
     }
@@ -424,6 +426,8 @@ fn fold_range<F: Fn(f32, f32) -> f32 + Copy>(
 }
 
 struct Red {
+    /// The smallest number of tasks a thread takes (`usize::MAX`: one thread).
+    min: usize,
     outer: usize,
     red: usize,
     inner: usize,
@@ -455,7 +459,7 @@ fn reduce_rows<F: Fn(f32, f32) -> f32 + Copy + Sync>(
         let per = (CHUNK / r.red.clamp(1, CHUNK)).max(1);
         (0..parts)
             .into_par_iter()
-            .with_min_len(per)
+            .with_min_len(per.max(r.min))
             .map_init(init, one)
             .collect()
     };
@@ -485,9 +489,11 @@ fn reduce_cols<F: Fn(f32, f32) -> f32 + Copy + Sync>(
     };
     let init = || (k.scratch(ins), vec![0.0f32; block_len()]);
     out.par_chunks_mut(r.inner)
+        .with_min_len(r.min)
         .enumerate()
         .for_each(|(o, row)| {
             row.par_chunks_mut(block_len())
+                .with_min_len(r.min)
                 .enumerate()
                 .for_each_init(init, |s, (c, acc)| work(s, o, c * block_len(), acc));
         });
@@ -511,11 +517,17 @@ fn run_reduce(k: &Kernel, ins: &[In], op: BinaryOp, r: &Red) -> Vec<f32> {
     }
 }
 
-/// Runs a fused step on its inputs (in the order of [`Fused::inputs`]).
+/// Runs a fused step on its inputs (in the order of [`Fused::inputs`]) with the
+/// executable's threads.
 ///
 /// # Errors
 /// If an input is not an f32/pred array of the planned size.
-pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape) -> Result<Literal> {
+pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape, par: Parallel) -> Result<Literal> {
+    let min = if par.threads() <= 1 { usize::MAX } else { 1 };
+    par.install(|| run_in(f, args, out, min))
+}
+
+fn run_in(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Result<Literal> {
     let ins = args
         .iter()
         .map(|l| {
@@ -533,9 +545,9 @@ pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape) -> Result<Literal> 
     let k = &f.kernel;
     check(k, &ins)?;
     let data = match f.kind {
-        FusedKind::Loop { pred: false } => ArrayData::F32(run_loop(k, &ins)),
+        FusedKind::Loop { pred: false } => ArrayData::F32(run_loop(k, &ins, min)),
         FusedKind::Loop { pred: true } => {
-            ArrayData::Pred(run_loop(k, &ins).iter().map(|&x| x != 0.0).collect())
+            ArrayData::Pred(run_loop(k, &ins, min).iter().map(|&x| x != 0.0).collect())
         }
         FusedKind::Reduce {
             op,
@@ -547,6 +559,7 @@ pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape) -> Result<Literal> 
             let init = ins.get(init).filter(|i| i.len() == 1).map(|i| i.get(0));
             let init = init.ok_or_else(|| invalid("fused reduce: init is not a scalar"))?;
             let r = Red {
+                min,
                 outer,
                 red,
                 inner,

@@ -10,8 +10,12 @@ use xla_core::attrs::{ConvConfig, DotDims};
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, PrimitiveType, Shape};
 
+use super::conv::conv_gemm;
 use super::elementwise::convert;
+use super::matmul::{bmm_faer, bmm_ring, Orient};
 use super::structural::{index_map, take};
+use crate::parallel::Parallel;
+use std::borrow::Cow;
 
 /// The element type arithmetic runs in for a result of type `ty`.
 fn compute_type(ty: PrimitiveType) -> PrimitiveType {
@@ -30,8 +34,26 @@ fn run_ring(
     kernel: &dyn Fn(&ArrayData, &ArrayData) -> Result<ArrayData>,
 ) -> Result<Literal> {
     let ty = compute_type(out.element_type());
-    let res = kernel(&convert(l, ty)?, &convert(r, ty)?)?;
-    make(out, convert(&res, out.element_type())?)
+    let res = kernel(&*as_type(l, ty)?, &*as_type(r, ty)?)?;
+    finish(out, res)
+}
+
+/// `d` in element type `ty`, borrowed when it already is.
+pub(crate) fn as_type(d: &ArrayData, ty: PrimitiveType) -> Result<Cow<'_, ArrayData>> {
+    if d.element_type() == ty {
+        Ok(Cow::Borrowed(d))
+    } else {
+        convert(d, ty).map(Cow::Owned)
+    }
+}
+
+/// The result literal of shape `out` from `res`, converted to its type if needed.
+pub(crate) fn finish(out: &Shape, res: ArrayData) -> Result<Literal> {
+    if res.element_type() == out.element_type() {
+        make(out, res)
+    } else {
+        make(out, convert(&res, out.element_type())?)
+    }
 }
 
 macro_rules! ring_dispatch {
@@ -57,6 +79,7 @@ macro_rules! ring_dispatch {
 }
 
 /// Batched matmul `[B,M,K] x [B,K,N] -> [B,M,N]`, sums in k order.
+#[cfg(test)]
 fn bmm<T: Ring>(l: &[T], r: &[T], bmkn: [usize; 4]) -> ArrayData {
     let [b, m, k, n] = bmkn;
     let mut out = vec![T::zero(); b * m * n];
@@ -88,11 +111,145 @@ fn canon(dims: &[usize], first: &[usize], second: &[usize]) -> (Vec<usize>, Vec<
     (index_map(&odims, |o| crate::index::offset(o, &ost)), rest)
 }
 
+/// The operand dims of a dot, split: (batch, free, contracting) of lhs, then of rhs.
+type DotSplit = [Vec<usize>; 6];
+
+fn dot_split(
+    ldims: &[usize],
+    rdims: &[usize],
+    dd: &DotDims,
+    shapes: (&Shape, &Shape),
+) -> Result<DotSplit> {
+    let lb = dim_list(&dd.lhs_batch_dims, ldims.len(), "dot")?;
+    let lc = dim_list(&dd.lhs_contracting_dims, ldims.len(), "dot")?;
+    let rb = dim_list(&dd.rhs_batch_dims, rdims.len(), "dot")?;
+    let rc = dim_list(&dd.rhs_contracting_dims, rdims.len(), "dot")?;
+    let size = |dims: &[usize], ds: &[usize]| ds.iter().map(|&d| dims[d]).collect::<Vec<_>>();
+    if lb.len() != rb.len()
+        || lc.len() != rc.len()
+        || size(ldims, &lb) != size(rdims, &rb)
+        || size(ldims, &lc) != size(rdims, &rc)
+    {
+        return Err(invalid(format!(
+            "dot: {} and {} do not agree under {dd:?}",
+            shapes.0, shapes.1
+        )));
+    }
+    let free = |rank: usize, b: &[usize], c: &[usize]| {
+        (0..rank)
+            .filter(|d| !b.contains(d) && !c.contains(d))
+            .collect::<Vec<_>>()
+    };
+    let lf = free(ldims.len(), &lb, &lc);
+    let rf = free(rdims.len(), &rb, &rc);
+    Ok([lb, lf, lc, rb, rf, rc])
+}
+
+/// How an operand's matrices sit in its buffer when its batch dims lead in order and the
+/// rest is `(first, second)` or `(second, first)`: `Some(RowMajor)` for the former.
+fn in_place(batch: &[usize], first: &[usize], second: &[usize]) -> Option<Orient> {
+    let nb = batch.len();
+    if batch.iter().enumerate().any(|(i, &d)| i != d) {
+        return None;
+    }
+    let rest = |a: &[usize], b: &[usize]| a.iter().chain(b).enumerate().all(|(i, &d)| d == nb + i);
+    if rest(first, second) {
+        Some(Orient::RowMajor)
+    } else if rest(second, first) {
+        Some(Orient::ColMajor)
+    } else {
+        None
+    }
+}
+
+/// An operand as `B` matrices: in place when the layout allows, else one transposing copy
+/// to row-major `[B, first, second]`.
+fn operand<'a>(
+    d: &'a ArrayData,
+    dims: &[usize],
+    groups: [&[usize]; 3],
+) -> (Cow<'a, ArrayData>, Orient) {
+    let [b, first, second] = groups;
+    match in_place(b, first, second) {
+        Some(o) => (Cow::Borrowed(d), o),
+        None => {
+            let order: Vec<usize> = b.iter().chain(first).chain(second).copied().collect();
+            let (map, _) = canon(dims, &order, &[]);
+            (Cow::Owned(take(d, &map)), Orient::RowMajor)
+        }
+    }
+}
+
 /// `dot` with general dimension numbers: result dims are batch, lhs free, rhs free.
+/// f32/f64/c64/c128 (and f16/bf16 through f32) run through faer with `par`.
 ///
 /// # Errors
 /// If the dimension numbers do not fit the operands.
-pub fn dot(lhs: &Literal, rhs: &Literal, dd: &DotDims, out: &Shape) -> Result<Literal> {
+pub fn dot(
+    lhs: &Literal,
+    rhs: &Literal,
+    dd: &DotDims,
+    out: &Shape,
+    par: Parallel<'_>,
+) -> Result<Literal> {
+    let (ld, ldims) = array(lhs)?;
+    let (rd, rdims) = array(rhs)?;
+    let [lb, lf, lc, rb, rf, rc] = dot_split(&ldims, &rdims, dd, (lhs.shape(), rhs.shape()))?;
+    let size =
+        |dims: &[usize], ds: &[usize]| count(&ds.iter().map(|&d| dims[d]).collect::<Vec<_>>());
+    let bmkn = [
+        size(&ldims, &lb),
+        size(&ldims, &lf),
+        size(&ldims, &lc),
+        size(&rdims, &rf),
+    ];
+    let [b, m, _, n] = bmkn;
+    if count(&dims_of(out)?) != b * m * n {
+        return Err(invalid(format!(
+            "dot: result {out} does not hold {b}x{m}x{n} elements"
+        )));
+    }
+    let ty = compute_type(out.element_type());
+    let (l, r) = (as_type(ld, ty)?, as_type(rd, ty)?);
+    let (l, lo) = operand(&l, &ldims, [&lb, &lf, &lc]);
+    let (r, ro) = operand(&r, &rdims, [&rb, &rc, &rf]);
+    use ArrayData as D;
+    let res = match (&*l, &*r) {
+        (D::F32(a), D::F32(b)) => D::F32(bmm_faer(a, lo, b, ro, bmkn, par)),
+        (D::F64(a), D::F64(b)) => D::F64(bmm_faer(a, lo, b, ro, bmkn, par)),
+        (D::C64(a), D::C64(b)) => D::C64(bmm_faer(a, lo, b, ro, bmkn, par)),
+        (D::C128(a), D::C128(b)) => D::C128(bmm_faer(a, lo, b, ro, bmkn, par)),
+        (a, b) => {
+            let row = |d: &ArrayData, o: Orient, dims: &[usize], g: [&[usize]; 3]| match o {
+                Orient::RowMajor => d.clone(),
+                Orient::ColMajor => {
+                    let order: Vec<usize> = g.iter().flat_map(|v| v.iter()).copied().collect();
+                    take(d, &canon(dims, &order, &[]).0)
+                }
+            };
+            let a = row(a, lo, &ldims, [&lb, &lf, &lc]);
+            let b = row(b, ro, &rdims, [&rb, &rc, &rf]);
+            ring_dispatch!(&a, &b, bmm_ring_data, bmkn)?
+        }
+    };
+    finish(out, res)
+}
+
+fn bmm_ring_data<T: Ring>(l: &[T], r: &[T], bmkn: [usize; 4]) -> ArrayData {
+    T::wrap(bmm_ring(l, r, bmkn))
+}
+
+#[cfg(test)]
+/// The reference `dot`: plain loops in the compute type (kept to check the fast path).
+///
+/// # Errors
+/// If the dimension numbers do not fit the operands.
+pub(crate) fn dot_reference(
+    lhs: &Literal,
+    rhs: &Literal,
+    dd: &DotDims,
+    out: &Shape,
+) -> Result<Literal> {
     let (ld, ldims) = array(lhs)?;
     let (rd, rdims) = array(rhs)?;
     let lb = dim_list(&dd.lhs_batch_dims, ldims.len(), "dot")?;
@@ -134,21 +291,21 @@ pub fn dot(lhs: &Literal, rhs: &Literal, dd: &DotDims, out: &Shape) -> Result<Li
 }
 
 /// Everything the convolution loop needs, as strides and sizes.
-struct ConvPlan {
-    out_dims: Vec<usize>,
+pub(crate) struct ConvPlan {
+    pub(crate) out_dims: Vec<usize>,
     /// Per output dim: (role, spatial index) where role 0 = batch, 1 = feature, 2 = spatial.
-    out_role: Vec<(u8, usize)>,
-    lhs_batch_stride: usize,
-    lhs_feature_stride: usize,
-    lhs_spatial: Vec<(usize, usize)>,
-    rhs_in_stride: usize,
-    rhs_out_stride: usize,
-    rhs_spatial: Vec<(usize, usize)>,
-    kic: usize,
-    oc_per_fgroup: usize,
-    oc_per_bgroup: usize,
-    batch_per_group: usize,
-    win: Vec<xla_core::attrs::WindowDim>,
+    pub(crate) out_role: Vec<(u8, usize)>,
+    pub(crate) lhs_batch_stride: usize,
+    pub(crate) lhs_feature_stride: usize,
+    pub(crate) lhs_spatial: Vec<(usize, usize)>,
+    pub(crate) rhs_in_stride: usize,
+    pub(crate) rhs_out_stride: usize,
+    pub(crate) rhs_spatial: Vec<(usize, usize)>,
+    pub(crate) kic: usize,
+    pub(crate) oc_per_fgroup: usize,
+    pub(crate) oc_per_bgroup: usize,
+    pub(crate) batch_per_group: usize,
+    pub(crate) win: Vec<xla_core::attrs::WindowDim>,
 }
 
 /// A dimension number checked against a rank.
@@ -311,7 +468,40 @@ fn conv_k<T: Ring>(l: &[T], r: &[T], p: &ConvPlan) -> ArrayData {
 ///
 /// # Errors
 /// If the configuration does not fit the operands.
-pub fn convolution(lhs: &Literal, rhs: &Literal, c: &ConvConfig, out: &Shape) -> Result<Literal> {
+pub fn convolution(
+    lhs: &Literal,
+    rhs: &Literal,
+    c: &ConvConfig,
+    out: &Shape,
+    par: Parallel<'_>,
+) -> Result<Literal> {
+    let (ld, ldims) = array(lhs)?;
+    let (rd, rdims) = array(rhs)?;
+    let p = conv_plan(&ldims, &rdims, dims_of(out)?, c)?;
+    run_ring(ld, rd, out, &|l, r| {
+        use ArrayData as D;
+        let fast = match (l, r) {
+            (D::F32(a), D::F32(b)) => conv_gemm(a, b, &p, par).map(D::F32),
+            (D::F64(a), D::F64(b)) => conv_gemm(a, b, &p, par).map(D::F64),
+            (D::C64(a), D::C64(b)) => conv_gemm(a, b, &p, par).map(D::C64),
+            (D::C128(a), D::C128(b)) => conv_gemm(a, b, &p, par).map(D::C128),
+            _ => None,
+        };
+        match fast {
+            Some(d) => Ok(d),
+            None => ring_dispatch!(l, r, conv_k, &p),
+        }
+    })
+}
+
+/// The reference `convolution`: one plain loop per output element.
+#[cfg(test)]
+pub(crate) fn convolution_reference(
+    lhs: &Literal,
+    rhs: &Literal,
+    c: &ConvConfig,
+    out: &Shape,
+) -> Result<Literal> {
     let (ld, ldims) = array(lhs)?;
     let (rd, rdims) = array(rhs)?;
     let p = conv_plan(&ldims, &rdims, dims_of(out)?, c)?;

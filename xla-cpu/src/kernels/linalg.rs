@@ -1,15 +1,26 @@
 //! Linear algebra and normalisation: batch-norm training / inference / grad (the spec's
-//! formulas, biased variance), cholesky and triangular-solve (batched, reading only the
-//! relevant triangle). Arithmetic runs in f64 (complex: c128) and is rounded once.
+//! formulas, biased variance; f64 arithmetic rounded once), cholesky and triangular-solve
+//! through faer (batched, reading only the relevant triangle; f16/bf16 run in f32).
 
 use crate::error::{invalid, CpuError, Result};
 use crate::index::{array, count, make};
-use num_complex::Complex64 as C;
+use crate::parallel::Parallel;
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
+use faer::linalg::triangular_solve as ts;
+use faer::{Mat, MatMut, MatRef, Par};
+use rayon::prelude::*;
 use xla_core::attrs::{Transpose, TriangularSolveOptions};
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, PrimitiveType, Shape};
 
+use super::contraction::{as_type, finish};
 use super::elementwise::convert;
+use super::matmul::FaerElem;
+
+#[cfg(test)]
+#[path = "linalg_reference.rs"]
+pub(crate) mod reference;
 
 fn f64s(l: &Literal, op: &'static str) -> Result<(Vec<f64>, Vec<usize>, PrimitiveType)> {
     let (d, dims) = array(l)?;
@@ -183,174 +194,236 @@ pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result
     ]))
 }
 
-/// A batch of square-ish matrices as c128: (values, batch, rows, cols, element type).
-fn c128s(l: &Literal, op: &'static str) -> Result<(Vec<C>, usize, usize, usize, PrimitiveType)> {
+/// Factorisations and solves of fewer operations than this stay on one thread (faer's
+/// parallel Cholesky is slower than its sequential one at 1024x1024 on two cores).
+const MIN_PAR_FLOPS: usize = 1 << 32;
+
+/// A batch of `rows x cols` matrices in a float or complex type faer handles.
+struct Batch<'a> {
+    data: std::borrow::Cow<'a, ArrayData>,
+    batch: usize,
+    rows: usize,
+    cols: usize,
+}
+
+/// The operand as a [`Batch`] (f16/bf16 converted to f32).
+fn batch_of<'a>(l: &'a Literal, op: &'static str) -> Result<Batch<'a>> {
     let (d, dims) = array(l)?;
     let ty = d.element_type();
-    if !ty.is_float_or_complex() || dims.len() < 2 {
-        return Err(if dims.len() < 2 {
-            invalid(format!("{op}: operand {} must have rank >= 2", l.shape()))
-        } else {
-            CpuError::UnsupportedType { op, ty }
+    if !ty.is_float_or_complex() {
+        return Err(CpuError::UnsupportedType { op, ty });
+    }
+    let [.., rows, cols] = dims[..] else {
+        return Err(invalid(format!(
+            "{op}: operand {} must have rank >= 2",
+            l.shape()
+        )));
+    };
+    let data = match d {
+        ArrayData::F16(_) | ArrayData::Bf16(_) => as_type(d, PrimitiveType::F32)?,
+        other => std::borrow::Cow::Borrowed(other),
+    };
+    Ok(Batch {
+        data,
+        batch: count(&dims[..dims.len() - 2]),
+        rows,
+        cols,
+    })
+}
+
+/// Runs `f` on each `size`-element matrix of `v`, in parallel over the batch when there is
+/// more than one matrix, else with faer's parallelism for about `flops` operations.
+fn per_matrix<T: Send>(
+    v: &mut [T],
+    size: usize,
+    flops: usize,
+    par: Parallel<'_>,
+    f: impl Fn(usize, &mut [T], Par) + Send + Sync,
+) {
+    if size == 0 {
+        return;
+    }
+    if v.len() > size && par.threads() > 1 {
+        par.install(|| {
+            v.par_chunks_mut(size)
+                .enumerate()
+                .for_each(|(b, m)| f(b, m, Par::Seq))
         });
-    }
-    let (r, c) = (dims[dims.len() - 2], dims[dims.len() - 1]);
-    match convert(d, PrimitiveType::C128)? {
-        ArrayData::C128(v) => Ok((v, count(&dims[..dims.len() - 2]), r, c, ty)),
-        _ => Err(invalid("conversion to c128 failed")),
+    } else {
+        let p = par.par_for(flops, MIN_PAR_FLOPS);
+        par.install(|| v.chunks_mut(size).enumerate().for_each(|(b, m)| f(b, m, p)));
     }
 }
 
-fn from_c128(v: Vec<C>, ty: PrimitiveType, out: &Shape) -> Result<Literal> {
-    make(out, convert(&ArrayData::C128(v), ty)?)
-}
-
-/// Lower Cholesky factor of an `n x n` matrix given by `get(i, j)` for `i >= j`; `None` if
-/// the matrix is not positive definite.
-fn cholesky_lower(n: usize, get: impl Fn(usize, usize) -> C) -> Option<Vec<C>> {
-    let mut l = vec![C::new(0.0, 0.0); n * n];
-    for j in 0..n {
-        let mut d = get(j, j).re;
-        for k in 0..j {
-            d -= l[j * n + k].norm_sqr();
-        }
-        if d.is_nan() || d <= 0.0 {
-            return None;
-        }
-        let djj = d.sqrt();
-        l[j * n + j] = C::new(djj, 0.0);
-        for i in j + 1..n {
-            let mut s = get(i, j);
-            for k in 0..j {
-                s -= l[i * n + k] * l[j * n + k].conj();
-            }
-            l[i * n + j] = s / djj;
+/// Factors one `n x n` matrix `a` (row-major) into `dst`: the triangle `lower` asks for,
+/// zero elsewhere; all NaN when `a` is not positive definite.
+fn cholesky_one<T: FaerElem>(a: &[T], dst: &mut [T], n: usize, lower: bool, par: Par) {
+    // The relevant triangle as a lower matrix: A[i][j] for lower, conj(A[j][i]) for upper.
+    let mut l = Mat::<T>::from_fn(n, n, |i, j| match (i >= j, lower) {
+        (false, _) => T::default(),
+        (true, true) => a[i * n + j],
+        (true, false) => a[j * n + i].conjugate(),
+    });
+    let mut mem = MemBuffer::new(cholesky_in_place_scratch::<T>(n, par, Default::default()));
+    let ok = cholesky_in_place(
+        l.as_mut(),
+        Default::default(),
+        par,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .is_ok();
+    for i in 0..n {
+        for j in 0..n {
+            dst[i * n + j] = match (ok, lower) {
+                (false, _) => T::NAN,
+                (true, true) if i >= j => l[(i, j)],
+                (true, false) if j >= i => l[(j, i)].conjugate(),
+                _ => T::default(),
+            };
         }
     }
-    Some(l)
 }
 
-/// `cholesky`: `L` (lower) or `U` (upper) with the other triangle zero; a matrix that is not
-/// positive definite gives all NaN.
+fn cholesky_k<T: FaerElem>(a: &[T], n: usize, lower: bool, par: Parallel<'_>) -> Vec<T> {
+    let mut out = vec![T::default(); a.len()];
+    per_matrix(&mut out, n * n, n * n * n / 3, par, |b, dst, p| {
+        cholesky_one(&a[b * n * n..(b + 1) * n * n], dst, n, lower, p);
+    });
+    out
+}
+
+/// `cholesky`: `L` (lower) or `U` (upper) with the other triangle zero, reading only the
+/// relevant triangle; a matrix that is not positive definite gives all NaN.
 ///
 /// # Errors
 /// If the operand is not a batch of square float or complex matrices.
-pub fn cholesky(x: &Literal, lower: bool, out: &Shape) -> Result<Literal> {
-    let (v, batch, n, m, ty) = c128s(x, "cholesky")?;
-    if n != m {
+pub fn cholesky(x: &Literal, lower: bool, out: &Shape, par: Parallel<'_>) -> Result<Literal> {
+    let b = batch_of(x, "cholesky")?;
+    let n = b.rows;
+    if n != b.cols {
         return Err(invalid(format!(
             "cholesky: {} is not a batch of square matrices",
             x.shape()
         )));
     }
-    let mut res = vec![C::new(0.0, 0.0); v.len()];
-    for b in 0..batch {
-        let a = &v[b * n * n..(b + 1) * n * n];
-        let l = if lower {
-            cholesky_lower(n, |i, j| a[i * n + j])
-        } else {
-            cholesky_lower(n, |i, j| a[j * n + i].conj())
-        };
-        let dst = &mut res[b * n * n..(b + 1) * n * n];
-        match l {
-            None => dst.iter_mut().for_each(|d| *d = C::new(f64::NAN, f64::NAN)),
-            Some(l) if lower => dst.copy_from_slice(&l),
-            Some(l) => {
-                for i in 0..n {
-                    for j in i..n {
-                        dst[i * n + j] = l[j * n + i].conj();
-                    }
-                }
-            }
+    use ArrayData as D;
+    let res = match &*b.data {
+        D::F32(v) => D::F32(cholesky_k(v, n, lower, par)),
+        D::F64(v) => D::F64(cholesky_k(v, n, lower, par)),
+        D::C64(v) => D::C64(cholesky_k(v, n, lower, par)),
+        D::C128(v) => D::C128(cholesky_k(v, n, lower, par)),
+        other => {
+            return Err(CpuError::UnsupportedType {
+                op: "cholesky",
+                ty: other.element_type(),
+            })
         }
-    }
-    from_c128(res, ty, out)
-}
-
-/// `op(a)` restricted to the triangle `a` is read from, as a dense `m x m` matrix.
-fn effective(a: &[C], m: usize, o: &TriangularSolveOptions) -> Vec<C> {
-    let mut t = vec![C::new(0.0, 0.0); m * m];
-    for i in 0..m {
-        for j in 0..m {
-            let inside = if o.lower { i >= j } else { i <= j };
-            if !inside {
-                continue;
-            }
-            let v = if i == j && o.unit_diagonal {
-                C::new(1.0, 0.0)
-            } else {
-                a[i * m + j]
-            };
-            match o.transpose_a {
-                Transpose::NoTranspose => t[i * m + j] = v,
-                Transpose::Transpose => t[j * m + i] = v,
-                Transpose::Adjoint => t[j * m + i] = v.conj(),
-            }
-        }
-    }
-    t
-}
-
-/// Solves `t x = b` in place for a triangular `t` (`m x m`) and `b` (`m x n`).
-fn solve_left(t: &[C], lower: bool, m: usize, n: usize, b: &mut [C]) {
-    let rows: Vec<usize> = if lower {
-        (0..m).collect()
-    } else {
-        (0..m).rev().collect()
     };
-    for col in 0..n {
-        for &i in &rows {
-            let mut s = b[i * n + col];
-            let ks: Box<dyn Iterator<Item = usize>> = if lower {
-                Box::new(0..i)
-            } else {
-                Box::new(i + 1..m)
-            };
-            for k in ks {
-                s -= t[i * m + k] * b[k * n + col];
-            }
-            b[i * n + col] = s / t[i * m + i];
-        }
+    finish(out, res)
+}
+
+/// Solves `t x = rhs` in place, `t` triangular (`lower` or upper, `unit` diagonal or not).
+fn solve<T: FaerElem, L: faer::traits::Conjugate<Canonical = T>>(
+    t: MatRef<'_, L>,
+    rhs: MatMut<'_, T>,
+    (lower, unit): (bool, bool),
+    par: Par,
+) {
+    match (lower, unit) {
+        (true, false) => ts::solve_lower_triangular_in_place(t, rhs, par),
+        (true, true) => ts::solve_unit_lower_triangular_in_place(t, rhs, par),
+        (false, false) => ts::solve_upper_triangular_in_place(t, rhs, par),
+        (false, true) => ts::solve_unit_upper_triangular_in_place(t, rhs, par),
     }
 }
 
-/// `triangular-solve(a, b)`: `op(a) x = b` (left side) or `x op(a) = b`, batched.
+/// One system: `a` is `m x m`, `x` holds `b` (`r x c`, row-major) and receives the solution.
+fn trsm_one<T: FaerElem>(
+    a: &[T],
+    x: &mut [T],
+    (m, r, c): (usize, usize, usize),
+    o: &TriangularSolveOptions,
+    par: Par,
+) {
+    let a = MatRef::from_row_major_slice(a, m, m);
+    let x = MatMut::from_row_major_slice_mut(x, r, c);
+    let unit = o.unit_diagonal;
+    // op(a) is lower when a is lower and not transposed, or upper and transposed.
+    let lower = o.lower == (o.transpose_a == Transpose::NoTranspose);
+    // Left: op(a) x = b. Right: x op(a) = b, i.e. op(a)^T x^T = b^T.
+    let (x, lower) = if o.left_side {
+        (x, lower)
+    } else {
+        (x.transpose_mut(), !lower)
+    };
+    match (o.transpose_a, o.left_side) {
+        (Transpose::NoTranspose, true) | (Transpose::Transpose, false) => {
+            solve(a, x, (lower, unit), par)
+        }
+        (Transpose::Transpose, true) | (Transpose::NoTranspose, false) => {
+            solve(a.transpose(), x, (lower, unit), par)
+        }
+        (Transpose::Adjoint, true) => solve(a.adjoint(), x, (lower, unit), par),
+        (Transpose::Adjoint, false) => solve(a.conjugate(), x, (lower, unit), par),
+    }
+}
+
+fn trsm_k<T: FaerElem>(
+    a: &[T],
+    b: &[T],
+    mrc: (usize, usize, usize),
+    o: &TriangularSolveOptions,
+    par: Parallel<'_>,
+) -> Vec<T> {
+    let (m, r, c) = mrc;
+    let mut x = b.to_vec();
+    per_matrix(&mut x, r * c, m * r * c, par, |bi, xm, p| {
+        trsm_one(&a[bi * m * m..(bi + 1) * m * m], xm, mrc, o, p);
+    });
+    x
+}
+
+/// `triangular-solve(a, b)`: `op(a) x = b` (left side) or `x op(a) = b`, batched, reading
+/// only the relevant triangle of `a` (and not its diagonal when it is a unit diagonal).
 ///
 /// # Errors
-/// If the operands are not batches of matching matrices.
+/// If the operands are not batches of matching float or complex matrices.
 pub fn triangular_solve(
     a: &Literal,
     b: &Literal,
     o: &TriangularSolveOptions,
     out: &Shape,
+    par: Parallel<'_>,
 ) -> Result<Literal> {
-    let (av, batch, m, m2, ty) = c128s(a, "triangular-solve")?;
-    let (mut bv, bbatch, r, c, _) = c128s(b, "triangular-solve")?;
-    let fits = if o.left_side { r == m } else { c == m };
-    if m != m2 || batch != bbatch || !fits {
+    let av = batch_of(a, "triangular-solve")?;
+    let bv = batch_of(b, "triangular-solve")?;
+    let m = av.rows;
+    let fits = if o.left_side {
+        bv.rows == m
+    } else {
+        bv.cols == m
+    };
+    if m != av.cols || av.batch != bv.batch || !fits {
         return Err(invalid(format!(
             "triangular-solve: {} and {} do not fit",
             a.shape(),
             b.shape()
         )));
     }
-    let eff_lower = o.lower == (o.transpose_a == Transpose::NoTranspose);
-    for bi in 0..batch {
-        let t = effective(&av[bi * m * m..(bi + 1) * m * m], m, o);
-        let bm = &mut bv[bi * r * c..(bi + 1) * r * c];
-        if o.left_side {
-            solve_left(&t, eff_lower, m, c, bm);
-        } else {
-            // x t = b  <=>  tᵀ xᵀ = bᵀ.
-            let tt: Vec<C> = (0..m * m).map(|k| t[(k % m) * m + k / m]).collect();
-            let mut bt: Vec<C> = (0..r * c).map(|k| bm[(k % r) * c + k / r]).collect();
-            solve_left(&tt, !eff_lower, m, r, &mut bt);
-            for i in 0..r {
-                for j in 0..c {
-                    bm[i * c + j] = bt[j * r + i];
-                }
-            }
+    let mrc = (m, bv.rows, bv.cols);
+    use ArrayData as D;
+    let res = match (&*av.data, &*bv.data) {
+        (D::F32(x), D::F32(y)) => D::F32(trsm_k(x, y, mrc, o, par)),
+        (D::F64(x), D::F64(y)) => D::F64(trsm_k(x, y, mrc, o, par)),
+        (D::C64(x), D::C64(y)) => D::C64(trsm_k(x, y, mrc, o, par)),
+        (D::C128(x), D::C128(y)) => D::C128(trsm_k(x, y, mrc, o, par)),
+        (x, _) => {
+            return Err(CpuError::UnsupportedType {
+                op: "triangular-solve",
+                ty: x.element_type(),
+            })
         }
-    }
-    from_c128(bv, ty, out)
+    };
+    finish(out, res)
 }

@@ -4,12 +4,17 @@
 pub mod collective;
 pub mod contraction;
 pub mod control;
+pub mod conv;
 pub mod elementwise;
 pub mod fft;
 pub mod indexing;
 pub mod linalg;
+pub mod matmul;
 pub mod rng;
 pub mod sort;
 pub mod structural;
 pub mod window;
 pub(crate) mod window_fast;
+
+#[cfg(test)]
+mod fast_tests;

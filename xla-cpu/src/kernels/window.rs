@@ -270,7 +270,15 @@ pub fn reduce_window(
     let first_out = out.tuple_elements().and_then(|t| t.first()).unwrap_or(out);
     let out_dims = dims_of(first_out)?;
     if let ([x], [init]) = (xs.as_slice(), inits.as_slice()) {
-        let fast = super::window_fast::reduce_window(x, init, &dims, &out_dims, w, cx.combiner(f));
+        let fast = super::window_fast::reduce_window(
+            x,
+            init,
+            &dims,
+            &out_dims,
+            w,
+            cx.combiner(f),
+            cx.exe.parallel(),
+        );
         if let Some(r) = fast {
             return results(out, vec![r]);
         }
@@ -400,7 +408,14 @@ pub fn select_and_scatter(
     let (src, sdims) = array(a[1])?;
     let (init, _) = array(a[2])?;
     let combs = [cx.combiner(comps[0]), cx.combiner(comps[1])];
-    let fast = super::window_fast::select_and_scatter([d, src, init], &dims, &sdims, w, combs);
+    let fast = super::window_fast::select_and_scatter(
+        [d, src, init],
+        &dims,
+        &sdims,
+        w,
+        combs,
+        cx.exe.parallel(),
+    );
     if let Some(r) = fast {
         return results(out, vec![r]);
     }

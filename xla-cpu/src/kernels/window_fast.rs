@@ -7,6 +7,7 @@
 
 use crate::compile::Combiner;
 use crate::fusion::{vmax, vmin};
+use crate::parallel::Parallel;
 use rayon::prelude::*;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, Window, WindowDim};
 use xla_core::literal::ArrayData;
@@ -127,6 +128,28 @@ pub(crate) fn reduce_window(
     out_dims: &[usize],
     w: &Window,
     comb: Option<Combiner>,
+    par: Parallel,
+) -> Option<ArrayData> {
+    par.install(|| reduce_window_in(x, init, dims, out_dims, w, comb, min_len(par)))
+}
+
+/// 8 planes per task, or everything on one thread.
+fn min_len(par: Parallel) -> usize {
+    if par.threads() <= 1 {
+        usize::MAX
+    } else {
+        8
+    }
+}
+
+fn reduce_window_in(
+    x: &ArrayData,
+    init: &ArrayData,
+    dims: &[usize],
+    out_dims: &[usize],
+    w: &Window,
+    comb: Option<Combiner>,
+    min: usize,
 ) -> Option<ArrayData> {
     let (ArrayData::F32(x), ArrayData::F32(init)) = (x, init) else {
         return None;
@@ -148,7 +171,7 @@ pub(crate) fn reduce_window(
     let run = |f: fn(f32, f32) -> f32, out: &mut Vec<f32>| {
         out.par_chunks_mut(op_len)
             .zip(x.par_chunks(ip))
-            .with_min_len(8)
+            .with_min_len(min)
             .for_each(|(o, xp)| pool_plane(xp, o, &axes, init, f));
     };
     match op {
@@ -193,7 +216,20 @@ pub(crate) fn select_and_scatter(
     dims: &[usize],
     sdims: &[usize],
     w: &Window,
+    combs: [Option<Combiner>; 2],
+    par: Parallel,
+) -> Option<ArrayData> {
+    let min = min_len(par);
+    par.install(|| select_and_scatter_in([x, src, init], dims, sdims, w, combs, min))
+}
+
+fn select_and_scatter_in(
+    [x, src, init]: [&ArrayData; 3],
+    dims: &[usize],
+    sdims: &[usize],
+    w: &Window,
     [sel, scat]: [Option<Combiner>; 2],
+    min: usize,
 ) -> Option<ArrayData> {
     let (ArrayData::F32(x), ArrayData::F32(src), ArrayData::F32(init)) = (x, src, init) else {
         return None;
@@ -223,7 +259,7 @@ pub(crate) fn select_and_scatter(
     out.par_chunks_mut(ip)
         .zip(x.par_chunks(ip))
         .zip(src.par_chunks(sp))
-        .with_min_len(8)
+        .with_min_len(min)
         .for_each(|((o, xp), sp)| scatter_plane(xp, sp, o, &axes, gt));
     Some(ArrayData::F32(out))
 }

@@ -1,0 +1,59 @@
+//! Hello world of training: softmax regression (one dense layer) on the UCI digits.
+//!
+//! ```sh
+//! cargo run --release --example logistic_regression
+//! ```
+
+pub mod common;
+
+use xla::train::{Rng, TrainArgs};
+use xla::{computation, Literal};
+
+/// The logits of 32 flattened 8×8 images.
+#[computation]
+pub fn predict(
+    w: Tensor<f32, 64, 10>,
+    b: Tensor<f32, 10>,
+    x: Tensor<f32, 32, 64>,
+) -> Tensor<f32, 32, 10> {
+    x.dot(w) + b
+}
+
+/// Mean softmax cross-entropy against one-hot labels `y`, and its gradient w.r.t. `w`, `b`.
+#[computation(grad(w, b))]
+pub fn loss(
+    w: Tensor<f32, 64, 10>,
+    b: Tensor<f32, 10>,
+    x: Tensor<f32, 32, 64>,
+    y: Tensor<f32, 32, 10>,
+) -> f32 {
+    let z = predict(w, b, x);
+    let z = z - z.max([1]).broadcast_in_dim([32, 10], [0]);
+    (z.exp().sum([1]).ln() - (z * y).sum([1])).mean()
+}
+
+/// Glorot-uniform weights, zero biases.
+pub fn init(rng: &mut Rng) -> common::Result<Vec<Literal>> {
+    let b = Literal::from_vec(&[10], vec![0f32; 10])?;
+    Ok(vec![rng.glorot_uniform(&[64, 10])?, b])
+}
+
+#[allow(dead_code)]
+fn main() -> std::process::ExitCode {
+    let defaults = TrainArgs {
+        epochs: 10,
+        learning_rate: 0.01,
+        plot: Some("logistic_regression.png".into()),
+        ..TrainArgs::default()
+    };
+    let args = common::args(
+        &defaults,
+        "Softmax regression on the UCI digits, 80/20 split",
+    );
+    common::exit_code((|| {
+        let (train, test) = common::digits(&args)?;
+        let model = common::Plain::new(&["w", "b"], init, loss::value_and_grad::run, predict::run);
+        let title = "softmax regression on the UCI digits";
+        common::train_and_report(&model, &args, (&train, &test), title)
+    })())
+}

@@ -1,0 +1,190 @@
+//! Batched matrix products `[B,M,K] x [B,K,N] -> [B,M,N]`: f32/f64/c64/c128 through faer
+//! (operands viewed in place, row- or column-major), every other ring type through a
+//! cache-friendly loop.
+//!
+//! Parallelism is split over independent outputs only (whole batches, or faer's blocks of
+//! one product, which never split a sum), so results do not depend on the thread count.
+
+use crate::parallel::Parallel;
+use crate::scalar::Ring;
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use num_complex::{Complex32, Complex64};
+use rayon::prelude::*;
+
+/// Products of fewer multiply-adds than this stay on one thread.
+pub(crate) const MIN_PAR_FLOPS: usize = 1 << 18;
+
+/// An element type faer multiplies.
+pub(crate) trait FaerElem:
+    faer::traits::ComplexField + Copy + Send + Sync + Default
+{
+    /// The multiplicative identity.
+    const ONE: Self;
+    /// Not a number (NaN in every component).
+    const NAN: Self;
+    /// The complex conjugate (identity for reals).
+    fn conjugate(self) -> Self;
+}
+
+impl FaerElem for f32 {
+    const ONE: Self = 1.0;
+    const NAN: Self = f32::NAN;
+    fn conjugate(self) -> Self {
+        self
+    }
+}
+impl FaerElem for f64 {
+    const ONE: Self = 1.0;
+    const NAN: Self = f64::NAN;
+    fn conjugate(self) -> Self {
+        self
+    }
+}
+impl FaerElem for Complex32 {
+    const ONE: Self = Complex32::new(1.0, 0.0);
+    const NAN: Self = Complex32::new(f32::NAN, f32::NAN);
+    fn conjugate(self) -> Self {
+        self.conj()
+    }
+}
+impl FaerElem for Complex64 {
+    const ONE: Self = Complex64::new(1.0, 0.0);
+    const NAN: Self = Complex64::new(f64::NAN, f64::NAN);
+    fn conjugate(self) -> Self {
+        self.conj()
+    }
+}
+
+/// How one matrix of a batch is stored in its slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Orient {
+    /// Row-major: element `(i, j)` at `i * cols + j`.
+    RowMajor,
+    /// Column-major (the row-major transpose): element `(i, j)` at `j * rows + i`.
+    ColMajor,
+}
+
+/// A `rows x cols` view of `s` (which holds exactly `rows * cols` elements).
+pub(crate) fn view<T>(s: &[T], rows: usize, cols: usize, o: Orient) -> MatRef<'_, T> {
+    match o {
+        Orient::RowMajor => MatRef::from_row_major_slice(s, rows, cols),
+        Orient::ColMajor => MatRef::from_column_major_slice(s, rows, cols),
+    }
+}
+
+/// `dst = lhs * rhs` with faer.
+pub(crate) fn gemm<T: FaerElem>(
+    dst: MatMut<'_, T>,
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    par: Par,
+) {
+    matmul(dst, Accum::Replace, lhs, rhs, T::ONE, par);
+}
+
+/// `dst = lhs * rhs` using `par`: small products run sequentially; large ones are split
+/// into independent blocks of output rows or columns (the larger dimension), each one
+/// sequential product, run in the pool. One fork-join per product, no barriers inside it
+/// (faer's own parallel matmul synchronises per block, which costs dearly on a loaded
+/// machine), and every output element is the same sum as in a sequential run.
+pub(crate) fn gemm_par<T: FaerElem>(
+    dst: MatMut<'_, T>,
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    par: Parallel<'_>,
+) {
+    let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
+    let threads = par.threads();
+    if threads <= 1 || m * n * k < MIN_PAR_FLOPS {
+        return gemm(dst, lhs, rhs, Par::Seq);
+    }
+    let split = |len: usize| {
+        let pieces = (2 * threads).min(len.div_ceil(64)).max(1);
+        len.div_ceil(pieces).next_multiple_of(16)
+    };
+    let mut jobs = Vec::new();
+    if n >= m {
+        let (mut d, mut r) = (dst, rhs);
+        let step = split(n);
+        while d.ncols() > step {
+            let (d0, d1) = d.split_at_col_mut(step);
+            let (r0, r1) = r.split_at_col(step);
+            jobs.push((d0, lhs, r0));
+            (d, r) = (d1, r1);
+        }
+        jobs.push((d, lhs, r));
+    } else {
+        let (mut d, mut l) = (dst, lhs);
+        let step = split(m);
+        while d.nrows() > step {
+            let (d0, d1) = d.split_at_row_mut(step);
+            let (l0, l1) = l.split_at_row(step);
+            jobs.push((d0, l0, rhs));
+            (d, l) = (d1, l1);
+        }
+        jobs.push((d, l, rhs));
+    }
+    par.install(|| {
+        jobs.into_par_iter()
+            .for_each(|(d, l, r)| gemm(d, l, r, Par::Seq));
+    });
+}
+
+/// Batched product through faer; `l` holds `B` matrices `M x K` stored as `lo`, `r` holds
+/// `B` matrices `K x N` stored as `ro`. Returns `[B, M, N]` row-major.
+pub(crate) fn bmm_faer<T: FaerElem>(
+    l: &[T],
+    lo: Orient,
+    r: &[T],
+    ro: Orient,
+    bmkn: [usize; 4],
+    par: Parallel<'_>,
+) -> Vec<T> {
+    let [b, m, k, n] = bmkn;
+    let mut out = vec![T::default(); b * m * n];
+    if out.is_empty() || k == 0 {
+        return out;
+    }
+    let one = |bi: usize, o: &mut [T], p: Parallel<'_>| {
+        let lhs = view(&l[bi * m * k..(bi + 1) * m * k], m, k, lo);
+        let rhs = view(&r[bi * k * n..(bi + 1) * k * n], k, n, ro);
+        gemm_par(MatMut::from_row_major_slice_mut(o, m, n), lhs, rhs, p);
+    };
+    let per = m * n * k;
+    let threads = par.threads();
+    if b > 1 && threads > 1 && (b >= 2 * threads || per < MIN_PAR_FLOPS) {
+        par.install(|| {
+            out.par_chunks_mut(m * n)
+                .enumerate()
+                .for_each(|(bi, o)| one(bi, o, Parallel::SEQ));
+        });
+    } else {
+        for (bi, o) in out.chunks_mut(m * n).enumerate() {
+            one(bi, o, par);
+        }
+    }
+    out
+}
+
+/// Batched product of canonical row-major operands for any ring type: `i-k-j` loop order
+/// (rows of `r` stream through the cache), sums in `k` order.
+pub(crate) fn bmm_ring<T: Ring>(l: &[T], r: &[T], bmkn: [usize; 4]) -> Vec<T> {
+    let [b, m, k, n] = bmkn;
+    let mut out = vec![T::zero(); b * m * n];
+    if n == 0 {
+        return out;
+    }
+    for (bi, ob) in out.chunks_mut((m * n).max(1)).enumerate().take(b) {
+        for (mi, orow) in ob.chunks_mut(n).enumerate() {
+            let lrow = &l[(bi * m + mi) * k..(bi * m + mi + 1) * k];
+            for (ki, &x) in lrow.iter().enumerate() {
+                let rrow = &r[(bi * k + ki) * n..(bi * k + ki + 1) * n];
+                for (o, &y) in orow.iter_mut().zip(rrow) {
+                    *o = o.add(x.mul(y));
+                }
+            }
+        }
+    }
+    out
+}

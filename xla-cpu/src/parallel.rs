@@ -1,0 +1,136 @@
+//! Thread configuration: how many threads the heavy kernels (matmul, convolution, cholesky,
+//! triangular solve) may use.
+//!
+//! Parallelism is an explicit value handed to the kernels ([`Parallel`]), never global
+//! state. Each [`Executable`] owns its thread count and, when that count is above one, its
+//! own rayon [`ThreadPool`] (built lazily on the first parallel kernel, so compiling many
+//! small modules spawns no threads). Kernels run their parallel sections inside that pool
+//! with [`Parallel::install`], so two executables with different settings never interfere
+//! and the global rayon pool is left alone.
+//!
+//! The default thread count is `XLA_CPU_THREADS` when set to a positive integer, otherwise
+//! every core ([`std::thread::available_parallelism`]). [`Executable::set_threads`] overrides
+//! it.
+//!
+//! Results never depend on the thread count: work is only split over independent outputs
+//! (batches, images, output blocks), never over a summation.
+
+use crate::compile::Executable;
+use faer::Par;
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::sync::OnceLock;
+
+/// The environment variable that sets the default thread count.
+pub const THREADS_ENV: &str = "XLA_CPU_THREADS";
+
+/// The thread count from `XLA_CPU_THREADS`, or every core.
+fn default_threads() -> usize {
+    std::env::var(THREADS_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
+/// An executable's thread setting: the count and its lazily built pool.
+#[derive(Debug)]
+pub(crate) struct Threads {
+    n: usize,
+    pool: OnceLock<Option<ThreadPool>>,
+}
+
+impl Default for Threads {
+    fn default() -> Self {
+        Threads::new(default_threads())
+    }
+}
+
+impl Threads {
+    /// `n` threads (0 is taken as 1).
+    pub(crate) fn new(n: usize) -> Self {
+        Threads {
+            n: n.max(1),
+            pool: OnceLock::new(),
+        }
+    }
+
+    /// The value kernels receive.
+    pub(crate) fn parallel(&self) -> Parallel<'_> {
+        Parallel {
+            n: self.n,
+            threads: Some(self),
+        }
+    }
+
+    /// The pool, built on first use; `None` for one thread or if the OS refused threads.
+    fn pool(&self) -> Option<&ThreadPool> {
+        if self.n <= 1 {
+            return None;
+        }
+        self.pool
+            .get_or_init(|| ThreadPoolBuilder::new().num_threads(self.n).build().ok())
+            .as_ref()
+    }
+}
+
+/// The parallelism a kernel may use: a thread count and the pool to run in.
+#[derive(Clone, Copy, Debug)]
+pub struct Parallel<'a> {
+    n: usize,
+    threads: Option<&'a Threads>,
+}
+
+impl Parallel<'static> {
+    /// Everything on the calling thread.
+    pub const SEQ: Parallel<'static> = Parallel {
+        n: 1,
+        threads: None,
+    };
+}
+
+impl<'a> Parallel<'a> {
+    /// The number of threads.
+    pub fn threads(&self) -> usize {
+        if self.threads.is_some() {
+            self.n
+        } else {
+            1
+        }
+    }
+
+    /// faer's parallelism for a job of about `flops` multiply-adds: sequential below
+    /// `min_flops` (where splitting costs more than it saves) or with one thread.
+    pub fn par_for(&self, flops: usize, min_flops: usize) -> Par {
+        if self.threads() <= 1 || flops < min_flops {
+            Par::Seq
+        } else {
+            Par::rayon(self.threads())
+        }
+    }
+
+    /// Runs `f` inside this setting's pool (directly when sequential).
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match self.threads.and_then(Threads::pool) {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+}
+
+impl Executable {
+    /// Sets the number of threads the heavy kernels of this executable use (0 is taken as
+    /// 1). The default is `XLA_CPU_THREADS`, or every core. Results do not depend on it.
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = Threads::new(n);
+    }
+
+    /// The number of threads the heavy kernels of this executable use.
+    pub fn threads(&self) -> usize {
+        self.threads.parallel().threads()
+    }
+
+    /// The parallelism handed to kernels.
+    pub(crate) fn parallel(&self) -> Parallel<'_> {
+        self.threads.parallel()
+    }
+}

@@ -1,0 +1,102 @@
+//! Collects every diagnostic of one expansion, so that three mistakes give three errors
+//! (after serde_derive's `Ctxt`), and [`Sp`], the span of a whole expression.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::ToTokens;
+use std::cell::RefCell;
+use std::fmt::Display;
+
+/// The span of a piece of source: its first and last token.
+///
+/// On stable Rust a proc macro cannot join two spans into one; an error spanned on both ends
+/// (as `syn::Error::new_spanned` does) still underlines the whole range in rustc's output.
+#[derive(Clone, Copy, Debug)]
+pub struct Sp {
+    /// The first token's span.
+    pub first: Span,
+    /// The last token's span.
+    pub last: Span,
+}
+
+impl Sp {
+    /// The span of everything `tokens` prints.
+    pub fn of(tokens: &impl ToTokens) -> Sp {
+        let mut iter = tokens.to_token_stream().into_iter();
+        let first = iter.next().map_or_else(Span::call_site, |t| t.span());
+        let last = iter.last().map_or(first, |t| t.span());
+        Sp { first, last }
+    }
+}
+
+impl ToTokens for Sp {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend([
+            proc_macro2::TokenTree::Ident(Ident::new("first", self.first)),
+            proc_macro2::TokenTree::Ident(Ident::new("last", self.last)),
+        ]);
+    }
+}
+
+/// One recorded error: a message on a span, or a `syn` error as is.
+enum Recorded {
+    Spanned(Sp, String),
+    Syn(syn::Error),
+}
+
+/// The errors found so far.
+#[derive(Default)]
+pub struct Ctxt {
+    errors: RefCell<Vec<Recorded>>,
+}
+
+impl Ctxt {
+    /// An empty collector.
+    pub fn new() -> Ctxt {
+        Ctxt::default()
+    }
+
+    /// Records an error spanning `sp`.
+    pub fn error(&self, sp: Sp, message: impl Display) {
+        self.errors
+            .borrow_mut()
+            .push(Recorded::Spanned(sp, message.to_string()));
+    }
+
+    /// Records an error spanning everything `tokens` prints.
+    pub fn error_spanned(&self, tokens: &impl ToTokens, message: impl Display) {
+        self.error(Sp::of(tokens), message);
+    }
+
+    /// Records a `syn` error as is.
+    pub fn syn_error(&self, error: syn::Error) {
+        self.errors.borrow_mut().push(Recorded::Syn(error));
+    }
+
+    /// Appends `suffix` to the message of the last error (a hint only the caller knows).
+    pub fn annotate_last(&self, suffix: &str) {
+        if let Some(Recorded::Spanned(_, message)) = self.errors.borrow_mut().last_mut() {
+            message.push_str(suffix);
+        }
+    }
+
+    /// The number of errors recorded.
+    pub fn error_count(&self) -> usize {
+        self.errors.borrow().len()
+    }
+
+    /// True when an error has been recorded.
+    pub fn has_errors(&self) -> bool {
+        self.error_count() > 0
+    }
+
+    /// The errors, in the order they were found.
+    pub fn into_errors(self) -> Vec<syn::Error> {
+        let errors = self.errors.into_inner().into_iter();
+        errors
+            .map(|e| match e {
+                Recorded::Spanned(sp, message) => syn::Error::new_spanned(sp, message),
+                Recorded::Syn(e) => e,
+            })
+            .collect()
+    }
+}
