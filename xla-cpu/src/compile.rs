@@ -190,7 +190,10 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
 /// The values each step reads.
 fn step_reads<'a>(comp: &'a Computation, s: &'a Step) -> &'a [InstrId] {
     match s {
-        Step::Eval(i) => comp.instructions.get(*i).map_or(&[], |ins| ins.operands.as_slice()),
+        Step::Eval(i) => comp
+            .instructions
+            .get(*i)
+            .map_or(&[], |ins| ins.operands.as_slice()),
         Step::Fused(_, f) => &f.inputs,
     }
 }
@@ -217,6 +220,9 @@ fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>]
                 f.push(v);
             }
         }
+    }
+    if std::env::var_os("XLA_CPU_DUMP_PLAN").is_some() {
+        eprintln!("plan of {}: {steps:#?}", comp.name);
     }
     p.steps = steps;
     p.frees = frees;

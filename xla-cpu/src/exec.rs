@@ -3,17 +3,28 @@
 
 use crate::compile::{Combiner, Executable};
 use crate::error::{invalid, CpuError, Result};
+use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
 use crate::kernels::{
     collective, contraction, control, elementwise as ew, fft, indexing, linalg, rng, sort,
     structural as st, window,
 };
-use crate::fusion::{self, Step};
 use std::borrow::Cow;
 use std::cell::Cell;
 use xla_core::ir::{CompId, Op};
 use xla_core::literal::{ArrayData, LiteralValue};
 use xla_core::{Literal, Shape};
+
+/// How a computation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// The planned schedule with fused kernels.
+    Fused,
+    /// One instruction at a time, reference kernels.
+    Unfused,
+    /// One instruction at a time on vectors of `n` argument sets.
+    Vector(usize),
+}
 
 /// The state of one `execute` call, shared by the computations it runs.
 pub(crate) struct Ctx<'a> {
@@ -38,6 +49,20 @@ impl Executable {
     /// # Errors
     /// As [`Executable::execute`].
     pub fn execute_borrowed(&self, args: &[&Literal]) -> Result<Literal> {
+        self.execute_with(args, Mode::Fused)
+    }
+
+    /// Runs the entry computation one instruction at a time with the reference kernels,
+    /// no fusion: the baseline the fused schedule is tested against.
+    ///
+    /// # Errors
+    /// As [`Executable::execute`].
+    #[doc(hidden)]
+    pub fn execute_unfused(&self, args: &[&Literal]) -> Result<Literal> {
+        self.execute_with(args, Mode::Unfused)
+    }
+
+    fn execute_with(&self, args: &[&Literal], mode: Mode) -> Result<Literal> {
         let entry = self.module.entry;
         let comp = self
             .module
@@ -68,7 +93,7 @@ impl Executable {
             rng_calls: Cell::new(0),
         };
         let args = args.iter().map(|a| Cow::Borrowed(*a)).collect();
-        without_layouts(cx.run_cow(entry, args, None)?)
+        without_layouts(cx.run_cow(entry, args, mode)?)
     }
 }
 
@@ -108,7 +133,8 @@ impl Ctx<'_> {
     }
 
     fn run(&self, c: CompId, args: Vec<Literal>, width: Option<usize>) -> Result<Literal> {
-        self.run_cow(c, args.into_iter().map(Cow::Owned).collect(), width)
+        let mode = width.map_or(Mode::Fused, Mode::Vector);
+        self.run_cow(c, args.into_iter().map(Cow::Owned).collect(), mode)
     }
 
     /// Runs computation `c` on arguments that may be borrowed: the schedule of fused steps,
@@ -117,8 +143,13 @@ impl Ctx<'_> {
         &self,
         c: CompId,
         mut args: Vec<Cow<'_, Literal>>,
-        width: Option<usize>,
+        mode: Mode,
     ) -> Result<Literal> {
+        let width = match mode {
+            Mode::Vector(n) => Some(n),
+            Mode::Fused | Mode::Unfused => None,
+        };
+        let fused = mode == Mode::Fused;
         let comp = self
             .exe
             .module
@@ -138,10 +169,12 @@ impl Ctx<'_> {
         }
         let mut values: Vec<Option<Cow<'_, Literal>>> = vec![None; comp.instructions.len()];
         let fused_steps;
-        let steps: &[Step] = if width.is_none() {
+        let steps: &[Step] = if fused {
             &plan.steps
         } else {
-            fused_steps = (0..comp.instructions.len()).map(Step::Eval).collect::<Vec<_>>();
+            fused_steps = (0..comp.instructions.len())
+                .map(Step::Eval)
+                .collect::<Vec<_>>();
             &fused_steps
         };
         for (k, step) in steps.iter().enumerate() {
@@ -170,7 +203,7 @@ impl Ctx<'_> {
                     })
                     .collect::<Result<Vec<&Literal>>>()?;
                 let r = match (step, width) {
-                    (Step::Fused(_, f), _) => fusion::run(f, &ops, &ins.shape),
+                    (Step::Fused(_, f), _) => fusion::run(f, &ops, &ins.shape, self.exe.parallel()),
                     (Step::Eval(_), None) => self.eval(&ins.op, &ops, &ins.shape),
                     (Step::Eval(_), Some(n)) => {
                         self.eval_vec(&ins.op, &ops, &vector_shape(&ins.shape, n), n)
@@ -183,7 +216,7 @@ impl Ctx<'_> {
                 })?)
             };
             values[i] = Some(v);
-            let frees = if width.is_none() {
+            let frees = if fused {
                 plan.frees.get(k).map(Vec::as_slice).unwrap_or(&[])
             } else {
                 &[]
@@ -191,7 +224,7 @@ impl Ctx<'_> {
             for &d in frees {
                 values[d] = None;
             }
-            if width.is_some() {
+            if !fused {
                 for o in &ins.operands {
                     if plan.last_use.get(o.0) == Some(&i) {
                         values[o.0] = None;

@@ -17,10 +17,10 @@
 mod compile;
 mod error;
 mod exec;
-mod index;
-mod math;
 mod fusion;
+mod index;
 pub(crate) mod kernels;
+mod math;
 pub mod parallel;
 pub mod scalar;
 

@@ -12,11 +12,13 @@ const LN2_LO: f32 = -2.121_944_4e-4;
 /// 1.5 * 2^23: adding and subtracting it rounds an f32 below 2^22 to the nearest integer.
 const ROUNDER: f32 = 12_582_912.0;
 
-/// `2^n` for an integer-valued `n` in [-150, 130], as the product of two normal powers
-/// (so subnormal results are rounded once, at the final multiply).
+/// `y * 2^n` where `t = n + ROUNDER` holds the integer `n` in [-150, 130] in its low
+/// mantissa bits, as the product of two normal powers (so subnormal results are rounded
+/// once, at the final multiply). Integer bit tricks instead of `as i32`, which does not
+/// vectorise (it saturates).
 #[inline(always)]
-fn pow2_split(y: f32, n: f32) -> f32 {
-    let ni = n as i32;
+fn pow2_split(y: f32, t: f32) -> f32 {
+    let ni = t.to_bits() as i32 - 0x4b40_0000;
     let n1 = ni >> 1;
     let n2 = ni - n1;
     let s1 = f32::from_bits(((n1 + 127) as u32) << 23);
@@ -29,16 +31,17 @@ fn pow2_split(y: f32, n: f32) -> f32 {
 pub fn exp_f32(x: f32) -> f32 {
     // NaN passes through `clamp` and the polynomial.
     let xc = x.clamp(-104.0, 89.0);
-    let n = (xc * LOG2E + ROUNDER) - ROUNDER;
+    let t = xc * LOG2E + ROUNDER;
+    let n = t - ROUNDER;
     let r = xc - n * LN2_HI - n * LN2_LO;
     let mut p = 1.987_569_1e-4_f32;
     p = p * r + 1.398_199_9e-3;
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 5e-1;
     let y = p * r * r + r + 1.0;
-    pow2_split(y, n)
+    pow2_split(y, t)
 }
 
 /// tanh(x).
@@ -47,10 +50,10 @@ pub fn tanh_f32(x: f32) -> f32 {
     let a = x.abs();
     let z = x * x;
     let mut p = -5.704_988_7e-3_f32;
-    p = p * z + 2.063_908_9e-2;
+    p = p * z + 2.063_909e-2;
     p = p * z - 5.373_971_6e-2;
     p = p * z + 1.333_144_2e-1;
-    p = p * z - 3.333_328_2e-1;
+    p = p * z - 3.333_328e-1;
     let small = (p * z * x + x).copysign(x);
     let e = exp_f32(a + a);
     let big = (1.0 - 2.0 / (e + 1.0)).copysign(x);
@@ -83,7 +86,7 @@ pub fn ln_f32(x: f32) -> f32 {
     p = p * m - 1.666_805_8e-1;
     p = p * m + 2.000_071_4e-1;
     p = p * m - 2.499_999_4e-1;
-    p = p * m + 3.333_333_1e-1;
+    p = p * m + 3.333_333e-1;
     let mut y = p * m * z;
     y += LN2_LO * e;
     y -= 0.5 * z;
@@ -150,7 +153,12 @@ mod tests {
                 worst = (err, x);
             }
         }
-        assert!(worst.0 < tol, "{name}: worst rel err {} at {}", worst.0, worst.1);
+        assert!(
+            worst.0 < tol,
+            "{name}: worst rel err {} at {}",
+            worst.0,
+            worst.1
+        );
     }
 
     #[test]

@@ -5,9 +5,11 @@
 //!
 //! Planning happens once at compile time ([`plan_steps`]); [`run`] executes a step.
 
+mod kern;
 mod ops;
 mod run;
 
+pub(crate) use ops::{vmax, vmin};
 pub(crate) use run::run;
 
 use crate::compile::Combiner;
@@ -71,6 +73,25 @@ pub(crate) enum Slot {
     Reg(usize),
 }
 
+/// Where an instruction of the compact program reads a block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Src {
+    /// Straight from f32 input `k`.
+    In(usize),
+    /// From a register.
+    Reg(usize),
+}
+
+/// One instruction of the compact program the fast path runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Instr {
+    /// Fills a register from a load (per block).
+    Load(Load, usize),
+    /// Computes an op (a block function for this CPU) into a register; its sources are
+    /// other registers or inputs.
+    Op(kern::OpFn, [Src; 3], usize),
+}
+
 /// An elementwise expression over `n` elements in topological order; the last node is
 /// the result.
 #[derive(Debug)]
@@ -78,6 +99,10 @@ pub(crate) struct Kernel {
     pub nodes: Vec<Node>,
     pub slots: Vec<Slot>,
     pub nregs: usize,
+    /// The nodes that do work per block, with resolved sources.
+    pub prog: Vec<Instr>,
+    /// Where the result is after `prog` ran.
+    pub result: Src,
     /// Element count of the domain.
     pub n: usize,
 }
@@ -147,6 +172,9 @@ struct Planner<'c> {
     combiner: &'c dyn Fn(CompId) -> Option<Combiner>,
     users: Vec<Vec<usize>>,
 }
+
+/// Scalars (combiners called per element) run faster unfused.
+const MIN_FUSE: usize = 2;
 
 const F32: PrimitiveType = PrimitiveType::F32;
 const PRED: PrimitiveType = PrimitiveType::Pred;
@@ -245,7 +273,9 @@ impl Planner<'_> {
             return None;
         }
         let op = match (self.combiner)(*to_apply)? {
-            Combiner::Binary(op @ (BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min)) => op,
+            Combiner::Binary(
+                op @ (BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min),
+            ) => op,
             _ => return None,
         };
         let xd = &self.ins(*x)?.shape.as_array()?.dims;
@@ -259,7 +289,12 @@ impl Planner<'_> {
             _ => return None,
         };
         let prod = |r: &[i64]| usize::try_from(r.iter().product::<i64>()).ok();
-        Some((op, prod(xd.get(..lo)?)?, prod(xd.get(lo..hi)?)?, prod(xd.get(hi..)?)?))
+        Some((
+            op,
+            prod(xd.get(..lo)?)?,
+            prod(xd.get(lo..hi)?)?,
+            prod(xd.get(hi..)?)?,
+        ))
     }
 
     /// True when `user` reads `id` elementwise (the same linear index) inside a kernel.
@@ -355,7 +390,9 @@ impl Builder<'_, '_> {
             self.push(Node::Load(l))
         } else {
             match &ins.op {
-                Op::Constant { literal } => self.push(Node::Load(Load::Const(const_value(literal)?))),
+                Op::Constant { literal } => {
+                    self.push(Node::Load(Load::Const(const_value(literal)?)))
+                }
                 Op::Broadcast { dimensions } => {
                     let o = *ins.operands.first()?;
                     let (inner, len) = self.p.bcast_pattern(ins, dimensions)?;
@@ -439,6 +476,33 @@ fn allocate(nodes: &[Node], f32_input: impl Fn(usize) -> bool) -> (Vec<Slot>, us
     (slots, nregs)
 }
 
+/// The compact program of a kernel: per-block work only, sources resolved.
+fn compact(nodes: &[Node], slots: &[Slot]) -> Option<(Vec<Instr>, Src)> {
+    let src = |j: usize| match (slots.get(j)?, nodes.get(j)?) {
+        (Slot::Direct, Node::Load(Load::Full(k))) => Some(Src::In(*k)),
+        (Slot::Fixed(r) | Slot::Reg(r), _) => Some(Src::Reg(*r)),
+        (Slot::Direct, _) => None,
+    };
+    let mut prog = Vec::new();
+    for (j, n) in nodes.iter().enumerate() {
+        let Some(Slot::Reg(r)) = slots.get(j) else {
+            continue;
+        };
+        prog.push(match n {
+            Node::Load(l) => Instr::Load(*l, *r),
+            Node::Op(f, args) => {
+                // Unused operand slots repeat the first operand (never the destination).
+                let mut a = [src(*args.first()?)?; 3];
+                for (d, &x) in a.iter_mut().zip(args) {
+                    *d = src(x)?;
+                }
+                Instr::Op(kern::lookup(kern::table(), *f), a, *r)
+            }
+        });
+    }
+    Some((prog, src(nodes.len().checked_sub(1)?)?))
+}
+
 impl Planner<'_> {
     fn kernel(
         &self,
@@ -460,11 +524,14 @@ impl Planner<'_> {
         let (slots, nregs) = allocate(&b.nodes, |k| {
             b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)
         });
+        let (prog, result) = compact(&b.nodes, &slots)?;
         Some((
             Kernel {
                 nodes: b.nodes,
                 slots,
                 nregs,
+                prog,
+                result,
                 n,
             },
             b.inputs,
@@ -473,11 +540,20 @@ impl Planner<'_> {
 
     fn step(&self, inline: &[bool], i: usize) -> Option<Fused> {
         let ins = self.comp.instructions.get(i)?;
+        // Tiny values (scalar combiners, small index math) run faster unfused.
+        let big = |id: InstrId| self.n_of(id).is_some_and(|n| n >= MIN_FUSE);
+        if !big(InstrId(i)) && !ins.operands.first().is_some_and(|&o| big(o)) {
+            return None;
+        }
         if let Some((op, outer, red, inner)) = self.fusible_reduce(ins) {
             let [x, init] = ins.operands.as_slice() else {
                 return None;
             };
-            let (kernel, mut inputs) = self.kernel(inline, (*x, inline.get(x.0) == Some(&true)), outer * red * inner)?;
+            let (kernel, mut inputs) = self.kernel(
+                inline,
+                (*x, inline.get(x.0) == Some(&true)),
+                outer * red * inner,
+            )?;
             inputs.push(*init);
             let init = inputs.len() - 1;
             let kind = FusedKind::Reduce {

@@ -72,6 +72,7 @@ fn map2(a: &[f32], b: &[f32], o: &mut [f32], f: impl Fn(f32, f32) -> f32) {
 }
 
 /// `o = op(a)`.
+#[inline(always)]
 pub(crate) fn unary(op: UnaryOp, a: &[f32], o: &mut [f32]) {
     use UnaryOp::*;
     match op {
@@ -101,6 +102,7 @@ pub(crate) fn unary(op: UnaryOp, a: &[f32], o: &mut [f32]) {
 }
 
 /// `o = op(a, b)`.
+#[inline(always)]
 pub(crate) fn binary(op: BinaryOp, a: &[f32], b: &[f32], o: &mut [f32]) {
     use BinaryOp::*;
     match op {
@@ -120,8 +122,9 @@ pub(crate) fn binary(op: BinaryOp, a: &[f32], b: &[f32], o: &mut [f32]) {
     }
 }
 
+/// A compare result as a 0/1 mask.
 #[inline(always)]
-fn mask(c: bool) -> f32 {
+pub(crate) fn mask(c: bool) -> f32 {
     if c {
         1.0
     } else {
@@ -130,6 +133,7 @@ fn mask(c: bool) -> f32 {
 }
 
 /// `o = (a dir b)` as a 0/1 mask (IEEE order: NaN compares unordered).
+#[inline(always)]
 pub(crate) fn compare(dir: ComparisonDirection, a: &[f32], b: &[f32], o: &mut [f32]) {
     use ComparisonDirection::*;
     match dir {
@@ -143,6 +147,7 @@ pub(crate) fn compare(dir: ComparisonDirection, a: &[f32], b: &[f32], o: &mut [f
 }
 
 /// `o = p ? a : b` with `p` a 0/1 mask.
+#[inline(always)]
 pub(crate) fn select(p: &[f32], a: &[f32], b: &[f32], o: &mut [f32]) {
     for (((o, &p), &x), &y) in o.iter_mut().zip(p).zip(a).zip(b) {
         *o = if p != 0.0 { x } else { y };
@@ -150,6 +155,7 @@ pub(crate) fn select(p: &[f32], a: &[f32], b: &[f32], o: &mut [f32]) {
 }
 
 /// `o = min(max(x, lo), hi)`.
+#[inline(always)]
 pub(crate) fn clamp(lo: &[f32], x: &[f32], hi: &[f32], o: &mut [f32]) {
     for (((o, &l), &x), &h) in o.iter_mut().zip(lo).zip(x).zip(hi) {
         *o = vmin(vmax(x, l), h);
@@ -163,7 +169,15 @@ mod tests {
 
     #[test]
     fn vmax_vmin_match_the_reference_corners() {
-        let vals = [0.0f32, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+        let vals = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
         for &a in &vals {
             for &b in &vals {
                 for (got, want) in [(vmax(a, b), fmax(a, b)), (vmin(a, b), fmin(a, b))] {

@@ -14,6 +14,7 @@ pub mod rng;
 pub mod sort;
 pub mod structural;
 pub mod window;
+pub(crate) mod window_fast;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]

@@ -269,6 +269,20 @@ pub fn reduce_window(
     let (xs, dims, inits) = split_variadic(a, "reduce-window")?;
     let first_out = out.tuple_elements().and_then(|t| t.first()).unwrap_or(out);
     let out_dims = dims_of(first_out)?;
+    if let ([x], [init]) = (xs.as_slice(), inits.as_slice()) {
+        let fast = super::window_fast::reduce_window(
+            x,
+            init,
+            &dims,
+            &out_dims,
+            w,
+            cx.combiner(f),
+            cx.exe.parallel(),
+        );
+        if let Some(r) = fast {
+            return results(out, vec![r]);
+        }
+    }
     let g = window_groups(&dims, &out_dims, w, "reduce-window")?;
     results(out, fold(cx, &xs, &inits, &g, f)?)
 }
@@ -393,6 +407,18 @@ pub fn select_and_scatter(
     let (d, dims) = array(a[0])?;
     let (src, sdims) = array(a[1])?;
     let (init, _) = array(a[2])?;
+    let combs = [cx.combiner(comps[0]), cx.combiner(comps[1])];
+    let fast = super::window_fast::select_and_scatter(
+        [d, src, init],
+        &dims,
+        &sdims,
+        w,
+        combs,
+        cx.exe.parallel(),
+    );
+    if let Some(r) = fast {
+        return results(out, vec![r]);
+    }
     let g = window_groups(&dims, &sdims, w, "select-and-scatter")?;
     let selected = select_all(cx, d, &g, comps[0])?;
     let mut outs = vec![take(init, &vec![0usize; count(&dims)])];
