@@ -85,12 +85,11 @@ fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), St
     }
     let g = as_f64(got.array_data().unwrap());
     let w = as_f64(want.array_data().unwrap());
-    match g
-        .iter()
-        .zip(&w)
-        .enumerate()
-        .find(|(_, (&x, &y))| !((x - y).abs() <= atol + rtol * y.abs()))
-    {
+    match g.iter().zip(&w).enumerate().find(|(_, (&x, &y))| {
+        // Written as `ok` then `!ok` so that a NaN counts as a mismatch.
+        let ok = (x - y).abs() <= atol + rtol * y.abs();
+        !ok
+    }) {
         Some((i, (x, y))) => Err(format!("element {i}: got {x}, JAX {y}")),
         None => Ok(()),
     }
