@@ -12,6 +12,7 @@ mod graph;
 mod indexing;
 mod linalg;
 mod literal;
+mod misc;
 pub mod methods;
 mod reduce;
 mod structural;
@@ -343,6 +344,7 @@ impl Checker<'_> {
             ("iota", _) => self.iota_call(turbofish, args, sp),
             ("rng_uniform", _) => self.rng_call(false, turbofish, args, sp),
             ("rng_normal", _) => self.rng_call(true, turbofish, args, sp),
+            ("rng_bit_generator", _) => self.rng_bit_generator_call(turbofish, args, sp),
             // `f(x, rest...)` is `x.f(rest...)` for the built-in operations.
             (_, Some((Arg::Expr(first), rest))) if methods::is_method(&name) => {
                 let recv = self.expr(first)?;
