@@ -156,6 +156,8 @@ impl Checker<'_> {
         let state = self.tensor(state?, Some(PrimitiveType::U64), sp)?;
         shape(&state)?;
         let s = Shape::array(ty.unwrap_or(PrimitiveType::U32), dims?);
-        self.val_op(sp, |b| b.rng_bit_generator(RngAlgorithm::Default, &state, s))
+        self.val_op(sp, |b| {
+            b.rng_bit_generator(RngAlgorithm::Default, &state, s)
+        })
     }
 }
