@@ -197,3 +197,19 @@ fn map_then_top_k() {
     let (values, indices) = mapped_top2::call(&[3.0, -1.0, 4.0, 1.0, -5.0]).unwrap();
     assert_eq!((values, indices), (vec![26.0, 17.0], vec![4, 2]));
 }
+
+#[computation]
+fn dilated_sums(x: Tensor<f32, 6>, y: Tensor<f32, 3>) -> (Tensor<f32, 4>, Tensor<f32, 4>) {
+    let window_dilated = x.reduce_window_dilated(0.0, [2], [1], [1], [2], [(0, 0)], |a, b| a + b);
+    let base_dilated = y.reduce_window_dilated(0.0, [2], [1], [2], [1], [(0, 0)], |a, b| a + b);
+    (window_dilated, base_dilated)
+}
+
+#[test]
+fn reduce_window_with_dilations() {
+    // Window dilation 2: x[i] + x[i + 2] = [1+3, 2+4, 3+5, 4+6]. Base dilation 2 turns
+    // [1, 2, 3] into [1, _, 2, _, 3] (holes are the init, 0): pair sums [1, 2, 2, 3].
+    let (w, b) = dilated_sums::call(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[1.0, 2.0, 3.0]).unwrap();
+    assert_eq!(w, vec![4.0, 6.0, 8.0, 10.0]);
+    assert_eq!(b, vec![1.0, 2.0, 2.0, 3.0]);
+}

@@ -33,6 +33,7 @@ enum Method {
     Map,
     Sort,
     ReduceWindow,
+    ReduceWindowDilated,
     MaxPool,
     AvgPool,
     Conv,
@@ -153,6 +154,7 @@ fn lookup(name: &str) -> Option<Method> {
         "map" => M::Map,
         "sort" => M::Sort,
         "reduce_window" => M::ReduceWindow,
+        "reduce_window_dilated" => M::ReduceWindowDilated,
         "max_pool" => M::MaxPool,
         "avg_pool" => M::AvgPool,
         "conv" => M::Conv,
@@ -351,6 +353,7 @@ impl Checker<'_> {
     fn more_method(&mut self, m: Method, n: &str, recv: Val, args: &[Arg], sp: Sp) -> Option<Val> {
         match m {
             Method::ReduceWindow => self.reduce_window_with(recv, args, sp),
+            Method::ReduceWindowDilated => self.reduce_window_dilated(recv, args, sp),
             Method::MaxPool => self.max_pool(recv, args, sp),
             Method::AvgPool => self.avg_pool(recv, args, sp),
             Method::Conv => self.conv(recv, args, sp),
