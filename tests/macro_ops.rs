@@ -213,3 +213,28 @@ fn reduce_window_with_dilations() {
     assert_eq!(w, vec![4.0, 6.0, 8.0, 10.0]);
     assert_eq!(b, vec![1.0, 2.0, 2.0, 3.0]);
 }
+
+#[computation]
+fn bn_grad(
+    x: Tensor<f32, 3, 1>,
+    dy: Tensor<f32, 3, 1>,
+) -> (Tensor<f32, 3, 1>, Tensor<f32, 1>, Tensor<f32, 1>) {
+    let scale = iota::<f32>([1], 0) + 1.0;
+    let mean = scale * 2.0;
+    let var = scale;
+    let (dx, dscale, doffset) = x.batch_norm_grad(scale, mean, var, dy, 0.0, 1);
+    (dx, dscale, doffset)
+}
+
+#[test]
+fn batch_norm_grad_by_the_spec_formula() {
+    // scale 1, mean 2, variance 1, epsilon 0; x = [0, 1, 5], dy = [1, 0, 0]:
+    // grad_offset = Σ dy = 1; grad_scale = Σ dy·(x - 2) = -2;
+    // grad_x = dy - mean(dy) - (x - 2)·mean(dy·(x - 2)) = dy - 1/3 + (x - 2)·2/3
+    //        = [1 - 1/3 - 4/3, -1/3 - 2/3, -1/3 + 2] = [-2/3, -1, 5/3].
+    let (dx, dscale, doffset) = bn_grad::call(&[0.0, 1.0, 5.0], &[1.0, 0.0, 0.0]).unwrap();
+    for (got, want) in dx.iter().zip([-2.0 / 3.0, -1.0, 5.0 / 3.0]) {
+        assert!((got - want).abs() < 1e-5, "{dx:?}");
+    }
+    assert_eq!((dscale, doffset), (vec![-2.0], vec![1.0]));
+}

@@ -69,6 +69,7 @@ enum Misc {
     TotalCompare(ComparisonDirection),
     CholeskyUpper,
     TriangularSolve,
+    BatchNormGrad,
 }
 
 fn lookup(name: &str) -> Option<Method> {
@@ -130,6 +131,7 @@ fn lookup(name: &str) -> Option<Method> {
         "optimization_barrier" => M::Misc(Misc::OptimizationBarrier),
         "cholesky_upper" => M::Misc(Misc::CholeskyUpper),
         "triangular_solve" => M::Misc(Misc::TriangularSolve),
+        "batch_norm_grad" => M::Misc(Misc::BatchNormGrad),
         "eq" => M::Compare(ComparisonDirection::Eq),
         "ne" => M::Compare(ComparisonDirection::Ne),
         "lt" => M::Compare(ComparisonDirection::Lt),
@@ -287,6 +289,7 @@ impl Checker<'_> {
             Misc::TotalCompare(direction) => self.total_compare(direction, recv, args, sp),
             Misc::CholeskyUpper => self.cholesky_upper(recv, args, sp),
             Misc::TriangularSolve => self.triangular_solve(recv, args, sp),
+            Misc::BatchNormGrad => self.batch_norm_grad(recv, args, sp),
         }
     }
 

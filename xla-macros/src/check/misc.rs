@@ -160,4 +160,35 @@ impl Checker<'_> {
             b.rng_bit_generator(RngAlgorithm::Default, &state, s)
         })
     }
+
+    /// `x.batch_norm_grad(scale, mean, variance, grad_output, epsilon, feature_index)` →
+    /// `(grad_operand, grad_scale, grad_offset)`.
+    pub fn batch_norm_grad(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let names = [
+            "scale",
+            "mean",
+            "variance",
+            "grad_output",
+            "epsilon",
+            "feature_index",
+        ];
+        let [scale, mean, var, dy, eps, feature] =
+            self.arity("batch_norm_grad", args, names, sp)?;
+        let x = self.tensor(x, None, sp)?;
+        let ty = shape(&x)?.element_type();
+        let mut ops = Vec::new();
+        for a in [scale, mean, var, dy] {
+            ops.push(self.val(a).and_then(|v| self.tensor(v, Some(ty), sp)));
+        }
+        let (eps, feature) = (
+            self.float_scalar(eps, "epsilon"),
+            self.int_scalar(feature, "the feature index"),
+        );
+        let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;
+        let [scale, mean, var, dy] = <[_; 4]>::try_from(ops).ok()?;
+        let (eps, feature) = (eps? as f32, feature?);
+        self.val_op(sp, |b| {
+            b.batch_norm_grad(&x, &scale, &mean, &var, &dy, eps, feature)
+        })
+    }
 }
