@@ -238,3 +238,23 @@ fn batch_norm_grad_by_the_spec_formula() {
     }
     assert_eq!((dscale, doffset), (vec![-2.0], vec![1.0]));
 }
+
+#[computation]
+fn sort_pairs(
+    keys: Tensor<i32, 5>,
+    values: Tensor<f32, 5>,
+) -> (Tensor<i32, 5>, Tensor<f32, 5>) {
+    let (k, v) = sort_together([keys, values], 0, |k1, k2, v1, v2| {
+        k1.gt(k2) | (k1.eq(k2) & v1.lt(v2))
+    });
+    (k, v)
+}
+
+#[test]
+fn sort_two_operands_together() {
+    // Keys descending, ties broken by ascending value: keys [2, 1, 2, 3, 1] with values
+    // [0.5, 9, -1, 4, 2] give (3, 4), (2, -1), (2, 0.5), (1, 2), (1, 9).
+    let (k, v) = sort_pairs::call(&[2, 1, 2, 3, 1], &[0.5, 9.0, -1.0, 4.0, 2.0]).unwrap();
+    assert_eq!(k, vec![3, 2, 2, 1, 1]);
+    assert_eq!(v, vec![4.0, -1.0, 0.5, 2.0, 9.0]);
+}

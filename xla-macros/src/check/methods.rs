@@ -200,6 +200,7 @@ const FREE_FUNCTIONS: &[&str] = &[
     "rng_uniform",
     "rng_normal",
     "rng_bit_generator",
+    "sort_together",
 ];
 
 /// True when `f(..)` is built in (a free function, or a method called as a function); any

@@ -191,4 +191,39 @@ impl Checker<'_> {
             b.batch_norm_grad(&x, &scale, &mean, &var, &dy, eps, feature)
         })
     }
+
+    /// `sort_together([keys, values], dim, |k1, k2, v1, v2| k1.lt(k2))`: a stable `sort` of
+    /// several operands of the same dims; the comparator takes each operand's pair in turn
+    /// (XLA's order: lhs then rhs of operand 0, then of operand 1, ...). A tuple.
+    pub fn sort_together_call(&mut self, args: &[Arg], sp: Sp) -> Option<Val> {
+        let [list, dim, f] = self.arity(
+            "sort_together",
+            args,
+            ["[operands]", "dimension", "comparator"],
+            sp,
+        )?;
+        let Arg::List(exprs, _) = list else {
+            self.cx.error(
+                super::args::span(list),
+                "sort_together: expected the operands as a list `[keys, values]`",
+            );
+            return None;
+        };
+        let mut ops = Vec::new();
+        for e in exprs {
+            let v = self.expr(e);
+            ops.push(v.and_then(|v| self.tensor(v, None, sp)));
+        }
+        let dim = self.int_scalar(dim, "the sorted dimension");
+        let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;
+        let mut scalars = Vec::new();
+        for op in &ops {
+            let ty = shape(op)?.element_type();
+            scalars.extend([Shape::scalar(ty), Shape::scalar(ty)]);
+        }
+        let f = self.closure(f)?;
+        let comp = self.sub_computation("sort", f, &scalars)?;
+        let dim = dim?;
+        self.val_op(sp, |b| b.sort(&ops, dim, true, &comp))
+    }
 }

@@ -345,6 +345,7 @@ impl Checker<'_> {
             ("rng_uniform", _) => self.rng_call(false, turbofish, args, sp),
             ("rng_normal", _) => self.rng_call(true, turbofish, args, sp),
             ("rng_bit_generator", _) => self.rng_bit_generator_call(turbofish, args, sp),
+            ("sort_together", _) => self.sort_together_call(args, sp),
             // `f(x, rest...)` is `x.f(rest...)` for the built-in operations.
             (_, Some((Arg::Expr(first), rest))) if methods::is_method(&name) => {
                 let recv = self.expr(first)?;
