@@ -258,3 +258,18 @@ fn sort_two_operands_together() {
     assert_eq!(k, vec![3, 2, 2, 1, 1]);
     assert_eq!(v, vec![4.0, -1.0, 0.5, 2.0, 9.0]);
 }
+
+#[computation]
+fn depthwise_dilated(x: Tensor<f32, 1, 2, 4>, k: Tensor<f32, 2, 1, 2>) -> Tensor<f32, 1, 2, 2> {
+    x.conv_general(k, [1], [(0, 0)], [1], [2], 2, 1)
+}
+
+#[test]
+fn conv_with_feature_groups_and_kernel_dilation() {
+    // Two groups of one channel each; kernel dilation 2 pairs x[j] with x[j + 2].
+    // Channel 0: [1, 2, 3, 4] with [1, 10]: [1 + 30, 2 + 40]; channel 1: [5, 6, 7, 8] with
+    // [2, 0]: [10, 12].
+    let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+    let out = depthwise_dilated::call(&x, &[1.0, 10.0, 2.0, 0.0]).unwrap();
+    assert_eq!(out, vec![31.0, 42.0, 10.0, 12.0]);
+}

@@ -70,6 +70,7 @@ enum Misc {
     CholeskyUpper,
     TriangularSolve,
     BatchNormGrad,
+    ConvGeneral,
 }
 
 fn lookup(name: &str) -> Option<Method> {
@@ -132,6 +133,7 @@ fn lookup(name: &str) -> Option<Method> {
         "cholesky_upper" => M::Misc(Misc::CholeskyUpper),
         "triangular_solve" => M::Misc(Misc::TriangularSolve),
         "batch_norm_grad" => M::Misc(Misc::BatchNormGrad),
+        "conv_general" => M::Misc(Misc::ConvGeneral),
         "eq" => M::Compare(ComparisonDirection::Eq),
         "ne" => M::Compare(ComparisonDirection::Ne),
         "lt" => M::Compare(ComparisonDirection::Lt),
@@ -291,6 +293,7 @@ impl Checker<'_> {
             Misc::CholeskyUpper => self.cholesky_upper(recv, args, sp),
             Misc::TriangularSolve => self.triangular_solve(recv, args, sp),
             Misc::BatchNormGrad => self.batch_norm_grad(recv, args, sp),
+            Misc::ConvGeneral => self.conv_general(recv, args, sp),
         }
     }
 
