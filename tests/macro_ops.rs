@@ -273,3 +273,15 @@ fn conv_with_feature_groups_and_kernel_dilation() {
     let out = depthwise_dilated::call(&x, &[1.0, 10.0, 2.0, 0.0]).unwrap();
     assert_eq!(out, vec![31.0, 42.0, 10.0, 12.0]);
 }
+
+#[computation]
+fn route_to_max(x: Tensor<f32, 4>, source: Tensor<f32, 2>) -> Tensor<f32, 4> {
+    x.select_and_scatter(source, 0.0, [2], [2], [(0, 0)], |a, b| a.ge(b), |a, b| a + b)
+}
+
+#[test]
+fn select_and_scatter_routes_to_the_window_max() {
+    // Windows [1, 5] and [2, 3]: their maxima are at 1 and 3, which receive 10 and 20.
+    let out = route_to_max::call(&[1.0, 5.0, 2.0, 3.0], &[10.0, 20.0]).unwrap();
+    assert_eq!(out, vec![0.0, 10.0, 0.0, 20.0]);
+}

@@ -34,6 +34,7 @@ enum Method {
     Sort,
     ReduceWindow,
     ReduceWindowDilated,
+    SelectAndScatter,
     MaxPool,
     AvgPool,
     Conv,
@@ -159,6 +160,7 @@ fn lookup(name: &str) -> Option<Method> {
         "sort" => M::Sort,
         "reduce_window" => M::ReduceWindow,
         "reduce_window_dilated" => M::ReduceWindowDilated,
+        "select_and_scatter" => M::SelectAndScatter,
         "max_pool" => M::MaxPool,
         "avg_pool" => M::AvgPool,
         "conv" => M::Conv,
@@ -361,6 +363,7 @@ impl Checker<'_> {
         match m {
             Method::ReduceWindow => self.reduce_window_with(recv, args, sp),
             Method::ReduceWindowDilated => self.reduce_window_dilated(recv, args, sp),
+            Method::SelectAndScatter => self.select_and_scatter(recv, args, sp),
             Method::MaxPool => self.max_pool(recv, args, sp),
             Method::AvgPool => self.avg_pool(recv, args, sp),
             Method::Conv => self.conv(recv, args, sp),

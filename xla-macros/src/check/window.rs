@@ -122,6 +122,54 @@ impl Checker<'_> {
         })
     }
 
+    /// `x.select_and_scatter(source, init, [window], [strides], [(low, high)], |a, b|
+    /// a.ge(b), |a, b| a + b)`: each `source` value goes to the element the select closure
+    /// picks in its window, combined by the scatter closure.
+    pub fn select_and_scatter(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let names = [
+            "source",
+            "init",
+            "[window]",
+            "[strides]",
+            "[(low, high)]",
+            "select closure",
+            "scatter closure",
+        ];
+        let [source, init, dims, strides, pads, select, scatter] =
+            self.arity("select_and_scatter", args, names, sp)?;
+        let x = self.tensor(x, None, sp)?;
+        let ty = shape(&x)?.element_type();
+        let source = self.val(source).and_then(|v| self.tensor(v, Some(ty), sp));
+        let init = self.val(init).and_then(|v| self.tensor(v, Some(ty), sp));
+        let (dims, strides) = (
+            self.ints(dims, "the window dims"),
+            self.ints(strides, "the strides"),
+        );
+        let pads = match self.window_padding(pads)? {
+            WindowPadding::Explicit(p) => p,
+            WindowPadding::Named(_) => {
+                self.cx.error(
+                    args::span(pads),
+                    "select_and_scatter: give the padding as `[(low, high), ...]`",
+                );
+                return None;
+            }
+        };
+        let scalar = xla_core::Shape::scalar(ty);
+        let pair = [scalar.clone(), scalar];
+        let select = self.closure(select)?;
+        let select = self.sub_computation("select_and_scatter", select, &pair);
+        let scatter = self.closure(scatter)?;
+        let scatter = self.sub_computation("select_and_scatter", scatter, &pair);
+        let (source, init, dims, strides) = (source?, init?, dims?, strides?);
+        let (select, scatter) = (select?, scatter?);
+        self.val_op(sp, |b| {
+            b.select_and_scatter_with_general_padding(
+                &x, &dims, &strides, &pads, &source, &init, &select, &scatter,
+            )
+        })
+    }
+
     /// `x.max_pool([window], [strides][, padding])`.
     pub fn max_pool(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
         let x = self.tensor(x, None, sp)?;
