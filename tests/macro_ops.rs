@@ -285,3 +285,20 @@ fn select_and_scatter_routes_to_the_window_max() {
     let out = route_to_max::call(&[1.0, 5.0, 2.0, 3.0], &[10.0, 20.0]).unwrap();
     assert_eq!(out, vec![0.0, 10.0, 0.0, 20.0]);
 }
+
+#[computation]
+fn points(x: Tensor<f32, 3, 3>, idx: Tensor<i32, 2, 2>, upd: Tensor<f32, 2>) -> (Tensor<f32, 2>, Tensor<f32, 3, 3>) {
+    let picked = x.gather_general(idx, [], [0, 1], [0, 1], 1, [1, 1]);
+    let written = x.scatter_general(idx, upd, [], [0, 1], [0, 1], 1, |old, new| old + new);
+    (picked, written)
+}
+
+#[test]
+fn gather_and_scatter_of_points() {
+    // Each index row (i, j) is a point: x = 0..9 row-major, so x[1, 2] = 5 and x[2, 0] = 6;
+    // scattering adds 10 at (1, 2) and 20 at (2, 0).
+    let x: Vec<f32> = (0..9).map(|i| i as f32).collect();
+    let (picked, written) = points::call(&x, &[1, 2, 2, 0], &[10.0, 20.0]).unwrap();
+    assert_eq!(picked, vec![5.0, 6.0]);
+    assert_eq!(written, vec![0.0, 1.0, 2.0, 3.0, 4.0, 15.0, 26.0, 7.0, 8.0]);
+}

@@ -72,6 +72,8 @@ enum Misc {
     TriangularSolve,
     BatchNormGrad,
     ConvGeneral,
+    GatherGeneral,
+    ScatterGeneral,
 }
 
 fn lookup(name: &str) -> Option<Method> {
@@ -135,6 +137,8 @@ fn lookup(name: &str) -> Option<Method> {
         "triangular_solve" => M::Misc(Misc::TriangularSolve),
         "batch_norm_grad" => M::Misc(Misc::BatchNormGrad),
         "conv_general" => M::Misc(Misc::ConvGeneral),
+        "gather_general" => M::Misc(Misc::GatherGeneral),
+        "scatter_general" => M::Misc(Misc::ScatterGeneral),
         "eq" => M::Compare(ComparisonDirection::Eq),
         "ne" => M::Compare(ComparisonDirection::Ne),
         "lt" => M::Compare(ComparisonDirection::Lt),
@@ -296,6 +300,8 @@ impl Checker<'_> {
             Misc::TriangularSolve => self.triangular_solve(recv, args, sp),
             Misc::BatchNormGrad => self.batch_norm_grad(recv, args, sp),
             Misc::ConvGeneral => self.conv_general(recv, args, sp),
+            Misc::GatherGeneral => self.gather_general(recv, args, sp),
+            Misc::ScatterGeneral => self.scatter_general(recv, args, sp),
         }
     }
 

@@ -8,6 +8,7 @@ mod closure;
 mod contraction;
 mod control;
 mod elementwise;
+mod gather;
 mod graph;
 mod indexing;
 mod linalg;
