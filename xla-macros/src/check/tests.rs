@@ -438,6 +438,18 @@ fn misc_ops_errors_name_the_rule() {
             "x.collapse([0, 2])",
             "must be consecutive",
         ),
+        (
+            "x: Tensor<f32, 3, 3>, i: Tensor<i32, 2, 2>",
+            "Tensor<f32, 2>",
+            "x.gather_general(i, [], [0, 1], [0, 1], 1, [1])",
+            "slice_sizes",
+        ),
+        (
+            "k: Tensor<i32, 4>, v: Tensor<f32, 4>",
+            "Tensor<i32, 4>",
+            "let (a, _) = sort_together([k, v], 0, |a, b| a.lt(b)); a",
+            "4 parameters",
+        ),
     ];
     for (params, result, body, expected) in cases {
         let errors = result_of(params, result, body).unwrap_err();
