@@ -7,6 +7,8 @@ mod callees;
 mod check;
 mod ctxt;
 mod expand;
+#[cfg(test)]
+mod expansion_cost;
 mod fallback;
 mod grad;
 mod parse;

@@ -33,6 +33,8 @@ enum Method {
     Map,
     Sort,
     ReduceWindow,
+    ReduceWindowDilated,
+    SelectAndScatter,
     MaxPool,
     AvgPool,
     Conv,
@@ -53,6 +55,25 @@ enum Method {
     Reduce(Reduction),
     /// `max` / `min`: elementwise with a tensor argument, a reduction otherwise.
     MaxMin(BinaryOp, Reduction),
+    /// The operations without operator syntax (`misc.rs`).
+    Misc(Misc),
+}
+
+/// Operations implemented in `misc.rs`.
+#[derive(Clone, Copy)]
+enum Misc {
+    Bitcast,
+    ReducePrecision,
+    Collapse,
+    DimensionSize,
+    OptimizationBarrier,
+    TotalCompare(ComparisonDirection),
+    CholeskyUpper,
+    TriangularSolve,
+    BatchNormGrad,
+    ConvGeneral,
+    GatherGeneral,
+    ScatterGeneral,
 }
 
 fn lookup(name: &str) -> Option<Method> {
@@ -79,7 +100,8 @@ fn lookup(name: &str) -> Option<Method> {
         "popcnt" | "count_ones" => M::Unary(U::Popcnt),
         "real" => M::Unary(U::Real),
         "round" => M::Unary(U::RoundNearestAfz),
-        "round_ties_even" => M::Unary(U::RoundNearestEven),
+        "round_ties_even" | "round_nearest_even" => M::Unary(U::RoundNearestEven),
+        "round_nearest_afz" => M::Unary(U::RoundNearestAfz),
         "rsqrt" => M::Unary(U::Rsqrt),
         "sign" | "signum" => M::Unary(U::Sign),
         "sin" => M::Unary(U::Sin),
@@ -97,6 +119,26 @@ fn lookup(name: &str) -> Option<Method> {
         "or" | "bitor" => M::Binary(B::Or),
         "xor" | "bitxor" => M::Binary(B::Xor),
         "complex" => M::Binary(B::Complex),
+        "shift_left" | "shl" => M::Binary(B::ShiftLeft),
+        "shift_right_logical" => M::Binary(B::ShiftRightLogical),
+        "shift_right_arithmetic" => M::Binary(B::ShiftRightArithmetic),
+        "total_eq" => M::Misc(Misc::TotalCompare(ComparisonDirection::Eq)),
+        "total_ne" => M::Misc(Misc::TotalCompare(ComparisonDirection::Ne)),
+        "total_lt" => M::Misc(Misc::TotalCompare(ComparisonDirection::Lt)),
+        "total_le" => M::Misc(Misc::TotalCompare(ComparisonDirection::Le)),
+        "total_gt" => M::Misc(Misc::TotalCompare(ComparisonDirection::Gt)),
+        "total_ge" => M::Misc(Misc::TotalCompare(ComparisonDirection::Ge)),
+        "bitcast" | "bitcast_convert" => M::Misc(Misc::Bitcast),
+        "reduce_precision" => M::Misc(Misc::ReducePrecision),
+        "collapse" => M::Misc(Misc::Collapse),
+        "get_dimension_size" | "dimension_size" => M::Misc(Misc::DimensionSize),
+        "optimization_barrier" => M::Misc(Misc::OptimizationBarrier),
+        "cholesky_upper" => M::Misc(Misc::CholeskyUpper),
+        "triangular_solve" => M::Misc(Misc::TriangularSolve),
+        "batch_norm_grad" => M::Misc(Misc::BatchNormGrad),
+        "conv_general" => M::Misc(Misc::ConvGeneral),
+        "gather_general" => M::Misc(Misc::GatherGeneral),
+        "scatter_general" => M::Misc(Misc::ScatterGeneral),
         "eq" => M::Compare(ComparisonDirection::Eq),
         "ne" => M::Compare(ComparisonDirection::Ne),
         "lt" => M::Compare(ComparisonDirection::Lt),
@@ -121,6 +163,8 @@ fn lookup(name: &str) -> Option<Method> {
         "map" => M::Map,
         "sort" => M::Sort,
         "reduce_window" => M::ReduceWindow,
+        "reduce_window_dilated" => M::ReduceWindowDilated,
+        "select_and_scatter" => M::SelectAndScatter,
         "max_pool" => M::MaxPool,
         "avg_pool" => M::AvgPool,
         "conv" => M::Conv,
@@ -158,7 +202,14 @@ pub fn is_method(name: &str) -> bool {
 }
 
 /// The built-in functions without a receiver.
-const FREE_FUNCTIONS: &[&str] = &["concat", "iota", "rng_uniform", "rng_normal"];
+const FREE_FUNCTIONS: &[&str] = &[
+    "concat",
+    "iota",
+    "rng_uniform",
+    "rng_normal",
+    "rng_bit_generator",
+    "sort_together",
+];
 
 /// True when `f(..)` is built in (a free function, or a method called as a function); any
 /// other call is to another `#[computation]`.
@@ -181,7 +232,7 @@ impl Checker<'_> {
             self.cx.error(sp, format!("unknown operation `{n}`; the supported operations are listed in the documentation of `#[computation]`"));
             return None;
         };
-        if turbofish.is_some() && !matches!(m, Method::Convert) {
+        if turbofish.is_some() && !matches!(m, Method::Convert | Method::Misc(Misc::Bitcast)) {
             self.cx.error(sp, format!("`{n}` takes no type argument"));
             return None;
         }
@@ -221,7 +272,36 @@ impl Checker<'_> {
                     self.matmul(recv, rhs, sp)
                 }
             }
+            Method::Misc(misc) => self.misc_method(misc, &n, recv, turbofish, args, sp),
             _ => self.structural_method(m, &n, recv, args, sp),
+        }
+    }
+
+    fn misc_method(
+        &mut self,
+        m: Misc,
+        n: &str,
+        recv: Val,
+        turbofish: Option<PrimitiveType>,
+        args: &[Arg],
+        sp: Sp,
+    ) -> Option<Val> {
+        match m {
+            Misc::Bitcast => {
+                self.arity(n, args, [], sp)?;
+                self.bitcast(n, recv, turbofish, sp)
+            }
+            Misc::ReducePrecision => self.reduce_precision(recv, args, sp),
+            Misc::Collapse => self.collapse(recv, args, sp),
+            Misc::DimensionSize => self.dimension_size(recv, args, sp),
+            Misc::OptimizationBarrier => self.optimization_barrier(recv, args, sp),
+            Misc::TotalCompare(direction) => self.total_compare(direction, recv, args, sp),
+            Misc::CholeskyUpper => self.cholesky_upper(recv, args, sp),
+            Misc::TriangularSolve => self.triangular_solve(recv, args, sp),
+            Misc::BatchNormGrad => self.batch_norm_grad(recv, args, sp),
+            Misc::ConvGeneral => self.conv_general(recv, args, sp),
+            Misc::GatherGeneral => self.gather_general(recv, args, sp),
+            Misc::ScatterGeneral => self.scatter_general(recv, args, sp),
         }
     }
 
@@ -288,6 +368,8 @@ impl Checker<'_> {
     fn more_method(&mut self, m: Method, n: &str, recv: Val, args: &[Arg], sp: Sp) -> Option<Val> {
         match m {
             Method::ReduceWindow => self.reduce_window_with(recv, args, sp),
+            Method::ReduceWindowDilated => self.reduce_window_dilated(recv, args, sp),
+            Method::SelectAndScatter => self.select_and_scatter(recv, args, sp),
             Method::MaxPool => self.max_pool(recv, args, sp),
             Method::AvgPool => self.avg_pool(recv, args, sp),
             Method::Conv => self.conv(recv, args, sp),
@@ -341,7 +423,8 @@ impl Checker<'_> {
             | Method::Pad
             | Method::ReduceWith
             | Method::Map
-            | Method::Sort => None,
+            | Method::Sort
+            | Method::Misc(_) => None,
         }
     }
 

@@ -8,11 +8,13 @@ mod closure;
 mod contraction;
 mod control;
 mod elementwise;
+mod gather;
 mod graph;
 mod indexing;
 mod linalg;
 mod literal;
 pub mod methods;
+mod misc;
 mod reduce;
 mod structural;
 mod window;
@@ -343,6 +345,8 @@ impl Checker<'_> {
             ("iota", _) => self.iota_call(turbofish, args, sp),
             ("rng_uniform", _) => self.rng_call(false, turbofish, args, sp),
             ("rng_normal", _) => self.rng_call(true, turbofish, args, sp),
+            ("rng_bit_generator", _) => self.rng_bit_generator_call(turbofish, args, sp),
+            ("sort_together", _) => self.sort_together_call(args, sp),
             // `f(x, rest...)` is `x.f(rest...)` for the built-in operations.
             (_, Some((Arg::Expr(first), rest))) if methods::is_method(&name) => {
                 let recv = self.expr(first)?;

@@ -416,3 +416,45 @@ fn grad_names_must_be_parameters() {
         .unwrap_err();
     assert_eq!(errors, ["grad: `w` is listed twice"]);
 }
+
+#[test]
+fn misc_ops_errors_name_the_rule() {
+    let cases = [
+        (
+            "a: Tensor<f32, 2, 2>, b: Tensor<f32, 2, 1>",
+            "Tensor<f32, 2, 1>",
+            "a.triangular_solve(b, DOWN)",
+            "expected an option word",
+        ),
+        (
+            "x: Tensor<u8, 3>",
+            "Tensor<f32>",
+            "x.bitcast::<f32>()",
+            "minor dimension of size 4",
+        ),
+        (
+            "x: Tensor<f32, 2, 3, 4>",
+            "Tensor<f32, 8, 3>",
+            "x.collapse([0, 2])",
+            "must be consecutive",
+        ),
+        (
+            "x: Tensor<f32, 3, 3>, i: Tensor<i32, 2, 2>",
+            "Tensor<f32, 2>",
+            "x.gather_general(i, [], [0, 1], [0, 1], 1, [1])",
+            "slice_sizes",
+        ),
+        (
+            "k: Tensor<i32, 4>, v: Tensor<f32, 4>",
+            "Tensor<i32, 4>",
+            "let (a, _) = sort_together([k, v], 0, |a, b| a.lt(b)); a",
+            "4 parameters",
+        ),
+    ];
+    for (params, result, body, expected) in cases {
+        let errors = result_of(params, result, body).unwrap_err();
+        println!("{body}: {errors:?}");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains(expected), "{body}: {errors:?}");
+    }
+}

@@ -1,6 +1,6 @@
 //! Window operations: `reduce_window` with a closure, `max_pool`, `avg_pool`.
 
-use super::args::WindowPadding;
+use super::args::{self, WindowPadding};
 use super::graph::shape;
 use super::{literal, Checker, Elementwise, Val};
 use crate::ast::{Arg, LitValue};
@@ -74,6 +74,100 @@ impl Checker<'_> {
         let scalar = xla_core::Shape::scalar(ty);
         let comp = self.sub_computation("reduce_window", f, &[scalar.clone(), scalar])?;
         self.reduce_window_op(&x, &init?, &w?, &comp, sp)
+    }
+
+    /// `x.reduce_window_dilated(init, [window], [strides], [base dilation], [window
+    /// dilation], [(low, high), ...], |a, b| ...)`: every window parameter, positionally.
+    pub fn reduce_window_dilated(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let names = [
+            "init",
+            "[window]",
+            "[strides]",
+            "[base dilation]",
+            "[window dilation]",
+            "[(low, high)]",
+            "closure",
+        ];
+        let [init, dims, strides, base, wdil, pads, f] =
+            self.arity("reduce_window_dilated", args, names, sp)?;
+        let x = self.tensor(x, None, sp)?;
+        let ty = shape(&x)?.element_type();
+        let init = self.val(init).and_then(|v| self.tensor(v, Some(ty), sp));
+        let (dims, strides) = (
+            self.ints(dims, "the window dims"),
+            self.ints(strides, "the strides"),
+        );
+        let (base, wdil) = (
+            self.ints(base, "the base dilation"),
+            self.ints(wdil, "the window dilation"),
+        );
+        let pads = match self.window_padding(pads)? {
+            WindowPadding::Explicit(p) => p,
+            WindowPadding::Named(_) => {
+                self.cx.error(
+                    args::span(pads),
+                    "reduce_window_dilated: give the padding as `[(low, high), ...]`",
+                );
+                return None;
+            }
+        };
+        let f = self.closure(f)?;
+        let scalar = xla_core::Shape::scalar(ty);
+        let comp = self.sub_computation("reduce_window", f, &[scalar.clone(), scalar])?;
+        let (init, dims, strides, base, wdil) = (init?, dims?, strides?, base?, wdil?);
+        self.val_op(sp, |b| {
+            b.reduce_window_with_general_padding(
+                &x, &init, &dims, &strides, &base, &wdil, &pads, &comp,
+            )
+        })
+    }
+
+    /// `x.select_and_scatter(source, init, [window], [strides], [(low, high)], |a, b|
+    /// a.ge(b), |a, b| a + b)`: each `source` value goes to the element the select closure
+    /// picks in its window, combined by the scatter closure.
+    pub fn select_and_scatter(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
+        let names = [
+            "source",
+            "init",
+            "[window]",
+            "[strides]",
+            "[(low, high)]",
+            "select closure",
+            "scatter closure",
+        ];
+        let [source, init, dims, strides, pads, select, scatter] =
+            self.arity("select_and_scatter", args, names, sp)?;
+        let x = self.tensor(x, None, sp)?;
+        let ty = shape(&x)?.element_type();
+        let source = self.val(source).and_then(|v| self.tensor(v, Some(ty), sp));
+        let init = self.val(init).and_then(|v| self.tensor(v, Some(ty), sp));
+        let (dims, strides) = (
+            self.ints(dims, "the window dims"),
+            self.ints(strides, "the strides"),
+        );
+        let pads = match self.window_padding(pads)? {
+            WindowPadding::Explicit(p) => p,
+            WindowPadding::Named(_) => {
+                self.cx.error(
+                    args::span(pads),
+                    "select_and_scatter: give the padding as `[(low, high), ...]`",
+                );
+                return None;
+            }
+        };
+        let scalar = xla_core::Shape::scalar(ty);
+        let pair = [scalar.clone(), scalar];
+        let select = self.closure(select)?;
+        let select = self.sub_computation("select_and_scatter", select, &pair);
+        let scatter = self.closure(scatter)?;
+        let scatter = self.sub_computation("select_and_scatter", scatter, &pair);
+        let (source, init, dims, strides) = (source?, init?, dims?, strides?);
+        let (select, scatter) = (select?, scatter?);
+        self.val_op(sp, |b| {
+            b.select_and_scatter_with_general_padding(
+                &x, &dims, &strides, &pads, &source, &init, &select, &scatter,
+            )
+        })
     }
 
     /// `x.max_pool([window], [strides][, padding])`.
