@@ -655,7 +655,59 @@ impl Op {
                 *body = f(*body);
             }
             Op::CustomCall { called, .. } => called.iter_mut().for_each(|b| *b = f(*b)),
-            _ => {}
+            Op::Parameter { .. }
+            | Op::Constant { .. }
+            | Op::Iota { .. }
+            | Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Compare { .. }
+            | Op::Select
+            | Op::Clamp
+            | Op::Convert
+            | Op::BitcastConvert
+            | Op::ReducePrecision { .. }
+            | Op::Tuple
+            | Op::GetTupleElement { .. }
+            | Op::Broadcast { .. }
+            | Op::Reshape
+            | Op::Transpose { .. }
+            | Op::Reverse { .. }
+            | Op::Slice { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
+            | Op::Concatenate { .. }
+            | Op::Pad { .. }
+            | Op::Bitcast
+            | Op::Copy
+            | Op::GetDimensionSize { .. }
+            | Op::SetDimensionSize { .. }
+            | Op::OptimizationBarrier
+            | Op::Gather(_)
+            | Op::Dot { .. }
+            | Op::Convolution(_)
+            | Op::BatchNormTraining { .. }
+            | Op::BatchNormInference { .. }
+            | Op::BatchNormGrad { .. }
+            | Op::Cholesky { .. }
+            | Op::TriangularSolve(_)
+            | Op::Fft { .. }
+            | Op::TopK { .. }
+            | Op::Rng { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::RngGetAndUpdateState { .. }
+            | Op::AfterAll
+            | Op::AddDependency
+            | Op::AllGather { .. }
+            | Op::AllToAll { .. }
+            | Op::CollectivePermute { .. }
+            | Op::ReplicaId
+            | Op::PartitionId
+            | Op::Send { .. }
+            | Op::SendDone { .. }
+            | Op::Recv { .. }
+            | Op::RecvDone { .. }
+            | Op::Infeed { .. }
+            | Op::Outfeed { .. } => {}
         }
     }
 
@@ -676,7 +728,57 @@ impl Op {
             | Op::ReduceScatter { .. }
             | Op::AllToAll { .. }
             | Op::CollectivePermute { .. } => true,
-            _ => false,
+            Op::Parameter { .. }
+            | Op::Constant { .. }
+            | Op::Iota { .. }
+            | Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Compare { .. }
+            | Op::Select
+            | Op::Clamp
+            | Op::Convert
+            | Op::BitcastConvert
+            | Op::ReducePrecision { .. }
+            | Op::Map { .. }
+            | Op::Tuple
+            | Op::GetTupleElement { .. }
+            | Op::Broadcast { .. }
+            | Op::Reshape
+            | Op::Transpose { .. }
+            | Op::Reverse { .. }
+            | Op::Slice { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
+            | Op::Concatenate { .. }
+            | Op::Pad { .. }
+            | Op::Bitcast
+            | Op::Copy
+            | Op::GetDimensionSize { .. }
+            | Op::SetDimensionSize { .. }
+            | Op::OptimizationBarrier
+            | Op::Gather(_)
+            | Op::Scatter { .. }
+            | Op::Dot { .. }
+            | Op::Convolution(_)
+            | Op::Reduce { .. }
+            | Op::ReduceWindow { .. }
+            | Op::SelectAndScatter { .. }
+            | Op::BatchNormTraining { .. }
+            | Op::BatchNormInference { .. }
+            | Op::BatchNormGrad { .. }
+            | Op::Cholesky { .. }
+            | Op::TriangularSolve(_)
+            | Op::Fft { .. }
+            | Op::Sort { .. }
+            | Op::TopK { .. }
+            | Op::Call { .. }
+            | Op::Conditional { .. }
+            | Op::While { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::AfterAll
+            | Op::AddDependency
+            | Op::ReplicaId
+            | Op::PartitionId => false,
         }
     }
 }
