@@ -52,10 +52,15 @@ ENTRY main {
 fn input(dims: &[i64], seed: u32) -> Literal {
     let n = dims.iter().product::<i64>() as usize;
     let v = (0..n)
-        .map(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / u32::MAX as f32 * 4.0 - 2.0)
+        .map(|i| {
+            ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / u32::MAX as f32 * 4.0 - 2.0
+        })
         .collect();
-    Literal::from_array_data(Shape::array(PrimitiveType::F32, dims.to_vec()), ArrayData::F32(v))
-        .unwrap()
+    Literal::from_array_data(
+        Shape::array(PrimitiveType::F32, dims.to_vec()),
+        ArrayData::F32(v),
+    )
+    .unwrap()
 }
 
 fn bench(c: &mut Criterion, name: &str, text: &str, args: &[Literal]) {
@@ -71,7 +76,12 @@ fn bench(c: &mut Criterion, name: &str, text: &str, args: &[Literal]) {
 
 fn elementwise(c: &mut Criterion) {
     let v = [1_048_576i64];
-    bench(c, "gelu_fma_1M", GELU, &[input(&v, 1), input(&v, 2), input(&v, 3)]);
+    bench(
+        c,
+        "gelu_fma_1M",
+        GELU,
+        &[input(&v, 1), input(&v, 2), input(&v, 3)],
+    );
     bench(c, "softmax_1024x1024", SOFTMAX, &[input(&[1024, 1024], 4)]);
 }
 

@@ -19,7 +19,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bias = b.parameter(2, Shape::array(F32, [4]), "b");
     // The bias is broadcast along dimension 1 of the product (XLA's broadcast_dimensions).
     let logits = b.add_with_broadcast(b.dot(&x, &w), &bias, &[1]);
-    let row_max = b.reduce(&logits, b.constant_r0(f32::NEG_INFINITY), &[1], Combiner::Max);
+    let row_max = b.reduce(
+        &logits,
+        b.constant_r0(f32::NEG_INFINITY),
+        &[1],
+        Combiner::Max,
+    );
     let e = b.sub_with_broadcast(&logits, &row_max, &[0]).exp();
     let sum = b.reduce(&e, b.constant_r0(0.0f32), &[1], Combiner::Add);
     let probs = b.div_with_broadcast(&e, &sum, &[0]);

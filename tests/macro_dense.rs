@@ -5,7 +5,11 @@ use xla::core::{PrimitiveType::F32, Shape};
 
 /// `relu(x·w + b)`.
 #[computation]
-pub fn dense(x: Tensor<f32, 64, 784>, w: Tensor<f32, 784, 128>, b: Tensor<f32, 128>) -> Tensor<f32, 64, 128> {
+pub fn dense(
+    x: Tensor<f32, 64, 784>,
+    w: Tensor<f32, 784, 128>,
+    b: Tensor<f32, 128>,
+) -> Tensor<f32, 64, 128> {
     let h = x.dot(w) + b;
     h.relu()
 }
@@ -24,7 +28,11 @@ fn dense_signature() {
     assert_eq!(dense::PARAMETERS, ["x", "w", "b"]);
     assert_eq!(
         dense::parameter_shapes(),
-        vec![Shape::array(F32, vec![64, 784]), Shape::array(F32, vec![784, 128]), Shape::array(F32, vec![128])]
+        vec![
+            Shape::array(F32, vec![64, 784]),
+            Shape::array(F32, vec![784, 128]),
+            Shape::array(F32, vec![128])
+        ]
     );
     assert_eq!(dense::result_shape(), Shape::array(F32, vec![64, 128]));
 }
@@ -47,7 +55,10 @@ fn dense_hlo() {
 #[test]
 fn tuple_result_shapes() {
     let f32s = |d: &[i64]| Shape::array(F32, d.to_vec());
-    assert_eq!(stats::result_shape(), Shape::tuple(vec![f32s(&[3]), f32s(&[3]), f32s(&[])]));
+    assert_eq!(
+        stats::result_shape(),
+        Shape::tuple(vec![f32s(&[3]), f32s(&[3]), f32s(&[])])
+    );
     assert!(stats::HLO.contains("to_apply=add_F32"), "{}", stats::HLO);
     assert!(stats::HLO.contains("to_apply=max_F32"), "{}", stats::HLO);
     assert!(stats::HLO.contains("tuple("), "{}", stats::HLO);

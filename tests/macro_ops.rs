@@ -37,7 +37,10 @@ fn upper_factor(a: Tensor<f32, 2, 2>) -> Tensor<f32, 2, 2> {
 }
 
 #[computation]
-fn solve_right_upper_unit_transposed(a: Tensor<f32, 2, 2>, b: Tensor<f32, 1, 2>) -> Tensor<f32, 1, 2> {
+fn solve_right_upper_unit_transposed(
+    a: Tensor<f32, 2, 2>,
+    b: Tensor<f32, 1, 2>,
+) -> Tensor<f32, 1, 2> {
     a.triangular_solve(b, RIGHT, UPPER, UNIT, TRANSPOSE)
 }
 
@@ -53,7 +56,10 @@ fn random_bits(state: Tensor<u64, 2>) -> (Tensor<u64, 2>, Tensor<u32, 2, 3>) {
 }
 
 #[computation]
-fn float_ops(x: Tensor<f32, 3>, y: Tensor<f32, 3>) -> (Tensor<f32, 3>, Tensor<f32, 3>, Tensor<f32, 3>) {
+fn float_ops(
+    x: Tensor<f32, 3>,
+    y: Tensor<f32, 3>,
+) -> (Tensor<f32, 3>, Tensor<f32, 3>, Tensor<f32, 3>) {
     (x.atan2(y), x.rem(y), x.pow(y))
 }
 
@@ -69,8 +75,22 @@ fn rounding(x: Tensor<f32, 4>) -> (Tensor<f32, 4>, Tensor<f32, 4>, Tensor<bool, 
 }
 
 #[computation]
-fn bit_ops(x: Tensor<i32, 3>) -> (Tensor<i32, 3>, Tensor<i32, 3>, Tensor<i32, 3>, Tensor<i32, 3>, Tensor<i32, 3>) {
-    (x.clz(), x.popcnt(), x.shift_left(2), x.shift_right_logical(1), x.shift_right_arithmetic(1))
+fn bit_ops(
+    x: Tensor<i32, 3>,
+) -> (
+    Tensor<i32, 3>,
+    Tensor<i32, 3>,
+    Tensor<i32, 3>,
+    Tensor<i32, 3>,
+    Tensor<i32, 3>,
+) {
+    (
+        x.clz(),
+        x.popcnt(),
+        x.shift_left(2),
+        x.shift_right_logical(1),
+        x.shift_right_arithmetic(1),
+    )
 }
 
 #[computation]
@@ -87,7 +107,10 @@ fn mapped_top2(x: Tensor<f32, 5>) -> (Tensor<f32, 2>, Tensor<i32, 2>) {
 #[test]
 fn bitcast_gives_ieee_bits() {
     // 1.0f32 is 0x3f800000, -2.0f32 is 0xc0000000.
-    assert_eq!(bits::call(&[1.0, -2.0]).unwrap(), vec![0x3f80_0000, 0xc000_0000]);
+    assert_eq!(
+        bits::call(&[1.0, -2.0]).unwrap(),
+        vec![0x3f80_0000, 0xc000_0000]
+    );
 }
 
 #[test]
@@ -145,7 +168,11 @@ fn rng_bit_generator_advances_its_state() {
     assert_eq!(values.len(), 6);
     assert_ne!(state, vec![1, 2]);
     let (again, same_values) = random_bits::call(&[1, 2]).unwrap();
-    assert_eq!((again, same_values), (state, values), "the generator is a pure function of the state");
+    assert_eq!(
+        (again, same_values),
+        (state, values),
+        "the generator is a pure function of the state"
+    );
 }
 
 #[test]
@@ -240,10 +267,7 @@ fn batch_norm_grad_by_the_spec_formula() {
 }
 
 #[computation]
-fn sort_pairs(
-    keys: Tensor<i32, 5>,
-    values: Tensor<f32, 5>,
-) -> (Tensor<i32, 5>, Tensor<f32, 5>) {
+fn sort_pairs(keys: Tensor<i32, 5>, values: Tensor<f32, 5>) -> (Tensor<i32, 5>, Tensor<f32, 5>) {
     let (k, v) = sort_together([keys, values], 0, |k1, k2, v1, v2| {
         k1.gt(k2) | (k1.eq(k2) & v1.lt(v2))
     });
@@ -276,7 +300,15 @@ fn conv_with_feature_groups_and_kernel_dilation() {
 
 #[computation]
 fn route_to_max(x: Tensor<f32, 4>, source: Tensor<f32, 2>) -> Tensor<f32, 4> {
-    x.select_and_scatter(source, 0.0, [2], [2], [(0, 0)], |a, b| a.ge(b), |a, b| a + b)
+    x.select_and_scatter(
+        source,
+        0.0,
+        [2],
+        [2],
+        [(0, 0)],
+        |a, b| a.ge(b),
+        |a, b| a + b,
+    )
 }
 
 #[test]
@@ -287,7 +319,11 @@ fn select_and_scatter_routes_to_the_window_max() {
 }
 
 #[computation]
-fn points(x: Tensor<f32, 3, 3>, idx: Tensor<i32, 2, 2>, upd: Tensor<f32, 2>) -> (Tensor<f32, 2>, Tensor<f32, 3, 3>) {
+fn points(
+    x: Tensor<f32, 3, 3>,
+    idx: Tensor<i32, 2, 2>,
+    upd: Tensor<f32, 2>,
+) -> (Tensor<f32, 2>, Tensor<f32, 3, 3>) {
     let picked = x.gather_general(idx, [], [0, 1], [0, 1], 1, [1, 1]);
     let written = x.scatter_general(idx, upd, [], [0, 1], [0, 1], 1, |old, new| old + new);
     (picked, written)

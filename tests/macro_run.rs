@@ -8,7 +8,11 @@ use xla::core::Literal;
 
 /// `relu(x·w + b)`.
 #[computation]
-fn dense(x: Tensor<f32, 64, 784>, w: Tensor<f32, 784, 128>, b: Tensor<f32, 128>) -> Tensor<f32, 64, 128> {
+fn dense(
+    x: Tensor<f32, 64, 784>,
+    w: Tensor<f32, 784, 128>,
+    b: Tensor<f32, 128>,
+) -> Tensor<f32, 64, 128> {
     relu(x.dot(w) + b)
 }
 
@@ -47,7 +51,10 @@ fn dense_layer_values() {
 #[test]
 fn literal_weak_typing_and_reduction() {
     // rows [1, 2, 3] and [4, 5, 6]: sum(2x + 1) = 2*6 + 3 = 15 and 2*15 + 3 = 33.
-    assert_eq!(affine_rows::call(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap(), vec![15.0, 33.0]);
+    assert_eq!(
+        affine_rows::call(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap(),
+        vec![15.0, 33.0]
+    );
 }
 
 #[test]
@@ -68,22 +75,41 @@ fn integer_ops() {
 fn run_checks_argument_shapes() {
     let bad = Literal::vec1(&[1.0f32, 2.0, 3.0]);
     let err = affine_rows::run(&[bad]).unwrap_err().to_string();
-    assert_eq!(err, "affine_rows: argument 0 (`x`) has shape f32[3] but the computation takes f32[2,3]");
+    assert_eq!(
+        err,
+        "affine_rows: argument 0 (`x`) has shape f32[3] but the computation takes f32[2,3]"
+    );
     let err = affine_rows::run(&[]).unwrap_err().to_string();
     assert_eq!(err, "affine_rows: takes 1 arguments, found 0");
     let err = affine_rows::call(&[1.0, 2.0]).unwrap_err().to_string();
-    assert!(err.contains("f32[2,3] holds 6 elements but 2 were given"), "{err}");
+    assert!(
+        err.contains("f32[2,3] holds 6 elements but 2 were given"),
+        "{err}"
+    );
 }
 
 #[test]
 fn module_parses_back() {
     let module = dense::module().unwrap();
-    let parsed: Vec<_> = module.entry_computation().unwrap().parameter_shapes().iter().map(|s| s.without_layout()).collect();
+    let parsed: Vec<_> = module
+        .entry_computation()
+        .unwrap()
+        .parameter_shapes()
+        .iter()
+        .map(|s| s.without_layout())
+        .collect();
     assert_eq!(parsed, dense::parameter_shapes());
 }
 
 #[computation]
-fn reshuffle(x: Tensor<f32, 2, 3>) -> (Tensor<f32, 2, 2>, Tensor<f32, 3>, Tensor<f32, 5>, Tensor<f32, 2, 4>) {
+fn reshuffle(
+    x: Tensor<f32, 2, 3>,
+) -> (
+    Tensor<f32, 2, 2>,
+    Tensor<f32, 3>,
+    Tensor<f32, 5>,
+    Tensor<f32, 2, 4>,
+) {
     let tail = x[(.., 1..)];
     let row = x[1];
     let joined = concat([x[0], x[(1, ..2)]], 0);
@@ -128,7 +154,11 @@ fn closure_values() {
 #[computation]
 fn abs_sum(x: Tensor<f32, 3>) -> f32 {
     let s = x.sum();
-    if s > 0.0 { s } else { -s }
+    if s > 0.0 {
+        s
+    } else {
+        -s
+    }
 }
 
 #[computation]
@@ -158,7 +188,10 @@ fn triangular() -> (i32, i32) {
 fn control_flow_values() {
     assert_eq!(abs_sum::call(&[-1.0, -2.0, 0.5]).unwrap(), 2.5);
     assert_eq!(abs_sum::call(&[1.0, 2.0, 3.0]).unwrap(), 6.0);
-    assert_eq!(fourth_power::call(&[1.0, 2.0, 3.0]).unwrap(), vec![1.0, 16.0, 81.0]);
+    assert_eq!(
+        fourth_power::call(&[1.0, 2.0, 3.0]).unwrap(),
+        vec![1.0, 16.0, 81.0]
+    );
     // 1 + 2 + 3 + 4 = 10; four Fibonacci steps from (0, 1) leave fib_a = 3.
     assert_eq!(triangular::call().unwrap(), (10, 3));
     assert!(triangular::HLO.contains("while("), "{}", triangular::HLO);
@@ -167,7 +200,10 @@ fn control_flow_values() {
 
 #[computation]
 fn pools(x: Tensor<f32, 1, 1, 4, 4>) -> (Tensor<f32, 1, 1, 2, 2>, Tensor<f32, 1, 1, 2, 2>) {
-    (x.max_pool([1, 1, 2, 2], [1, 1, 2, 2]), x.avg_pool([1, 1, 2, 2], [1, 1, 2, 2]))
+    (
+        x.max_pool([1, 1, 2, 2], [1, 1, 2, 2]),
+        x.avg_pool([1, 1, 2, 2], [1, 1, 2, 2]),
+    )
 }
 
 #[computation]
@@ -196,13 +232,25 @@ fn window_and_linalg_values() {
     assert_eq!(avg, vec![2.5, 4.5, 10.5, 12.5]);
     // A 2x2 box filter of ones over 1..=9: each output sums a 2x2 block.
     let img: Vec<f32> = (1..=9).map(|v| v as f32).collect();
-    assert_eq!(box_filter::call(&img, &[1.0; 4]).unwrap(), vec![12.0, 16.0, 24.0, 28.0]);
+    assert_eq!(
+        box_filter::call(&img, &[1.0; 4]).unwrap(),
+        vec![12.0, 16.0, 24.0, 28.0]
+    );
     // [[4, 2], [2, 3]] = L Lᵀ with L = [[2, 0], [1, √2]]; L y = [2, 3] gives y = [1, √2].
     let (l, y) = spd_solve::call(&[4.0, 2.0, 2.0, 3.0], &[2.0, 3.0]).unwrap();
     let r2 = 2f64.sqrt();
-    assert!((l[0] - 2.0).abs() < 1e-12 && (l[2] - 1.0).abs() < 1e-12 && (l[3] - r2).abs() < 1e-12, "{l:?}");
-    assert!((y[0] - 1.0).abs() < 1e-12 && (y[1] - r2).abs() < 1e-12, "{y:?}");
-    assert_eq!(largest::call(&[3.0, 9.0, 1.0, 7.0, 5.0]).unwrap(), (vec![9.0, 7.0], vec![1, 3]));
+    assert!(
+        (l[0] - 2.0).abs() < 1e-12 && (l[2] - 1.0).abs() < 1e-12 && (l[3] - r2).abs() < 1e-12,
+        "{l:?}"
+    );
+    assert!(
+        (y[0] - 1.0).abs() < 1e-12 && (y[1] - r2).abs() < 1e-12,
+        "{y:?}"
+    );
+    assert_eq!(
+        largest::call(&[3.0, 9.0, 1.0, 7.0, 5.0]).unwrap(),
+        (vec![9.0, 7.0], vec![1, 3])
+    );
 }
 
 #[computation]
@@ -223,7 +271,10 @@ fn calls_between_computations() {
     let x = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
     let w1 = [2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0];
     let w2 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    assert_eq!(mlp::call(&x, &w1, &w2).unwrap(), vec![3.5, 1.5, 1.5, 1.5, 3.5, 1.5]);
+    assert_eq!(
+        mlp::call(&x, &w1, &w2).unwrap(),
+        vec![3.5, 1.5, 1.5, 1.5, 3.5, 1.5]
+    );
     assert_eq!(mlp::HLO.matches("call(").count(), 2, "{}", mlp::HLO);
 }
 
@@ -309,9 +360,18 @@ fn shadowing(run: Tensor<f32, 2>, module: f32, args: Tensor<f32, 2>, out: f32) -
 
 #[test]
 fn parameter_names_do_not_clash_with_generated_items() {
-    assert_eq!(shadowing::call(&[1.0, 2.0], 3.0, &[10.0, 20.0], 0.5).unwrap(), vec![8.0, 16.0]);
+    assert_eq!(
+        shadowing::call(&[1.0, 2.0], 3.0, &[10.0, 20.0], 0.5).unwrap(),
+        vec![8.0, 16.0]
+    );
     let lit = |v: &[f32]| Literal::vec1(v);
-    let out = shadowing::apply(lit(&[1.0, 2.0]), Literal::scalar(3.0f32), lit(&[10.0, 20.0]), Literal::scalar(0.5f32)).unwrap();
+    let out = shadowing::apply(
+        lit(&[1.0, 2.0]),
+        Literal::scalar(3.0f32),
+        lit(&[10.0, 20.0]),
+        Literal::scalar(0.5f32),
+    )
+    .unwrap();
     assert_eq!(out.data::<f32>(), Some(&[8.0f32, 16.0][..]));
 }
 
@@ -323,6 +383,9 @@ fn unicode_names(größe: Tensor<f32, 2>, r#type: f32) -> Tensor<f32, 2> {
 
 #[test]
 fn unusual_parameter_names() {
-    assert_eq!(unicode_names::call(&[1.0, 2.0], 3.0).unwrap(), vec![3.0, 6.0]);
+    assert_eq!(
+        unicode_names::call(&[1.0, 2.0], 3.0).unwrap(),
+        vec![3.0, 6.0]
+    );
     assert_eq!(unicode_names::PARAMETERS, ["größe", "r#type"]);
 }

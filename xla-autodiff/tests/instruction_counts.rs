@@ -25,7 +25,10 @@ fn check(model: &str, params: usize) -> (usize, usize) {
     let jax = load(&format!("{model}_jax_grad"));
     let (o, j) = (count(&ours), count(&jax));
     println!("{model}: ours {o} instructions, JAX {j}");
-    assert!(o <= j, "{model}: our gradient graph has {o} instructions, JAX's {j}");
+    assert!(
+        o <= j,
+        "{model}: our gradient graph has {o} instructions, JAX's {j}"
+    );
     (o, j)
 }
 

@@ -25,7 +25,15 @@ pub struct WindowDim {
 impl WindowDim {
     /// A window dimension of `size` with stride 1, no padding and no dilation.
     pub fn new(size: i64) -> WindowDim {
-        WindowDim { size, stride: 1, padding_low: 0, padding_high: 0, window_dilation: 1, base_dilation: 1, window_reversal: false }
+        WindowDim {
+            size,
+            stride: 1,
+            padding_low: 0,
+            padding_high: 0,
+            window_dilation: 1,
+            base_dilation: 1,
+            window_reversal: false,
+        }
     }
 }
 
@@ -458,4 +466,3 @@ elementwise_table! {
         Complex => "complex",
     }
 }
-

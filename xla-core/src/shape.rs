@@ -16,7 +16,9 @@ pub struct Layout {
 impl Layout {
     /// The default (row-major) layout of a rank-`rank` array: `{rank-1, ..., 1, 0}`.
     pub fn row_major(rank: usize) -> Layout {
-        Layout { minor_to_major: (0..rank as i64).rev().collect() }
+        Layout {
+            minor_to_major: (0..rank as i64).rev().collect(),
+        }
     }
 }
 
@@ -49,7 +51,12 @@ pub enum Shape {
 impl Shape {
     /// An array shape with static dims and no layout.
     pub fn array(ty: PrimitiveType, dims: impl Into<Vec<i64>>) -> Shape {
-        Shape::Array(ArrayShape { ty, dims: dims.into(), dynamic: Vec::new(), layout: None })
+        Shape::Array(ArrayShape {
+            ty,
+            dims: dims.into(),
+            dynamic: Vec::new(),
+            layout: None,
+        })
     }
 
     /// A scalar (rank-0 array).
@@ -132,7 +139,10 @@ impl Shape {
     /// The same shape with every layout removed (recursively).
     pub fn without_layout(&self) -> Shape {
         match self {
-            Shape::Array(a) => Shape::Array(ArrayShape { layout: None, ..a.clone() }),
+            Shape::Array(a) => Shape::Array(ArrayShape {
+                layout: None,
+                ..a.clone()
+            }),
             Shape::Tuple(t) => Shape::Tuple(t.iter().map(Shape::without_layout).collect()),
             Shape::Token => Shape::Token,
         }
@@ -141,8 +151,12 @@ impl Shape {
     /// Equal ignoring layouts (what shape inference compares).
     pub fn compatible(&self, other: &Shape) -> bool {
         match (self, other) {
-            (Shape::Array(a), Shape::Array(b)) => a.ty == b.ty && a.dims == b.dims && a.is_dynamic_vec() == b.is_dynamic_vec(),
-            (Shape::Tuple(a), Shape::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.compatible(y)),
+            (Shape::Array(a), Shape::Array(b)) => {
+                a.ty == b.ty && a.dims == b.dims && a.is_dynamic_vec() == b.is_dynamic_vec()
+            }
+            (Shape::Tuple(a), Shape::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.compatible(y))
+            }
             (Shape::Token, Shape::Token) => true,
             _ => false,
         }
@@ -152,7 +166,9 @@ impl Shape {
     pub fn same_dims(&self, other: &Shape) -> bool {
         match (self, other) {
             (Shape::Array(a), Shape::Array(b)) => a.dims == b.dims,
-            (Shape::Tuple(a), Shape::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_dims(y)),
+            (Shape::Tuple(a), Shape::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_dims(y))
+            }
             (Shape::Token, Shape::Token) => true,
             _ => false,
         }
@@ -178,7 +194,10 @@ impl Shape {
 impl ArrayShape {
     /// Number of elements (`None` on overflow or unbounded dynamic dims).
     pub fn element_count(&self) -> Option<i64> {
-        self.dims.iter().try_fold(1i64, |acc, &d| if d < 0 { None } else { acc.checked_mul(d) })
+        self.dims.iter().try_fold(
+            1i64,
+            |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
+        )
     }
 
     /// True when dimension `i` is dynamic.
@@ -187,7 +206,9 @@ impl ArrayShape {
     }
 
     fn is_dynamic_vec(&self) -> Vec<bool> {
-        (0..self.dims.len()).map(|i| self.is_dynamic_dim(i)).collect()
+        (0..self.dims.len())
+            .map(|i| self.is_dynamic_dim(i))
+            .collect()
     }
 
     /// True when any dimension is dynamic.
@@ -272,7 +293,9 @@ mod tests {
         assert_eq!(t.to_string(), "(f32[], s32[4])");
         let mut a = Shape::array(F32, vec![4, 3]);
         if let Shape::Array(x) = &mut a {
-            x.layout = Some(Layout { minor_to_major: vec![0, 1] });
+            x.layout = Some(Layout {
+                minor_to_major: vec![0, 1],
+            });
         }
         assert_eq!(a.to_string_with_layout(), "f32[4,3]{0,1}");
     }

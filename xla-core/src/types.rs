@@ -80,12 +80,18 @@ impl PrimitiveType {
 
     /// True for the signed integer types.
     pub fn is_signed_int(self) -> bool {
-        matches!(self, PrimitiveType::S8 | PrimitiveType::S16 | PrimitiveType::S32 | PrimitiveType::S64)
+        matches!(
+            self,
+            PrimitiveType::S8 | PrimitiveType::S16 | PrimitiveType::S32 | PrimitiveType::S64
+        )
     }
 
     /// True for the unsigned integer types.
     pub fn is_unsigned_int(self) -> bool {
-        matches!(self, PrimitiveType::U8 | PrimitiveType::U16 | PrimitiveType::U32 | PrimitiveType::U64)
+        matches!(
+            self,
+            PrimitiveType::U8 | PrimitiveType::U16 | PrimitiveType::U32 | PrimitiveType::U64
+        )
     }
 
     /// True for signed and unsigned integer types (not PRED).
@@ -95,7 +101,10 @@ impl PrimitiveType {
 
     /// True for the real floating-point types.
     pub fn is_float(self) -> bool {
-        matches!(self, PrimitiveType::F16 | PrimitiveType::Bf16 | PrimitiveType::F32 | PrimitiveType::F64)
+        matches!(
+            self,
+            PrimitiveType::F16 | PrimitiveType::Bf16 | PrimitiveType::F32 | PrimitiveType::F64
+        )
     }
 
     /// True for C64 and C128.
@@ -112,7 +121,9 @@ impl PrimitiveType {
     pub fn bit_width(self) -> usize {
         match self {
             PrimitiveType::Pred | PrimitiveType::S8 | PrimitiveType::U8 => 8,
-            PrimitiveType::S16 | PrimitiveType::U16 | PrimitiveType::F16 | PrimitiveType::Bf16 => 16,
+            PrimitiveType::S16 | PrimitiveType::U16 | PrimitiveType::F16 | PrimitiveType::Bf16 => {
+                16
+            }
             PrimitiveType::S32 | PrimitiveType::U32 | PrimitiveType::F32 => 32,
             PrimitiveType::S64 | PrimitiveType::U64 | PrimitiveType::F64 | PrimitiveType::C64 => 64,
             PrimitiveType::C128 => 128,

@@ -299,7 +299,9 @@ ENTRY main {{
         );
         let x = arg(&[3, 5, 28, 28], 10, 1.0);
         let mut exe = compile(&text);
-        let got = in_pool(&mut exe, 2, |exe| exe.execute(std::slice::from_ref(&x)).unwrap());
+        let got = in_pool(&mut exe, 2, |exe| {
+            exe.execute(std::slice::from_ref(&x)).unwrap()
+        });
         let want = naive_pool(x.data::<f32>().unwrap(), [3, 5, 28, 28], k, s, pad, [o, o]);
         assert_eq!(
             got.data::<f32>().unwrap(),
@@ -351,6 +353,8 @@ ENTRY main {
         }
     }
     let mut exe = compile(text);
-    let got = in_pool(&mut exe, 2, |exe| exe.execute(&[x.clone(), g.clone()]).unwrap());
+    let got = in_pool(&mut exe, 2, |exe| {
+        exe.execute(&[x.clone(), g.clone()]).unwrap()
+    });
     assert_eq!(got.data::<f32>().unwrap(), &want[..]);
 }

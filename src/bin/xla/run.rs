@@ -40,11 +40,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
 /// number, element types and shapes against the entry's parameters.
 pub fn prepare(module: &Path, inputs: &[PathBuf]) -> Result<(Executable, Vec<Literal>), CliError> {
     let m = load_module(module)?;
-    let exe = Executable::compile(&m)
-        .map_err(|e| CliError::new(format!("{}: {e}", module.display())))?;
-    let entry = m
-        .entry_computation()
-        .ok_or_else(|| CliError::new(format!("{}: module has no entry computation", module.display())))?;
+    let exe =
+        Executable::compile(&m).map_err(|e| CliError::new(format!("{}: {e}", module.display())))?;
+    let entry = m.entry_computation().ok_or_else(|| {
+        CliError::new(format!(
+            "{}: module has no entry computation",
+            module.display()
+        ))
+    })?;
     let params = entry.parameters();
     if params.len() != inputs.len() {
         return Err(CliError::new(format!(

@@ -88,7 +88,10 @@ impl Computation {
 
     /// Shapes of the parameters, ordered by parameter number.
     pub fn parameter_shapes(&self) -> Vec<Shape> {
-        self.parameters().into_iter().map(|id| self.instructions[id.0].shape.clone()).collect()
+        self.parameters()
+            .into_iter()
+            .map(|id| self.instructions[id.0].shape.clone())
+            .collect()
     }
 
     /// The result shape (the root's shape), if the root id is valid.
@@ -98,7 +101,10 @@ impl Computation {
 
     /// Looks up an instruction by name.
     pub fn find(&self, name: &str) -> Option<InstrId> {
-        self.instructions.iter().position(|i| i.name == name).map(InstrId)
+        self.instructions
+            .iter()
+            .position(|i| i.name == name)
+            .map(InstrId)
     }
 }
 
@@ -134,6 +140,9 @@ impl Module {
 
     /// Looks up a computation by name.
     pub fn find(&self, name: &str) -> Option<CompId> {
-        self.computations.iter().position(|c| c.name == name).map(CompId)
+        self.computations
+            .iter()
+            .position(|c| c.name == name)
+            .map(CompId)
     }
 }

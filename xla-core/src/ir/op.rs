@@ -4,8 +4,8 @@
 //! The opcode table at the bottom ([`Opcode`]) lists every opcode with the name XLA's HLO
 //! text uses, so HLO printed by XLA parses and ours prints the same way.
 
-use crate::attrs::*;
 use super::CompId;
+use crate::attrs::*;
 use crate::literal::Literal;
 
 /// An HLO operation with its typed attributes.
@@ -573,7 +573,9 @@ impl Op {
             | Op::Call { to_apply, .. }
             | Op::AllReduce { to_apply, .. }
             | Op::ReduceScatter { to_apply, .. } => vec![*to_apply],
-            Op::SelectAndScatter { select, scatter, .. } => vec![*select, *scatter],
+            Op::SelectAndScatter {
+                select, scatter, ..
+            } => vec![*select, *scatter],
             Op::Conditional { branches } => branches.clone(),
             Op::While { condition, body } => vec![*condition, *body],
             Op::CustomCall { called, .. } => called.clone(),
@@ -645,7 +647,9 @@ impl Op {
             | Op::Call { to_apply, .. }
             | Op::AllReduce { to_apply, .. }
             | Op::ReduceScatter { to_apply, .. } => *to_apply = f(*to_apply),
-            Op::SelectAndScatter { select, scatter, .. } => {
+            Op::SelectAndScatter {
+                select, scatter, ..
+            } => {
                 *select = f(*select);
                 *scatter = f(*scatter);
             }
