@@ -62,6 +62,8 @@ pub struct Executable {
     pub(crate) host: Mutex<HostQueues>,
     /// Thread count and pool of the heavy kernels (see `parallel.rs`).
     pub(crate) threads: crate::parallel::Threads,
+    /// Per-instruction timings, when turned on (see `profile.rs`).
+    pub(crate) profile: Option<crate::profile::Profile>,
 }
 
 impl std::fmt::Debug for Executable {
@@ -273,6 +275,7 @@ impl Executable {
             custom_calls: HashMap::new(),
             host: Mutex::new(HostQueues::default()),
             threads: crate::parallel::Threads::default(),
+            profile: None,
         })
     }
 

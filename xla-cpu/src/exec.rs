@@ -202,6 +202,7 @@ impl Ctx<'_> {
                             .ok_or_else(|| invalid(format!("{}: operand not available", ins.name)))
                     })
                     .collect::<Result<Vec<&Literal>>>()?;
+                let started = self.exe.profile.as_ref().map(|_| std::time::Instant::now());
                 let r = match (step, width) {
                     (Step::Fused(_, f), _) => fusion::run(f, &ops, &ins.shape, self.exe.parallel()),
                     (Step::Eval(_), None) => self.eval(&ins.op, &ops, &ins.shape),
@@ -209,6 +210,19 @@ impl Ctx<'_> {
                         self.eval_vec(&ins.op, &ops, &vector_shape(&ins.shape, n), n)
                     }
                 };
+                if let (Some(p), Some(t)) = (&self.exe.profile, started) {
+                    let op = match step {
+                        Step::Fused(..) => format!("fusion({})", ins.op.name()),
+                        Step::Eval(_) => ins.op.name().to_string(),
+                    };
+                    p.record(
+                        &comp.name,
+                        &ins.name,
+                        op,
+                        ins.shape.to_string(),
+                        t.elapsed(),
+                    );
+                }
                 Cow::Owned(r.map_err(|e| CpuError::Instruction {
                     instruction: ins.name.clone(),
                     op: ins.op.name(),

@@ -22,8 +22,10 @@ mod index;
 pub(crate) mod kernels;
 mod math;
 pub mod parallel;
+mod profile;
 pub mod scalar;
 
 pub use compile::{CustomCallFn, Executable};
 pub use error::{CpuError, Result};
 pub use parallel::{Parallel, THREADS_ENV};
+pub use profile::ProfileEntry;

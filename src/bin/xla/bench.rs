@@ -15,16 +15,22 @@ pub struct Args {
     /// Number of timed executions (after one untimed warm-up run).
     #[arg(long, default_value_t = 10)]
     pub iters: usize,
+    /// Also time every instruction over the timed runs and print the slowest (to stderr).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Loads, parses and compiles once, runs once to warm up, then times `iters` executions
 /// and prints each time and, as the last line, `median_s=SECONDS`.
 pub fn run(args: Args) -> Result<(), CliError> {
     let started = Instant::now();
-    let (exe, inputs) = prepare(&args.module, &args.inputs)?;
+    let (mut exe, inputs) = prepare(&args.module, &args.inputs)?;
     let err = |e: xla::cpu::CpuError| CliError::new(format!("{}: {e}", args.module.display()));
     exe.execute(&inputs).map_err(err)?;
     let first = started.elapsed().as_secs_f64();
+    if args.profile {
+        exe.set_profiling(true);
+    }
     let mut times = Vec::with_capacity(args.iters.max(1));
     for _ in 0..args.iters.max(1) {
         let t = Instant::now();
@@ -33,8 +39,39 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
+    if args.profile {
+        print_profile(&exe, times.len());
+    }
     write_stdout(&format!(
         "load+compile+first run: {first:.6} s\nmin_s={:.6}\nmedian_s={median:.6}\n",
         times[0]
     ))
+}
+
+/// Prints the instructions that took 95% of the time (at most 40), per execution, to stderr.
+fn print_profile(exe: &xla::cpu::Executable, runs: usize) {
+    let entries = exe.profile();
+    let total: f64 = entries.iter().map(|e| e.total.as_secs_f64()).sum();
+    let per_run = |d: std::time::Duration| d.as_secs_f64() * 1e3 / runs.max(1) as f64;
+    eprintln!(
+        "{:>9} {:>6} {:>6}  {:<28} {:<24} instruction",
+        "ms/run", "%", "calls", "op", "shape"
+    );
+    let mut shown = 0.0;
+    for e in entries.iter().take(40) {
+        if shown > 0.95 * total {
+            break;
+        }
+        shown += e.total.as_secs_f64();
+        eprintln!(
+            "{:>9.3} {:>5.1}% {:>6}  {:<28} {:<24} {}/{}",
+            per_run(e.total),
+            100.0 * e.total.as_secs_f64() / total.max(f64::MIN_POSITIVE),
+            e.calls / runs.max(1) as u64,
+            e.op,
+            e.shape,
+            e.computation,
+            e.instruction
+        );
+    }
 }

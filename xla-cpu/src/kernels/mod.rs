@@ -10,6 +10,7 @@ pub mod fft;
 pub mod indexing;
 pub mod linalg;
 pub mod matmul;
+pub(crate) mod reduce_fast;
 pub mod rng;
 pub mod sort;
 pub mod structural;

@@ -180,6 +180,11 @@ pub fn reduce(cx: &Ctx, a: &[&Literal], rdims: &[i64], f: CompId, out: &Shape) -
             .and_then(|r| red.get_mut(r))
             .ok_or_else(|| invalid(format!("reduce: dimension {r} out of range")))? = true;
     }
+    if let (Some(Combiner::Binary(op)), [x], [init]) = (cx.combiner(f), &xs[..], &inits[..]) {
+        if let Some(r) = super::reduce_fast::reduce(x, init, &dims, &red, op, cx.exe.parallel()) {
+            return results(out, vec![r]);
+        }
+    }
     let st = strides(&dims);
     let keep: Vec<usize> = (0..dims.len()).filter(|&d| !red[d]).collect();
     let redd: Vec<usize> = (0..dims.len()).filter(|&d| red[d]).collect();
