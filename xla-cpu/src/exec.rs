@@ -301,22 +301,30 @@ impl Ctx<'_> {
             Op::Map { to_apply, .. } => control::map(self, a, *to_apply, out),
             Op::Tuple => Ok(Literal::tuple(a.iter().map(|l| (*l).clone()).collect())),
             Op::GetTupleElement { index } => tuple_element(arg(0)?, *index),
-            Op::Broadcast { dimensions } => st::broadcast(arg(0)?, dimensions, out),
+            Op::Broadcast { dimensions } => {
+                st::broadcast(arg(0)?, dimensions, out, self.exe.parallel())
+            }
             Op::Reshape | Op::Bitcast => st::reshape(arg(0)?, out),
             Op::Copy
             | Op::OptimizationBarrier
             | Op::AddDependency
             | Op::SetDimensionSize { .. } => Ok(arg(0)?.clone()),
-            Op::Transpose { permutation } => st::transpose(arg(0)?, permutation, out),
-            Op::Reverse { dimensions } => st::reverse(arg(0)?, dimensions),
+            Op::Transpose { permutation } => {
+                st::transpose(arg(0)?, permutation, out, self.exe.parallel())
+            }
+            Op::Reverse { dimensions } => st::reverse(arg(0)?, dimensions, self.exe.parallel()),
             Op::Slice {
                 start,
                 limit,
                 stride,
-            } => st::slice(arg(0)?, start, limit, stride, out),
-            Op::DynamicSlice { slice_sizes } => {
-                st::dynamic_slice(arg(0)?, a.get(1..).unwrap_or(&[]), slice_sizes, out)
-            }
+            } => st::slice(arg(0)?, start, limit, stride, out, self.exe.parallel()),
+            Op::DynamicSlice { slice_sizes } => st::dynamic_slice(
+                arg(0)?,
+                a.get(1..).unwrap_or(&[]),
+                slice_sizes,
+                out,
+                self.exe.parallel(),
+            ),
             Op::DynamicUpdateSlice => {
                 st::dynamic_update_slice(arg(0)?, arg(1)?, a.get(2..).unwrap_or(&[]))
             }

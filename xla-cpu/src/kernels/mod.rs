@@ -13,6 +13,7 @@ pub mod matmul;
 pub(crate) mod reduce_fast;
 pub mod rng;
 pub mod sort;
+pub(crate) mod strided;
 pub mod structural;
 pub mod window;
 pub(crate) mod window_fast;

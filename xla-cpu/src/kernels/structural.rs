@@ -6,7 +6,8 @@
 //! compute it once per executable.
 
 use crate::error::{invalid, Result};
-use crate::index::{advance, array, count, dims_of, make, offset, scalar_i64, strides};
+use crate::index::{advance, array, count, dims_of, make, scalar_i64, strides};
+use crate::parallel::Parallel;
 use xla_core::attrs::PadDim;
 use xla_core::literal::{ArrayData, NativeData};
 use xla_core::{with_array_data, Literal, Shape};
@@ -62,6 +63,21 @@ pub(crate) fn leaves(l: &Literal) -> Result<Vec<&ArrayData>> {
     }
 }
 
+/// The strided copy of `d` (see `strided.rs`) as a literal of shape `out`.
+fn strided_copy(
+    d: &ArrayData,
+    base: isize,
+    dims: &[usize],
+    st: &[isize],
+    par: Parallel<'_>,
+    out: &Shape,
+    what: &str,
+) -> Result<Literal> {
+    let r = super::strided::copy(d, base, dims, st, par)
+        .ok_or_else(|| invalid(format!("{what}: {out} reads outside its operand")))?;
+    make(out, r)
+}
+
 /// Builds the index map of an output of `out_dims` whose element at multi-index `o` comes
 /// from source offset `f(o)`.
 pub(crate) fn index_map(out_dims: &[usize], mut f: impl FnMut(&[usize]) -> usize) -> Vec<usize> {
@@ -107,21 +123,21 @@ fn check_perm(perm: &[usize], rank: usize, what: &str) -> Result<()> {
 ///
 /// # Errors
 /// If `perm` is not a permutation of the operand's dims.
-pub fn transpose(x: &Literal, perm: &[i64], out: &Shape) -> Result<Literal> {
+pub fn transpose(x: &Literal, perm: &[i64], out: &Shape, par: Parallel<'_>) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let perm = to_usize(perm, "transpose")?;
     check_perm(&perm, dims.len(), "transpose")?;
     let st = strides(&dims);
     let out_dims: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
-    let pst: Vec<usize> = perm.iter().map(|&p| st[p]).collect();
-    make(out, take(d, &index_map(&out_dims, |o| offset(o, &pst))))
+    let pst: Vec<isize> = perm.iter().map(|&p| st[p] as isize).collect();
+    strided_copy(d, 0, &out_dims, &pst, par, out, "transpose")
 }
 
 /// `broadcast`: operand dim j maps to result dim `dims[j]`; size-1 operand dims expand.
 ///
 /// # Errors
 /// If a mapped dim is out of range or its size differs (and is not 1).
-pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape) -> Result<Literal> {
+pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape, par: Parallel<'_>) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let out_dims = dims_of(out)?;
     let bdims = to_usize(bdims, "broadcast")?;
@@ -133,10 +149,10 @@ pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape) -> Result<Literal> {
         )));
     }
     let st = strides(&dims);
-    let mut ost = vec![0usize; out_dims.len()];
+    let mut ost = vec![0isize; out_dims.len()];
     for (j, &bd) in bdims.iter().enumerate() {
         match out_dims.get(bd) {
-            Some(&n) if n == dims[j] => ost[bd] = st[j],
+            Some(&n) if n == dims[j] => ost[bd] = st[j] as isize,
             Some(_) if dims[j] == 1 => {}
             _ => {
                 return Err(invalid(format!(
@@ -146,7 +162,7 @@ pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape) -> Result<Literal> {
             }
         }
     }
-    make(out, take(d, &index_map(&out_dims, |o| offset(o, &ost))))
+    strided_copy(d, 0, &out_dims, &ost, par, out, "broadcast")
 }
 
 /// `reshape` (and `bitcast`, `copy`): the same elements under new dims.
@@ -162,7 +178,7 @@ pub fn reshape(x: &Literal, out: &Shape) -> Result<Literal> {
 ///
 /// # Errors
 /// If a dim is out of range.
-pub fn reverse(x: &Literal, rdims: &[i64]) -> Result<Literal> {
+pub fn reverse(x: &Literal, rdims: &[i64], par: Parallel<'_>) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let mut rev = vec![false; dims.len()];
     for &r in &to_usize(rdims, "reverse")? {
@@ -170,13 +186,18 @@ pub fn reverse(x: &Literal, rdims: &[i64]) -> Result<Literal> {
             .ok_or_else(|| invalid(format!("reverse: dim {r} out of range")))? = true;
     }
     let st = strides(&dims);
-    let map = index_map(&dims, |o| {
-        o.iter()
-            .enumerate()
-            .map(|(i, &v)| if rev[i] { dims[i] - 1 - v } else { v } * st[i])
-            .sum()
-    });
-    make(x.shape(), take(d, &map))
+    let mut base = 0isize;
+    let mut rst = Vec::with_capacity(dims.len());
+    for i in 0..dims.len() {
+        let s = st[i] as isize;
+        if rev[i] && dims[i] > 0 {
+            base += (dims[i] as isize - 1) * s;
+            rst.push(-s);
+        } else {
+            rst.push(s);
+        }
+    }
+    strided_copy(d, base, &dims, &rst, par, x.shape(), "reverse")
 }
 
 /// Strided `slice`.
@@ -189,6 +210,7 @@ pub fn slice(
     limit: &[i64],
     stride: &[i64],
     out: &Shape,
+    par: Parallel<'_>,
 ) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let start = to_usize(start, "slice")?;
@@ -212,12 +234,11 @@ pub fn slice(
         )));
     }
     let st = strides(&dims);
-    let map = index_map(&out_dims, |o| {
-        (0..o.len())
-            .map(|i| (start[i] + o[i] * stride[i]) * st[i])
-            .sum()
-    });
-    make(out, take(d, &map))
+    let base: usize = (0..dims.len()).map(|i| start[i] * st[i]).sum();
+    let sst: Vec<isize> = (0..dims.len())
+        .map(|i| (stride[i] * st[i]) as isize)
+        .collect();
+    strided_copy(d, base as isize, &out_dims, &sst, par, out, "slice")
 }
 
 /// Start indices clamped into `[0, dim - size]`.
@@ -251,15 +272,15 @@ pub fn dynamic_slice(
     starts: &[&Literal],
     sizes: &[i64],
     out: &Shape,
+    par: Parallel<'_>,
 ) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let sizes = to_usize(sizes, "dynamic-slice")?;
     let st0 = clamped_starts(starts, &dims, &sizes)?;
     let st = strides(&dims);
-    let map = index_map(&sizes, |o| {
-        (0..o.len()).map(|i| (st0[i] + o[i]) * st[i]).sum()
-    });
-    make(out, take(d, &map))
+    let base: usize = (0..dims.len()).map(|i| st0[i] * st[i]).sum();
+    let ist: Vec<isize> = st.iter().map(|&s| s as isize).collect();
+    strided_copy(d, base as isize, &sizes, &ist, par, out, "dynamic-slice")
 }
 
 fn update_k<T: NativeData>(dst: &mut [T], upd: &ArrayData, map: &[usize]) -> Result<()> {
@@ -428,6 +449,7 @@ pub fn iota(dim: i64, out: &Shape) -> Result<Literal> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    const SEQ: Parallel<'static> = Parallel::SEQ;
     use xla_core::PrimitiveType::{F32, S32};
 
     fn f32s(l: &Literal) -> Vec<f32> {
@@ -437,11 +459,11 @@ mod tests {
     #[test]
     fn transpose_and_broadcast() {
         let x = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
-        let t = transpose(&x, &[1, 0], &Shape::array(F32, vec![3, 2])).unwrap();
+        let t = transpose(&x, &[1, 0], &Shape::array(F32, vec![3, 2]), SEQ).unwrap();
         assert_eq!(f32s(&t), vec![1., 4., 2., 5., 3., 6.]);
         // Degenerate broadcast f32[3,1] -> f32[2,3,4], dimensions={1,2}.
         let y = Literal::from_vec(&[3, 1], vec![1f32, 2., 3.]).unwrap();
-        let b = broadcast(&y, &[1, 2], &Shape::array(F32, vec![2, 3, 4])).unwrap();
+        let b = broadcast(&y, &[1, 2], &Shape::array(F32, vec![2, 3, 4]), SEQ).unwrap();
         let v = f32s(&b);
         assert_eq!(&v[..12], &[1., 1., 1., 1., 2., 2., 2., 2., 3., 3., 3., 3.]);
         assert_eq!(&v[12..], &v[..12]);
@@ -475,7 +497,7 @@ mod tests {
             (2, vec![2., 3.]),
         ] {
             let s = Literal::scalar(start);
-            let r = dynamic_slice(&x, &[&s], &[2], &Shape::array(F32, vec![2])).unwrap();
+            let r = dynamic_slice(&x, &[&s], &[2], &Shape::array(F32, vec![2]), SEQ).unwrap();
             assert_eq!(f32s(&r), want);
         }
         let u = Literal::vec1(&[9f32, 9.]);
@@ -487,7 +509,7 @@ mod tests {
     #[test]
     fn slice_concat_iota_reverse() {
         let x = Literal::vec1(&[0f32, 1., 2., 3., 4., 5., 6.]);
-        let s = slice(&x, &[1], &[7], &[3], &Shape::array(F32, vec![2])).unwrap();
+        let s = slice(&x, &[1], &[7], &[3], &Shape::array(F32, vec![2]), SEQ).unwrap();
         assert_eq!(f32s(&s), vec![1., 4.]);
         let a = Literal::from_vec(&[2, 1], vec![1f32, 2.]).unwrap();
         let b = Literal::from_vec(&[2, 2], vec![3f32, 4., 5., 6.]).unwrap();
@@ -495,7 +517,7 @@ mod tests {
         assert_eq!(f32s(&c), vec![1., 3., 4., 2., 5., 6.]);
         let i = iota(1, &Shape::array(S32, vec![2, 3])).unwrap();
         assert_eq!(i.data::<i32>().unwrap(), &[0, 1, 2, 0, 1, 2]);
-        let r = reverse(&b, &[0, 1]).unwrap();
+        let r = reverse(&b, &[0, 1], SEQ).unwrap();
         assert_eq!(f32s(&r), vec![6., 5., 4., 3.]);
     }
 }
