@@ -228,13 +228,7 @@ mod tests {
                 }
             }
             out[o] = f(out[o], x);
-            for d in (0..dims.len()).rev() {
-                idx[d] += 1;
-                if idx[d] < dims[d] {
-                    break;
-                }
-                idx[d] = 0;
-            }
+            crate::index::advance(&mut idx, dims);
         }
         out
     }

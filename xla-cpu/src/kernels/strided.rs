@@ -228,13 +228,7 @@ mod tests {
                     .map(|(&i, &s)| i as isize * s)
                     .sum::<isize>();
             out.push(src[off as usize]);
-            for d in (0..dims.len()).rev() {
-                idx[d] += 1;
-                if idx[d] < dims[d] {
-                    break;
-                }
-                idx[d] = 0;
-            }
+            crate::index::advance(&mut idx, dims);
         }
         out
     }
