@@ -41,6 +41,17 @@ summax {
   s = f64[] add(a0, b0)  m = f64[] maximum(b1, a1)
   ROOT t = (f64[], f64[]) tuple(s, m)
 }
+mul_replace {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  m = f64[] multiply(b0, a0)  c = f64[] copy(b1)
+  ROOT t = (f64[], f64[]) tuple(m, c)
+}
+min_addi {
+  a0 = f64[] parameter(0)  a1 = s32[] parameter(1)  b0 = f64[] parameter(2)  b1 = s32[] parameter(3)
+  m = f64[] minimum(a0, b0)  s = s32[] add(a1, b1)
+  ROOT t = (f64[], s32[]) tuple(m, s)
+}
+cmul { a = c128[] parameter(0)  b = c128[] parameter(1)  ROOT r = c128[] multiply(a, b) }
 scalar_fn { x = f64[] parameter(0)  y = f64[] parameter(1)  s = f64[] sine(y)  ROOT r = f64[] multiply(x, s) }
 callee { x = f64[4] parameter(0)  y = f64[4] parameter(1)  e = f64[4] exponential(x)  ROOT r = f64[4] multiply(e, y) }
 branch0 { x = f64[4] parameter(0)  ROOT r = f64[4] multiply(x, x) }
@@ -82,6 +93,7 @@ use In::{F, FX, S32};
 fn rows() -> Vec<Row> {
     let mut r = elementwise_rows();
     r.extend(structural_rows());
+    r.extend(scatter_rows());
     r.extend(contraction_rows());
     r.extend(window_rows());
     r.extend(linalg_rows());
@@ -199,6 +211,82 @@ fn structural_rows() -> Vec<Row> {
             "x = f64[6] parameter(0)\nv = f64[] parameter(1)\nROOT r = f64[13] pad(x, v), padding=-2_-1_2"),
         row("slice-reverse-concat", vec![F(&[4, 3], -1.0, 1.0)],
             "x = f64[4,3] parameter(0)\na = f64[2,3] slice(x), slice={[0:2], [0:3]}\nb = f64[4,3] reverse(x), dimensions={0,1}\nROOT r = f64[6,3] concatenate(a, b), dimensions={0}"),
+    ]
+}
+
+/// `f64[5,3]` operand, `s32[k,1]` row indices and `f64[k,3]` updates, combined by `comb`.
+fn scatter_rows_of(name: &'static str, comb: &str, idx: &'static [i32], x: In, u: In) -> Row {
+    let k = idx.len();
+    let body = format!(
+        "x = f64[5,3] parameter(0)\ni = s32[{k},1] parameter(1)\nu = f64[{k},3] parameter(2)\ns = f64[5,3] scatter(x, i, u), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply={comb}\nROOT r = f64[5,3] sine(s)"
+    );
+    let idx_dims: &'static [i64] = Box::leak(vec![k as i64, 1].into_boxed_slice());
+    row(
+        name,
+        vec![x, S32(idx_dims, idx), u],
+        Box::leak(body.into_boxed_str()),
+    )
+}
+
+/// `f64[4]` operand, `s32[7,1]` indices (duplicates, one out of bounds) and `f64[7]`
+/// updates with exact two-way ties: operand and update at element 0 and 1, two updates
+/// at element 3, and an out-of-bounds update equal to the result it would be clamped to.
+fn scatter_ties(name: &'static str, comb: &str, sign: f64) -> Row {
+    let body = format!(
+        "x = f64[4] parameter(0)\ni = s32[7,1] parameter(1)\nu = f64[7] parameter(2)\nROOT s = f64[4] scatter(x, i, u), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply={comb}"
+    );
+    let flip = |v: [f64; 7]| -> &'static [f64] {
+        Box::leak(v.map(|a| a * sign).to_vec().into_boxed_slice())
+    };
+    let x = flip([0.5, 0.2, -0.3, 0.9, 0.0, 0.0, 0.0]);
+    let u = flip([0.5, 0.1, 0.4, 0.2, 1.1, 1.1, 1.1]);
+    row(
+        name,
+        vec![
+            FX(&[4], &x[..4]),
+            S32(&[7, 1], &[0, 0, 2, 1, 3, 3, 4]),
+            FX(&[7], u),
+        ],
+        Box::leak(body.into_boxed_str()),
+    )
+}
+
+/// Scatter with multiply, maximum and minimum combiners, and variadic scatter.
+fn scatter_rows() -> Vec<Row> {
+    let windows = |comb: &str| {
+        format!("x = f64[4,5] parameter(0)\ni = s32[3,2] parameter(1)\nu = f64[3,2,2] parameter(2)\ns = f64[4,5] scatter(x, i, u), update_window_dims={{1,2}}, inserted_window_dims={{}}, scatter_dims_to_operand_dims={{0,1}}, index_vector_dim=1, to_apply={comb}\nROOT r = f64[4,5] multiply(s, x)")
+    };
+    let win = |name: &'static str, comb: &str, lo: f64| {
+        let body: &'static str = Box::leak(windows(comb).into_boxed_str());
+        row(
+            name,
+            vec![
+                F(&[4, 5], lo, 1.5),
+                S32(&[3, 2], &[0, 1, 1, 2, 3, 3]),
+                F(&[3, 2, 2], lo, 1.5),
+            ],
+            body,
+        )
+    };
+    vec![
+        scatter_rows_of("scatter-mul", "mul", &[1, 3, 1, 7, -1], F(&[5, 3], 0.5, 1.5), F(&[5, 3], 0.5, 1.5)),
+        scatter_rows_of("scatter-mul-zero-updates", "mul", &[1, 1, 3, 3, 0], F(&[5, 3], -1.0, 1.0),
+            FX(&[5, 3], &[0.0, 2.0, 0.3, 1.5, 0.5, 0.0, 0.0, 0.7, 0.0, 0.0, 1.2, 0.0, 0.0, -0.3, 0.8])),
+        win("scatter-mul-windows", "mul", 0.5),
+        scatter_rows_of("scatter-max", "max", &[1, 3, 1, 7, -1, 3], F(&[5, 3], -1.0, 1.0), F(&[6, 3], -1.0, 1.0)),
+        scatter_rows_of("scatter-min", "min", &[4, 0, 4, 5, 2], F(&[5, 3], -1.0, 1.0), F(&[5, 3], -1.0, 1.0)),
+        win("scatter-max-windows", "max", -1.0),
+        win("scatter-min-windows", "min", -1.0),
+        scatter_ties("scatter-max-ties", "max", 1.0),
+        scatter_ties("scatter-min-ties", "min", -1.0),
+        row("scatter-variadic-add-max", vec![F(&[5, 3], -1.0, 1.0), F(&[5, 3], -1.0, 1.0), S32(&[4, 1], &[1, 3, 1, 7]), F(&[4, 3], -1.0, 1.0), F(&[4, 3], -1.0, 1.0)],
+            "x = f64[5,3] parameter(0)\ny = f64[5,3] parameter(1)\ni = s32[4,1] parameter(2)\nu = f64[4,3] parameter(3)\nv = f64[4,3] parameter(4)\nt = (f64[5,3], f64[5,3]) scatter(x, y, i, u, v), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=summax\na = f64[5,3] get-tuple-element(t), index=0\nb = f64[5,3] get-tuple-element(t), index=1\nROOT r = f64[5,3] multiply(a, b)"),
+        row("scatter-variadic-mul-replace", vec![F(&[5, 3], -1.0, 1.0), F(&[5, 3], -1.0, 1.0), S32(&[4, 1], &[2, 0, 2, 5]), F(&[4, 3], -1.0, 1.0), F(&[4, 3], -1.0, 1.0)],
+            "x = f64[5,3] parameter(0)\ny = f64[5,3] parameter(1)\ni = s32[4,1] parameter(2)\nu = f64[4,3] parameter(3)\nv = f64[4,3] parameter(4)\nt = (f64[5,3], f64[5,3]) scatter(x, y, i, u, v), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul_replace\na = f64[5,3] get-tuple-element(t), index=0\nb = f64[5,3] get-tuple-element(t), index=1\nc = f64[5,3] sine(b)\nROOT r = f64[5,3] add(a, c)"),
+        row("scatter-variadic-integer-component", vec![F(&[5], -1.0, 1.0), S32(&[5], &[1, 2, 3, 4, 5]), S32(&[3, 1], &[4, 0, 4]), F(&[3], -1.0, 1.0), S32(&[3], &[7, 8, 9])],
+            "x = f64[5] parameter(0)\nn = s32[5] parameter(1)\ni = s32[3,1] parameter(2)\nu = f64[3] parameter(3)\nm = s32[3] parameter(4)\nt = (f64[5], s32[5]) scatter(x, n, i, u, m), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=min_addi\na = f64[5] get-tuple-element(t), index=0\nb = s32[5] get-tuple-element(t), index=1\nc = f64[5] convert(b)\nROOT r = f64[5] multiply(a, c)"),
+        row("scatter-mul-complex", vec![F(&[4], -1.0, 1.0), F(&[4], -1.0, 1.0), S32(&[3, 1], &[1, 3, 1]), F(&[3], -1.0, 1.0), F(&[3], -1.0, 1.0)],
+            "a = f64[4] parameter(0)\nb = f64[4] parameter(1)\ni = s32[3,1] parameter(2)\nc = f64[3] parameter(3)\nd = f64[3] parameter(4)\nx = c128[4] complex(a, b)\nu = c128[3] complex(c, d)\ns = c128[4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=cmul\nre = f64[4] real(s)\nim = f64[4] imag(s)\nROOT r = f64[8] concatenate(re, im), dimensions={0}"),
     ]
 }
 

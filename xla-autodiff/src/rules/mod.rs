@@ -10,6 +10,7 @@ mod control;
 mod elementwise;
 mod indexing;
 mod linalg;
+mod scatter;
 mod structural;
 mod window;
 
@@ -141,7 +142,7 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         Op::Concatenate { dimension } => structural::concatenate(cx, *dimension, &cx.g(ct)?),
         Op::Pad { padding } => structural::pad(cx, padding, &cx.g(ct)?),
         Op::Gather(dims) => indexing::gather(cx, dims, &cx.g(ct)?),
-        Op::Scatter { dims, to_apply } => indexing::scatter(cx, dims, *to_apply, &cx.g(ct)?),
+        Op::Scatter { dims, to_apply } => scatter::scatter(cx, dims, *to_apply, ct),
         Op::Dot { dims, precision } => contraction::dot(cx, dims, precision, &cx.g(ct)?),
         Op::Convolution(config) => contraction::convolution(cx, config, &cx.g(ct)?),
         Op::Reduce { dimensions, to_apply } => window::reduce(cx, dimensions, *to_apply, ct),
