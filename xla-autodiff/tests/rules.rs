@@ -97,6 +97,7 @@ fn rows() -> Vec<Row> {
     r.extend(contraction_rows());
     r.extend(window_rows());
     r.extend(linalg_rows());
+    r.extend(complex_trsm_rows());
     r.extend(control_rows());
     r
 }
@@ -404,6 +405,58 @@ fn trsm(name: &'static str, opts: &'static str, bdims: &'static [i64]) -> Row {
         vec![F(&[3, 3], -0.5, 0.5), F(bdims, -1.0, 1.0)],
         Box::leak(body.into_boxed_str()),
     )
+}
+
+/// A complex triangular solve: `a = complex(p + 2I, q)`, `b = complex(c, d)`; the result's
+/// real and imaginary parts concatenated, so finite differences see both.
+fn ctrsm(name: &'static str, opts: &'static str, bdims: &'static [i64]) -> Row {
+    let cat = [2 * bdims[0], bdims[1]];
+    let body = format!(
+        "p = f64[3,3] parameter(0)\nq = f64[3,3] parameter(1)\nc = f64{bdims:?} parameter(2)\nd = f64{bdims:?} parameter(3)\ni0 = s32[3,3] iota(), iota_dimension=0\ni1 = s32[3,3] iota(), iota_dimension=1\ne = pred[3,3] compare(i0, i1), direction=EQ\nk = f64[] constant(2)\nkb = f64[3,3] broadcast(k), dimensions={{}}\nz0 = f64[] constant(0)\nzb = f64[3,3] broadcast(z0), dimensions={{}}\ndg = f64[3,3] select(e, kb, zb)\nre = f64[3,3] add(p, dg)\na = c128[3,3] complex(re, q)\nb = c128{bdims:?} complex(c, d)\nx = c128{bdims:?} triangular-solve(a, b), {opts}\nxr = f64{bdims:?} real(x)\nxi = f64{bdims:?} imag(x)\nROOT r = f64{cat:?} concatenate(xr, xi), dimensions={{0}}"
+    );
+    let inputs = vec![
+        F(&[3, 3], -0.5, 0.5),
+        F(&[3, 3], -0.5, 0.5),
+        F(bdims, -1.0, 1.0),
+        F(bdims, -1.0, 1.0),
+    ];
+    row(name, inputs, Box::leak(body.into_boxed_str()))
+}
+
+/// Complex triangular solves, every transpose mode.
+fn complex_trsm_rows() -> Vec<Row> {
+    vec![
+        ctrsm(
+            "triangular-solve-complex-left-lower-adjoint",
+            "left_side=true, lower=true, transpose_a=ADJOINT",
+            &[3, 2],
+        ),
+        ctrsm(
+            "triangular-solve-complex-left-upper-adjoint",
+            "left_side=true, lower=false, transpose_a=ADJOINT",
+            &[3, 2],
+        ),
+        ctrsm(
+            "triangular-solve-complex-right-upper-adjoint-unit",
+            "lower=false, unit_diagonal=true, transpose_a=ADJOINT",
+            &[2, 3],
+        ),
+        ctrsm(
+            "triangular-solve-complex-right-lower-adjoint",
+            "lower=true, transpose_a=ADJOINT",
+            &[2, 3],
+        ),
+        ctrsm(
+            "triangular-solve-complex-left-upper-transpose",
+            "left_side=true, lower=false, transpose_a=TRANSPOSE",
+            &[3, 2],
+        ),
+        ctrsm(
+            "triangular-solve-complex-right-lower-no-transpose",
+            "lower=true, transpose_a=NO_TRANSPOSE",
+            &[2, 3],
+        ),
+    ]
 }
 
 fn control_rows() -> Vec<Row> {
