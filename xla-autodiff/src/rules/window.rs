@@ -296,7 +296,9 @@ pub(super) fn reduce_window(
                 .iter()
                 .any(|d| d.base_dilation != 1 || d.window_dilation != 1)
             {
-                return Err(cx.nd("max/min reduce-window with dilation has no gradient rule"));
+                let dx = dilated_extremum(cx, window, op == BinaryOp::Max, &g);
+                let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
+                return Ok(vec![Ct::some(dx), dinit]);
             }
             let b = cx.b;
             let dir = if op == BinaryOp::Max {
@@ -325,6 +327,59 @@ pub(super) fn reduce_window(
     };
     let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
     Ok(vec![Ct::some(dx), dinit])
+}
+
+/// Max/min reduce-window with dilation (select-and-scatter has none): a variadic
+/// reduce-window over `(x, flat index)`, with the forward's init value and index -1 for
+/// padding and holes, finds the element each window selects (the extremum, the first in
+/// index order on ties, as select-and-scatter picks; -1 when the init value wins), and
+/// the cotangent is scatter-added there (index -1 is out of bounds: dropped).
+fn dilated_extremum(cx: &Cx<'_>, window: &Window, max: bool, g: &XlaOp) -> XlaOp {
+    let b = cx.b;
+    let (xs, ys) = (cx.s(0), cx.shape);
+    let n: i64 = xs.dims().iter().product();
+    let s32 = xla_core::PrimitiveType::S32;
+    let flat = b.reshape(b.iota(xla_core::Shape::array(s32, [n]), 0), xs.dims());
+    let dir = if max {
+        ComparisonDirection::Gt
+    } else {
+        ComparisonDirection::Lt
+    };
+    let pick = nary(move |sb: &XlaBuilder, p: &[XlaOp]| {
+        let (a, ia, c, ic) = (&p[0], &p[1], &p[2], &p[3]);
+        let zero = sb.constant_r0(0i32);
+        let earlier = sb.and(sb.ge(ia, &zero), sb.or(sb.lt(ic, &zero), sb.lt(ia, ic)));
+        let keep = sb.or(sb.compare(a, c, dir), sb.and(sb.eq(a, c), earlier));
+        sb.tuple([sb.select(&keep, a, c), sb.select(&keep, ia, ic)])
+    });
+    let w = &window.dims;
+    let field = |f: fn(&xla_core::ir::WindowDim) -> i64| -> Vec<i64> { w.iter().map(f).collect() };
+    let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
+    let r = b.reduce_window_variadic_with_general_padding(
+        &[cx.x(0), flat],
+        &[cx.x(1), b.constant_r0(-1i32)],
+        &field(|d| d.size),
+        &field(|d| d.stride),
+        &field(|d| d.base_dilation),
+        &field(|d| d.window_dilation),
+        &pads,
+        pick,
+    );
+    let mut idx_dims = ys.dims().to_vec();
+    idx_dims.push(1);
+    let idx = b.reshape(b.get_tuple_element(r, 1), &idx_dims);
+    let dims = xla_core::ir::ScatterDims {
+        update_window_dims: vec![],
+        inserted_window_dims: vec![0],
+        scatter_dims_to_operand_dims: vec![0],
+        index_vector_dim: ys.rank() as i64,
+        input_batching_dims: vec![],
+        scatter_indices_batching_dims: vec![],
+        indices_are_sorted: false,
+        unique_indices: false,
+    };
+    let zeros = b.zeros(&xla_core::Shape::array(ys.element_type(), [n]));
+    b.reshape(b.scatter(zeros, idx, g, &dims, Combiner::Add), xs.dims())
 }
 
 /// The direction `D` when a two-operand reducer keeps `(a0, a1)` where `compare(a0, b0)`
