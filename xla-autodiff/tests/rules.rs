@@ -360,6 +360,8 @@ fn window_rows() -> Vec<Row> {
             "x = f64[5,6] parameter(0)\nz = f64[] constant(inf)\nROOT r = f64[4,4] reduce-window(x, z), window={size=2x2 rhs_dilate=1x2}, to_apply=min"),
         row("reduce-window-max-dilated-init-wins", vec![F(&[7, 6], -1.0, 0.15)],
             "x = f64[7,6] parameter(0)\nz = f64[] constant(0)\nROOT r = f64[7,3] reduce-window(x, z), window={size=2x3 stride=2x1 pad=1_0x0_1 lhs_dilate=2x1 rhs_dilate=1x2}, to_apply=max"),
+        row("reduce-window-max-init-wins", vec![F(&[4, 6], -1.0, 0.15)],
+            "x = f64[4,6] parameter(0)\nz = f64[] constant(0)\nROOT r = f64[2,3] reduce-window(x, z), window={size=2x2 stride=2x2}, to_apply=max"),
         row("reduce-window-min", vec![F(&[6], -1.0, 1.0)],
             "x = f64[6] parameter(0)\nz = f64[] constant(inf)\nROOT r = f64[5] reduce-window(x, z), window={size=3 stride=1 pad=1_0}, to_apply=min"),
         row("reduce-add-init", vec![F(&[3, 4], -1.0, 1.0), F(&[], -1.0, 1.0)],

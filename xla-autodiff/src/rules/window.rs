@@ -312,6 +312,12 @@ pub(super) fn reduce_window(
             let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
             let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
             let zero = b.constant_scalar(cx.shape.element_type(), 0);
+            // Where the init value is the result (it won, or tied), no element gets it.
+            let g = if is_identity(&cx.x(1), op == BinaryOp::Max) {
+                g.clone()
+            } else {
+                b.select(b.eq(cx.out, cx.x(1)), b.zeros_like(&g), &g)
+            };
             b.select_and_scatter_with_general_padding(
                 cx.x(0),
                 &sizes,
@@ -329,11 +335,34 @@ pub(super) fn reduce_window(
     Ok(vec![Ct::some(dx), dinit])
 }
 
+/// Whether `init` is the constant -inf (`max`) or +inf (min): then it never is the
+/// result of a window holding an element, and the cotangent needs no mask.
+fn is_identity(init: &XlaOp, max: bool) -> bool {
+    let want = if max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    match init.instruction().map(|i| i.op) {
+        Some(Op::Constant { literal }) => {
+            let f64s = literal.data::<f64>().map(|v| v.to_vec());
+            let f32s = || {
+                literal
+                    .data::<f32>()
+                    .map(|v| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>())
+            };
+            f64s.or_else(f32s).is_some_and(|v| v == [want])
+        }
+        _ => false,
+    }
+}
+
 /// Max/min reduce-window with dilation (select-and-scatter has none): a variadic
 /// reduce-window over `(x, flat index)`, with the forward's init value and index -1 for
 /// padding and holes, finds the element each window selects (the extremum, the first in
-/// index order on ties, as select-and-scatter picks; -1 when the init value wins), and
-/// the cotangent is scatter-added there (index -1 is out of bounds: dropped).
+/// index order on ties, as select-and-scatter picks; -1 when the init value is the result,
+/// as in the undilated rule), and the cotangent is scatter-added there (index -1 is out
+/// of bounds: dropped).
 fn dilated_extremum(cx: &Cx<'_>, window: &Window, max: bool, g: &XlaOp) -> XlaOp {
     let b = cx.b;
     let (xs, ys) = (cx.s(0), cx.shape);
@@ -347,9 +376,7 @@ fn dilated_extremum(cx: &Cx<'_>, window: &Window, max: bool, g: &XlaOp) -> XlaOp
     };
     let pick = nary(move |sb: &XlaBuilder, p: &[XlaOp]| {
         let (a, ia, c, ic) = (&p[0], &p[1], &p[2], &p[3]);
-        let zero = sb.constant_r0(0i32);
-        let earlier = sb.and(sb.ge(ia, &zero), sb.or(sb.lt(ic, &zero), sb.lt(ia, ic)));
-        let keep = sb.or(sb.compare(a, c, dir), sb.and(sb.eq(a, c), earlier));
+        let keep = sb.or(sb.compare(a, c, dir), sb.and(sb.eq(a, c), sb.lt(ia, ic)));
         sb.tuple([sb.select(&keep, a, c), sb.select(&keep, ia, ic)])
     });
     let w = &window.dims;
