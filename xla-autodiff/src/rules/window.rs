@@ -144,29 +144,56 @@ fn product_of_others(
     Ok(b.transpose(b.reshape(others, &permuted), &inv))
 }
 
-/// The cotangent of `x` in `y = reduce(x, init)` with combiner `op` over `dims`.
+/// The cotangents of `x` and of the init value in `y = reduce(x, init)` with combiner
+/// `op` over `dims` (component `j` of `n`), each when wanted.
 fn reduce_one(
     cx: &Cx<'_>,
-    i: usize,
+    (j, n): (usize, usize),
     y: &XlaOp,
     g: &XlaOp,
     op: Option<BinaryOp>,
     dims: &[i64],
-) -> Result<XlaOp, AutodiffError> {
-    let (b, x, xs) = (cx.b, cx.x(i), cx.s(i));
+) -> Result<(Option<XlaOp>, Option<XlaOp>), AutodiffError> {
+    let (b, x, xs, init) = (cx.b, cx.x(j), cx.s(j), cx.x(n + j));
+    let (wx, wi) = (cx.wants(j), cx.wants(n + j));
+    let (ys, ty) = (y.shape()?, xs.element_type());
     let kept = kept_dims(xs.rank(), dims);
     let bcast = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &kept);
     Ok(match op {
-        Some(BinaryOp::Add) => bcast(g),
-        Some(BinaryOp::Mul) => b.mul(bcast(g), product_of_others(b, &x, &xs, dims)?),
+        Some(BinaryOp::Add) => (wx.then(|| bcast(g)), wi.then(|| sum_all(b, g, &ys))),
+        Some(BinaryOp::Mul) => {
+            let dx = if wx {
+                let others = product_of_others(b, &x, &xs, dims)?;
+                let others = if scalar_constant(&init) == Some(1.0) {
+                    others
+                } else {
+                    b.mul(others, b.broadcast(&init, xs.dims()))
+                };
+                Some(b.mul(bcast(g), others))
+            } else {
+                None
+            };
+            let prod = |x: &XlaOp| b.reduce(x, b.constant_scalar(ty, 1), dims, Combiner::Mul);
+            (dx, wi.then(|| sum_all(b, &b.mul(g, prod(&x)), &ys)))
+        }
         Some(BinaryOp::Max | BinaryOp::Min) => {
-            // A select rather than a multiply by the indicator: where no element equals the
-            // result (a NaN), every element gets zero, as XLA computes JAX's rule.
+            // Split evenly between the elements and the init value equal to the result; a
+            // select rather than a multiply by the indicator: where nothing equals the
+            // result (a NaN), everything gets zero, as XLA computes JAX's rule.
             let hit = b.eq(&x, bcast(y));
-            let loc = b.convert_element_type(&hit, xs.element_type());
-            let counts = super::sum(b, &loc, xs.element_type(), dims);
-            let share = bcast(&b.div(g, counts));
-            b.select(hit, &share, b.zeros_like(&share))
+            let at_init = b.eq(y, b.broadcast(&init, ys.dims()));
+            let loc = b.convert_element_type(&hit, ty);
+            let counts = b.add(
+                super::sum(b, &loc, ty, dims),
+                b.convert_element_type(&at_init, ty),
+            );
+            let share = b.div(g, counts);
+            let dx = wx.then(|| {
+                let s = bcast(&share);
+                b.select(&hit, &s, b.zeros_like(&s))
+            });
+            let di = wi.then(|| sum_all(b, &b.select(&at_init, &share, b.zeros_like(&share)), &ys));
+            (dx, di)
         }
         _ => return Err(cx.nd("the reducer is not add, multiply, maximum or minimum")),
     })
@@ -204,16 +231,9 @@ pub(super) fn reduce(
                 return Err(cx.nd("internal: an array cotangent reached a variadic reduce"))
             }
         };
-        if cx.wants(n + j) && *op != Some(BinaryOp::Add) {
-            return Err(cx.nd("no gradient for the init value of a reduce other than add"));
-        }
-        if cx.wants(j) {
-            out[j] = Ct::some(reduce_one(cx, j, &y, &g, *op, dims)?);
-        }
-        if cx.wants(n + j) {
-            let ys = y.shape()?;
-            out[n + j] = Ct::some(sum_all(b, &g, &ys));
-        }
+        let (dx, dinit) = reduce_one(cx, (j, n), &y, &g, *op, dims)?;
+        out[j] = dx.map(Ct::Array);
+        out[n + j] = dinit.map(Ct::Array);
     }
     Ok(out)
 }
@@ -285,9 +305,6 @@ pub(super) fn reduce_window(
     }
     let g = cx.g(ct)?;
     let op = combiner_op(cx.module, to_apply);
-    if cx.wants(1) && op != Some(BinaryOp::Add) {
-        return Err(cx.nd("no gradient for the init value of a reduce-window other than add"));
-    }
     let dx = match op {
         Some(BinaryOp::Add) => window_sum_transpose(cx, window, &g)?,
         Some(op @ (BinaryOp::Max | BinaryOp::Min)) => {
@@ -297,8 +314,7 @@ pub(super) fn reduce_window(
                 .any(|d| d.base_dilation != 1 || d.window_dilation != 1)
             {
                 let dx = dilated_extremum(cx, window, op == BinaryOp::Max, &g);
-                let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
-                return Ok(vec![Ct::some(dx), dinit]);
+                return Ok(vec![Ct::some(dx), extremum_init(cx, &g)]);
             }
             let b = cx.b;
             let dir = if op == BinaryOp::Max {
@@ -331,8 +347,32 @@ pub(super) fn reduce_window(
         }
         _ => return Err(cx.nd("the reducer is not add, maximum or minimum")),
     };
-    let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
+    let dinit = match op {
+        Some(BinaryOp::Max | BinaryOp::Min) => extremum_init(cx, &g),
+        _ => cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape))),
+    };
     Ok(vec![Ct::some(dx), dinit])
+}
+
+/// The init value of a max/min reduce-window gets the cotangent where it is the result.
+fn extremum_init(cx: &Cx<'_>, g: &XlaOp) -> Option<Ct> {
+    let b = cx.b;
+    cx.wants(1).then(|| {
+        let at_init = b.eq(cx.out, b.broadcast(cx.x(1), cx.shape.dims()));
+        Ct::Array(sum_all(b, &b.select(at_init, g, b.zeros_like(g)), cx.shape))
+    })
+}
+
+/// The value of a scalar f64 or f32 constant.
+fn scalar_constant(op: &XlaOp) -> Option<f64> {
+    match op.instruction().map(|i| i.op) {
+        Some(Op::Constant { literal }) => match (literal.data::<f64>(), literal.data::<f32>()) {
+            (Some([v]), _) => Some(*v),
+            (_, Some([v])) => Some(f64::from(*v)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether `init` is the constant -inf (`max`) or +inf (min): then it never is the
@@ -343,18 +383,7 @@ fn is_identity(init: &XlaOp, max: bool) -> bool {
     } else {
         f64::INFINITY
     };
-    match init.instruction().map(|i| i.op) {
-        Some(Op::Constant { literal }) => {
-            let f64s = literal.data::<f64>().map(|v| v.to_vec());
-            let f32s = || {
-                literal
-                    .data::<f32>()
-                    .map(|v| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>())
-            };
-            f64s.or_else(f32s).is_some_and(|v| v == [want])
-        }
-        _ => false,
-    }
+    scalar_constant(init) == Some(want)
 }
 
 /// Max/min reduce-window with dilation (select-and-scatter has none): a variadic
