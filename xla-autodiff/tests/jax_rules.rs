@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use xla_autodiff::{jvp_module, vjp_module};
 use xla_core::literal::ArrayData;
@@ -37,32 +39,13 @@ fn npy(dir: &Path, name: &str) -> Literal {
 }
 
 fn load(dir: &Path) -> Case {
-    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
-    let module = xla_core::text::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
-    let wrt = meta["wrt"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
-    let inputs = (0..)
-        .map(|i| dir.join(format!("in{i}.npy")))
-        .take_while(|p| p.exists())
-        .map(|p| Literal::read_npy(&p).unwrap())
-        .collect();
-    let tol = (
-        meta["rtol"].as_f64().unwrap(),
-        meta["atol"].as_f64().unwrap(),
-    );
+    let meta = common::read_meta(dir);
     Case {
-        name,
-        module,
-        inputs,
-        wrt,
-        tol,
+        name: dir.file_name().unwrap().to_string_lossy().into_owned(),
+        module: common::read_module(dir),
+        inputs: common::read_inputs(dir),
+        wrt: meta.wrt,
+        tol: (meta.rtol, meta.atol),
         dir: dir.to_path_buf(),
     }
 }
