@@ -51,6 +51,18 @@ min_addi {
   m = f64[] minimum(a0, b0)  s = s32[] add(a1, b1)
   ROOT t = (f64[], s32[]) tuple(m, s)
 }
+pickmax {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  p = pred[] compare(a0, b0), direction=GE
+  s0 = f64[] select(p, a0, b0)  s1 = f64[] select(p, a1, b1)
+  ROOT t = (f64[], f64[]) tuple(s0, s1)
+}
+picklt {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  p = pred[] compare(a0, b0), direction=LT
+  s0 = f64[] select(p, a0, b0)  s1 = f64[] select(p, a1, b1)
+  ROOT t = (f64[], f64[]) tuple(s0, s1)
+}
 cmul { a = c128[] parameter(0)  b = c128[] parameter(1)  ROOT r = c128[] multiply(a, b) }
 scalar_fn { x = f64[] parameter(0)  y = f64[] parameter(1)  s = f64[] sine(y)  ROOT r = f64[] multiply(x, s) }
 callee { x = f64[4] parameter(0)  y = f64[4] parameter(1)  e = f64[4] exponential(x)  ROOT r = f64[4] multiply(e, y) }
@@ -374,6 +386,12 @@ fn window_rows() -> Vec<Row> {
             "x = f64[4,6] parameter(0)\nz = f64[] parameter(1)\nROOT r = f64[2,3] reduce-window(x, z), window={size=2x2 stride=2x2}, to_apply=max"),
         row("reduce-window-min-dilated-init", vec![F(&[5, 6], -0.15, 1.0), F(&[], 0.0, 0.2)],
             "x = f64[5,6] parameter(0)\nz = f64[] parameter(1)\nROOT r = f64[4,4] reduce-window(x, z), window={size=2x2 rhs_dilate=1x2}, to_apply=min"),
+        row("reduce-window-selecting", vec![F(&[4, 6], -1.0, 1.0), F(&[4, 6], -1.0, 1.0)],
+            "x = f64[4,6] parameter(0)\nv = f64[4,6] parameter(1)\nz = f64[] constant(-inf)\nzv = f64[] constant(0)\nt = (f64[2,3], f64[2,3]) reduce-window(x, v, z, zv), window={size=2x2 stride=2x2}, to_apply=pickmax\na = f64[2,3] get-tuple-element(t), index=0\nb = f64[2,3] get-tuple-element(t), index=1\nROOT r = f64[2,3] multiply(a, b)"),
+        row("reduce-window-selecting-dilated-min", vec![F(&[7, 6], -1.0, 1.0), F(&[7, 6], -1.0, 1.0)],
+            "x = f64[7,6] parameter(0)\nv = f64[7,6] parameter(1)\nz = f64[] constant(inf)\nzv = f64[] constant(0)\nt = (f64[7,3], f64[7,3]) reduce-window(x, v, z, zv), window={size=2x3 stride=2x1 pad=1_0x0_1 lhs_dilate=2x1 rhs_dilate=1x2}, to_apply=picklt\na = f64[7,3] get-tuple-element(t), index=0\nb = f64[7,3] get-tuple-element(t), index=1\nROOT r = f64[7,3] multiply(a, b)"),
+        row("reduce-window-selecting-init", vec![F(&[4, 6], -1.0, 0.15), F(&[4, 6], -1.0, 1.0), F(&[], -0.3, -0.1), F(&[], -1.0, 1.0)],
+            "x = f64[4,6] parameter(0)\nv = f64[4,6] parameter(1)\nz = f64[] parameter(2)\nzv = f64[] parameter(3)\nt = (f64[2,4], f64[2,4]) reduce-window(x, v, z, zv), window={size=2x2 stride=2x2 pad=0_0x1_1}, to_apply=pickmax\na = f64[2,4] get-tuple-element(t), index=0\nb = f64[2,4] get-tuple-element(t), index=1\nc = f64[2,4] sine(b)\nROOT r = f64[2,4] multiply(a, c)"),
         row("reduce-window-min", vec![F(&[6], -1.0, 1.0)],
             "x = f64[6] parameter(0)\nz = f64[] constant(inf)\nROOT r = f64[5] reduce-window(x, z), window={size=3 stride=1 pad=1_0}, to_apply=min"),
         row("reduce-add-init", vec![F(&[3, 4], -1.0, 1.0), F(&[], -1.0, 1.0)],

@@ -10,6 +10,7 @@ mod control;
 mod elementwise;
 mod indexing;
 mod linalg;
+mod pick;
 mod scatter;
 mod structural;
 mod window;

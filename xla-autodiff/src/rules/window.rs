@@ -1,11 +1,12 @@
 //! Reductions and windows: reduce (add, mul, max, min, selecting variadic reducers),
-//! reduce-window (add → pad + reduce-window; max/min → select-and-scatter) and
+//! reduce-window (add → pad + reduce-window; max/min and selecting ones in `pick.rs`) and
 //! select-and-scatter (→ a variadic reduce-window gathering the cotangent).
 
+use super::pick::scalar_constant;
 use super::{sum_all, Cts, Cx};
 use crate::backward::Ct;
 use crate::error::AutodiffError;
-use xla_core::builder::{binary, nary, Combiner, XlaBuilder, XlaOp};
+use xla_core::builder::{nary, Combiner, XlaBuilder, XlaOp};
 use xla_core::ir::{BinaryOp, ComparisonDirection, PadDim, Window};
 use xla_core::{CompId, Computation, Module, Op};
 
@@ -292,8 +293,8 @@ fn variadic_reduce(
     Ok(out)
 }
 
-/// `reduce-window`: add → pad the cotangent and sum windows again; max/min →
-/// select-and-scatter.
+/// `reduce-window`: add → pad the cotangent and sum windows again; max/min and selecting
+/// variadic ones → `pick.rs`.
 pub(super) fn reduce_window(
     cx: &Cx<'_>,
     window: &Window,
@@ -301,222 +302,20 @@ pub(super) fn reduce_window(
     ct: &Ct,
 ) -> Result<Cts, AutodiffError> {
     if cx.args.len() != 2 {
-        return selecting_reduce_window(cx, window, to_apply, ct);
+        return super::pick::selecting_reduce_window(cx, window, to_apply, ct);
     }
     let g = cx.g(ct)?;
-    let op = combiner_op(cx.module, to_apply);
-    let dx = match op {
-        Some(BinaryOp::Add) => window_sum_transpose(cx, window, &g)?,
-        Some(op @ (BinaryOp::Max | BinaryOp::Min)) => {
-            if window
-                .dims
-                .iter()
-                .any(|d| d.base_dilation != 1 || d.window_dilation != 1)
-            {
-                let dx = dilated_extremum(cx, window, op == BinaryOp::Max, &g);
-                return Ok(vec![Ct::some(dx), extremum_init(cx, &g)]);
-            }
-            let b = cx.b;
-            let dir = if op == BinaryOp::Max {
-                ComparisonDirection::Ge
-            } else {
-                ComparisonDirection::Le
-            };
-            let select = binary(move |sb: &XlaBuilder, p: XlaOp, q: XlaOp| sb.compare(p, q, dir));
-            let w = &window.dims;
-            let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
-            let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
-            let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
-            let zero = b.constant_scalar(cx.shape.element_type(), 0);
-            // Where the init value is the result (it won, or tied), no element gets it.
-            let g = if is_identity(&cx.x(1), op == BinaryOp::Max) {
-                g.clone()
-            } else {
-                b.select(b.eq(cx.out, cx.x(1)), b.zeros_like(&g), &g)
-            };
-            b.select_and_scatter_with_general_padding(
-                cx.x(0),
-                &sizes,
-                &strides,
-                &pads,
-                &g,
-                zero,
-                select,
-                Combiner::Add,
-            )
+    match combiner_op(cx.module, to_apply) {
+        Some(BinaryOp::Add) => {
+            let dx = window_sum_transpose(cx, window, &g)?;
+            let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
+            Ok(vec![Ct::some(dx), dinit])
         }
-        _ => return Err(cx.nd("the reducer is not add, maximum or minimum")),
-    };
-    let dinit = match op {
-        Some(BinaryOp::Max | BinaryOp::Min) => extremum_init(cx, &g),
-        _ => cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape))),
-    };
-    Ok(vec![Ct::some(dx), dinit])
-}
-
-/// The init value of a max/min reduce-window gets the cotangent where it is the result.
-fn extremum_init(cx: &Cx<'_>, g: &XlaOp) -> Option<Ct> {
-    let b = cx.b;
-    cx.wants(1).then(|| {
-        let at_init = b.eq(cx.out, b.broadcast(cx.x(1), cx.shape.dims()));
-        Ct::Array(sum_all(b, &b.select(at_init, g, b.zeros_like(g)), cx.shape))
-    })
-}
-
-/// The value of a scalar f64 or f32 constant.
-fn scalar_constant(op: &XlaOp) -> Option<f64> {
-    match op.instruction().map(|i| i.op) {
-        Some(Op::Constant { literal }) => match (literal.data::<f64>(), literal.data::<f32>()) {
-            (Some([v]), _) => Some(*v),
-            (_, Some([v])) => Some(f64::from(*v)),
-            _ => None,
-        },
-        _ => None,
+        Some(op @ (BinaryOp::Max | BinaryOp::Min)) => {
+            super::pick::extremum_reduce_window(cx, window, op == BinaryOp::Max, &g)
+        }
+        _ => Err(cx.nd("the reducer is not add, maximum or minimum")),
     }
-}
-
-/// Whether `init` is the constant -inf (`max`) or +inf (min): then it never is the
-/// result of a window holding an element, and the cotangent needs no mask.
-fn is_identity(init: &XlaOp, max: bool) -> bool {
-    let want = if max {
-        f64::NEG_INFINITY
-    } else {
-        f64::INFINITY
-    };
-    scalar_constant(init) == Some(want)
-}
-
-/// Max/min reduce-window with dilation (select-and-scatter has none): a variadic
-/// reduce-window over `(x, flat index)`, with the forward's init value and index -1 for
-/// padding and holes, finds the element each window selects (the extremum, the first in
-/// index order on ties, as select-and-scatter picks; -1 when the init value is the result,
-/// as in the undilated rule), and the cotangent is scatter-added there (index -1 is out
-/// of bounds: dropped).
-fn dilated_extremum(cx: &Cx<'_>, window: &Window, max: bool, g: &XlaOp) -> XlaOp {
-    let b = cx.b;
-    let (xs, ys) = (cx.s(0), cx.shape);
-    let n: i64 = xs.dims().iter().product();
-    let s32 = xla_core::PrimitiveType::S32;
-    let flat = b.reshape(b.iota(xla_core::Shape::array(s32, [n]), 0), xs.dims());
-    let dir = if max {
-        ComparisonDirection::Gt
-    } else {
-        ComparisonDirection::Lt
-    };
-    let pick = nary(move |sb: &XlaBuilder, p: &[XlaOp]| {
-        let (a, ia, c, ic) = (&p[0], &p[1], &p[2], &p[3]);
-        let keep = sb.or(sb.compare(a, c, dir), sb.and(sb.eq(a, c), sb.lt(ia, ic)));
-        sb.tuple([sb.select(&keep, a, c), sb.select(&keep, ia, ic)])
-    });
-    let w = &window.dims;
-    let field = |f: fn(&xla_core::ir::WindowDim) -> i64| -> Vec<i64> { w.iter().map(f).collect() };
-    let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
-    let r = b.reduce_window_variadic_with_general_padding(
-        &[cx.x(0), flat],
-        &[cx.x(1), b.constant_r0(-1i32)],
-        &field(|d| d.size),
-        &field(|d| d.stride),
-        &field(|d| d.base_dilation),
-        &field(|d| d.window_dilation),
-        &pads,
-        pick,
-    );
-    let mut idx_dims = ys.dims().to_vec();
-    idx_dims.push(1);
-    let idx = b.reshape(b.get_tuple_element(r, 1), &idx_dims);
-    let dims = xla_core::ir::ScatterDims {
-        update_window_dims: vec![],
-        inserted_window_dims: vec![0],
-        scatter_dims_to_operand_dims: vec![0],
-        index_vector_dim: ys.rank() as i64,
-        input_batching_dims: vec![],
-        scatter_indices_batching_dims: vec![],
-        indices_are_sorted: false,
-        unique_indices: false,
-    };
-    let zeros = b.zeros(&xla_core::Shape::array(ys.element_type(), [n]));
-    b.reshape(b.scatter(zeros, idx, g, &dims, Combiner::Add), xs.dims())
-}
-
-/// The direction `D` when a two-operand reducer keeps `(a0, a1)` where `compare(a0, b0)`
-/// in direction `D` holds: `tuple(select(p, a0, b0), select(p, a1, b1))`.
-fn selecting_direction(module: &Module, comp: CompId) -> Option<ComparisonDirection> {
-    let c = module.get(comp)?;
-    let root = c.root_instruction()?;
-    if !matches!(root.op, Op::Tuple) || root.operands.len() != 2 {
-        return None;
-    }
-    let sel = c.get(*root.operands.first()?)?;
-    let other = c.get(*root.operands.get(1)?)?;
-    if !matches!(sel.op, Op::Select)
-        || !matches!(other.op, Op::Select)
-        || sel.operands.first() != other.operands.first()
-    {
-        return None;
-    }
-    let pred = c.get(*sel.operands.first()?)?;
-    let Op::Compare { direction, .. } = pred.op else {
-        return None;
-    };
-    let num = |id: Option<&xla_core::InstrId>| match id.and_then(|&i| c.get(i)).map(|i| &i.op) {
-        Some(Op::Parameter { number }) => Some(*number),
-        _ => None,
-    };
-    (num(pred.operands.first()) == Some(0) && num(pred.operands.get(1)) == Some(2))
-        .then_some(direction)
-}
-
-/// A two-operand reduce-window that selects by its first operand (the transpose of
-/// select-and-scatter): linear in the second operand, whose cotangent is scattered back to
-/// the selected elements with select-and-scatter.
-fn selecting_reduce_window(
-    cx: &Cx<'_>,
-    window: &Window,
-    to_apply: CompId,
-    ct: &Ct,
-) -> Result<Cts, AutodiffError> {
-    let dir = selecting_direction(cx.module, to_apply);
-    let (Some(dir), 4) = (dir, cx.args.len()) else {
-        return Err(cx.nd(
-            "variadic reduce-window is differentiated only when it selects by its first operand",
-        ));
-    };
-    if cx.wants(0) || cx.wants(2) || cx.wants(3) {
-        return Err(
-            cx.nd("a selecting reduce-window is differentiated only w.r.t. its second operand")
-        );
-    }
-    if window
-        .dims
-        .iter()
-        .any(|d| d.base_dilation != 1 || d.window_dilation != 1)
-    {
-        return Err(cx.nd("a selecting reduce-window with dilation has no gradient rule"));
-    }
-    let Ct::Tuple(cts) = ct else {
-        return Err(cx.nd("internal: an array cotangent reached a variadic reduce-window"));
-    };
-    let Some(Some(Ct::Array(g))) = cts.get(1) else {
-        return Ok(vec![None; 4]);
-    };
-    let b = cx.b;
-    let select = binary(move |sb: &XlaBuilder, p: XlaOp, q: XlaOp| sb.compare(p, q, dir));
-    let w = &window.dims;
-    let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
-    let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
-    let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
-    let zero = b.constant_scalar(cx.s(1).element_type(), 0);
-    let d = b.select_and_scatter_with_general_padding(
-        cx.x(0),
-        &sizes,
-        &strides,
-        &pads,
-        g,
-        zero,
-        select,
-        Combiner::Add,
-    );
-    Ok(vec![None, Ct::some(d), None, None])
 }
 
 /// JAX's `_reduce_window_sum_transpose_rule`.
