@@ -41,9 +41,10 @@
 //!
 //! Not differentiable (a typed error naming the instruction): rng ops, collectives,
 //! communication and tokens, custom-call, bitcast-convert, while loops with a trip count
-//! unknown at build time or whose state is not a flat tuple, scatter whose combiner is not add/multiply/max/min/replace per
-//! component (e.g. an argmax-style variadic scatter), reduce and reduce-window with other
-//! reducers (e.g. a multiply reduce-window, a variadic reduce-window that does not select).
+//! unknown at build time or whose state is not a flat tuple, scatter whose combiner is
+//! not add/multiply/max/min/replace per component (e.g. an argmax-style variadic
+//! scatter), reduce and reduce-window with other reducers (e.g. a multiply reduce-window,
+//! a variadic reduce-window that does not select).
 //! [`differentiability`] lists every opcode.
 //!
 //! Complex values follow JAX's convention: cotangents are not conjugated (the cotangent of

@@ -18,7 +18,7 @@ mod window;
 use crate::backward::Ct;
 use crate::error::AutodiffError;
 use xla_core::builder::{Combiner, XlaBuilder, XlaOp};
-use xla_core::ir::Opcode;
+use xla_core::ir::{BinaryOp, Opcode, UnaryOp};
 use xla_core::{Module, Op, PrimitiveType, Shape};
 
 /// Cotangents of an op's operands, one per operand.
@@ -221,7 +221,51 @@ pub fn differentiability(op: Opcode) -> Differentiability {
     use Differentiability::{NonDifferentiable as No, Rule};
     match op {
         Opcode::Parameter | Opcode::Constant | Opcode::Iota => Rule,
-        Opcode::Unary(_) | Opcode::Binary(_) => Rule,
+        Opcode::Unary(u) => match u {
+            UnaryOp::Clz | UnaryOp::IsFinite | UnaryOp::Not | UnaryOp::Popcnt => {
+                No("integer and predicate ops have no gradient")
+            }
+            UnaryOp::Abs
+            | UnaryOp::Cbrt
+            | UnaryOp::Ceil
+            | UnaryOp::Cos
+            | UnaryOp::Erf
+            | UnaryOp::Exp
+            | UnaryOp::Expm1
+            | UnaryOp::Floor
+            | UnaryOp::Imag
+            | UnaryOp::Log
+            | UnaryOp::Log1p
+            | UnaryOp::Logistic
+            | UnaryOp::Neg
+            | UnaryOp::Real
+            | UnaryOp::RoundNearestAfz
+            | UnaryOp::RoundNearestEven
+            | UnaryOp::Rsqrt
+            | UnaryOp::Sign
+            | UnaryOp::Sin
+            | UnaryOp::Sqrt
+            | UnaryOp::Tan
+            | UnaryOp::Tanh => Rule,
+        },
+        Opcode::Binary(op) => match op {
+            BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRightArithmetic
+            | BinaryOp::ShiftRightLogical => No("bitwise ops on integers have no gradient"),
+            BinaryOp::Add
+            | BinaryOp::Sub
+            | BinaryOp::Mul
+            | BinaryOp::Div
+            | BinaryOp::Pow
+            | BinaryOp::Rem
+            | BinaryOp::Max
+            | BinaryOp::Min
+            | BinaryOp::Atan2
+            | BinaryOp::Complex => Rule,
+        },
         Opcode::Select | Opcode::Clamp | Opcode::Convert | Opcode::ReducePrecision => Rule,
         Opcode::Map | Opcode::Tuple | Opcode::GetTupleElement | Opcode::Broadcast => Rule,
         Opcode::Reshape | Opcode::Transpose | Opcode::Reverse | Opcode::Slice => Rule,
