@@ -241,3 +241,17 @@ fn scatters_without_a_rule_say_why() {
         assert!(e.to_string().contains(want), "{e}");
     }
 }
+
+/// Select-and-scatter is differentiated only when its scatter computation adds.
+#[test]
+fn select_and_scatter_with_another_scatter_is_an_error() {
+    let text = "HloModule m\nge { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = pred[] compare(a, b), direction=GE }\nmul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] multiply(a, b) }\nENTRY main {\nx = f64[4] parameter(0)\ns = f64[2] parameter(1)\no = f64[] constant(1)\nROOT r = f64[4] select-and-scatter(x, s, o), window={size=2 stride=2}, select=ge, scatter=mul\n}\n";
+    let m = xla_core::text::parse_module(text).unwrap();
+    let e = vjp_module(&m, Some(&[1])).unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "(select-and-scatter): only select-and-scatter whose scatter computation adds"
+        ),
+        "{e}"
+    );
+}

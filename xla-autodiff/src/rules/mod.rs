@@ -148,7 +148,10 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         Op::Convolution(config) => contraction::convolution(cx, config, &cx.g(ct)?),
         Op::Reduce { dimensions, to_apply } => window::reduce(cx, dimensions, *to_apply, ct),
         Op::ReduceWindow { window, to_apply } => window::reduce_window(cx, window, *to_apply, ct),
-        Op::SelectAndScatter { window, select, .. } => {
+        Op::SelectAndScatter { window, select, scatter } => {
+            if window::combiner_op(cx.module, *scatter) != Some(BinaryOp::Add) {
+                return Err(cx.nd("only select-and-scatter whose scatter computation adds is differentiated"));
+            }
             window::select_and_scatter(cx, window, *select, &cx.g(ct)?)
         }
         Op::BatchNormTraining { epsilon, feature_index } => {
