@@ -5,8 +5,9 @@ needs no Python: it reads what this writes).
     python3 scripts/gen_grad_rules.py [testdata/grad_rules]    # needs jax==0.10.2
 
 Each case is one op whose rule finite differences cannot pin down alone (three-way ties
-of scatter max/min, where a central difference sees 1/2 but JAX splits 1/3 each) or
-whose convention must be JAX's (complex triangular solves, cotangents unconjugated).
+of scatter max/min, where a central difference sees 1/2 but JAX splits 1/3 each), whose
+convention must be JAX's (complex triangular solves, cotangents unconjugated), or whose
+rule is new (scatter multiply, variadic scatter, max reduce-window with base dilation).
 The forward module is HLO text written by hand with the XLA op; the expected values are
 `jax.vjp` of the same function written with `lax`, at the same inputs and cotangent.
 Every forward module is run on real XLA (jaxlib's HLO text parser + PjRt CPU) and must
@@ -171,6 +172,18 @@ def scatter_cases(root):
                "variadic scatter (add, max) as two scatters in JAX; duplicate and out-of-bounds rows")
 
 
+def window_cases(root):
+    rng = np.random.default_rng(5)
+    body = (
+        "x = f64[7,6] parameter(0)\nz = f64[] constant(-inf)\n"
+        "ROOT r = f64[7,5] reduce-window(x, z), window={size=2x3 stride=2x1 pad=1_0x0_1 lhs_dilate=2x1}, to_apply=max"
+    )
+    fn = lambda x: lax.reduce_window(  # noqa: E731
+        x, -np.inf, lax.max, (2, 3), (2, 1), ((1, 0), (0, 1)), base_dilation=(2, 1))
+    write_case(root, "reduce_window_max_base_dilated", body, fn, [rng.uniform(-1, 1, (7, 6))], [0],
+               "max reduce-window with base dilation and padding (JAX: select_and_gather_add)")
+
+
 def trsm_cases(root):
     rng = np.random.default_rng(11)
     cases = [
@@ -198,6 +211,7 @@ def trsm_cases(root):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "testdata/grad_rules"
     scatter_cases(root)
+    window_cases(root)
     trsm_cases(root)
 
 
