@@ -63,6 +63,11 @@ picklt {
   s0 = f64[] select(p, a0, b0)  s1 = f64[] select(p, a1, b1)
   ROOT t = (f64[], f64[]) tuple(s0, s1)
 }
+addf32_max {
+  a0 = f32[] parameter(0)  a1 = f64[] parameter(1)  b0 = f32[] parameter(2)  b1 = f64[] parameter(3)
+  s = f32[] add(a0, b0)  m = f64[] maximum(a1, b1)
+  ROOT t = (f32[], f64[]) tuple(s, m)
+}
 cmul { a = c128[] parameter(0)  b = c128[] parameter(1)  ROOT r = c128[] multiply(a, b) }
 scalar_fn { x = f64[] parameter(0)  y = f64[] parameter(1)  s = f64[] sine(y)  ROOT r = f64[] multiply(x, s) }
 callee { x = f64[4] parameter(0)  y = f64[4] parameter(1)  e = f64[4] exponential(x)  ROOT r = f64[4] multiply(e, y) }
@@ -302,6 +307,8 @@ fn scatter_rows() -> Vec<Row> {
             "x = f64[5,3] parameter(0)\ny = f64[5,3] parameter(1)\ni = s32[4,1] parameter(2)\nu = f64[4,3] parameter(3)\nv = f64[4,3] parameter(4)\nt = (f64[5,3], f64[5,3]) scatter(x, y, i, u, v), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul_replace\na = f64[5,3] get-tuple-element(t), index=0\nb = f64[5,3] get-tuple-element(t), index=1\nc = f64[5,3] sine(b)\nROOT r = f64[5,3] add(a, c)"),
         row("scatter-variadic-integer-component", vec![F(&[5], -1.0, 1.0), S32(&[5], &[1, 2, 3, 4, 5]), S32(&[3, 1], &[4, 0, 4]), F(&[3], -1.0, 1.0), S32(&[3], &[7, 8, 9])],
             "x = f64[5] parameter(0)\nn = s32[5] parameter(1)\ni = s32[3,1] parameter(2)\nu = f64[3] parameter(3)\nm = s32[3] parameter(4)\nt = (f64[5], s32[5]) scatter(x, n, i, u, m), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=min_addi\na = f64[5] get-tuple-element(t), index=0\nb = s32[5] get-tuple-element(t), index=1\nc = f64[5] convert(b)\nROOT r = f64[5] multiply(a, c)"),
+        row("scatter-variadic-mixed-types", vec![F(&[5], -1.0, 1.0), S32(&[3, 1], &[4, 0, 4]), F(&[3], -1.0, 1.0)],
+            "y = f64[5] parameter(0)\ni = s32[3,1] parameter(1)\nv = f64[3] parameter(2)\nx = f32[5] iota(), iota_dimension=0\nu = f32[3] iota(), iota_dimension=0\nt = (f32[5], f64[5]) scatter(x, y, i, u, v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=addf32_max\na = f32[5] get-tuple-element(t), index=0\nb = f64[5] get-tuple-element(t), index=1\nc = f64[5] convert(a)\nROOT r = f64[5] multiply(b, c)"),
         row("scatter-mul-complex", vec![F(&[4], -1.0, 1.0), F(&[4], -1.0, 1.0), S32(&[3, 1], &[1, 3, 1]), F(&[3], -1.0, 1.0), F(&[3], -1.0, 1.0)],
             "a = f64[4] parameter(0)\nb = f64[4] parameter(1)\ni = s32[3,1] parameter(2)\nc = f64[3] parameter(3)\nd = f64[3] parameter(4)\nx = c128[4] complex(a, b)\nu = c128[3] complex(c, d)\ns = c128[4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=cmul\nre = f64[4] real(s)\nim = f64[4] imag(s)\nROOT r = f64[8] concatenate(re, im), dimensions={0}"),
     ]

@@ -99,6 +99,8 @@ struct Part {
     u: XlaOp,
     y: XlaOp,
     g: XlaOp,
+    /// The element type of `x`, `u` and `y`.
+    ty: PrimitiveType,
 }
 
 /// The gather that reads back each update's window of a scatter.
@@ -278,7 +280,7 @@ fn extremal(geo: &Geo<'_>, p: &Part) -> Pair {
     let b = geo.b;
     let hit_u = b.and(&geo.ok, b.eq(&p.u, geo.back(&p.y)));
     let hit_x = b.eq(&p.x, &p.y);
-    let ty = geo.os.element_type();
+    let ty = p.ty;
     let count = b.add(
         geo.scatter(
             b.zeros_like(&p.x),
@@ -349,6 +351,7 @@ pub(super) fn scatter(
             u: cx.x(n + 1 + j),
             y,
             g,
+            ty: cx.s(j).element_type(),
         };
         let (dx, du) = match kind {
             Kind::Add => add(&geo, &part),
