@@ -31,15 +31,21 @@ pub(crate) fn jvp_module(module: &Module, wrt: Option<&[usize]>) -> Result<Modul
         .map(|(k, s)| hb.parameter((n + 1 + k) as i64, s.clone(), "t"))
         .collect();
     let cts = hb.inline(&vjp, vjp.entry, &args);
+    // Complex values pair as `Re Σ a·b` (cotangents are unconjugated, as JAX's), so the
+    // pairing is real and its gradient w.r.t. `u` is `J·t`.
     let ty = tangents
         .first()
-        .map_or(result.element_type(), Shape::element_type);
+        .map_or(result.element_type(), Shape::element_type)
+        .component_type();
     let mut total: Option<XlaOp> = None;
     for (k, (t, s)) in ts.iter().zip(&tangents).enumerate() {
-        let part = hb.convert_element_type(
-            sum_all(&hb, &hb.mul(hb.get_tuple_element(&cts, k as i64), t), s),
-            ty,
-        );
+        let prod = sum_all(&hb, &hb.mul(hb.get_tuple_element(&cts, k as i64), t), s);
+        let prod = if s.element_type().is_complex() {
+            hb.real(prod)
+        } else {
+            prod
+        };
+        let part = hb.convert_element_type(prod, ty);
         total = Some(match total {
             Some(acc) => hb.add(acc, part),
             None => part,

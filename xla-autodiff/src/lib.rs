@@ -33,16 +33,23 @@
 //! |---|---|
 //! | elementwise | every float unary and binary op (JAX's choices at kinks: `abs'(0) = 1`, max/min ties split 0.5/0.5, floor/ceil/round/sign have zero derivative), complex/real/imag, select, clamp, convert, reduce-precision, map |
 //! | structural | tuple, get-tuple-element, broadcast (size-1 expansion, permuted dims), reshape, bitcast, copy, transpose, reverse, slice (strided), pad (negative and interior), concatenate, dynamic-slice, dynamic-update-slice, opt-barrier, add-dependency |
-//! | indexing | gather → scatter-add (indices clamped as gather does), scatter with add (dropped windows get no gradient) or replacing combiners (JAX's id scheme) |
-//! | contraction | dot (general dimension numbers), convolution (padding, strides, both dilations, feature and batch groups) |
-//! | window | reduce add/mul (exact at zeros)/max/min, variadic per-operand and argmax-style reduces, reduce-window add and max/min (→ select-and-scatter), select-and-scatter (→ a selecting variadic reduce-window, itself differentiable) |
-//! | linalg | batch-norm-training (→ batch-norm-grad), batch-norm-inference, batch-norm-grad, cholesky, triangular-solve, fft/ifft/rfft/irfft, sort (variadic), topk |
+//! | indexing | gather → scatter-add (indices clamped as gather does); scatter, one operand or variadic (combining each operand with its own update), per component: add, multiply (exact with zero updates, any duplicates), max/min (ties split evenly with the operand, as JAX), replace (JAX's id scheme); updates whose window is skipped as out of bounds get no gradient |
+//! | contraction | dot (general dimension numbers), convolution (padding, strides, both dilations, window reversal, feature and batch groups) |
+//! | window | reduce add/mul (exact at zeros)/max/min and their init values, variadic per-operand and argmax-style reduces, reduce-window add and max/min (→ select-and-scatter; with dilation → an argmax reduce-window and a scatter-add; where the init value is the result it gets the cotangent), selecting variadic reduce-window w.r.t. both operands and init values, select-and-scatter (→ a selecting variadic reduce-window, itself differentiable) |
+//! | linalg | batch-norm-training (→ batch-norm-grad), batch-norm-inference, batch-norm-grad, cholesky, triangular-solve (real and complex, every transpose mode), fft/ifft/rfft/irfft, sort (variadic), topk |
 //! | control | call, conditional, while with a build-time trip count (`fori_loop`: unrolled up to 16 steps, else a stacking forward loop and a reverse loop) |
 //!
 //! Not differentiable (a typed error naming the instruction): rng ops, collectives,
 //! communication and tokens, custom-call, bitcast-convert, while loops with a trip count
-//! unknown at build time, scatter with other combiners, max/min reduce-window with
-//! dilation, variadic scatter. [`differentiability`] lists every opcode.
+//! unknown at build time or whose state is not a flat tuple, scatter whose combiner is
+//! not add/multiply/max/min/replace per component (e.g. an argmax-style variadic
+//! scatter), reduce and reduce-window with other reducers (e.g. a multiply reduce-window,
+//! a variadic reduce-window that does not select).
+//! [`differentiability`] lists every opcode.
+//!
+//! Complex values follow JAX's convention: cotangents are not conjugated (the cotangent of
+//! `z` for a real loss `L` is `∂L/∂re z - i ∂L/∂im z`), and [`jvp_module`] pairs complex
+//! tangents by `Re Σ a·b`.
 //!
 //! Rules live in `rules/<family>.rs`; the forward replay (inlining calls, unrolling
 //! `fori_loop`-style whiles) in `tape.rs`; the backward driver in `backward.rs`. An absent

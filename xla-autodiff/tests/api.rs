@@ -221,3 +221,37 @@ fn a_while_with_unknown_trip_count_is_an_error() {
         "{e}"
     );
 }
+
+/// A scatter combiner that is not separable per component (argmax-style, or subtract)
+/// is an error that says why.
+#[test]
+fn scatters_without_a_rule_say_why() {
+    let argmax = "argmax {\n  av = f64[] parameter(0)  ai = s32[] parameter(1)  bv = f64[] parameter(2)  bi = s32[] parameter(3)\n  gt = pred[] compare(av, bv), direction=GT\n  v = f64[] select(gt, av, bv)\n  i = s32[] select(gt, ai, bi)\n  ROOT t = (f64[], s32[]) tuple(v, i)\n}\nsub { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] subtract(a, b) }\n";
+    let cases = [
+        ("x = f64[4] parameter(0)\nn = s32[4] parameter(1)\ni = s32[2,1] parameter(2)\nu = f64[2] parameter(3)\nm = s32[2] parameter(4)\nt = (f64[4], s32[4]) scatter(x, n, i, u, m), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax\nROOT r = f64[4] get-tuple-element(t), index=0",
+         "(scatter): the combiner does not combine operand 0 with update 0 alone by add, multiply, maximum, minimum or replacement"),
+        ("x = f64[4] parameter(0)\ni = s32[2,1] parameter(1)\nu = f64[2] parameter(2)\nROOT s = f64[4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sub",
+         "(scatter): the combiner is not add, multiply, maximum, minimum or a replacement"),
+    ];
+    for (body, want) in cases {
+        let text = format!("HloModule m\n{argmax}\nENTRY main {{\n{body}\n}}\n");
+        let m = xla_core::text::parse_module(&text).unwrap();
+        let e = vjp_module(&m, Some(&[0])).unwrap_err();
+        assert!(matches!(e, AutodiffError::NotDifferentiable { .. }), "{e}");
+        assert!(e.to_string().contains(want), "{e}");
+    }
+}
+
+/// Select-and-scatter is differentiated only when its scatter computation adds.
+#[test]
+fn select_and_scatter_with_another_scatter_is_an_error() {
+    let text = "HloModule m\nge { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = pred[] compare(a, b), direction=GE }\nmul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT r = f64[] multiply(a, b) }\nENTRY main {\nx = f64[4] parameter(0)\ns = f64[2] parameter(1)\no = f64[] constant(1)\nROOT r = f64[4] select-and-scatter(x, s, o), window={size=2 stride=2}, select=ge, scatter=mul\n}\n";
+    let m = xla_core::text::parse_module(text).unwrap();
+    let e = vjp_module(&m, Some(&[1])).unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "(select-and-scatter): only select-and-scatter whose scatter computation adds"
+        ),
+        "{e}"
+    );
+}

@@ -4,6 +4,8 @@
 //! `testdata/perf/{mlp,cnn}_loss.hlo` and `{mlp,cnn}_jax_grad.hlo` are written by
 //! `scripts/grad_counts.py` (JAX 0.10.2) from the models of the B2/B3 benchmarks.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use xla_autodiff::grad_module;
 use xla_core::text::parse_module;
 use xla_core::Module;

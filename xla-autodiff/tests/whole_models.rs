@@ -8,6 +8,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::PathBuf;
 use xla_autodiff::grad_module;
 use xla_core::literal::ArrayData;
@@ -33,28 +35,13 @@ struct Fixture {
 
 fn load(model: &str) -> Fixture {
     let dir = dir(model);
-    let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
-    let module = xla_core::text::parse_module(&text)
-        .unwrap_or_else(|e| panic!("{model}: parse module.hlo: {e}"));
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
-    let wrt = meta["wrt"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
-    let inputs = (0..)
-        .map(|i| dir.join(format!("in{i}.npy")))
-        .take_while(|p| p.exists())
-        .map(|p| Literal::read_npy(&p).unwrap())
-        .collect();
+    let meta = common::read_meta(&dir);
     Fixture {
-        module,
-        inputs,
-        wrt,
-        rtol: meta["rtol"].as_f64().unwrap(),
-        atol: meta["atol"].as_f64().unwrap(),
+        module: common::read_module(&dir),
+        inputs: common::read_inputs(&dir),
+        wrt: meta.wrt,
+        rtol: meta.rtol,
+        atol: meta.atol,
         dir,
     }
 }

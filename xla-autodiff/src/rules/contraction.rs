@@ -258,7 +258,7 @@ fn geometry(cx: &Cx<'_>, c: &ConvConfig, sp: &Specs) -> Geometry {
 /// gradient a convolution of the input with the cotangent.
 pub(super) fn convolution(cx: &Cx<'_>, c: &ConvConfig, g: &XlaOp) -> Result<Cts, AutodiffError> {
     if c.window.dims.iter().any(|d| d.window_reversal) {
-        return Err(cx.nd("window reversal is not supported"));
+        return reversed_window(cx, c, g);
     }
     if c.feature_group_count > 1 && c.batch_group_count > 1 {
         return Err(cx.nd("feature_group_count and batch_group_count both > 1"));
@@ -284,6 +284,32 @@ pub(super) fn convolution(cx: &Cx<'_>, c: &ConvConfig, g: &XlaOp) -> Result<Cts,
         None
     };
     Ok(vec![dx, dw])
+}
+
+/// A convolution with window reversal is one with the kernel's reversed spatial dims:
+/// differentiate that, then reverse the kernel's cotangent back.
+fn reversed_window(cx: &Cx<'_>, c: &ConvConfig, g: &XlaOp) -> Result<Cts, AutodiffError> {
+    let dims: Vec<i64> = c
+        .window
+        .dims
+        .iter()
+        .zip(&c.dnums.kernel_spatial_dimensions)
+        .filter(|(w, _)| w.window_reversal)
+        .map(|(_, &d)| d)
+        .collect();
+    let mut plain = c.clone();
+    plain
+        .window
+        .dims
+        .iter_mut()
+        .for_each(|d| d.window_reversal = false);
+    let args = [cx.x(0), cx.b.rev(cx.x(1), &dims)];
+    let inner = Cx { args: &args, ..*cx };
+    let mut cts = convolution(&inner, &plain, g)?;
+    if let Some(Some(Ct::Array(dw))) = cts.get_mut(1) {
+        *dw = cx.b.rev(&*dw, &dims);
+    }
+    Ok(cts)
 }
 
 fn conv_lhs(

@@ -238,26 +238,26 @@ pub(super) fn cholesky(cx: &Cx<'_>, lower: bool, g: &XlaOp) -> Result<Cts, Autod
     Ok(vec![Ct::some(b.select(off, sym, b.select(diag, &s, zero)))])
 }
 
-/// `triangular-solve`: `b̄` is a solve with the other transpose; `ā = -b̄ xᵀ` (left side;
-/// transposed as `op(a)` is), restricted to the triangle read.
+/// `triangular-solve` (JAX's rules, cotangents unconjugated as everywhere in this crate):
+/// `b̄` is a solve with the other transpose (for an adjoint solve: a plain solve with
+/// `conj(a)`); `ā = -b̄ xᵀ` (left side; transposed as `op(a)` is, conjugated for an
+/// adjoint), restricted to the triangle read.
 pub(super) fn triangular_solve(
     cx: &Cx<'_>,
     o: &TriangularSolveOptions,
     g: &XlaOp,
 ) -> Result<Cts, AutodiffError> {
-    if o.transpose_a == Transpose::Adjoint && cx.shape.element_type().is_complex() {
-        return Err(cx.nd("complex adjoint solves have no gradient rule"));
-    }
     let b = cx.b;
     let (a, x, r) = (cx.x(0), cx.out.clone(), cx.shape.rank());
     let transposed = o.transpose_a != Transpose::NoTranspose;
-    let flipped = if transposed {
-        Transpose::NoTranspose
-    } else {
-        Transpose::Transpose
+    let conjugated = o.transpose_a == Transpose::Adjoint && cx.shape.element_type().is_complex();
+    let (solve_a, flipped) = match (transposed, conjugated) {
+        (true, true) => (conj(b, &a), Transpose::NoTranspose),
+        (true, false) => (a.clone(), Transpose::NoTranspose),
+        (false, _) => (a.clone(), Transpose::Transpose),
     };
     let gb = b.triangular_solve(
-        &a,
+        &solve_a,
         g,
         TriangularSolveOptions {
             transpose_a: flipped,
@@ -271,6 +271,7 @@ pub(super) fn triangular_solve(
             (false, false) => mm(b, &x, &gb, r, true, false),
             (false, true) => mm(b, &gb, &x, r, true, false),
         };
+        let prod = if conjugated { conj(b, &prod) } else { prod };
         let k = i32::from(o.unit_diagonal);
         let keep = band(b, &cx.s(0), |i, j| {
             let d = b.sub(j, i);

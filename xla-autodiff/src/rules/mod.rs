@@ -10,13 +10,15 @@ mod control;
 mod elementwise;
 mod indexing;
 mod linalg;
+mod pick;
+mod scatter;
 mod structural;
 mod window;
 
 use crate::backward::Ct;
 use crate::error::AutodiffError;
 use xla_core::builder::{Combiner, XlaBuilder, XlaOp};
-use xla_core::ir::Opcode;
+use xla_core::ir::{BinaryOp, Opcode, UnaryOp};
 use xla_core::{Module, Op, PrimitiveType, Shape};
 
 /// Cotangents of an op's operands, one per operand.
@@ -141,12 +143,15 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         Op::Concatenate { dimension } => structural::concatenate(cx, *dimension, &cx.g(ct)?),
         Op::Pad { padding } => structural::pad(cx, padding, &cx.g(ct)?),
         Op::Gather(dims) => indexing::gather(cx, dims, &cx.g(ct)?),
-        Op::Scatter { dims, to_apply } => indexing::scatter(cx, dims, *to_apply, &cx.g(ct)?),
+        Op::Scatter { dims, to_apply } => scatter::scatter(cx, dims, *to_apply, ct),
         Op::Dot { dims, precision } => contraction::dot(cx, dims, precision, &cx.g(ct)?),
         Op::Convolution(config) => contraction::convolution(cx, config, &cx.g(ct)?),
         Op::Reduce { dimensions, to_apply } => window::reduce(cx, dimensions, *to_apply, ct),
         Op::ReduceWindow { window, to_apply } => window::reduce_window(cx, window, *to_apply, ct),
-        Op::SelectAndScatter { window, select, .. } => {
+        Op::SelectAndScatter { window, select, scatter } => {
+            if window::combiner_op(cx.module, *scatter) != Some(BinaryOp::Add) {
+                return Err(cx.nd("only select-and-scatter whose scatter computation adds is differentiated"));
+            }
             window::select_and_scatter(cx, window, *select, &cx.g(ct)?)
         }
         Op::BatchNormTraining { epsilon, feature_index } => {
@@ -219,7 +224,51 @@ pub fn differentiability(op: Opcode) -> Differentiability {
     use Differentiability::{NonDifferentiable as No, Rule};
     match op {
         Opcode::Parameter | Opcode::Constant | Opcode::Iota => Rule,
-        Opcode::Unary(_) | Opcode::Binary(_) => Rule,
+        Opcode::Unary(u) => match u {
+            UnaryOp::Clz | UnaryOp::IsFinite | UnaryOp::Not | UnaryOp::Popcnt => {
+                No("integer and predicate ops have no gradient")
+            }
+            UnaryOp::Abs
+            | UnaryOp::Cbrt
+            | UnaryOp::Ceil
+            | UnaryOp::Cos
+            | UnaryOp::Erf
+            | UnaryOp::Exp
+            | UnaryOp::Expm1
+            | UnaryOp::Floor
+            | UnaryOp::Imag
+            | UnaryOp::Log
+            | UnaryOp::Log1p
+            | UnaryOp::Logistic
+            | UnaryOp::Neg
+            | UnaryOp::Real
+            | UnaryOp::RoundNearestAfz
+            | UnaryOp::RoundNearestEven
+            | UnaryOp::Rsqrt
+            | UnaryOp::Sign
+            | UnaryOp::Sin
+            | UnaryOp::Sqrt
+            | UnaryOp::Tan
+            | UnaryOp::Tanh => Rule,
+        },
+        Opcode::Binary(op) => match op {
+            BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRightArithmetic
+            | BinaryOp::ShiftRightLogical => No("bitwise ops on integers have no gradient"),
+            BinaryOp::Add
+            | BinaryOp::Sub
+            | BinaryOp::Mul
+            | BinaryOp::Div
+            | BinaryOp::Pow
+            | BinaryOp::Rem
+            | BinaryOp::Max
+            | BinaryOp::Min
+            | BinaryOp::Atan2
+            | BinaryOp::Complex => Rule,
+        },
         Opcode::Select | Opcode::Clamp | Opcode::Convert | Opcode::ReducePrecision => Rule,
         Opcode::Map | Opcode::Tuple | Opcode::GetTupleElement | Opcode::Broadcast => Rule,
         Opcode::Reshape | Opcode::Transpose | Opcode::Reverse | Opcode::Slice => Rule,

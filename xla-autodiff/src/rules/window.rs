@@ -1,11 +1,12 @@
 //! Reductions and windows: reduce (add, mul, max, min, selecting variadic reducers),
-//! reduce-window (add → pad + reduce-window; max/min → select-and-scatter) and
+//! reduce-window (add → pad + reduce-window; max/min and selecting ones in `pick.rs`) and
 //! select-and-scatter (→ a variadic reduce-window gathering the cotangent).
 
+use super::pick::scalar_constant;
 use super::{sum_all, Cts, Cx};
 use crate::backward::Ct;
 use crate::error::AutodiffError;
-use xla_core::builder::{binary, nary, Combiner, XlaBuilder, XlaOp};
+use xla_core::builder::{nary, Combiner, XlaBuilder, XlaOp};
 use xla_core::ir::{BinaryOp, ComparisonDirection, PadDim, Window};
 use xla_core::{CompId, Computation, Module, Op};
 
@@ -144,29 +145,56 @@ fn product_of_others(
     Ok(b.transpose(b.reshape(others, &permuted), &inv))
 }
 
-/// The cotangent of `x` in `y = reduce(x, init)` with combiner `op` over `dims`.
+/// The cotangents of `x` and of the init value in `y = reduce(x, init)` with combiner
+/// `op` over `dims` (component `j` of `n`), each when wanted.
 fn reduce_one(
     cx: &Cx<'_>,
-    i: usize,
+    (j, n): (usize, usize),
     y: &XlaOp,
     g: &XlaOp,
     op: Option<BinaryOp>,
     dims: &[i64],
-) -> Result<XlaOp, AutodiffError> {
-    let (b, x, xs) = (cx.b, cx.x(i), cx.s(i));
+) -> Result<(Option<XlaOp>, Option<XlaOp>), AutodiffError> {
+    let (b, x, xs, init) = (cx.b, cx.x(j), cx.s(j), cx.x(n + j));
+    let (wx, wi) = (cx.wants(j), cx.wants(n + j));
+    let (ys, ty) = (y.shape()?, xs.element_type());
     let kept = kept_dims(xs.rank(), dims);
     let bcast = |v: &XlaOp| b.broadcast_in_dim(v, xs.dims(), &kept);
     Ok(match op {
-        Some(BinaryOp::Add) => bcast(g),
-        Some(BinaryOp::Mul) => b.mul(bcast(g), product_of_others(b, &x, &xs, dims)?),
+        Some(BinaryOp::Add) => (wx.then(|| bcast(g)), wi.then(|| sum_all(b, g, &ys))),
+        Some(BinaryOp::Mul) => {
+            let dx = if wx {
+                let others = product_of_others(b, &x, &xs, dims)?;
+                let others = if scalar_constant(&init) == Some(1.0) {
+                    others
+                } else {
+                    b.mul(others, b.broadcast(&init, xs.dims()))
+                };
+                Some(b.mul(bcast(g), others))
+            } else {
+                None
+            };
+            let prod = |x: &XlaOp| b.reduce(x, b.constant_scalar(ty, 1), dims, Combiner::Mul);
+            (dx, wi.then(|| sum_all(b, &b.mul(g, prod(&x)), &ys)))
+        }
         Some(BinaryOp::Max | BinaryOp::Min) => {
-            // A select rather than a multiply by the indicator: where no element equals the
-            // result (a NaN), every element gets zero, as XLA computes JAX's rule.
+            // Split evenly between the elements and the init value equal to the result; a
+            // select rather than a multiply by the indicator: where nothing equals the
+            // result (a NaN), everything gets zero, as XLA computes JAX's rule.
             let hit = b.eq(&x, bcast(y));
-            let loc = b.convert_element_type(&hit, xs.element_type());
-            let counts = super::sum(b, &loc, xs.element_type(), dims);
-            let share = bcast(&b.div(g, counts));
-            b.select(hit, &share, b.zeros_like(&share))
+            let at_init = b.eq(y, b.broadcast(&init, ys.dims()));
+            let loc = b.convert_element_type(&hit, ty);
+            let counts = b.add(
+                super::sum(b, &loc, ty, dims),
+                b.convert_element_type(&at_init, ty),
+            );
+            let share = b.div(g, counts);
+            let dx = wx.then(|| {
+                let s = bcast(&share);
+                b.select(&hit, &s, b.zeros_like(&s))
+            });
+            let di = wi.then(|| sum_all(b, &b.select(&at_init, &share, b.zeros_like(&share)), &ys));
+            (dx, di)
         }
         _ => return Err(cx.nd("the reducer is not add, multiply, maximum or minimum")),
     })
@@ -204,16 +232,9 @@ pub(super) fn reduce(
                 return Err(cx.nd("internal: an array cotangent reached a variadic reduce"))
             }
         };
-        if cx.wants(n + j) && *op != Some(BinaryOp::Add) {
-            return Err(cx.nd("no gradient for the init value of a reduce other than add"));
-        }
-        if cx.wants(j) {
-            out[j] = Ct::some(reduce_one(cx, j, &y, &g, *op, dims)?);
-        }
-        if cx.wants(n + j) {
-            let ys = y.shape()?;
-            out[n + j] = Ct::some(sum_all(b, &g, &ys));
-        }
+        let (dx, dinit) = reduce_one(cx, (j, n), &y, &g, *op, dims)?;
+        out[j] = dx.map(Ct::Array);
+        out[n + j] = dinit.map(Ct::Array);
     }
     Ok(out)
 }
@@ -272,8 +293,8 @@ fn variadic_reduce(
     Ok(out)
 }
 
-/// `reduce-window`: add → pad the cotangent and sum windows again; max/min →
-/// select-and-scatter.
+/// `reduce-window`: add → pad the cotangent and sum windows again; max/min and selecting
+/// variadic ones → `pick.rs`.
 pub(super) fn reduce_window(
     cx: &Cx<'_>,
     window: &Window,
@@ -281,131 +302,20 @@ pub(super) fn reduce_window(
     ct: &Ct,
 ) -> Result<Cts, AutodiffError> {
     if cx.args.len() != 2 {
-        return selecting_reduce_window(cx, window, to_apply, ct);
+        return super::pick::selecting_reduce_window(cx, window, to_apply, ct);
     }
     let g = cx.g(ct)?;
-    let op = combiner_op(cx.module, to_apply);
-    if cx.wants(1) && op != Some(BinaryOp::Add) {
-        return Err(cx.nd("no gradient for the init value of a reduce-window other than add"));
-    }
-    let dx = match op {
-        Some(BinaryOp::Add) => window_sum_transpose(cx, window, &g)?,
-        Some(op @ (BinaryOp::Max | BinaryOp::Min)) => {
-            if window
-                .dims
-                .iter()
-                .any(|d| d.base_dilation != 1 || d.window_dilation != 1)
-            {
-                return Err(cx.nd("max/min reduce-window with dilation has no gradient rule"));
-            }
-            let b = cx.b;
-            let dir = if op == BinaryOp::Max {
-                ComparisonDirection::Ge
-            } else {
-                ComparisonDirection::Le
-            };
-            let select = binary(move |sb: &XlaBuilder, p: XlaOp, q: XlaOp| sb.compare(p, q, dir));
-            let w = &window.dims;
-            let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
-            let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
-            let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
-            let zero = b.constant_scalar(cx.shape.element_type(), 0);
-            b.select_and_scatter_with_general_padding(
-                cx.x(0),
-                &sizes,
-                &strides,
-                &pads,
-                &g,
-                zero,
-                select,
-                Combiner::Add,
-            )
+    match combiner_op(cx.module, to_apply) {
+        Some(BinaryOp::Add) => {
+            let dx = window_sum_transpose(cx, window, &g)?;
+            let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
+            Ok(vec![Ct::some(dx), dinit])
         }
-        _ => return Err(cx.nd("the reducer is not add, maximum or minimum")),
-    };
-    let dinit = cx.wants(1).then(|| Ct::Array(sum_all(cx.b, &g, cx.shape)));
-    Ok(vec![Ct::some(dx), dinit])
-}
-
-/// The direction `D` when a two-operand reducer keeps `(a0, a1)` where `compare(a0, b0)`
-/// in direction `D` holds: `tuple(select(p, a0, b0), select(p, a1, b1))`.
-fn selecting_direction(module: &Module, comp: CompId) -> Option<ComparisonDirection> {
-    let c = module.get(comp)?;
-    let root = c.root_instruction()?;
-    if !matches!(root.op, Op::Tuple) || root.operands.len() != 2 {
-        return None;
+        Some(op @ (BinaryOp::Max | BinaryOp::Min)) => {
+            super::pick::extremum_reduce_window(cx, window, op == BinaryOp::Max, &g)
+        }
+        _ => Err(cx.nd("the reducer is not add, maximum or minimum")),
     }
-    let sel = c.get(*root.operands.first()?)?;
-    let other = c.get(*root.operands.get(1)?)?;
-    if !matches!(sel.op, Op::Select)
-        || !matches!(other.op, Op::Select)
-        || sel.operands.first() != other.operands.first()
-    {
-        return None;
-    }
-    let pred = c.get(*sel.operands.first()?)?;
-    let Op::Compare { direction, .. } = pred.op else {
-        return None;
-    };
-    let num = |id: Option<&xla_core::InstrId>| match id.and_then(|&i| c.get(i)).map(|i| &i.op) {
-        Some(Op::Parameter { number }) => Some(*number),
-        _ => None,
-    };
-    (num(pred.operands.first()) == Some(0) && num(pred.operands.get(1)) == Some(2))
-        .then_some(direction)
-}
-
-/// A two-operand reduce-window that selects by its first operand (the transpose of
-/// select-and-scatter): linear in the second operand, whose cotangent is scattered back to
-/// the selected elements with select-and-scatter.
-fn selecting_reduce_window(
-    cx: &Cx<'_>,
-    window: &Window,
-    to_apply: CompId,
-    ct: &Ct,
-) -> Result<Cts, AutodiffError> {
-    let dir = selecting_direction(cx.module, to_apply);
-    let (Some(dir), 4) = (dir, cx.args.len()) else {
-        return Err(cx.nd(
-            "variadic reduce-window is differentiated only when it selects by its first operand",
-        ));
-    };
-    if cx.wants(0) || cx.wants(2) || cx.wants(3) {
-        return Err(
-            cx.nd("a selecting reduce-window is differentiated only w.r.t. its second operand")
-        );
-    }
-    if window
-        .dims
-        .iter()
-        .any(|d| d.base_dilation != 1 || d.window_dilation != 1)
-    {
-        return Err(cx.nd("a selecting reduce-window with dilation has no gradient rule"));
-    }
-    let Ct::Tuple(cts) = ct else {
-        return Err(cx.nd("internal: an array cotangent reached a variadic reduce-window"));
-    };
-    let Some(Some(Ct::Array(g))) = cts.get(1) else {
-        return Ok(vec![None; 4]);
-    };
-    let b = cx.b;
-    let select = binary(move |sb: &XlaBuilder, p: XlaOp, q: XlaOp| sb.compare(p, q, dir));
-    let w = &window.dims;
-    let sizes: Vec<i64> = w.iter().map(|d| d.size).collect();
-    let strides: Vec<i64> = w.iter().map(|d| d.stride).collect();
-    let pads: Vec<(i64, i64)> = w.iter().map(|d| (d.padding_low, d.padding_high)).collect();
-    let zero = b.constant_scalar(cx.s(1).element_type(), 0);
-    let d = b.select_and_scatter_with_general_padding(
-        cx.x(0),
-        &sizes,
-        &strides,
-        &pads,
-        g,
-        zero,
-        select,
-        Combiner::Add,
-    );
-    Ok(vec![None, Ct::some(d), None, None])
 }
 
 /// JAX's `_reduce_window_sum_transpose_rule`.
