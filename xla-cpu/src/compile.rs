@@ -243,6 +243,9 @@ impl Executable {
                 "the module has no entry computation".into(),
             ));
         }
+        let mut module = module.clone();
+        crate::rewrite::simplify(&mut module);
+        let module = &module;
         let mut plans = module
             .computations
             .iter()

@@ -183,11 +183,18 @@ impl Ctx<'_> {
                 .instructions
                 .get(i)
                 .ok_or_else(|| invalid("step of a missing instruction"))?;
+            let frees: &[usize] = if fused {
+                plan.frees.get(k).map(Vec::as_slice).unwrap_or(&[])
+            } else {
+                &[]
+            };
             let v = if let Op::Parameter { number } = ins.op {
                 let slot = args
                     .get_mut(number as usize)
                     .ok_or_else(|| invalid("parameter number out of range"))?;
                 std::mem::replace(slot, Cow::Owned(Literal::token()))
+            } else if let (Op::Tuple, Step::Eval(_)) = (&ins.op, step) {
+                Cow::Owned(move_into_tuple(&mut values, &ins.operands, frees)?)
             } else {
                 let reads = match step {
                     Step::Eval(_) => ins.operands.as_slice(),
@@ -230,11 +237,6 @@ impl Ctx<'_> {
                 })?)
             };
             values[i] = Some(v);
-            let frees = if fused {
-                plan.frees.get(k).map(Vec::as_slice).unwrap_or(&[])
-            } else {
-                &[]
-            };
             for &d in frees {
                 values[d] = None;
             }
@@ -441,6 +443,29 @@ pub(crate) fn vector_shape(shape: &Shape, n: usize) -> Shape {
         Shape::Tuple(t) => Shape::Tuple(t.iter().map(|s| vector_shape(s, n)).collect()),
         Shape::Token => Shape::Token,
     }
+}
+
+/// A tuple of the operands' values, moving each whose last reader this is (and which it
+/// reads once) instead of copying it.
+fn move_into_tuple(
+    values: &mut [Option<Cow<'_, Literal>>],
+    operands: &[xla_core::ir::InstrId],
+    frees: &[usize],
+) -> Result<Literal> {
+    let mut elems = Vec::with_capacity(operands.len());
+    for (j, o) in operands.iter().enumerate() {
+        let once = !operands[..j].contains(o) && !operands[j + 1..].contains(o);
+        let slot = values
+            .get_mut(o.0)
+            .ok_or_else(|| invalid("tuple: operand out of range"))?;
+        let v = if once && frees.contains(&o.0) {
+            slot.take().map(Cow::into_owned)
+        } else {
+            slot.as_deref().cloned()
+        };
+        elems.push(v.ok_or_else(|| invalid("tuple: operand not available"))?);
+    }
+    Ok(Literal::tuple(elems))
 }
 
 fn tuple_element(t: &Literal, index: i64) -> Result<Literal> {

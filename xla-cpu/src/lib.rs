@@ -23,6 +23,7 @@ pub(crate) mod kernels;
 mod math;
 pub mod parallel;
 mod profile;
+mod rewrite;
 pub mod scalar;
 
 pub use compile::{CustomCallFn, Executable};

@@ -606,9 +606,10 @@ pub(crate) fn plan_steps(
         users,
     };
     let mut inline = p.inlined();
+    let live = crate::rewrite::live(comp);
     loop {
         let steps: Vec<Step> = (0..comp.instructions.len())
-            .filter(|&i| !inline[i])
+            .filter(|&i| !inline[i] && live.get(i).copied().unwrap_or(true))
             .map(|i| match p.step(&inline, i) {
                 Some(f) => Step::Fused(i, Box::new(f)),
                 None => Step::Eval(i),

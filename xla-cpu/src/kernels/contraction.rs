@@ -168,14 +168,16 @@ fn operand<'a>(
     d: &'a ArrayData,
     dims: &[usize],
     groups: [&[usize]; 3],
+    par: Parallel<'_>,
 ) -> (Cow<'a, ArrayData>, Orient) {
     let [b, first, second] = groups;
     match in_place(b, first, second) {
         Some(o) => (Cow::Borrowed(d), o),
         None => {
             let order: Vec<usize> = b.iter().chain(first).chain(second).copied().collect();
-            let (map, _) = canon(dims, &order, &[]);
-            (Cow::Owned(take(d, &map)), Orient::RowMajor)
+            let copy = super::strided::permute(d, dims, &order, par)
+                .unwrap_or_else(|| take(d, &canon(dims, &order, &[]).0));
+            (Cow::Owned(copy), Orient::RowMajor)
         }
     }
 }
@@ -211,8 +213,8 @@ pub fn dot(
     }
     let ty = compute_type(out.element_type());
     let (l, r) = (as_type(ld, ty)?, as_type(rd, ty)?);
-    let (l, lo) = operand(&l, &ldims, [&lb, &lf, &lc]);
-    let (r, ro) = operand(&r, &rdims, [&rb, &rc, &rf]);
+    let (l, lo) = operand(&l, &ldims, [&lb, &lf, &lc], par);
+    let (r, ro) = operand(&r, &rdims, [&rb, &rc, &rf], par);
     use ArrayData as D;
     let res = match (&*l, &*r) {
         (D::F32(a), D::F32(b)) => D::F32(bmm_faer(a, lo, b, ro, bmkn, par)),

@@ -209,6 +209,26 @@ impl<T: Copy> Job<'_, T> {
     }
 }
 
+/// `d` (of `dims`, row-major) with its dims reordered: result dim i is dim `order[i]`.
+/// `None` if `order` does not fit `dims`.
+pub(crate) fn permute(
+    d: &ArrayData,
+    dims: &[usize],
+    order: &[usize],
+    par: Parallel<'_>,
+) -> Option<ArrayData> {
+    let mut st = vec![1isize; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        st[i] = st[i + 1].checked_mul(*dims.get(i + 1)? as isize)?;
+    }
+    let odims: Vec<usize> = order
+        .iter()
+        .map(|&o| dims.get(o).copied())
+        .collect::<Option<_>>()?;
+    let ost: Vec<isize> = order.iter().map(|&o| st[o]).collect();
+    copy(d, 0, &odims, &ost, par)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {

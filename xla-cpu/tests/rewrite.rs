@@ -1,0 +1,110 @@
+//! The compile-time rewrites (transposes folded into dots, `transpose(dot)` computed as the
+//! swapped dot, dead instructions skipped) keep every value: each module is checked against
+//! products computed by hand here, including shapes where a fold must not fire.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use xla_core::text::parse_module;
+use xla_core::Literal;
+use xla_cpu::Executable;
+
+/// `[r, c]` row-major matrix with entries `base + i·c + j` (small integers: exact in f32).
+fn mat(r: usize, c: usize, base: f32) -> Vec<f32> {
+    (0..r * c).map(|k| base + k as f32).collect()
+}
+
+fn lit(dims: &[i64], v: Vec<f32>) -> Literal {
+    Literal::from_vec(dims, v).unwrap()
+}
+
+/// `a[m,k] · b[k,n]`.
+fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
+    let mut out = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            out[i * n + j] = (0..k).map(|t| a[i * k + t] * b[t * n + j]).sum();
+        }
+    }
+    out
+}
+
+fn transpose(a: &[f32], r: usize, c: usize) -> Vec<f32> {
+    (0..r * c).map(|k| a[(k % r) * c + k / r]).collect()
+}
+
+fn run(hlo: &str, args: &[Literal]) -> (Vec<f32>, Vec<String>) {
+    let m = parse_module(hlo).unwrap();
+    let mut exe = Executable::compile(&m).unwrap();
+    exe.set_profiling(true);
+    let out = exe.execute(args).unwrap();
+    let ran = exe.profile().into_iter().map(|e| e.op).collect();
+    (out.data::<f32>().unwrap().to_vec(), ran)
+}
+
+#[test]
+fn transposed_operands_fold_into_the_dot() {
+    // dot(transpose(a), transpose(b)) = aᵀ·bᵀ with a f32[3,2], b f32[4,3].
+    let hlo = "HloModule m\n\nENTRY e {\n  a = f32[3,2] parameter(0)\n  b = f32[4,3] parameter(1)\n  ta = f32[2,3] transpose(a), dimensions={1,0}\n  tb = f32[3,4] transpose(b), dimensions={1,0}\n  ROOT d = f32[2,4] dot(ta, tb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+    let (a, b) = (mat(3, 2, 1.0), mat(4, 3, -5.0));
+    let (got, ran) = run(hlo, &[lit(&[3, 2], a.clone()), lit(&[4, 3], b.clone())]);
+    let want = matmul(&transpose(&a, 3, 2), &transpose(&b, 4, 3), 2, 3, 4);
+    assert_eq!(got, want);
+    assert!(!ran.iter().any(|op| op == "transpose"), "{ran:?}");
+}
+
+#[test]
+fn a_transpose_that_reorders_free_dims_is_kept() {
+    // lhs f32[2,3,5] transposed to [3,2,5], contracting dim 2: the free dims (3,2) would
+    // come out as (2,3) if folded, so the transpose must stay.
+    let hlo = "HloModule m\n\nENTRY e {\n  a = f32[2,3,5] parameter(0)\n  b = f32[5,4] parameter(1)\n  ta = f32[3,2,5] transpose(a), dimensions={1,0,2}\n  ROOT d = f32[3,2,4] dot(ta, b), lhs_contracting_dims={2}, rhs_contracting_dims={0}\n}\n";
+    let (a, b) = (mat(6, 5, 0.0), mat(5, 4, 2.0));
+    let (got, ran) = run(hlo, &[lit(&[2, 3, 5], a.clone()), lit(&[5, 4], b.clone())]);
+    // Rows of ta in order (i, j) are rows (j, i) of a.
+    let rows: Vec<f32> = (0..3)
+        .flat_map(|i| (0..2).flat_map(move |j| (0..5).map(move |t| (j * 3 + i) * 5 + t)))
+        .map(|k| a[k])
+        .collect();
+    assert_eq!(got, matmul(&rows, &b, 6, 5, 4));
+    assert!(ran.iter().any(|op| op == "transpose"), "{ran:?}");
+}
+
+#[test]
+fn batched_transposes_fold_and_keep_batch_order() {
+    // a f32[2,4,3] -> [2,3,4] (batch 0 kept), contracting dim 2 of ta (= dim 1 of a).
+    let hlo = "HloModule m\n\nENTRY e {\n  a = f32[2,4,3] parameter(0)\n  b = f32[2,4,5] parameter(1)\n  ta = f32[2,3,4] transpose(a), dimensions={0,2,1}\n  ROOT d = f32[2,3,5] dot(ta, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
+    let (a, b) = (mat(8, 3, 1.0), mat(8, 5, -20.0));
+    let (got, ran) = run(hlo, &[lit(&[2, 4, 3], a.clone()), lit(&[2, 4, 5], b.clone())]);
+    let mut want = Vec::new();
+    for bi in 0..2 {
+        let ab = transpose(&a[bi * 12..(bi + 1) * 12], 4, 3);
+        want.extend(matmul(&ab, &b[bi * 20..(bi + 1) * 20], 3, 4, 5));
+    }
+    assert_eq!(got, want);
+    assert!(!ran.iter().any(|op| op == "transpose"), "{ran:?}");
+}
+
+#[test]
+fn transpose_of_a_dot_is_the_swapped_dot() {
+    let hlo = "HloModule m\n\nENTRY e {\n  a = f32[3,4] parameter(0)\n  b = f32[4,2] parameter(1)\n  d = f32[3,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  ROOT t = f32[2,3] transpose(d), dimensions={1,0}\n}\n";
+    let (a, b) = (mat(3, 4, -6.0), mat(4, 2, 1.0));
+    let (got, ran) = run(hlo, &[lit(&[3, 4], a.clone()), lit(&[4, 2], b.clone())]);
+    assert_eq!(got, transpose(&matmul(&a, &b, 3, 4, 2), 3, 2));
+    assert_eq!(ran, ["dot"]);
+}
+
+#[test]
+fn a_dot_read_elsewhere_is_not_swapped() {
+    // d is read by the transpose and by the add: both must see the same product.
+    let hlo = "HloModule m\n\nENTRY e {\n  a = f32[2,2] parameter(0)\n  b = f32[2,2] parameter(1)\n  d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  t = f32[2,2] transpose(d), dimensions={1,0}\n  ROOT s = f32[2,2] add(d, t)\n}\n";
+    let (a, b) = (vec![1.0, 2.0, 3.0, 4.0], vec![5.0, 6.0, 7.0, 8.0]);
+    let (got, _) = run(hlo, &[lit(&[2, 2], a), lit(&[2, 2], b)]);
+    // a·b = [[19, 22], [43, 50]]
+    assert_eq!(got, vec![38.0, 65.0, 65.0, 100.0]);
+}
+
+#[test]
+fn dead_instructions_do_not_run() {
+    let hlo = "HloModule m\n\nENTRY e {\n  a = f32[64,64] parameter(0)\n  dead = f32[64,64] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  ROOT n = f32[64,64] negate(a)\n}\n";
+    let (got, ran) = run(hlo, &[lit(&[64, 64], mat(64, 64, 0.0))]);
+    assert_eq!(got[5], -5.0);
+    assert!(!ran.iter().any(|op| op == "dot"), "{ran:?}");
+}
