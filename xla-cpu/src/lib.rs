@@ -21,6 +21,7 @@ mod fusion;
 mod index;
 pub(crate) mod kernels;
 mod math;
+mod memory;
 pub mod parallel;
 mod profile;
 mod rewrite;
@@ -28,5 +29,6 @@ pub mod scalar;
 
 pub use compile::{CustomCallFn, Executable};
 pub use error::{CpuError, Result};
+pub use memory::retain_freed_memory;
 pub use parallel::{Parallel, THREADS_ENV};
 pub use profile::ProfileEntry;
