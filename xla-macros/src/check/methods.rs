@@ -232,6 +232,12 @@ impl Checker<'_> {
             self.cx.error(sp, format!("unknown operation `{n}`; the supported operations are listed in the documentation of `#[computation]`"));
             return None;
         };
+        if !matches!(
+            m,
+            Method::Misc(Misc::ConvGeneral | Misc::GatherGeneral | Misc::ScatterGeneral)
+        ) {
+            self.no_keywords(&n, args)?;
+        }
         if turbofish.is_some() && !matches!(m, Method::Convert | Method::Misc(Misc::Bitcast)) {
             self.cx.error(sp, format!("`{n}` takes no type argument"));
             return None;

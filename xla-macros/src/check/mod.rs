@@ -231,6 +231,7 @@ impl Checker<'_> {
                 body,
                 span,
             } => self.for_loop(var.as_ref(), *start, *end, body, *span),
+            Stmt::While { cond, body, span } => self.while_stmt(cond, body, *span),
         }
     }
 
@@ -252,8 +253,15 @@ impl Checker<'_> {
                 self.op(tail.span, |b| b.tuple(&ops))
             }
             (TypeSpec::Tuple(types), _) => {
+                let v = self.expr(tail)?;
+                let op = self.tensor(v, None, tail.span)?;
+                let want = Shape::tuple(types.iter().map(shape_of).collect::<Vec<_>>());
+                let got = shape(&op)?;
+                if got.compatible(&want) {
+                    return Some(op);
+                }
                 let n = types.len();
-                self.cx.error(tail.span, format!("the signature returns a tuple of {n} tensors: end the body with `(a, b, ...)`"));
+                self.cx.error(tail.span, format!("the signature returns a tuple of {n} tensors {want}, but the value is {got}: end the body with `(a, b, ...)`"));
                 None
             }
         }
@@ -322,12 +330,14 @@ impl Checker<'_> {
                 args,
             } => self.call(func, *turbofish, args, e.span),
             ExprKind::If { cond, then, els } => self.if_else(cond, then, els, e.span),
-            ExprKind::Tuple(_) => {
-                self.cx.error(
-                    e.span,
-                    "tuples are only allowed as the result of a computation",
-                );
-                None
+            ExprKind::Match { index, arms } => self.match_index(index, arms, e.span),
+            ExprKind::Tuple(elems) => {
+                let mut ops = Vec::new();
+                for el in elems {
+                    ops.push(self.expr(el).and_then(|v| self.tensor(v, None, el.span)));
+                }
+                let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;
+                self.val_op(e.span, |b| b.tuple(&ops))
             }
         }
     }
@@ -340,6 +350,9 @@ impl Checker<'_> {
         sp: Sp,
     ) -> Option<Val> {
         let name = func.to_string();
+        if !methods::is_method(&name) {
+            self.no_keywords(&name, args)?;
+        }
         match (name.as_str(), args.split_first()) {
             ("concat", _) => self.concat_call(args, sp),
             ("iota", _) => self.iota_call(turbofish, args, sp),
