@@ -69,7 +69,10 @@ impl Checker<'_> {
                     ok &= self.bind_keyword(n, &params, &mut bound, name, value, *asp);
                 }
                 _ if seen_keyword => {
-                    self.cx.error(span(arg), format!("`{n}`: a positional argument cannot follow a keyword argument"));
+                    self.cx.error(
+                        span(arg),
+                        format!("`{n}`: a positional argument cannot follow a keyword argument"),
+                    );
                     ok = false;
                 }
                 _ => match bound.get_mut(next) {
@@ -78,7 +81,10 @@ impl Checker<'_> {
                         next += 1;
                     }
                     None => {
-                        self.cx.error(span(arg), format!("`{n}` takes at most {N} arguments ({})", params.join(", ")));
+                        self.cx.error(
+                            span(arg),
+                            format!("`{n}` takes at most {N} arguments ({})", params.join(", ")),
+                        );
                         ok = false;
                     }
                 },
@@ -86,7 +92,13 @@ impl Checker<'_> {
         }
         for (slot, name) in bound.iter().zip(params).take(required) {
             if slot.is_none() && ok {
-                self.cx.error(sp, format!("`{n}`: missing argument `{name}` (the arguments are {})", params.join(", ")));
+                self.cx.error(
+                    sp,
+                    format!(
+                        "`{n}`: missing argument `{name}` (the arguments are {})",
+                        params.join(", ")
+                    ),
+                );
                 ok = false;
             }
         }
@@ -104,7 +116,13 @@ impl Checker<'_> {
     ) -> bool {
         let key = name.to_string();
         let Some(i) = params.iter().position(|p| *p == key) else {
-            self.cx.error(Sp::of(name), format!("`{n}` has no argument `{key}`; its arguments are {}", params.join(", ")));
+            self.cx.error(
+                Sp::of(name),
+                format!(
+                    "`{n}` has no argument `{key}`; its arguments are {}",
+                    params.join(", ")
+                ),
+            );
             return false;
         };
         match bound.get_mut(i) {
@@ -113,7 +131,8 @@ impl Checker<'_> {
                 true
             }
             _ => {
-                self.cx.error(asp, format!("`{n}`: argument `{key}` is given twice"));
+                self.cx
+                    .error(asp, format!("`{n}`: argument `{key}` is given twice"));
                 false
             }
         }

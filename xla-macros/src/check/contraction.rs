@@ -99,7 +99,8 @@ impl Checker<'_> {
         };
         let (x, k) = self.unify(x, k?, sp)?;
         let (xs, ks) = (shape(&x)?, shape(&k)?);
-        let dnums = dnums?.unwrap_or_else(|| ConvDimensionNumbers::nchw(xs.rank().saturating_sub(2)));
+        let dnums =
+            dnums?.unwrap_or_else(|| ConvDimensionNumbers::nchw(xs.rank().saturating_sub(2)));
         let (strides, lhs_dil, rhs_dil) = (strides?, lhs_dil?, rhs_dil?);
         let padding = match pads? {
             WindowPadding::Explicit(p) => p,

@@ -76,7 +76,8 @@ impl<'a> Checker<'a> {
             self.cx.error(cond.span, format!("if: the condition must be a scalar bool (pred[]), found {ps}; use `p.select(a, b)` to choose elementwise"));
             return None;
         }
-        let (operand, [tc, fc]) = branches.and_then(|(o, cs)| Some((o, <[_; 2]>::try_from(cs).ok()?)))?;
+        let (operand, [tc, fc]) =
+            branches.and_then(|(o, cs)| Some((o, <[_; 2]>::try_from(cs).ok()?)))?;
         self.val_op(sp, |b| b.conditional(&pred, &operand, &tc, &operand, &fc))
     }
 
@@ -245,7 +246,13 @@ impl<'a> Checker<'a> {
 
     /// The `while` of `while cond { body }`: the state is the carried names, then the other
     /// values the condition and body use from outside.
-    fn data_while(&mut self, cond: &Expr, body: &[Stmt], carried: &[String], sp: Sp) -> Option<XlaOp> {
+    fn data_while(
+        &mut self,
+        cond: &Expr,
+        body: &[Stmt],
+        carried: &[String],
+        sp: Sp,
+    ) -> Option<XlaOp> {
         let mut names: Vec<String> = carried.to_vec();
         cond.names(&mut names);
         body.iter().for_each(|s| s.names(&mut names));
@@ -271,7 +278,10 @@ impl<'a> Checker<'a> {
         let pred = pred?;
         let ps = shape(&pred)?;
         if !(ps.is_scalar() && ps.element_type().is_pred()) {
-            self.cx.error(cond.span, format!("while: the condition must be a scalar bool (pred[]), found {ps}"));
+            self.cx.error(
+                cond.span,
+                format!("while: the condition must be a scalar bool (pred[]), found {ps}"),
+            );
             return None;
         }
         let cc = c.finish(pred, "while", sp)?;

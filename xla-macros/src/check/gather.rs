@@ -1,9 +1,9 @@
 //! `gather` and `scatter` with general dimension numbers: the spec's parameters in the
 //! spec's order, positionally or as keyword arguments named as in the spec.
 
+use super::args::span;
 use super::graph::shape;
 use super::{Checker, Val};
-use super::args::span;
 use crate::ast::{Arg, Expr, ExprKind, Lit, LitValue};
 use crate::ctxt::Sp;
 use xla_core::ir::{GatherDims, ScatterDims};
@@ -92,7 +92,8 @@ impl Checker<'_> {
                 ..
             })) => Some(*b),
             Some(other) => {
-                self.cx.error(span(other), format!("expected {what} as `true` or `false`"));
+                self.cx
+                    .error(span(other), format!("expected {what} as `true` or `false`"));
                 None
             }
         }

@@ -161,6 +161,30 @@ impl Checker<'_> {
         })
     }
 
+    /// `rng_bernoulli::<T>(p, [dims])`: 1 with probability `p` (a scalar), else 0, of
+    /// element type `T` (default: `p`'s type; a literal `p` is `f32`). The builder's
+    /// expansion: `convert(rng_uniform(0, 1) < p)`.
+    pub fn rng_bernoulli_call(
+        &mut self,
+        ty: Option<PrimitiveType>,
+        args: &[Arg],
+        sp: Sp,
+    ) -> Option<Val> {
+        let [p, dims] = self.arity("rng_bernoulli", args, ["probability", "[dims]"], sp)?;
+        let (p, dims) = (self.val(p), self.ints(dims, "the dims"));
+        let p = self.tensor(p?, None, sp)?;
+        let ps = shape(&p)?;
+        if !ps.is_scalar() {
+            self.cx.error(
+                sp,
+                format!("rng_bernoulli: the probability must be a scalar, found {ps}"),
+            );
+            return None;
+        }
+        let s = Shape::array(ty.unwrap_or(ps.element_type()), dims?);
+        self.val_op(sp, |b| b.rng_bernoulli(&p, s))
+    }
+
     /// `x.batch_norm_grad(scale, mean, variance, grad_output, epsilon, feature_index)` →
     /// `(grad_operand, grad_scale, grad_offset)`.
     pub fn batch_norm_grad(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {

@@ -5,6 +5,7 @@
 
 mod args;
 mod closure;
+mod collective;
 mod contraction;
 mod control;
 mod elementwise;
@@ -360,6 +361,12 @@ impl Checker<'_> {
             ("rng_normal", _) => self.rng_call(true, turbofish, args, sp),
             ("rng_bit_generator", _) => self.rng_bit_generator_call(turbofish, args, sp),
             ("sort_together", _) => self.sort_together_call(args, sp),
+            ("rng_bernoulli", _) => self.rng_bernoulli_call(turbofish, args, sp),
+            ("replica_id", _) => self.id_call(false, args, sp),
+            ("partition_id", _) => self.id_call(true, args, sp),
+            ("reduce_together", _) => self.reduce_together_call(args, sp),
+            ("map_together", _) => self.map_together_call(args, sp),
+            ("reduce_window_together", _) => self.reduce_window_together_call(args, sp),
             // `f(x, rest...)` is `x.f(rest...)` for the built-in operations.
             (_, Some((Arg::Expr(first), rest))) if methods::is_method(&name) => {
                 let recv = self.expr(first)?;

@@ -53,7 +53,9 @@ fn construct_name(e: &syn::Expr) -> &'static str {
         syn::Expr::ForLoop(_) => {
             "`for` loops as values (a loop is a statement that updates `let mut` names)"
         }
-        syn::Expr::While(_) => "`while` loops as values (a loop is a statement that updates `let mut` names)",
+        syn::Expr::While(_) => {
+            "`while` loops as values (a loop is a statement that updates `let mut` names)"
+        }
         syn::Expr::Loop(_) => "`loop` (use `while cond { ... }` or `for i in 0..N`)",
         syn::Expr::Closure(_) => "closures outside the arguments of `reduce`, `map` and `sort`",
         syn::Expr::Block(_) | syn::Expr::Unsafe(_) => "nested blocks",

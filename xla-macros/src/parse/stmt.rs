@@ -178,7 +178,10 @@ fn parse_while(cx: &Ctxt, w: &syn::ExprWhile) -> Option<Stmt> {
     }
     let cond = match &*w.cond {
         syn::Expr::Let(l) => {
-            cx.error_spanned(l, "`while let` is not supported: the condition is a scalar `bool`");
+            cx.error_spanned(
+                l,
+                "`while let` is not supported: the condition is a scalar `bool`",
+            );
             None
         }
         other => parse_expr(cx, other),
@@ -322,32 +325,46 @@ pub(super) fn parse_match(cx: &Ctxt, m: &syn::ExprMatch) -> Option<ExprKind> {
     let mut ok = true;
     for arm in &m.arms {
         if let Some((_, guard)) = &arm.guard {
-            cx.error_spanned(guard, "match guards are not supported: an arm is an integer literal or `_`");
+            cx.error_spanned(
+                guard,
+                "match guards are not supported: an arm is an integer literal or `_`",
+            );
             ok = false;
             continue;
         }
         let body = arm_block(cx, &arm.body);
         match &arm.pat {
             syn::Pat::Wild(_) if default.is_none() => default = Some(body),
-            syn::Pat::Lit(l) if default.is_none() => match int_literal(&syn::Expr::Lit(l.clone())) {
-                Some(k) => numbered.push((k, body, Sp::of(&arm.pat))),
-                None => {
-                    cx.error_spanned(l, "a match arm is an integer literal (`0`, `1`, ...) or `_`");
-                    ok = false;
+            syn::Pat::Lit(l) if default.is_none() => {
+                match int_literal(&syn::Expr::Lit(l.clone())) {
+                    Some(k) => numbered.push((k, body, Sp::of(&arm.pat))),
+                    None => {
+                        cx.error_spanned(
+                            l,
+                            "a match arm is an integer literal (`0`, `1`, ...) or `_`",
+                        );
+                        ok = false;
+                    }
                 }
-            },
+            }
             other if default.is_some() => {
                 cx.error_spanned(other, "the `_` arm must be the last arm");
                 ok = false;
             }
             other => {
-                cx.error_spanned(other, "a match arm is an integer literal (`0`, `1`, ...) or `_`");
+                cx.error_spanned(
+                    other,
+                    "a match arm is an integer literal (`0`, `1`, ...) or `_`",
+                );
                 ok = false;
             }
         }
     }
     let Some(default) = default else {
-        cx.error_spanned(m, "a `match` needs a final `_` arm: XLA runs the last branch for an index out of range");
+        cx.error_spanned(
+            m,
+            "a `match` needs a final `_` arm: XLA runs the last branch for an index out of range",
+        );
         return None;
     };
     numbered.sort_by_key(|(k, _, _)| *k);
