@@ -472,4 +472,6 @@ pub enum Elementwise {
 }
 
 #[cfg(test)]
+mod reach_tests;
+#[cfg(test)]
 mod tests;
