@@ -22,7 +22,7 @@ pub enum Collective {
     /// `x.all_to_all(split_dim, concat_dim)`.
     AllToAll,
     /// `x.collective_permute([(source, target), ...])`.
-    CollectivePermute,
+    Permute,
 }
 
 impl Checker<'_> {
@@ -81,7 +81,7 @@ impl Checker<'_> {
                 let (s, c) = (s?, c?);
                 self.val_op(sp, |b| b.all_to_all(&x, s, c, 1, &config))
             }
-            Collective::CollectivePermute => {
+            Collective::Permute => {
                 let [pairs] = self.arity("collective_permute", args, ["[(source, target)]"], sp)?;
                 let pairs = match pairs {
                     Arg::Pads(p, _) if p.iter().all(|&(_, _, extra)| extra == 0) => {

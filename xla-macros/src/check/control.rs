@@ -115,7 +115,7 @@ impl<'a> Checker<'a> {
         let mut used = Vec::new();
         blocks.iter().for_each(|b| b.names(&mut used));
         let captures = self.captures(used);
-        let operand = self.op(sp, |b| b.tuple(&captured_ops(&captures)))?;
+        let operand = self.op(sp, |b| b.tuple(captured_ops(&captures)))?;
         let tuple = shape(&operand)?;
         let mut subs = Vec::new();
         for (block, name) in blocks.iter().zip(names) {
@@ -263,7 +263,7 @@ impl<'a> Checker<'a> {
         {
             return None;
         }
-        let init = self.op(sp, |b| b.tuple(&captured_ops(&captures)))?;
+        let init = self.op(sp, |b| b.tuple(captured_ops(&captures)))?;
         let state = shape(&init)?;
         let (mut c, _) = self.sub_with_captures("while_condition", &captures, &state, 0, sp);
         let pred = c

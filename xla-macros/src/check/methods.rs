@@ -80,6 +80,16 @@ enum Misc {
     Copy,
 }
 
+impl Method {
+    /// Whether the operation takes keyword arguments (`name = value`).
+    fn takes_keywords(self) -> bool {
+        matches!(
+            self,
+            Method::Misc(Misc::ConvGeneral | Misc::GatherGeneral | Misc::ScatterGeneral)
+        )
+    }
+}
+
 fn lookup(name: &str) -> Option<Method> {
     use BinaryOp as B;
     use Method as M;
@@ -148,7 +158,7 @@ fn lookup(name: &str) -> Option<Method> {
         "all_gather" => M::Collective(Collective::AllGather),
         "reduce_scatter" => M::Collective(Collective::ReduceScatter),
         "all_to_all" => M::Collective(Collective::AllToAll),
-        "collective_permute" => M::Collective(Collective::CollectivePermute),
+        "collective_permute" => M::Collective(Collective::Permute),
         "eq" => M::Compare(ComparisonDirection::Eq),
         "ne" => M::Compare(ComparisonDirection::Ne),
         "lt" => M::Compare(ComparisonDirection::Lt),
@@ -248,10 +258,7 @@ impl Checker<'_> {
             self.cx.error(sp, format!("unknown operation `{n}`; the supported operations are listed in the documentation of `#[computation]`"));
             return None;
         };
-        if !matches!(
-            m,
-            Method::Misc(Misc::ConvGeneral | Misc::GatherGeneral | Misc::ScatterGeneral)
-        ) {
+        if !m.takes_keywords() {
             self.no_keywords(&n, args)?;
         }
         if turbofish.is_some() && !matches!(m, Method::Convert | Method::Misc(Misc::Bitcast)) {

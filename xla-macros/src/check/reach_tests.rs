@@ -33,7 +33,10 @@ fn new_forms_build_the_expected_ops() {
             "Tensor<f32, 1, 3, 3, 8>",
             r#"x.conv_general(k, strides = [2, 2], padding = SAME, dimension_numbers = "b01f_01io->b01f")"#,
             "f32[1,3,3,8]",
-            &["dim_labels=b01f_01io->b01f", "window={size=3x3 stride=2x2 pad=1_1x1_1}"],
+            &[
+                "dim_labels=b01f_01io->b01f",
+                "window={size=3x3 stride=2x2 pad=1_1x1_1}",
+            ],
         ),
         (
             "i: i32, x: Tensor<f32, 2>",
@@ -72,7 +75,8 @@ fn new_forms_build_the_expected_ops() {
         ),
     ];
     for (params, result, body, shape, hlo) in cases {
-        let (got, text) = check_body(params, result, body).unwrap_or_else(|e| panic!("{body}: {e:?}"));
+        let (got, text) =
+            check_body(params, result, body).unwrap_or_else(|e| panic!("{body}: {e:?}"));
         assert_eq!(&got, shape, "{body}");
         for h in *hlo {
             assert!(text.contains(h), "{body}: `{h}` not in\n{text}");
@@ -85,30 +89,150 @@ fn new_forms_report_one_error_naming_the_rule() {
     let x = "x: Tensor<f32, 1, 4, 4, 2>, k: Tensor<f32, 3, 3, 2, 5>";
     let conv = "Tensor<f32, 1, 2, 2, 5>";
     let cases: &[(&str, &str, &str, &str)] = &[
-        (x, conv, r#"x.conv_general(k, dimension_numbers = "b01f_01io")"#, "missing '->'"),
-        (x, conv, r#"x.conv_general(k, dims = "b01f_01io->b01f")"#, "`conv_general` has no argument `dims`"),
-        (x, conv, "x.conv_general(k, strides = [1, 1], strides = [2, 2])", "argument `strides` is given twice"),
-        (x, conv, "x.conv_general(strides = [1, 1], k)", "a positional argument cannot follow a keyword argument"),
-        (x, conv, "x.conv_general(strides = [1, 1])", "missing argument `kernel`"),
-        (x, conv, "x.conv_general(k, dimension_numbers = 3)", "the dimension numbers"),
-        (x, conv, r#"x.conv_general(k, dimension_numbers = "b01f_01oi->b01f")"#, "convolution"),
-        ("x: Tensor<f32, 2>", "Tensor<f32, 2>", "x.reshape(dims = [2])", "`reshape` takes no keyword arguments"),
-        ("x: Tensor<f32, 2>", "Tensor<f32, 2>", "concat([x], dim = 0)", "`concat` takes no keyword arguments"),
-        ("i: i32, x: f32", "f32", "match i { 0 => x, 1 => 2.0 }", "needs a final `_` arm"),
-        ("i: i32, x: f32", "f32", "match i { 0 => x, 2 => 1.0, _ => 2.0 }", "found `2` where `1` was expected"),
-        ("i: i32, x: f32", "f32", "match i { 0 => x, _ => 2.0, 1 => x }", "the `_` arm must be the last arm"),
-        ("i: i32, x: f32", "f32", "match i { n if n > 0 => x, _ => 2.0 }", "match guards are not supported"),
-        ("i: f32, x: f32", "f32", "match i { 0 => x, _ => 2.0 }", "the branch index must be an s32 scalar"),
-        ("i: i32, x: Tensor<f32, 2>", "Tensor<f32, 2>", "match i { 0 => x, _ => x.sum() }", "conditional"),
-        ("x: f32", "f32", "let mut y = x; while y { y = y * 2.0; } y", "the condition must be a scalar bool (pred[]), found f32[]"),
-        ("x: f32", "f32", "let y = x; while y < 1.0 { let z = y; } y", "must assign a `let mut` name"),
-        ("x: f32", "f32", "let mut y = x; while y < 1.0 { y = y.broadcast([2]); } y", "would change from f32[] to f32[2]"),
-        ("x: Tensor<f32, 3>", "Tensor<f32>", "let (a, b) = reduce_together([x, x], [0.0], [0], |(a, b), (c, d)| (a + c, b + d)); a", "2 operands but 1 initial values"),
-        ("x: Tensor<f32, 3>", "Tensor<f32>", "let (a, b) = reduce_together([x, x], [0.0, 0.0], [0], |a, c| a + c); a", "takes 4 parameters, found 2"),
-        ("x: Tensor<f32, 3>", "Tensor<f32, 3>", "map_together(x, |a| a)", "expected the operands as a list"),
-        ("x: Tensor<f32, 3>", "(Tensor<f32, 3>, f32)", "x", "the signature returns a tuple of 2 tensors"),
-        ("x: Tensor<f32, 3>", "Tensor<f32, 3>", "x.collective_permute([0, 0])", "(source, target)"),
-        ("x: Tensor<f32, 3>", "Tensor<f32, 3>", "rng_bernoulli(x, [3])", "the probability must be a scalar"),
+        (
+            x,
+            conv,
+            r#"x.conv_general(k, dimension_numbers = "b01f_01io")"#,
+            "missing '->'",
+        ),
+        (
+            x,
+            conv,
+            r#"x.conv_general(k, dims = "b01f_01io->b01f")"#,
+            "`conv_general` has no argument `dims`",
+        ),
+        (
+            x,
+            conv,
+            "x.conv_general(k, strides = [1, 1], strides = [2, 2])",
+            "argument `strides` is given twice",
+        ),
+        (
+            x,
+            conv,
+            "x.conv_general(strides = [1, 1], k)",
+            "a positional argument cannot follow a keyword argument",
+        ),
+        (
+            x,
+            conv,
+            "x.conv_general(strides = [1, 1])",
+            "missing argument `kernel`",
+        ),
+        (
+            x,
+            conv,
+            "x.conv_general(k, dimension_numbers = 3)",
+            "the dimension numbers",
+        ),
+        (
+            x,
+            conv,
+            r#"x.conv_general(k, dimension_numbers = "b01f_01oi->b01f")"#,
+            "convolution",
+        ),
+        (
+            "x: Tensor<f32, 2>",
+            "Tensor<f32, 2>",
+            "x.reshape(dims = [2])",
+            "`reshape` takes no keyword arguments",
+        ),
+        (
+            "x: Tensor<f32, 2>",
+            "Tensor<f32, 2>",
+            "concat([x], dim = 0)",
+            "`concat` takes no keyword arguments",
+        ),
+        (
+            "i: i32, x: f32",
+            "f32",
+            "match i { 0 => x, 1 => 2.0 }",
+            "needs a final `_` arm",
+        ),
+        (
+            "i: i32, x: f32",
+            "f32",
+            "match i { 0 => x, 2 => 1.0, _ => 2.0 }",
+            "found `2` where `1` was expected",
+        ),
+        (
+            "i: i32, x: f32",
+            "f32",
+            "match i { 0 => x, _ => 2.0, 1 => x }",
+            "the `_` arm must be the last arm",
+        ),
+        (
+            "i: i32, x: f32",
+            "f32",
+            "match i { n if n > 0 => x, _ => 2.0 }",
+            "match guards are not supported",
+        ),
+        (
+            "i: f32, x: f32",
+            "f32",
+            "match i { 0 => x, _ => 2.0 }",
+            "the branch index must be an s32 scalar",
+        ),
+        (
+            "i: i32, x: Tensor<f32, 2>",
+            "Tensor<f32, 2>",
+            "match i { 0 => x, _ => x.sum() }",
+            "conditional",
+        ),
+        (
+            "x: f32",
+            "f32",
+            "let mut y = x; while y { y = y * 2.0; } y",
+            "the condition must be a scalar bool (pred[]), found f32[]",
+        ),
+        (
+            "x: f32",
+            "f32",
+            "let y = x; while y < 1.0 { let z = y; } y",
+            "must assign a `let mut` name",
+        ),
+        (
+            "x: f32",
+            "f32",
+            "let mut y = x; while y < 1.0 { y = y.broadcast([2]); } y",
+            "would change from f32[] to f32[2]",
+        ),
+        (
+            "x: Tensor<f32, 3>",
+            "Tensor<f32>",
+            "let (a, b) = reduce_together([x, x], [0.0], [0], |(a, b), (c, d)| (a + c, b + d)); a",
+            "2 operands but 1 initial values",
+        ),
+        (
+            "x: Tensor<f32, 3>",
+            "Tensor<f32>",
+            "let (a, b) = reduce_together([x, x], [0.0, 0.0], [0], |a, c| a + c); a",
+            "takes 4 parameters, found 2",
+        ),
+        (
+            "x: Tensor<f32, 3>",
+            "Tensor<f32, 3>",
+            "map_together(x, |a| a)",
+            "expected the operands as a list",
+        ),
+        (
+            "x: Tensor<f32, 3>",
+            "(Tensor<f32, 3>, f32)",
+            "x",
+            "the signature returns a tuple of 2 tensors",
+        ),
+        (
+            "x: Tensor<f32, 3>",
+            "Tensor<f32, 3>",
+            "x.collective_permute([0, 0])",
+            "(source, target)",
+        ),
+        (
+            "x: Tensor<f32, 3>",
+            "Tensor<f32, 3>",
+            "rng_bernoulli(x, [3])",
+            "the probability must be a scalar",
+        ),
     ];
     for (params, result, body, expected) in cases {
         let errors = check_body(params, result, body).unwrap_err();

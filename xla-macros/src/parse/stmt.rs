@@ -333,31 +333,10 @@ pub(super) fn parse_match(cx: &Ctxt, m: &syn::ExprMatch) -> Option<ExprKind> {
             continue;
         }
         let body = arm_block(cx, &arm.body);
-        match &arm.pat {
-            syn::Pat::Wild(_) if default.is_none() => default = Some(body),
-            syn::Pat::Lit(l) if default.is_none() => {
-                match int_literal(&syn::Expr::Lit(l.clone())) {
-                    Some(k) => numbered.push((k, body, Sp::of(&arm.pat))),
-                    None => {
-                        cx.error_spanned(
-                            l,
-                            "a match arm is an integer literal (`0`, `1`, ...) or `_`",
-                        );
-                        ok = false;
-                    }
-                }
-            }
-            other if default.is_some() => {
-                cx.error_spanned(other, "the `_` arm must be the last arm");
-                ok = false;
-            }
-            other => {
-                cx.error_spanned(
-                    other,
-                    "a match arm is an integer literal (`0`, `1`, ...) or `_`",
-                );
-                ok = false;
-            }
+        match arm_index(cx, &arm.pat, default.is_some()) {
+            Some(None) => default = Some(body),
+            Some(Some(k)) => numbered.push((k, body, Sp::of(&arm.pat))),
+            None => ok = false,
         }
     }
     let Some(default) = default else {
@@ -382,6 +361,27 @@ pub(super) fn parse_match(cx: &Ctxt, m: &syn::ExprMatch) -> Option<ExprKind> {
         index: Box::new(index),
         arms,
     })
+}
+
+/// The branch a match arm's pattern names: `Some(Some(k))` for the literal `k`, `Some(None)`
+/// for `_`; `None` after reporting an error.
+fn arm_index(cx: &Ctxt, pat: &syn::Pat, after_default: bool) -> Option<Option<i64>> {
+    let k = match pat {
+        _ if after_default => {
+            cx.error_spanned(pat, "the `_` arm must be the last arm");
+            return None;
+        }
+        syn::Pat::Wild(_) => return Some(None),
+        syn::Pat::Lit(l) => int_literal(&syn::Expr::Lit(l.clone())),
+        _ => None,
+    };
+    if k.is_none() {
+        cx.error_spanned(
+            pat,
+            "a match arm is an integer literal (`0`, `1`, ...) or `_`",
+        );
+    }
+    k.map(Some)
 }
 
 /// The body of a match arm: a block, or an expression as a block's value.
