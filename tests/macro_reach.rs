@@ -323,3 +323,20 @@ fn copy_and_collectives_on_one_replica() {
         assert!(one_replica::HLO.contains(op), "{op}");
     }
 }
+
+#[computation(grad(x))]
+fn switch_loss(i: i32, x: Tensor<f32, 3>) -> f32 {
+    let y = match i {
+        0 => x * x,
+        _ => x * 3.0,
+    };
+    y.sum()
+}
+
+#[test]
+fn gradients_flow_through_match() {
+    // d/dx sum(x²) = 2x on branch 0; d/dx sum(3x) = 3 on the `_` branch.
+    let x = [1.0, -2.0, 0.5];
+    assert_eq!(switch_loss::grad::call(0, &x).unwrap(), vec![2.0, -4.0, 1.0]);
+    assert_eq!(switch_loss::grad::call(9, &x).unwrap(), vec![3.0, 3.0, 3.0]);
+}
