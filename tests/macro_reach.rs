@@ -340,3 +340,27 @@ fn gradients_flow_through_match() {
     assert_eq!(switch_loss::grad::call(0, &x).unwrap(), vec![2.0, -4.0, 1.0]);
     assert_eq!(switch_loss::grad::call(9, &x).unwrap(), vec![3.0, 3.0, 3.0]);
 }
+
+/// A `let` in a loop body that shadows an outer name lasts one iteration, as in Rust.
+#[computation]
+fn shadowed_in_loops(x: f32) -> (f32, f32) {
+    let mut a = 0.0;
+    for _ in 0..3 {
+        let x = x * 2.0;
+        a += x;
+    }
+    let mut b = 0.0;
+    let mut n = 0;
+    while n < 3 {
+        let x = x * 2.0;
+        b += x;
+        n += 1;
+    }
+    (a, b)
+}
+
+#[test]
+fn shadowing_in_a_loop_body_does_not_change_the_outer_value() {
+    // Each iteration adds 2x = 2: 6 both ways (not 2 + 4 + 8).
+    assert_eq!(shadowed_in_loops::call(1.0).unwrap(), (6.0, 6.0));
+}

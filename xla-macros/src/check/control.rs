@@ -271,10 +271,7 @@ impl<'a> Checker<'a> {
             .and_then(|v| c.tensor(v, Some(PrimitiveType::Pred), cond.span));
         let (mut b, _) = self.sub_with_captures("while_body", &captures, &state, 0, sp);
         b.mutable = self.mutable.clone();
-        for stmt in body {
-            b.stmt(stmt);
-        }
-        let outs = b.state_out(&captures, sp);
+        let outs = b.run_body(body, &captures, carried, sp);
         let pred = pred?;
         let ps = shape(&pred)?;
         if !(ps.is_scalar() && ps.element_type().is_pred()) {
@@ -291,12 +288,29 @@ impl<'a> Checker<'a> {
         self.op(sp, |bb| bb.while_loop(&init, &cc, &bc))
     }
 
-    /// The loop body's new state: the value of every captured graph value's name, in order.
-    fn state_out(&mut self, captures: &[Capture], sp: Sp) -> Option<Vec<XlaOp>> {
+    /// Runs a loop body's statements; returns the new state: the value of every carried
+    /// name, and every other captured value unchanged (a `let` in the body that shadows an
+    /// outer name lasts one iteration, as in Rust), in capture order.
+    fn run_body(
+        &mut self,
+        body: &[Stmt],
+        captures: &[Capture],
+        carried: &[String],
+        sp: Sp,
+    ) -> Option<Vec<XlaOp>> {
+        let start = self.env.clone();
+        for stmt in body {
+            self.stmt(stmt);
+        }
         let mut outs = Vec::new();
         for c in captures {
             if let Capture::Op(name, _) = c {
-                let v = self.env.get(name).cloned().flatten()?;
+                let env = if carried.contains(name) {
+                    &self.env
+                } else {
+                    &start
+                };
+                let v = env.get(name).cloned().flatten()?;
                 outs.push(self.tensor(v, None, sp)?);
             }
         }
@@ -327,7 +341,7 @@ impl<'a> Checker<'a> {
         let init = self.op(sp, |b| b.tuple(&init))?;
         let state = shape(&init)?;
         let cond = self.loop_condition(end, &state, sp)?;
-        let body = self.loop_body(var, body, &captures, &state, sp)?;
+        let body = self.loop_body(var, body, (&captures, carried), &state, sp)?;
         self.op(sp, |b| b.while_loop(&init, &cond, &body))
     }
 
@@ -352,7 +366,7 @@ impl<'a> Checker<'a> {
         &mut self,
         var: Option<&Ident>,
         body: &[Stmt],
-        captures: &[Capture],
+        (captures, carried): (&[Capture], &[String]),
         state: &Shape,
         sp: Sp,
     ) -> Option<xla_core::builder::XlaComputation> {
@@ -364,13 +378,11 @@ impl<'a> Checker<'a> {
         if let Some(var) = var {
             b.env.insert(var.to_string(), Some(Val::Tensor(i.clone())));
         }
-        for stmt in body {
-            b.stmt(stmt);
-        }
+        let state_out = b.run_body(body, captures, carried, sp)?;
         let one = b.constant(PrimitiveType::S32, LitValue::Int(1), sp)?;
         let next = b.op(sp, |bb| bb.add(&i, &one))?;
         let mut outs = vec![next];
-        outs.extend(b.state_out(captures, sp)?);
+        outs.extend(state_out);
         let root = b.op(sp, |bb| bb.tuple(&outs))?;
         b.finish(root, "for", sp)
     }
