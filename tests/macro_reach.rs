@@ -364,3 +364,17 @@ fn shadowing_in_a_loop_body_does_not_change_the_outer_value() {
     // Each iteration adds 2x = 2: 6 both ways (not 2 + 4 + 8).
     assert_eq!(shadowed_in_loops::call(1.0).unwrap(), (6.0, 6.0));
 }
+
+#[computation(grad(k))]
+fn conv_nhwc_loss(x: Tensor<f32, 1, 3, 3, 1>, k: Tensor<f32, 2, 2, 1, 1>) -> f32 {
+    x.conv_general(k, dimension_numbers = "b01f_01io->b01f").sum()
+}
+
+#[test]
+fn gradient_of_a_convolution_with_dimension_numbers() {
+    // d/dk[a, b] of the sum of all outputs is the sum of the inputs that meet k[a, b]: the
+    // 2x2 block of [[1, 2, 3], [4, 5, 6], [7, 8, 9]] starting at (a, b).
+    let x: Vec<f32> = (1..=9).map(|v| v as f32).collect();
+    let g = conv_nhwc_loss::grad::call(&x, &[0.5; 4]).unwrap();
+    assert_eq!(g, vec![12.0, 16.0, 24.0, 28.0]);
+}
