@@ -378,3 +378,17 @@ fn gradient_of_a_convolution_with_dimension_numbers() {
     let g = conv_nhwc_loss::grad::call(&x, &[0.5; 4]).unwrap();
     assert_eq!(g, vec![12.0, 16.0, 24.0, 28.0]);
 }
+
+/// The operands and initial values of the variadic forms may also be tuples.
+#[computation]
+fn min_and_max(x: Tensor<f32, 4>) -> (f32, f32) {
+    let (lo, hi) = reduce_together((x, x), (1000.0, -1000.0), [0], |(a, b), (c, d)| {
+        (a.min(c), b.max(d))
+    });
+    (lo, hi)
+}
+
+#[test]
+fn variadic_forms_take_tuples() {
+    assert_eq!(min_and_max::call(&[2.0, -3.0, 7.5, 0.0]).unwrap(), (-3.0, 7.5));
+}

@@ -146,13 +146,17 @@ impl<'a> Checker<'a> {
         sp: Sp,
     ) -> Option<(Vec<XlaOp>, Vec<XlaOp>, Vec<Shape>)> {
         let ops = self.operand_list(n, list, sp);
-        let init_vals: Option<Vec<Val>> = match inits {
-            Arg::Ints(v, _) => Some(
+        let init_vals: Option<Vec<Val>> = match (inits, tuple_elems(inits)) {
+            (Arg::Ints(v, _), _) => Some(
                 v.iter()
                     .map(|&i| Val::Weak(LitValue::Int(i.into())))
                     .collect(),
             ),
-            other => self.list(other),
+            (_, Some(exprs)) => {
+                let vals: Vec<Option<Val>> = exprs.iter().map(|e| self.expr(e)).collect();
+                vals.into_iter().collect()
+            }
+            (other, None) => self.list(other),
         };
         let (ops, init_vals) = (ops?, init_vals?);
         if ops.len() != init_vals.len() {
@@ -182,12 +186,15 @@ impl<'a> Checker<'a> {
 
     /// `[a, b]`: the operands of a variadic op, as graph values.
     pub(super) fn operand_list(&mut self, n: &str, list: &Arg, sp: Sp) -> Option<Vec<XlaOp>> {
-        let Arg::List(exprs, _) = list else {
-            self.cx.error(
-                super::args::span(list),
-                format!("{n}: expected the operands as a list `[a, b]`"),
-            );
-            return None;
+        let exprs = match (list, tuple_elems(list)) {
+            (Arg::List(exprs, _), _) | (_, Some(exprs)) => exprs,
+            _ => {
+                self.cx.error(
+                    super::args::span(list),
+                    format!("{n}: expected the operands as a list `[a, b]` or a tuple `(a, b)`"),
+                );
+                return None;
+            }
         };
         let mut ops = Vec::new();
         for e in exprs {
@@ -237,5 +244,16 @@ impl<'a> Checker<'a> {
                 None
             }
         }
+    }
+}
+
+/// The elements of a tuple expression argument `(a, b)`.
+fn tuple_elems(arg: &Arg) -> Option<&Vec<crate::ast::Expr>> {
+    match arg {
+        Arg::Expr(crate::ast::Expr {
+            kind: crate::ast::ExprKind::Tuple(elems),
+            ..
+        }) => Some(elems),
+        _ => None,
     }
 }

@@ -132,6 +132,24 @@ fn new_forms_report_one_error_naming_the_rule() {
             "convolution",
         ),
         (
+            x,
+            conv,
+            "x.conv_general(k, k.strides = [1, 1])",
+            "a keyword argument is `name = value`, with a plain name",
+        ),
+        (
+            x,
+            conv,
+            "x.conv_general(k, strides = padding = [1, 1])",
+            "one keyword per argument",
+        ),
+        (
+            "x: f32",
+            "f32",
+            "let mut y = x; while let 1 = 1 { y = y * 2.0; } y",
+            "`while let` is not supported",
+        ),
+        (
             "x: Tensor<f32, 2>",
             "Tensor<f32, 2>",
             "x.reshape(dims = [2])",
