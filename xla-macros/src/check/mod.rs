@@ -214,6 +214,11 @@ impl Checker<'_> {
                             let what = format!("`let {name}`: the annotation says");
                             self.expect(v, t, init.span, &what).map(Val::Tensor)
                         }
+                        Some(TypeSpec::Tuple(types)) => {
+                            let what = format!("`let {name}`: the annotation says");
+                            self.expect_tuple(v, types, init.span, &what)
+                                .map(Val::Tensor)
+                        }
                         _ => Some(v),
                     }
                 });
@@ -255,17 +260,24 @@ impl Checker<'_> {
             }
             (TypeSpec::Tuple(types), _) => {
                 let v = self.expr(tail)?;
-                let op = self.tensor(v, None, tail.span)?;
-                let want = Shape::tuple(types.iter().map(shape_of).collect::<Vec<_>>());
-                let got = shape(&op)?;
-                if got.compatible(&want) {
-                    return Some(op);
-                }
                 let n = types.len();
-                self.cx.error(tail.span, format!("the signature returns a tuple of {n} tensors {want}, but the value is {got}: end the body with `(a, b, ...)`"));
-                None
+                let what = format!("the signature returns a tuple of {n} tensors");
+                self.expect_tuple(v, types, tail.span, &what)
             }
         }
+    }
+
+    /// The value as a tuple op of the shapes `types`.
+    fn expect_tuple(&mut self, v: Val, types: &[TensorType], sp: Sp, what: &str) -> Option<XlaOp> {
+        let op = self.tensor(v, None, sp)?;
+        let want = Shape::tuple(types.iter().map(shape_of).collect::<Vec<_>>());
+        let got = shape(&op)?;
+        if got.compatible(&want) {
+            return Some(op);
+        }
+        self.cx
+            .error(sp, format!("{what} {want} but the value is {got}"));
+        None
     }
 
     /// The value as an op of type `t`, checked against `t`'s shape. A weak literal becomes a

@@ -55,7 +55,7 @@ fn new_forms_build_the_expected_ops() {
         (
             "x: Tensor<f32, 3>",
             "(Tensor<f32, 3>, f32)",
-            "let t = (x, x.sum()); t",
+            "let t: (Tensor<f32, 3>, f32) = (x, x.sum()); t",
             "(f32[3], f32[])",
             &["tuple("],
         ),
@@ -237,7 +237,13 @@ fn new_forms_report_one_error_naming_the_rule() {
             "x: Tensor<f32, 3>",
             "(Tensor<f32, 3>, f32)",
             "x",
-            "the signature returns a tuple of 2 tensors",
+            "the signature returns a tuple of 2 tensors (f32[3], f32[]) but the value is f32[3]",
+        ),
+        (
+            "x: Tensor<f32, 3>",
+            "f32",
+            "let t: (f32, f32) = (x, 1.0); t.1",
+            "`let t`: the annotation says (f32[], f32[]) but the value is (f32[3], f32[])",
         ),
         (
             "x: Tensor<f32, 3>",

@@ -258,7 +258,7 @@ fn parse_let_tuple(cx: &Ctxt, local: &syn::Local, t: &syn::PatTuple) -> Vec<Stmt
 
 fn parse_let_one(cx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
     let (pat, ty) = match &local.pat {
-        syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty, false)),
+        syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty, true)),
         other => (other, None),
     };
     let mutable = matches!(pat, syn::Pat::Ident(p) if p.mutability.is_some());
