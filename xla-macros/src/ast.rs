@@ -108,6 +108,16 @@ pub enum Stmt {
         /// The whole loop.
         span: Sp,
     },
+    /// `while cond { body }`: a `while` loop over the `let mut` names the body assigns,
+    /// running while `cond` (a scalar `bool` computed from them) holds.
+    While {
+        /// The condition, evaluated on the loop state before every iteration.
+        cond: Expr,
+        /// The body's statements.
+        body: Vec<Stmt>,
+        /// The whole loop.
+        span: Sp,
+    },
 }
 
 /// An expression with its span.
@@ -151,7 +161,7 @@ pub enum ExprKind {
         /// The arguments.
         args: Vec<Arg>,
     },
-    /// `(a, b, ...)`: a tuple of tensors (results only).
+    /// `(a, b, ...)`: a tuple of values (HLO `tuple`).
     Tuple(Vec<Expr>),
     /// `if cond { .. } else { .. }` on a scalar predicate.
     If {
@@ -161,6 +171,15 @@ pub enum ExprKind {
         then: Box<Block>,
         /// The value otherwise.
         els: Box<Block>,
+    },
+    /// `match i { 0 => a, 1 => b, _ => c }` on an `s32` scalar: a `conditional` with an
+    /// integer branch index.
+    Match {
+        /// The branch index.
+        index: Box<Expr>,
+        /// The value of each integer arm, in index order (arm `k` for `k`), then of the `_`
+        /// arm (which XLA runs for every index out of range).
+        arms: Vec<Block>,
     },
 }
 
@@ -179,6 +198,11 @@ pub enum Arg {
     List(Vec<Expr>, Sp),
     /// A closure `|a, b| a + b`: a scalar computation (reduce, map, sort).
     Closure(Closure),
+    /// A string literal (convolution dimension labels such as `"b01f_01io->b01f"`).
+    Str(String, Sp),
+    /// A keyword argument `name = value` (Rust parses it as an assignment expression), and
+    /// the span of the whole argument.
+    Keyword(Ident, Box<Arg>, Sp),
 }
 
 /// A closure argument.
@@ -309,6 +333,10 @@ impl Walk for Expr {
                 then.walk(f);
                 els.walk(f);
             }
+            ExprKind::Match { index, arms } => {
+                index.walk(f);
+                arms.iter().for_each(|a| a.walk(f));
+            }
         }
     }
 }
@@ -319,7 +347,8 @@ impl Walk for Arg {
             Arg::Expr(e) => e.walk(f),
             Arg::List(exprs, _) => exprs.iter().for_each(|e| e.walk(f)),
             Arg::Closure(c) => c.body.walk(f),
-            Arg::Ints(..) | Arg::Slices(..) | Arg::Pads(..) => {}
+            Arg::Keyword(_, a, _) => a.walk(f),
+            Arg::Ints(..) | Arg::Slices(..) | Arg::Pads(..) | Arg::Str(..) => {}
         }
     }
 }
@@ -346,6 +375,10 @@ impl Walk for Stmt {
                 value.walk(f);
             }
             Stmt::For { body, .. } => body.iter().for_each(|s| s.walk(f)),
+            Stmt::While { cond, body, .. } => {
+                cond.walk(f);
+                body.iter().for_each(|s| s.walk(f));
+            }
         }
     }
 }
@@ -355,7 +388,7 @@ pub fn assigned_names(stmts: &[Stmt], out: &mut Vec<String>) {
     for s in stmts {
         match s {
             Stmt::Assign { name, .. } => out.push(name.to_string()),
-            Stmt::For { body, .. } => assigned_names(body, out),
+            Stmt::For { body, .. } | Stmt::While { body, .. } => assigned_names(body, out),
             Stmt::Let { .. } => {}
         }
     }

@@ -6,6 +6,7 @@ mod parse;
 mod print;
 
 pub use parse::{
-    parse_module, parse_shape, ParseError, ParseErrorKind, COMPUTATION_DEPTH_COST, MAX_DEPTH,
+    parse_dim_labels, parse_module, parse_shape, ParseError, ParseErrorKind,
+    COMPUTATION_DEPTH_COST, MAX_DEPTH,
 };
 pub use print::{print_module, shape_with_layout, with_default_layouts};

@@ -24,6 +24,8 @@ fn kind(arg: &Arg) -> &'static str {
         Arg::Pads(..) => "a list of paddings",
         Arg::List(..) => "a list of tensors",
         Arg::Closure(..) => "a closure",
+        Arg::Str(..) => "a string",
+        Arg::Keyword(..) => "a keyword argument",
     }
 }
 
@@ -31,12 +33,131 @@ fn kind(arg: &Arg) -> &'static str {
 pub fn span(arg: &Arg) -> Sp {
     match arg {
         Arg::Expr(e) => e.span,
-        Arg::Ints(_, sp) | Arg::Slices(_, sp) | Arg::Pads(_, sp) | Arg::List(_, sp) => *sp,
+        Arg::Ints(_, sp)
+        | Arg::Slices(_, sp)
+        | Arg::Pads(_, sp)
+        | Arg::List(_, sp)
+        | Arg::Str(_, sp)
+        | Arg::Keyword(_, _, sp) => *sp,
         Arg::Closure(c) => c.span,
     }
 }
 
+/// The operations that take keyword arguments (`name = value`), for error messages.
+pub const KEYWORD_OPS: &str = "`conv_general`, `gather_general` and `scatter_general`";
+
 impl Checker<'_> {
+    /// The arguments of `n` bound to its parameters `params`: positional arguments fill
+    /// them in order, then keyword arguments `name = value` by name; the first `required`
+    /// must be given, the others are `None` when absent.
+    pub(super) fn bind<'b, const N: usize>(
+        &self,
+        n: &str,
+        args: &'b [Arg],
+        params: [&str; N],
+        required: usize,
+        sp: Sp,
+    ) -> Option<[Option<&'b Arg>; N]> {
+        let mut bound: [Option<&'b Arg>; N] = [None; N];
+        let mut ok = true;
+        let mut seen_keyword = false;
+        let mut next = 0;
+        for arg in args {
+            match arg {
+                Arg::Keyword(name, value, asp) => {
+                    seen_keyword = true;
+                    ok &= self.bind_keyword(n, &params, &mut bound, name, value, *asp);
+                }
+                _ if seen_keyword => {
+                    self.cx.error(
+                        span(arg),
+                        format!("`{n}`: a positional argument cannot follow a keyword argument"),
+                    );
+                    ok = false;
+                }
+                _ => match bound.get_mut(next) {
+                    Some(slot) => {
+                        *slot = Some(arg);
+                        next += 1;
+                    }
+                    None => {
+                        self.cx.error(
+                            span(arg),
+                            format!("`{n}` takes at most {N} arguments ({})", params.join(", ")),
+                        );
+                        ok = false;
+                    }
+                },
+            }
+        }
+        for (slot, name) in bound.iter().zip(params).take(required) {
+            if slot.is_none() && ok {
+                self.cx.error(
+                    sp,
+                    format!(
+                        "`{n}`: missing argument `{name}` (the arguments are {})",
+                        params.join(", ")
+                    ),
+                );
+                ok = false;
+            }
+        }
+        ok.then_some(bound)
+    }
+
+    fn bind_keyword<'b, const N: usize>(
+        &self,
+        n: &str,
+        params: &[&str; N],
+        bound: &mut [Option<&'b Arg>; N],
+        name: &proc_macro2::Ident,
+        value: &'b Arg,
+        asp: Sp,
+    ) -> bool {
+        let key = name.to_string();
+        let Some(i) = params.iter().position(|p| *p == key) else {
+            self.cx.error(
+                Sp::of(name),
+                format!(
+                    "`{n}` has no argument `{key}`; its arguments are {}",
+                    params.join(", ")
+                ),
+            );
+            return false;
+        };
+        match bound.get_mut(i) {
+            Some(slot @ None) => {
+                *slot = Some(value);
+                true
+            }
+            _ => {
+                self.cx
+                    .error(asp, format!("`{n}`: argument `{key}` is given twice"));
+                false
+            }
+        }
+    }
+
+    /// Reports keyword arguments given to `n`, which takes none.
+    pub(super) fn no_keywords(&self, n: &str, args: &[Arg]) -> Option<()> {
+        let mut ok = true;
+        for arg in args {
+            if let Arg::Keyword(_, _, sp) = arg {
+                self.cx.error(*sp, format!("`{n}` takes no keyword arguments (keyword arguments are for {KEYWORD_OPS})"));
+                ok = false;
+            }
+        }
+        ok.then_some(())
+    }
+
+    /// A string literal argument.
+    pub(super) fn string(&self, arg: &Arg, what: &str) -> Option<String> {
+        match arg {
+            Arg::Str(v, _) => Some(v.clone()),
+            other => self.wrong_arg(other, &format!("{what} as a string literal")),
+        }
+    }
+
     fn wrong_arg<T>(&self, arg: &Arg, expected: &str) -> Option<T> {
         self.cx.error(
             span(arg),

@@ -4,6 +4,7 @@
 
 use super::graph::shape;
 use super::{Checker, Val};
+use crate::ast::LitValue;
 use crate::ast::{Arg, Closure};
 use crate::ctxt::Sp;
 use std::collections::{HashMap, HashSet};
@@ -133,6 +134,105 @@ impl<'a> Checker<'a> {
         self.val_op(sp, |b| b.get_tuple_element(&sorted, 1))
     }
 
+    /// `[a, b]` and `[init_a, init_b]`: the operands of a variadic op and an initial value
+    /// for each (a literal takes its operand's type); also the closure's parameter shapes,
+    /// XLA's order: a scalar of each operand's type for the accumulators, then again for
+    /// the values.
+    pub(super) fn operands_and_inits(
+        &mut self,
+        n: &str,
+        list: &Arg,
+        inits: &Arg,
+        sp: Sp,
+    ) -> Option<(Vec<XlaOp>, Vec<XlaOp>, Vec<Shape>)> {
+        let ops = self.operand_list(n, list, sp);
+        let init_vals: Option<Vec<Val>> = match (inits, tuple_elems(inits)) {
+            (Arg::Ints(v, _), _) => Some(
+                v.iter()
+                    .map(|&i| Val::Weak(LitValue::Int(i.into())))
+                    .collect(),
+            ),
+            (_, Some(exprs)) => {
+                let vals: Vec<Option<Val>> = exprs.iter().map(|e| self.expr(e)).collect();
+                vals.into_iter().collect()
+            }
+            (other, None) => self.list(other),
+        };
+        let (ops, init_vals) = (ops?, init_vals?);
+        if ops.len() != init_vals.len() {
+            let (o, i) = (ops.len(), init_vals.len());
+            self.cx.error(
+                super::args::span(inits),
+                format!(
+                    "{n}: {o} operands but {i} initial values; give one initial value per operand"
+                ),
+            );
+            return None;
+        }
+        let mut scalars = Vec::new();
+        let mut init_ops = Vec::new();
+        for (op, v) in ops.iter().zip(init_vals) {
+            let ty = shape(op)?.element_type();
+            scalars.push(Shape::scalar(ty));
+            init_ops.push(self.tensor(v, Some(ty), sp));
+        }
+        let params = [scalars.clone(), scalars].concat();
+        Some((
+            ops,
+            init_ops.into_iter().collect::<Option<Vec<_>>>()?,
+            params,
+        ))
+    }
+
+    /// `[a, b]`: the operands of a variadic op, as graph values.
+    pub(super) fn operand_list(&mut self, n: &str, list: &Arg, sp: Sp) -> Option<Vec<XlaOp>> {
+        let exprs = match (list, tuple_elems(list)) {
+            (Arg::List(exprs, _), _) | (_, Some(exprs)) => exprs,
+            _ => {
+                self.cx.error(
+                    super::args::span(list),
+                    format!("{n}: expected the operands as a list `[a, b]` or a tuple `(a, b)`"),
+                );
+                return None;
+            }
+        };
+        let mut ops = Vec::new();
+        for e in exprs {
+            let v = self.expr(e);
+            ops.push(v.and_then(|v| self.tensor(v, None, sp)));
+        }
+        ops.into_iter().collect()
+    }
+
+    /// `reduce_together([a, b], [init_a, init_b], [dims], |(a1, b1), (a2, b2)| (.., ..))`:
+    /// a variadic `reduce`, a tuple of one result per operand.
+    pub fn reduce_together_call(&mut self, args: &[Arg], sp: Sp) -> Option<Val> {
+        let n = "reduce_together";
+        let [list, inits, dims, f] =
+            self.arity(n, args, ["[operands]", "[inits]", "[dims]", "closure"], sp)?;
+        let operands = self.operands_and_inits(n, list, inits, sp);
+        let dims = self.ints(dims, "the reduced dims");
+        let (ops, inits, params) = operands?;
+        let comp = self.sub_computation(n, self.closure(f)?, &params)?;
+        let dims = dims?;
+        self.val_op(sp, |b| b.reduce_variadic(&ops, &inits, &dims, &comp))
+    }
+
+    /// `map_together([a, b], |x, y| ...)`: `map` over several operands of the same dims.
+    pub fn map_together_call(&mut self, args: &[Arg], sp: Sp) -> Option<Val> {
+        let n = "map_together";
+        let [list, f] = self.arity(n, args, ["[operands]", "closure"], sp)?;
+        let ops = self.operand_list(n, list, sp)?;
+        let mut params = Vec::new();
+        for op in &ops {
+            params.push(Shape::scalar(shape(op)?.element_type()));
+        }
+        let rank = ops.first().and_then(shape).map_or(0, |s| s.rank() as i64);
+        let comp = self.sub_computation(n, self.closure(f)?, &params)?;
+        let dims: Vec<i64> = (0..rank).collect();
+        self.val_op(sp, |b| b.map(&ops, &dims, &comp))
+    }
+
     pub(super) fn closure<'c>(&self, arg: &'c Arg) -> Option<&'c Closure> {
         match arg {
             Arg::Closure(c) => Some(c),
@@ -144,5 +244,16 @@ impl<'a> Checker<'a> {
                 None
             }
         }
+    }
+}
+
+/// The elements of a tuple expression argument `(a, b)`.
+fn tuple_elems(arg: &Arg) -> Option<&Vec<crate::ast::Expr>> {
+    match arg {
+        Arg::Expr(crate::ast::Expr {
+            kind: crate::ast::ExprKind::Tuple(elems),
+            ..
+        }) => Some(elems),
+        _ => None,
     }
 }

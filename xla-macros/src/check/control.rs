@@ -69,46 +69,71 @@ impl<'a> Checker<'a> {
         let pred = self
             .expr(cond)
             .and_then(|v| self.tensor(v, Some(PrimitiveType::Pred), cond.span));
-        let mut names = Vec::new();
-        then.names(&mut names);
-        els.names(&mut names);
-        let captures = self.captures(names);
-        let ops: Vec<XlaOp> = captures
-            .iter()
-            .filter_map(|c| {
-                if let Capture::Op(_, op) = c {
-                    Some(op.clone())
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let operand = self.op(sp, |b| b.tuple(&ops))?;
-        let tuple = shape(&operand)?;
+        let branches = self.branches(&[then, els], &["if_true", "if_false"], "if", sp);
         let pred = pred?;
         let ps = shape(&pred)?;
         if !(ps.is_scalar() && ps.element_type().is_pred()) {
             self.cx.error(cond.span, format!("if: the condition must be a scalar bool (pred[]), found {ps}; use `p.select(a, b)` to choose elementwise"));
             return None;
         }
-        let (mut t, _) = self.sub_with_captures("if_true", &captures, &tuple, 0, sp);
-        let (mut f, _) = self.sub_with_captures("if_false", &captures, &tuple, 0, sp);
-        let (tv, fv) = (t.block_value(then), f.block_value(els));
-        let (tv, fv) = (tv?, fv?);
-        // A literal branch takes the other branch's type and dims.
-        let like = [&tv, &fv].into_iter().find_map(|v| {
-            if let Val::Tensor(op) = v {
-                shape(op)
-            } else {
-                None
-            }
-        });
-        let (tr, fr) = (
-            t.materialize(tv, like.as_ref(), sp),
-            f.materialize(fv, like.as_ref(), sp),
-        );
-        let (tc, fc) = (t.finish(tr?, "if", sp)?, f.finish(fr?, "if", sp)?);
+        let (operand, [tc, fc]) =
+            branches.and_then(|(o, cs)| Some((o, <[_; 2]>::try_from(cs).ok()?)))?;
         self.val_op(sp, |b| b.conditional(&pred, &operand, &tc, &operand, &fc))
+    }
+
+    /// `match index { 0 => a, 1 => b, _ => c }`: a `conditional` with an `s32` branch
+    /// index; the `_` arm is the last branch, which XLA runs for any index out of range.
+    pub fn match_index(&mut self, index: &Expr, arms: &[Block], sp: Sp) -> Option<Val> {
+        let idx = self
+            .expr(index)
+            .and_then(|v| self.tensor(v, Some(PrimitiveType::S32), index.span));
+        let blocks: Vec<&Block> = arms.iter().collect();
+        let names: Vec<String> = (0..arms.len()).map(|i| format!("branch_{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let branches = self.branches(&blocks, &names, "match", sp);
+        let idx = idx?;
+        let s = shape(&idx)?;
+        if !(s.is_scalar() && s.element_type() == PrimitiveType::S32) {
+            self.cx.error(index.span, format!("match: the branch index must be an s32 scalar (`i32`), found {s}; convert it with `.convert::<i32>()`"));
+            return None;
+        }
+        let (operand, comps) = branches?;
+        let operands = vec![operand; comps.len()];
+        self.val_op(sp, |b| b.conditional_indexed(&idx, &comps, &operands))
+    }
+
+    /// The branch computations of a `conditional` over `blocks`, named `names` (each taking
+    /// the tuple of the values they use from outside), and that tuple. Every branch must give the same
+    /// shape; a literal branch takes the other branches' type and dims.
+    fn branches(
+        &mut self,
+        blocks: &[&Block],
+        names: &[&str],
+        role: &str,
+        sp: Sp,
+    ) -> Option<(XlaOp, Vec<xla_core::builder::XlaComputation>)> {
+        let mut used = Vec::new();
+        blocks.iter().for_each(|b| b.names(&mut used));
+        let captures = self.captures(used);
+        let operand = self.op(sp, |b| b.tuple(captured_ops(&captures)))?;
+        let tuple = shape(&operand)?;
+        let mut subs = Vec::new();
+        for (block, name) in blocks.iter().zip(names) {
+            let (mut sub, _) = self.sub_with_captures(name, &captures, &tuple, 0, sp);
+            let v = sub.block_value(block);
+            subs.push((sub, v));
+        }
+        let like = subs.iter().find_map(|(_, v)| match v {
+            Some(Val::Tensor(op)) => shape(op),
+            _ => None,
+        });
+        let mut comps = Vec::new();
+        for (mut sub, v) in subs {
+            let root = v.and_then(|v| sub.materialize(v, like.as_ref(), sp));
+            comps.push(root.and_then(|r| sub.finish(r, role, sp)));
+        }
+        let comps = comps.into_iter().collect::<Option<Vec<_>>>()?;
+        Some((operand, comps))
     }
 
     /// Checks a block's statements and returns its value.
@@ -175,29 +200,121 @@ impl<'a> Checker<'a> {
 
     /// `for var in start..end { body }` → `while` over (counter, assigned names, captures).
     pub fn for_loop(&mut self, var: Option<&Ident>, start: i64, end: i64, body: &[Stmt], sp: Sp) {
+        let carried = self.carried(body, sp);
+        let result = self.while_loop(var, start, end, body, &carried, sp);
+        self.rebind(&carried, result.as_ref(), 1, sp);
+    }
+
+    /// `while cond { body }` → `while` over (assigned names, captures), running while
+    /// `cond` holds on the state.
+    pub fn while_stmt(&mut self, cond: &Expr, body: &[Stmt], sp: Sp) {
+        let carried = self.carried(body, sp);
+        if carried.is_empty() {
+            self.cx.error(sp, "a `while` loop must assign a `let mut` name declared before it: that is its state, which the condition tests");
+            return;
+        }
+        let result = self.data_while(cond, body, &carried, sp);
+        self.rebind(&carried, result.as_ref(), 0, sp);
+    }
+
+    /// The `let mut` names `body` assigns, without repeats, each now a graph value (a
+    /// literal takes its default type): the loop state.
+    fn carried(&mut self, body: &[Stmt], sp: Sp) -> Vec<String> {
         let mut assigned = Vec::new();
         assigned_names(body, &mut assigned);
-        let carried: Vec<String> = {
-            let mut seen = std::collections::HashSet::new();
-            assigned
-                .into_iter()
-                .filter(|n| self.mutable.contains(n) && seen.insert(n.clone()))
-                .collect()
-        };
-        // Loop state starts as graph values (a literal takes its default type).
+        let mut seen = std::collections::HashSet::new();
+        let carried: Vec<String> = assigned
+            .into_iter()
+            .filter(|n| self.mutable.contains(n) && seen.insert(n.clone()))
+            .collect();
         for name in &carried {
             if let Some(Some(Val::Weak(v))) = self.env.get(name).cloned() {
                 let op = self.tensor(Val::Weak(v), None, sp);
                 self.env.insert(name.clone(), op.map(Val::Tensor));
             }
         }
-        let result = self.while_loop(var, start, end, body, &carried, sp);
+        carried
+    }
+
+    /// Binds each carried name to its element of the loop's result (from `offset` on).
+    fn rebind(&mut self, carried: &[String], result: Option<&XlaOp>, offset: i64, sp: Sp) {
         for (i, name) in carried.iter().enumerate() {
-            let v = result
-                .as_ref()
-                .and_then(|r| self.op(sp, |b| b.get_tuple_element(r, i as i64 + 1)));
+            let v = result.and_then(|r| self.op(sp, |b| b.get_tuple_element(r, i as i64 + offset)));
             self.env.insert(name.clone(), v.map(Val::Tensor));
         }
+    }
+
+    /// The `while` of `while cond { body }`: the state is the carried names, then the other
+    /// values the condition and body use from outside.
+    fn data_while(
+        &mut self,
+        cond: &Expr,
+        body: &[Stmt],
+        carried: &[String],
+        sp: Sp,
+    ) -> Option<XlaOp> {
+        let mut names: Vec<String> = carried.to_vec();
+        cond.names(&mut names);
+        body.iter().for_each(|s| s.names(&mut names));
+        let captures = self.captures(names);
+        if captures
+            .iter()
+            .any(|c| matches!(c, Capture::Poisoned(n) if carried.contains(n)))
+        {
+            return None;
+        }
+        let init = self.op(sp, |b| b.tuple(captured_ops(&captures)))?;
+        let state = shape(&init)?;
+        let (mut c, _) = self.sub_with_captures("while_condition", &captures, &state, 0, sp);
+        let pred = c
+            .expr(cond)
+            .and_then(|v| c.tensor(v, Some(PrimitiveType::Pred), cond.span));
+        let (mut b, _) = self.sub_with_captures("while_body", &captures, &state, 0, sp);
+        b.mutable = self.mutable.clone();
+        let outs = b.run_body(body, &captures, carried, sp);
+        let pred = pred?;
+        let ps = shape(&pred)?;
+        if !(ps.is_scalar() && ps.element_type().is_pred()) {
+            self.cx.error(
+                cond.span,
+                format!("while: the condition must be a scalar bool (pred[]), found {ps}"),
+            );
+            return None;
+        }
+        let cc = c.finish(pred, "while", sp)?;
+        let outs = outs?;
+        let root = b.op(sp, |bb| bb.tuple(&outs))?;
+        let bc = b.finish(root, "while", sp)?;
+        self.op(sp, |bb| bb.while_loop(&init, &cc, &bc))
+    }
+
+    /// Runs a loop body's statements; returns the new state: the value of every carried
+    /// name, and every other captured value unchanged (a `let` in the body that shadows an
+    /// outer name lasts one iteration, as in Rust), in capture order.
+    fn run_body(
+        &mut self,
+        body: &[Stmt],
+        captures: &[Capture],
+        carried: &[String],
+        sp: Sp,
+    ) -> Option<Vec<XlaOp>> {
+        let start = self.env.clone();
+        for stmt in body {
+            self.stmt(stmt);
+        }
+        let mut outs = Vec::new();
+        for c in captures {
+            if let Capture::Op(name, _) = c {
+                let env = if carried.contains(name) {
+                    &self.env
+                } else {
+                    &start
+                };
+                let v = env.get(name).cloned().flatten()?;
+                outs.push(self.tensor(v, None, sp)?);
+            }
+        }
+        Some(outs)
     }
 
     fn while_loop(
@@ -220,17 +337,11 @@ impl<'a> Checker<'a> {
         }
         let counter = self.constant(PrimitiveType::S32, LitValue::Int(start.into()), sp)?;
         let mut init = vec![counter];
-        init.extend(captures.iter().filter_map(|c| {
-            if let Capture::Op(_, op) = c {
-                Some(op.clone())
-            } else {
-                None
-            }
-        }));
+        init.extend(captured_ops(&captures));
         let init = self.op(sp, |b| b.tuple(&init))?;
         let state = shape(&init)?;
         let cond = self.loop_condition(end, &state, sp)?;
-        let body = self.loop_body(var, body, &captures, &state, sp)?;
+        let body = self.loop_body(var, body, (&captures, carried), &state, sp)?;
         self.op(sp, |b| b.while_loop(&init, &cond, &body))
     }
 
@@ -255,7 +366,7 @@ impl<'a> Checker<'a> {
         &mut self,
         var: Option<&Ident>,
         body: &[Stmt],
-        captures: &[Capture],
+        (captures, carried): (&[Capture], &[String]),
         state: &Shape,
         sp: Sp,
     ) -> Option<xla_core::builder::XlaComputation> {
@@ -267,18 +378,11 @@ impl<'a> Checker<'a> {
         if let Some(var) = var {
             b.env.insert(var.to_string(), Some(Val::Tensor(i.clone())));
         }
-        for stmt in body {
-            b.stmt(stmt);
-        }
+        let state_out = b.run_body(body, captures, carried, sp)?;
         let one = b.constant(PrimitiveType::S32, LitValue::Int(1), sp)?;
         let next = b.op(sp, |bb| bb.add(&i, &one))?;
         let mut outs = vec![next];
-        for c in captures {
-            if let Capture::Op(name, _) = c {
-                let v = b.env.get(name).cloned().flatten()?;
-                outs.push(b.tensor(v, None, sp)?);
-            }
-        }
+        outs.extend(state_out);
         let root = b.op(sp, |bb| bb.tuple(&outs))?;
         b.finish(root, "for", sp)
     }
@@ -336,4 +440,15 @@ impl<'a> Checker<'a> {
         };
         self.val_op(sp, |b| b.call(&ops, &computation))
     }
+}
+
+/// The graph values among `captures`, in order (the operand tuple of a sub-computation).
+fn captured_ops(captures: &[Capture]) -> Vec<XlaOp> {
+    captures
+        .iter()
+        .filter_map(|c| match c {
+            Capture::Op(_, op) => Some(op.clone()),
+            Capture::Weak(..) | Capture::Poisoned(_) => None,
+        })
+        .collect()
 }

@@ -1,6 +1,7 @@
 //! The method table: which method names are operations, and how their arguments are read.
 //! `x.f(a, ...)` and `f(x, a, ...)` mean the same.
 
+use super::collective::Collective;
 use super::reduce::Reduction;
 use super::{Checker, Elementwise, Val};
 use crate::ast::Arg;
@@ -57,6 +58,8 @@ enum Method {
     MaxMin(BinaryOp, Reduction),
     /// The operations without operator syntax (`misc.rs`).
     Misc(Misc),
+    /// A collective on one replica (`collective.rs`).
+    Collective(Collective),
 }
 
 /// Operations implemented in `misc.rs`.
@@ -74,6 +77,17 @@ enum Misc {
     ConvGeneral,
     GatherGeneral,
     ScatterGeneral,
+    Copy,
+}
+
+impl Method {
+    /// Whether the operation takes keyword arguments (`name = value`).
+    fn takes_keywords(self) -> bool {
+        matches!(
+            self,
+            Method::Misc(Misc::ConvGeneral | Misc::GatherGeneral | Misc::ScatterGeneral)
+        )
+    }
 }
 
 fn lookup(name: &str) -> Option<Method> {
@@ -139,6 +153,12 @@ fn lookup(name: &str) -> Option<Method> {
         "conv_general" => M::Misc(Misc::ConvGeneral),
         "gather_general" => M::Misc(Misc::GatherGeneral),
         "scatter_general" => M::Misc(Misc::ScatterGeneral),
+        "copy" => M::Misc(Misc::Copy),
+        "all_reduce" => M::Collective(Collective::AllReduce),
+        "all_gather" => M::Collective(Collective::AllGather),
+        "reduce_scatter" => M::Collective(Collective::ReduceScatter),
+        "all_to_all" => M::Collective(Collective::AllToAll),
+        "collective_permute" => M::Collective(Collective::Permute),
         "eq" => M::Compare(ComparisonDirection::Eq),
         "ne" => M::Compare(ComparisonDirection::Ne),
         "lt" => M::Compare(ComparisonDirection::Lt),
@@ -209,6 +229,12 @@ const FREE_FUNCTIONS: &[&str] = &[
     "rng_normal",
     "rng_bit_generator",
     "sort_together",
+    "reduce_together",
+    "map_together",
+    "reduce_window_together",
+    "rng_bernoulli",
+    "replica_id",
+    "partition_id",
 ];
 
 /// True when `f(..)` is built in (a free function, or a method called as a function); any
@@ -232,6 +258,9 @@ impl Checker<'_> {
             self.cx.error(sp, format!("unknown operation `{n}`; the supported operations are listed in the documentation of `#[computation]`"));
             return None;
         };
+        if !m.takes_keywords() {
+            self.no_keywords(&n, args)?;
+        }
         if turbofish.is_some() && !matches!(m, Method::Convert | Method::Misc(Misc::Bitcast)) {
             self.cx.error(sp, format!("`{n}` takes no type argument"));
             return None;
@@ -273,6 +302,7 @@ impl Checker<'_> {
                 }
             }
             Method::Misc(misc) => self.misc_method(misc, &n, recv, turbofish, args, sp),
+            Method::Collective(c) => self.collective(c, recv, args, sp),
             _ => self.structural_method(m, &n, recv, args, sp),
         }
     }
@@ -302,6 +332,11 @@ impl Checker<'_> {
             Misc::ConvGeneral => self.conv_general(recv, args, sp),
             Misc::GatherGeneral => self.gather_general(recv, args, sp),
             Misc::ScatterGeneral => self.scatter_general(recv, args, sp),
+            Misc::Copy => {
+                self.arity(n, args, [], sp)?;
+                let x = self.tensor(recv, None, sp)?;
+                self.val_op(sp, |b| b.copy(&x))
+            }
         }
     }
 
@@ -424,7 +459,8 @@ impl Checker<'_> {
             | Method::ReduceWith
             | Method::Map
             | Method::Sort
-            | Method::Misc(_) => None,
+            | Method::Misc(_)
+            | Method::Collective(_) => None,
         }
     }
 

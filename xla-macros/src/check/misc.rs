@@ -161,6 +161,30 @@ impl Checker<'_> {
         })
     }
 
+    /// `rng_bernoulli::<T>(p, [dims])`: 1 with probability `p` (a scalar), else 0, of
+    /// element type `T` (default: `p`'s type; a literal `p` is `f32`). The builder's
+    /// expansion: `convert(rng_uniform(0, 1) < p)`.
+    pub fn rng_bernoulli_call(
+        &mut self,
+        ty: Option<PrimitiveType>,
+        args: &[Arg],
+        sp: Sp,
+    ) -> Option<Val> {
+        let [p, dims] = self.arity("rng_bernoulli", args, ["probability", "[dims]"], sp)?;
+        let (p, dims) = (self.val(p), self.ints(dims, "the dims"));
+        let p = self.tensor(p?, None, sp)?;
+        let ps = shape(&p)?;
+        if !ps.is_scalar() {
+            self.cx.error(
+                sp,
+                format!("rng_bernoulli: the probability must be a scalar, found {ps}"),
+            );
+            return None;
+        }
+        let s = Shape::array(ty.unwrap_or(ps.element_type()), dims?);
+        self.val_op(sp, |b| b.rng_bernoulli(&p, s))
+    }
+
     /// `x.batch_norm_grad(scale, mean, variance, grad_output, epsilon, feature_index)` →
     /// `(grad_operand, grad_scale, grad_offset)`.
     pub fn batch_norm_grad(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
@@ -225,52 +249,5 @@ impl Checker<'_> {
         let comp = self.sub_computation("sort", f, &scalars)?;
         let dim = dim?;
         self.val_op(sp, |b| b.sort(&ops, dim, true, &comp))
-    }
-
-    /// `x.conv_general(k, [strides], [(low, high)], [lhs dilation], [rhs dilation],
-    /// feature_group_count, batch_group_count)`: NC… input, OI… kernel, every other
-    /// convolution parameter positionally.
-    pub fn conv_general(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {
-        let names = [
-            "kernel",
-            "[strides]",
-            "[(low, high)]",
-            "[lhs dilation]",
-            "[rhs dilation]",
-            "feature_group_count",
-            "batch_group_count",
-        ];
-        let [k, strides, pads, lhs_dil, rhs_dil, groups, batch_groups] =
-            self.arity("conv_general", args, names, sp)?;
-        let k = self.val(k);
-        let strides = self.ints(strides, "the strides");
-        let pads = match self.window_padding(pads) {
-            Some(super::args::WindowPadding::Explicit(p)) => Some(p),
-            Some(super::args::WindowPadding::Named(_)) => {
-                self.cx.error(
-                    super::args::span(pads),
-                    "conv_general: give the padding as `[(low, high), ...]`",
-                );
-                None
-            }
-            None => None,
-        };
-        let (lhs_dil, rhs_dil) = (
-            self.ints(lhs_dil, "the lhs (input) dilation"),
-            self.ints(rhs_dil, "the rhs (kernel) dilation"),
-        );
-        let (groups, batch_groups) = (
-            self.int_scalar(groups, "the feature group count"),
-            self.int_scalar(batch_groups, "the batch group count"),
-        );
-        let (x, k) = self.unify(x, k?, sp)?;
-        let mut options = xla_core::builder::ConvOptions::new()
-            .strides(&strides?)
-            .padding(&pads?)
-            .lhs_dilation(&lhs_dil?)
-            .rhs_dilation(&rhs_dil?);
-        options.feature_group_count = groups?;
-        options.batch_group_count = batch_groups?;
-        self.val_op(sp, |b| b.conv_general_dilated(&x, &k, &options))
     }
 }

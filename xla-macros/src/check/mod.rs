@@ -5,6 +5,7 @@
 
 mod args;
 mod closure;
+mod collective;
 mod contraction;
 mod control;
 mod elementwise;
@@ -213,6 +214,11 @@ impl Checker<'_> {
                             let what = format!("`let {name}`: the annotation says");
                             self.expect(v, t, init.span, &what).map(Val::Tensor)
                         }
+                        Some(TypeSpec::Tuple(types)) => {
+                            let what = format!("`let {name}`: the annotation says");
+                            self.expect_tuple(v, types, init.span, &what)
+                                .map(Val::Tensor)
+                        }
                         _ => Some(v),
                     }
                 });
@@ -231,6 +237,7 @@ impl Checker<'_> {
                 body,
                 span,
             } => self.for_loop(var.as_ref(), *start, *end, body, *span),
+            Stmt::While { cond, body, span } => self.while_stmt(cond, body, *span),
         }
     }
 
@@ -252,11 +259,25 @@ impl Checker<'_> {
                 self.op(tail.span, |b| b.tuple(&ops))
             }
             (TypeSpec::Tuple(types), _) => {
+                let v = self.expr(tail)?;
                 let n = types.len();
-                self.cx.error(tail.span, format!("the signature returns a tuple of {n} tensors: end the body with `(a, b, ...)`"));
-                None
+                let what = format!("the signature returns a tuple of {n} tensors");
+                self.expect_tuple(v, types, tail.span, &what)
             }
         }
+    }
+
+    /// The value as a tuple op of the shapes `types`.
+    fn expect_tuple(&mut self, v: Val, types: &[TensorType], sp: Sp, what: &str) -> Option<XlaOp> {
+        let op = self.tensor(v, None, sp)?;
+        let want = Shape::tuple(types.iter().map(shape_of).collect::<Vec<_>>());
+        let got = shape(&op)?;
+        if got.compatible(&want) {
+            return Some(op);
+        }
+        self.cx
+            .error(sp, format!("{what} {want} but the value is {got}"));
+        None
     }
 
     /// The value as an op of type `t`, checked against `t`'s shape. A weak literal becomes a
@@ -322,12 +343,14 @@ impl Checker<'_> {
                 args,
             } => self.call(func, *turbofish, args, e.span),
             ExprKind::If { cond, then, els } => self.if_else(cond, then, els, e.span),
-            ExprKind::Tuple(_) => {
-                self.cx.error(
-                    e.span,
-                    "tuples are only allowed as the result of a computation",
-                );
-                None
+            ExprKind::Match { index, arms } => self.match_index(index, arms, e.span),
+            ExprKind::Tuple(elems) => {
+                let mut ops = Vec::new();
+                for el in elems {
+                    ops.push(self.expr(el).and_then(|v| self.tensor(v, None, el.span)));
+                }
+                let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;
+                self.val_op(e.span, |b| b.tuple(&ops))
             }
         }
     }
@@ -340,6 +363,9 @@ impl Checker<'_> {
         sp: Sp,
     ) -> Option<Val> {
         let name = func.to_string();
+        if !methods::is_method(&name) {
+            self.no_keywords(&name, args)?;
+        }
         match (name.as_str(), args.split_first()) {
             ("concat", _) => self.concat_call(args, sp),
             ("iota", _) => self.iota_call(turbofish, args, sp),
@@ -347,6 +373,12 @@ impl Checker<'_> {
             ("rng_normal", _) => self.rng_call(true, turbofish, args, sp),
             ("rng_bit_generator", _) => self.rng_bit_generator_call(turbofish, args, sp),
             ("sort_together", _) => self.sort_together_call(args, sp),
+            ("rng_bernoulli", _) => self.rng_bernoulli_call(turbofish, args, sp),
+            ("replica_id", _) => self.id_call(false, args, sp),
+            ("partition_id", _) => self.id_call(true, args, sp),
+            ("reduce_together", _) => self.reduce_together_call(args, sp),
+            ("map_together", _) => self.map_together_call(args, sp),
+            ("reduce_window_together", _) => self.reduce_window_together_call(args, sp),
             // `f(x, rest...)` is `x.f(rest...)` for the built-in operations.
             (_, Some((Arg::Expr(first), rest))) if methods::is_method(&name) => {
                 let recv = self.expr(first)?;
@@ -451,5 +483,7 @@ pub enum Elementwise {
     Compare(ComparisonDirection),
 }
 
+#[cfg(test)]
+mod reach_tests;
 #[cfg(test)]
 mod tests;

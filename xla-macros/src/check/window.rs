@@ -76,6 +76,39 @@ impl Checker<'_> {
         self.reduce_window_op(&x, &init?, &w?, &comp, sp)
     }
 
+    /// `reduce_window_together([a, b], [init_a, init_b], [window], [strides], [padding,]
+    /// |(a1, b1), (a2, b2)| (.., ..))`: a variadic `reduce-window`, a tuple.
+    pub fn reduce_window_together_call(&mut self, args: &[Arg], sp: Sp) -> Option<Val> {
+        let n = "reduce_window_together";
+        let (Some((f, rest)), true) = (args.split_last(), args.len() >= 5) else {
+            self.cx.error(sp, format!("`{n}` takes the operands `[a, b]`, their initial values, the window dims, the strides, optionally the padding, and a closure"));
+            return None;
+        };
+        let [list, inits, window @ ..] = rest else {
+            return None;
+        };
+        let operands = self.operands_and_inits(n, list, inits, sp);
+        let w = self.window_args(window, sp, n);
+        let (ops, inits, params) = operands?;
+        let comp = self.sub_computation(n, self.closure(f)?, &params)?;
+        let w = w?;
+        self.val_op(sp, |b| match &w.padding {
+            WindowPadding::Named(p) => {
+                b.reduce_window_variadic(&ops, &inits, &w.dims, &w.strides, *p, &comp)
+            }
+            WindowPadding::Explicit(pads) => b.reduce_window_variadic_with_general_padding(
+                &ops,
+                &inits,
+                &w.dims,
+                &w.strides,
+                &[],
+                &[],
+                pads,
+                &comp,
+            ),
+        })
+    }
+
     /// `x.reduce_window_dilated(init, [window], [strides], [base dilation], [window
     /// dilation], [(low, high), ...], |a, b| ...)`: every window parameter, positionally.
     pub fn reduce_window_dilated(&mut self, x: Val, args: &[Arg], sp: Sp) -> Option<Val> {

@@ -1,7 +1,7 @@
 //! Expressions: names, literals, operators, method and function calls, indexing, and the
 //! arguments of calls (integer lists, slices, paddings, tensor lists, closures).
 
-use super::stmt::{parse_block, parse_if};
+use super::stmt::{parse_block, parse_if, parse_match};
 use super::{element_type, plain_ident, type_name};
 use crate::ast::*;
 use crate::ctxt::{Ctxt, Sp};
@@ -28,6 +28,7 @@ pub fn parse_expr(cx: &Ctxt, e: &syn::Expr) -> Option<Expr> {
         syn::Expr::Call(c) => parse_call(cx, c)?,
         syn::Expr::Index(ix) => parse_index(cx, ix)?,
         syn::Expr::If(i) => parse_if(cx, i)?,
+        syn::Expr::Match(m) => parse_match(cx, m)?,
         syn::Expr::Field(f) => parse_field(cx, f)?,
         syn::Expr::Tuple(t) => {
             let elems: Vec<Option<Expr>> = t.elems.iter().map(|e| parse_expr(cx, e)).collect();
@@ -52,10 +53,12 @@ fn construct_name(e: &syn::Expr) -> &'static str {
         syn::Expr::ForLoop(_) => {
             "`for` loops as values (a loop is a statement that updates `let mut` names)"
         }
-        syn::Expr::While(_) | syn::Expr::Loop(_) => "`while` and `loop` (use `for i in 0..N`)",
+        syn::Expr::While(_) => {
+            "`while` loops as values (a loop is a statement that updates `let mut` names)"
+        }
+        syn::Expr::Loop(_) => "`loop` (use `while cond { ... }` or `for i in 0..N`)",
         syn::Expr::Closure(_) => "closures outside the arguments of `reduce`, `map` and `sort`",
         syn::Expr::Block(_) | syn::Expr::Unsafe(_) => "nested blocks",
-        syn::Expr::Match(_) => "`match`",
         syn::Expr::Return(_) => "`return` (end the body with the result)",
         syn::Expr::Assign(_) => "assignment as a value",
         syn::Expr::Let(_) => "`if let` and `let` expressions",
@@ -238,6 +241,11 @@ fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
     let array = match e {
         syn::Expr::Array(array) => array,
         syn::Expr::Closure(c) => return parse_closure(cx, c).map(Arg::Closure),
+        syn::Expr::Assign(a) => return parse_keyword(cx, a),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => return Some(Arg::Str(s.value(), Sp::of(s))),
         other => return parse_expr(cx, other).map(Arg::Expr),
     };
     let sp = Sp::of(e);
@@ -270,6 +278,27 @@ fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
     ))
 }
 
+/// `name = value`: a keyword argument (an assignment expression to Rust's parser).
+fn parse_keyword(cx: &Ctxt, a: &syn::ExprAssign) -> Option<Arg> {
+    let name = match &*a.left {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        _ => None,
+    };
+    let Some(name) = name else {
+        cx.error_spanned(
+            &a.left,
+            "a keyword argument is `name = value`, with a plain name",
+        );
+        return None;
+    };
+    if let syn::Expr::Assign(inner) = &*a.right {
+        cx.error_spanned(inner, "one keyword per argument: `a = 1, b = 2`");
+        return None;
+    }
+    let value = parse_arg(cx, &a.right)?;
+    Some(Arg::Keyword(name, Box::new(value), Sp::of(a)))
+}
+
 /// `|a, b| body`: plain parameter names, no types, no captures by `move`.
 fn parse_closure(cx: &Ctxt, c: &syn::ExprClosure) -> Option<Closure> {
     if c.movability.is_some()
@@ -282,9 +311,14 @@ fn parse_closure(cx: &Ctxt, c: &syn::ExprClosure) -> Option<Closure> {
             "a closure here is a plain `|a, b| ...`: no `move`, `async` or `static`",
         );
     }
+    // `|(a1, b1), (a2, b2)|` is `|a1, b1, a2, b2|` (the variadic forms' grouping).
     let params: Vec<Option<proc_macro2::Ident>> = c
         .inputs
         .iter()
+        .flat_map(|p| match p {
+            syn::Pat::Tuple(t) => t.elems.iter().collect(),
+            other => vec![other],
+        })
         .map(|p| plain_ident(cx, p, "a closure parameter"))
         .collect();
     let body = match &*c.body {

@@ -178,7 +178,7 @@ const TYPE_HELP: &str =
                          (`f32`, `i32`, `bool`, ...) for a scalar";
 
 /// Parses a type written in a signature or a `let` annotation. Tuples are allowed only where
-/// `allow_tuple` is set (results).
+/// `allow_tuple` is set (results and `let` annotations).
 pub fn parse_type(cx: &Ctxt, ty: &syn::Type, allow_tuple: bool) -> Option<TypeSpec> {
     match ty {
         syn::Type::Paren(p) => parse_type(cx, &p.elem, allow_tuple),
@@ -192,7 +192,7 @@ pub fn parse_type(cx: &Ctxt, ty: &syn::Type, allow_tuple: bool) -> Option<TypeSp
                 .map(TypeSpec::Tuple)
         }
         syn::Type::Tuple(t) if !t.elems.is_empty() => {
-            cx.error_spanned(t, "tuples are only allowed as a computation's result");
+            cx.error_spanned(t, "tuples are only allowed as a computation's result or in a `let` annotation, not as a parameter");
             None
         }
         other => parse_tensor_type(cx, other).map(TypeSpec::Tensor),

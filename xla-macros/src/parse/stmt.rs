@@ -32,7 +32,10 @@ pub(super) fn parse_block(cx: &Ctxt, block: &syn::Block) -> Block {
 
 /// `for` loops and assignments are statements even without a `;`.
 fn is_statement(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::ForLoop(_) | syn::Expr::Assign(_)) || compound_assign(e).is_some()
+    matches!(
+        e,
+        syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Assign(_)
+    ) || compound_assign(e).is_some()
 }
 
 /// `a op= b` as `(op, a, b)`.
@@ -59,6 +62,7 @@ fn parse_stmt(cx: &Ctxt, stmt: &syn::Stmt) -> Vec<Stmt> {
     match stmt {
         syn::Stmt::Local(local) => parse_let(cx, local),
         syn::Stmt::Expr(syn::Expr::ForLoop(f), _) => parse_for(cx, f).into_iter().collect(),
+        syn::Stmt::Expr(syn::Expr::While(w), _) => parse_while(cx, w).into_iter().collect(),
         syn::Stmt::Expr(e, _) if is_statement(e) => parse_assign(cx, e).into_iter().collect(),
         syn::Stmt::Expr(e, _) => {
             cx.error_spanned(e, "only `let` statements, assignments to `let mut` names, `for` loops and a final expression are supported; bind this value with `let`");
@@ -139,10 +143,23 @@ fn parse_for(cx: &Ctxt, f: &syn::ExprForLoop) -> Option<Stmt> {
             "a loop runs over a range of integer literals, e.g. `for i in 0..10`",
         );
     }
+    let body = parse_loop_body(cx, &f.body);
+    let (start, end) = range?;
+    Some(Stmt::For {
+        var: var?,
+        start,
+        end,
+        body,
+        span: Sp::of(f),
+    })
+}
+
+/// The statements of a loop body (which has no value).
+fn parse_loop_body(cx: &Ctxt, block: &syn::Block) -> Vec<Stmt> {
     let mut body = Vec::new();
-    for stmt in &f.body.stmts {
+    for stmt in &block.stmts {
         match stmt {
-            syn::Stmt::Expr(e, None) if !is_statement(e) && !matches!(e, syn::Expr::ForLoop(_)) => {
+            syn::Stmt::Expr(e, None) if !is_statement(e) => {
                 cx.error_spanned(
                     e,
                     "a loop body has no value: assign the new state to `let mut` names",
@@ -151,13 +168,29 @@ fn parse_for(cx: &Ctxt, f: &syn::ExprForLoop) -> Option<Stmt> {
             other => body.extend(parse_stmt(cx, other)),
         }
     }
-    let (start, end) = range?;
-    Some(Stmt::For {
-        var: var?,
-        start,
-        end,
+    body
+}
+
+/// `while cond { ... }`.
+fn parse_while(cx: &Ctxt, w: &syn::ExprWhile) -> Option<Stmt> {
+    if let Some(label) = &w.label {
+        cx.error_spanned(label, "loop labels are not supported");
+    }
+    let cond = match &*w.cond {
+        syn::Expr::Let(l) => {
+            cx.error_spanned(
+                l,
+                "`while let` is not supported: the condition is a scalar `bool`",
+            );
+            None
+        }
+        other => parse_expr(cx, other),
+    };
+    let body = parse_loop_body(cx, &w.body);
+    Some(Stmt::While {
+        cond: cond?,
         body,
-        span: Sp::of(f),
+        span: Sp::of(w),
     })
 }
 
@@ -225,7 +258,7 @@ fn parse_let_tuple(cx: &Ctxt, local: &syn::Local, t: &syn::PatTuple) -> Vec<Stmt
 
 fn parse_let_one(cx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
     let (pat, ty) = match &local.pat {
-        syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty, false)),
+        syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty, true)),
         other => (other, None),
     };
     let mutable = matches!(pat, syn::Pat::Ident(p) if p.mutability.is_some());
@@ -281,4 +314,83 @@ pub(super) fn parse_if(cx: &Ctxt, i: &syn::ExprIf) -> Option<ExprKind> {
         then: Box::new(then),
         els: Box::new(els?),
     })
+}
+
+/// `match i { 0 => a, 1 => b, _ => c }`: integer arms covering `0..n` (in any order), then
+/// a required `_` arm, which is the last branch (XLA runs it for any index out of range).
+pub(super) fn parse_match(cx: &Ctxt, m: &syn::ExprMatch) -> Option<ExprKind> {
+    let index = parse_expr(cx, &m.expr);
+    let mut numbered: Vec<(i64, Block, Sp)> = Vec::new();
+    let mut default = None;
+    let mut ok = true;
+    for arm in &m.arms {
+        if let Some((_, guard)) = &arm.guard {
+            cx.error_spanned(
+                guard,
+                "match guards are not supported: an arm is an integer literal or `_`",
+            );
+            ok = false;
+            continue;
+        }
+        let body = arm_block(cx, &arm.body);
+        match arm_index(cx, &arm.pat, default.is_some()) {
+            Some(None) => default = Some(body),
+            Some(Some(k)) => numbered.push((k, body, Sp::of(&arm.pat))),
+            None => ok = false,
+        }
+    }
+    let Some(default) = default else {
+        cx.error_spanned(
+            m,
+            "a `match` needs a final `_` arm: XLA runs the last branch for an index out of range",
+        );
+        return None;
+    };
+    numbered.sort_by_key(|(k, _, _)| *k);
+    let mut arms = Vec::new();
+    for (expected, (k, body, sp)) in numbered.into_iter().enumerate() {
+        if k != expected as i64 {
+            cx.error(sp, format!("match arms are `0`, `1`, `2`, ... (each once), then `_`: found `{k}` where `{expected}` was expected"));
+            ok = false;
+        }
+        arms.push(body);
+    }
+    arms.push(default);
+    let index = index?;
+    ok.then(|| ExprKind::Match {
+        index: Box::new(index),
+        arms,
+    })
+}
+
+/// The branch a match arm's pattern names: `Some(Some(k))` for the literal `k`, `Some(None)`
+/// for `_`; `None` after reporting an error.
+fn arm_index(cx: &Ctxt, pat: &syn::Pat, after_default: bool) -> Option<Option<i64>> {
+    let k = match pat {
+        _ if after_default => {
+            cx.error_spanned(pat, "the `_` arm must be the last arm");
+            return None;
+        }
+        syn::Pat::Wild(_) => return Some(None),
+        syn::Pat::Lit(l) => int_literal(&syn::Expr::Lit(l.clone())),
+        _ => None,
+    };
+    if k.is_none() {
+        cx.error_spanned(
+            pat,
+            "a match arm is an integer literal (`0`, `1`, ...) or `_`",
+        );
+    }
+    k.map(Some)
+}
+
+/// The body of a match arm: a block, or an expression as a block's value.
+fn arm_block(cx: &Ctxt, e: &syn::Expr) -> Block {
+    match e {
+        syn::Expr::Block(b) if b.label.is_none() => parse_block(cx, &b.block),
+        other => Block {
+            stmts: Vec::new(),
+            tail: parse_expr(cx, other),
+        },
+    }
 }

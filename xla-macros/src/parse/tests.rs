@@ -429,7 +429,7 @@ fn unsupported_constructs_are_reported_each_once() {
                 "integer literal",
                 "unknown element type `g32`",
                 "an index is",
-                "`while` and `loop`",
+                "`loop` (use `while cond",
             ],
         ),
     ];

@@ -378,7 +378,7 @@ fn label_dims(label: &str, first: char, second: char) -> Result<(i64, i64, Vec<i
     Ok((a, b, spatial))
 }
 
-fn parse_dim_labels(w: &str) -> Result<ConvDimensionNumbers, String> {
+pub(super) fn parse_dim_labels(w: &str) -> Result<ConvDimensionNumbers, String> {
     let (inputs, output) = w.split_once("->").ok_or("missing '->'")?;
     let (input, kernel) = inputs
         .split_once('_')

@@ -128,6 +128,23 @@ pub fn parse_shape(text: &str) -> Result<Shape, ParseError> {
     Ok(shape)
 }
 
+/// Parses convolution dimension labels as HLO text writes them (the `dim_labels` attribute):
+/// `b01f_01io->b01f` is NHWC input, HWIO kernel, NHWC output.
+///
+/// ```
+/// use xla_core::text::parse_dim_labels;
+/// let d = parse_dim_labels("b01f_01io->b01f")?;
+/// assert_eq!((d.input_feature_dimension, d.kernel_spatial_dimensions), (3, vec![0, 1]));
+/// # Ok::<(), String>(())
+/// ```
+///
+/// # Errors
+/// A message naming what is wrong with the labels (a missing `->` or `_`, a letter missing
+/// or repeated, different spatial counts).
+pub fn parse_dim_labels(text: &str) -> Result<crate::attrs::ConvDimensionNumbers, String> {
+    attributes::parse_dim_labels(text)
+}
+
 fn lex_all(text: &str) -> PResult<Vec<Token>> {
     lex(text).map_err(|e| ParseError::new(e.pos, ParseErrorKind::Syntax, e.message))
 }

@@ -1,0 +1,8 @@
+use xla::computation;
+
+#[computation]
+fn f(x: Tensor<f32, 2, 3>) -> Tensor<f32, 3, 2> {
+    x.transpose(permutation = [1, 0])
+}
+
+fn main() {}
