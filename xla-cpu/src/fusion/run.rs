@@ -366,20 +366,48 @@ fn check(k: &Kernel, ins: &[In]) -> Result<()> {
 }
 
 fn run_loop(k: &Kernel, ins: &[In], min: usize) -> Vec<f32> {
-    let mut out = vec![0.0f32; k.n];
     let work = |s: &mut Scratch, c: usize, o: &mut [f32]| {
         let bl = block_len();
         for (b, ob) in o.chunks_mut(bl).enumerate() {
             k.block(ins, c * CHUNK + b * bl, s, ob);
         }
     };
-    if k.n <= CHUNK {
-        work(&mut k.scratch(ins), 0, &mut out);
-    } else {
-        out.par_chunks_mut(CHUNK)
-            .with_min_len(min)
-            .enumerate()
-            .for_each_init(|| k.scratch(ins), |s, (c, o)| work(s, c, o));
+    filled_in_chunks(k.n, min, || k.scratch(ins), work)
+}
+
+/// A vector of `n` elements written by `work(state, chunk index, chunk)` over chunks of
+/// [`CHUNK`], in parallel when `min` allows. Each chunk is zeroed just before its work (while
+/// it is in cache) rather than the whole vector up front: a serial memset of the output
+/// measured 9% of the softmax benchmark.
+fn filled_in_chunks<S>(
+    n: usize,
+    min: usize,
+    init: impl Fn() -> S + Sync + Send,
+    work: impl Fn(&mut S, usize, &mut [f32]) + Sync + Send,
+) -> Vec<f32> {
+    let mut out: Vec<f32> = Vec::with_capacity(n);
+    let go = |s: &mut S, c: usize, chunk: &mut [std::mem::MaybeUninit<f32>]| {
+        for x in chunk.iter_mut() {
+            x.write(0.0);
+        }
+        // SAFETY: every element of `chunk` was initialised just above, and
+        // `MaybeUninit<f32>` has the size, alignment and layout of `f32`.
+        let o = unsafe { &mut *(chunk as *mut [std::mem::MaybeUninit<f32>] as *mut [f32]) };
+        work(s, c, o);
+    };
+    if let Some(spare) = out.spare_capacity_mut().get_mut(..n) {
+        if n <= CHUNK {
+            go(&mut init(), 0, spare);
+        } else {
+            spare
+                .par_chunks_mut(CHUNK)
+                .with_min_len(min)
+                .enumerate()
+                .for_each_init(&init, |s, (c, o)| go(s, c, o));
+        }
+        // SAFETY: the chunks above cover `spare[..n]` and each was fully initialised, so
+        // the first `n` elements of `out` are initialised (and `n` <= capacity).
+        unsafe { out.set_len(n) };
     }
     out
 }
