@@ -14,6 +14,7 @@
 //! # Ok::<(), xla_cpu::CpuError>(())
 //! ```
 
+mod buffer;
 mod compile;
 mod error;
 mod exec;

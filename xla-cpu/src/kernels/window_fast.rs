@@ -78,6 +78,29 @@ fn plan(w: &Window, dims: &[usize], out_dims: &[usize]) -> Option<(usize, [Axis;
 }
 
 /// The 2x2 stride-2 unpadded window (the common max-pool), as straight-line code.
+/// A 2x2 stride-2 window for an order-free combiner: the two rows are combined
+/// elementwise first (a vector loop), then neighbouring pairs.
+fn pool_plane_2x2_any_order<F: Fn(f32, f32) -> f32 + Copy>(
+    x: &[f32],
+    out: &mut [f32],
+    a: &[Axis; 2],
+    init: f32,
+    f: F,
+) {
+    let [ah, aw] = a;
+    let mut m = vec![0.0f32; 2 * aw.out];
+    for (oh, orow) in out.chunks_exact_mut(aw.out).enumerate().take(ah.out) {
+        let r0 = &x[2 * oh * aw.n..][..2 * aw.out];
+        let r1 = &x[(2 * oh + 1) * aw.n..][..2 * aw.out];
+        for ((d, &p), &q) in m.iter_mut().zip(r0).zip(r1) {
+            *d = f(p, q);
+        }
+        for (o, pair) in orow.iter_mut().zip(m.chunks_exact(2)) {
+            *o = f(init, f(pair[0], pair[1]));
+        }
+    }
+}
+
 fn pool_plane_2x2<F: Fn(f32, f32) -> f32>(
     x: &[f32],
     out: &mut [f32],
@@ -99,10 +122,20 @@ fn pool_plane_2x2<F: Fn(f32, f32) -> f32>(
     }
 }
 
-fn pool_plane<F: Fn(f32, f32) -> f32>(x: &[f32], out: &mut [f32], a: &[Axis; 2], init: f32, f: F) {
+fn pool_plane<F: Fn(f32, f32) -> f32 + Copy>(
+    x: &[f32],
+    out: &mut [f32],
+    a: &[Axis; 2],
+    init: f32,
+    f: F,
+    order_free: bool,
+) {
     let [ah, aw] = a;
     let is_2x2 = |x: &Axis| x.size == 2 && x.stride == 2 && x.pad == 0 && 2 * x.out <= x.n;
     if is_2x2(ah) && is_2x2(aw) {
+        if order_free {
+            return pool_plane_2x2_any_order(x, out, a, init, f);
+        }
         return pool_plane_2x2(x, out, a, init, f);
     }
     for oh in 0..ah.out {
@@ -163,24 +196,26 @@ fn reduce_window_in(
     if x.len() != planes * ip {
         return None;
     }
-    let mut out = vec![0.0f32; planes * op_len];
     if op_len == 0 || ip == 0 {
-        out.fill(init);
-        return Some(ArrayData::F32(out));
+        return Some(ArrayData::F32(vec![init; planes * op_len]));
     }
-    let run = |f: fn(f32, f32) -> f32, out: &mut Vec<f32>| {
-        out.par_chunks_mut(op_len)
-            .zip(x.par_chunks(ip))
-            .with_min_len(min)
-            .for_each(|(o, xp)| pool_plane(xp, o, &axes, init, f));
+    let run = |f: fn(f32, f32) -> f32, order_free: bool| {
+        let plane = |_: &mut (), p: usize, o: &mut [f32]| {
+            if let Some(xp) = x.get(p * ip..(p + 1) * ip) {
+                pool_plane(xp, o, &axes, init, f, order_free);
+            }
+        };
+        crate::buffer::filled_in_chunks(planes * op_len, op_len, min, || (), plane)
     };
-    match op {
-        BinaryOp::Max => run(vmax, &mut out),
-        BinaryOp::Min => run(vmin, &mut out),
-        BinaryOp::Add => run(|a, b| a + b, &mut out),
-        BinaryOp::Mul => run(|a, b| a * b, &mut out),
+    // Max and min give the same result in any order (NaN wins, +0 beats -0), so their 2x2
+    // windows may be folded in the order that vectorises.
+    let out = match op {
+        BinaryOp::Max => run(vmax, true),
+        BinaryOp::Min => run(vmin, true),
+        BinaryOp::Add => run(|a, b| a + b, false),
+        BinaryOp::Mul => run(|a, b| a * b, false),
         _ => return None,
-    }
+    };
     Some(ArrayData::F32(out))
 }
 
