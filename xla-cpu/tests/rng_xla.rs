@@ -6,7 +6,9 @@
 //! The cases cover ThreeFry, Philox and `rng_default` (which XLA:CPU expands as Philox),
 //! u8/u16/u32/u64 and s8..s64 results, scalars, odd lengths, multi-dimensional shapes with and
 //! without an even dimension, the empty array, the all-zeros state, counters that wrap past
-//! 2^64 inside the array, and Philox's 2-word and 3-word states.
+//! 2^64 inside the array, and Philox's 2-word and 3-word states. (XLA:CPU hands signed
+//! results back with the unsigned dtype of the same width; the fixtures hold the same bits
+//! viewed as the declared signed type.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
