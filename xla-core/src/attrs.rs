@@ -298,7 +298,7 @@ text_enum! {
 text_enum! {
     /// Algorithm of RngBitGenerator.
     RngAlgorithm {
-        /// The backend's default (ThreeFry here).
+        /// The backend's default (Philox, as on XLA:CPU).
         Default => "rng_default",
         /// ThreeFry-2x32.
         ThreeFry => "rng_three_fry",

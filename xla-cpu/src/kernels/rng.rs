@@ -1,10 +1,10 @@
 //! Random numbers: `rng` (uniform / normal, deterministic from the executable's seed),
-//! `rng-bit-generator` (ThreeFry-2x32 and Philox-4x32 as XLA's expander computes them) and
+//! `rng-bit-generator` (ThreeFry-2x32 and Philox-4x32 bit for bit as XLA:CPU computes them) and
 //! `rng-get-and-update-state`.
 
 use crate::error::{invalid, CpuError, Result};
 use crate::exec::Ctx;
-use crate::index::{array, count, dims_of, make};
+use crate::index::{count, dims_of, make};
 use std::sync::atomic::Ordering;
 use xla_core::attrs::{RngAlgorithm, RngDistribution};
 use xla_core::literal::ArrayData;
@@ -120,114 +120,171 @@ fn join(lo: u32, hi: u32) -> u64 {
     u64::from(lo) | (u64::from(hi) << 32)
 }
 
-/// ThreeFry bits: `n` words of `wide` (64) or 32 bits, and the advanced counter.
-fn threefry_bits(key: u64, ctr: u64, n: usize, wide: bool) -> (Vec<u64>, u64) {
+/// ThreeFry's 32-bit words for an array of `dims`, laid out as XLA's `ThreeFryRngBit32`
+/// does, and the number of counter values used.
+///
+/// XLA splits one dimension into halves: the first even dimension, else the (first) largest
+/// one (a scalar is treated as `[1]`). Block `c` of the "half" shape, where that dimension
+/// is `ceil(d/2)` long and `c` is the row-major index in it, is ThreeFry of the counter
+/// `ctr + c`; its two output words go to indices `2a` and `2a + 1` of the split dimension
+/// (the second is dropped when `d` is odd). So a 1-D array interleaves the words of
+/// consecutive blocks, but `u32[4,3]` pairs rows 0 and 1, not neighbouring elements.
+fn threefry_words32(key: u64, ctr: u64, dims: &[usize]) -> (Vec<u32>, u64) {
     let k = split(key);
+    let block = |c: usize| threefry2x32(k, split(ctr.wrapping_add(c as u64)));
+    let Some(s) = dims
+        .iter()
+        .position(|d| d % 2 == 0)
+        .or_else(|| (0..dims.len()).rev().max_by_key(|&i| dims[i]))
+    else {
+        return (vec![block(0)[0]], ctr.wrapping_add(1));
+    };
+    let (outer, mid) = (count(&dims[..s]), dims[s]);
+    let inner = count(&dims[s + 1..]);
+    let half = mid.div_ceil(2);
+    let blocks: Vec<[u32; 2]> = (0..outer * half * inner).map(block).collect();
+    let mut out = Vec::with_capacity(outer * mid * inner);
+    for o in 0..outer {
+        for a in 0..mid {
+            let row = (o * half + a / 2) * inner;
+            out.extend(blocks[row..row + inner].iter().map(|b| b[a % 2]));
+        }
+    }
+    (out, ctr.wrapping_add(blocks.len() as u64))
+}
+
+/// Philox blocks for the 128-bit counters `ctr`, `ctr + 1`, ... (`blocks` of them), each
+/// four 32-bit words.
+fn philox_blocks(key: u64, ctr: u128, blocks: usize) -> Vec<[u32; 4]> {
+    (0..blocks)
+        .map(|i| {
+            let c = ctr.wrapping_add(i as u128);
+            let [a, b] = split(c as u64);
+            let [d, e] = split((c >> 64) as u64);
+            philox4x32([a, b, d, e], split(key))
+        })
+        .collect()
+}
+
+/// The generated words, before the final conversion to the result type.
+enum Words {
+    /// One 32-bit word per element (8/16-bit results keep its low bits).
+    W32(Vec<u32>),
+    /// One 64-bit word per element.
+    W64(Vec<u64>),
+}
+
+/// ThreeFry-2x32: the key is `state[0]`, the counter `state[1]`. 64-bit results take block
+/// `ctr + i` for element `i` (low word first) and advance the counter by the element count.
+fn threefry(state: &[u64], dims: &[usize], wide: bool) -> (Words, Vec<u64>) {
+    let (key, ctr) = (state[0], state[1]);
     if wide {
+        let n = count(dims);
+        let k = split(key);
         let v = (0..n)
             .map(|i| threefry2x32(k, split(ctr.wrapping_add(i as u64))))
             .map(|o| join(o[0], o[1]))
             .collect();
-        return (v, ctr.wrapping_add(n as u64));
+        return (Words::W64(v), vec![key, ctr.wrapping_add(n as u64)]);
     }
-    // 32-bit words: block i gives words 2i and 2i+1 (XLA's interleaved order).
-    let half = n.div_ceil(2);
-    let v = (0..half)
-        .flat_map(|i| threefry2x32(k, split(ctr.wrapping_add(i as u64))))
-        .map(u64::from)
-        .take(n)
-        .collect();
-    (v, ctr.wrapping_add(half as u64))
+    let (v, next) = threefry_words32(key, ctr, dims);
+    (Words::W32(v), vec![key, next])
 }
 
-/// Philox bits: `n` words, and the advanced 128-bit counter.
-fn philox_bits(key: u64, ctr: [u64; 2], n: usize, wide: bool) -> (Vec<u64>, [u64; 2]) {
-    let words32 = if wide { n * 2 } else { n };
-    let blocks = words32.div_ceil(4);
-    let add = |c: [u64; 2], x: u64| {
-        let (lo, carry) = c[0].overflowing_add(x);
-        [lo, c[1].wrapping_add(u64::from(carry))]
+/// Philox-4x32-10: the key is `state[0]`. With a 3-word state the 128-bit counter is
+/// `state[2]:state[1]` (high:low) and all of it is returned advanced. With a 2-word state
+/// XLA reverses the state, so the counter is `state[0]:state[1]`: the *key* is the counter's
+/// high word, which a carry out of the low word does increase for the blocks generated, and
+/// only the advanced low word is returned. Block `i` (counter `ctr + i`) gives the words
+/// `4i..4i+4` (32-bit results) or the two elements `2i, 2i+1` (64-bit results, low word
+/// first); the counter advances by the number of blocks.
+fn philox(state: &[u64], n: usize, wide: bool) -> (Words, Vec<u64>) {
+    let key = state[0];
+    let ctr = match state {
+        [_, lo, hi] => u128::from(*lo) | (u128::from(*hi) << 64),
+        _ => u128::from(state[1]) | (u128::from(key) << 64),
     };
-    let outs: Vec<[u32; 4]> = (0..blocks)
-        .map(|i| {
-            let c = add(ctr, i as u64);
-            let [a, b] = split(c[0]);
-            let [d, e] = split(c[1]);
-            philox4x32([a, b, d, e], split(key))
-        })
-        .collect();
-    let v = if wide {
-        let half = n.div_ceil(2);
-        let b64: Vec<[u64; 2]> = outs
+    let blocks = if wide { n.div_ceil(2) } else { n.div_ceil(4) };
+    let out = philox_blocks(key, ctr, blocks);
+    let words = if wide {
+        let v = out
             .iter()
-            .map(|o| [join(o[0], o[1]), join(o[2], o[3])])
-            .collect();
-        b64.iter()
-            .take(half)
-            .flat_map(|p| p.iter().copied())
-            .take(n)
-            .collect()
+            .flat_map(|o| [join(o[0], o[1]), join(o[2], o[3])]);
+        Words::W64(v.take(n).collect())
     } else {
-        outs.iter()
-            .flat_map(|o| o.iter().map(|&x| u64::from(x)))
-            .take(n)
-            .collect()
+        Words::W32(out.iter().flatten().copied().take(n).collect())
     };
-    (v, add(ctr, blocks as u64))
+    let next = ctr.wrapping_add(blocks as u128);
+    let mut new_state = vec![key, next as u64, (next >> 64) as u64];
+    new_state.truncate(state.len());
+    (words, new_state)
 }
 
-/// `rng-bit-generator(state)` → `(new_state, bits)`.
+/// Checks the state against what XLA's expander can split: `u64[2]` for ThreeFry, `u64[2]`
+/// or `u64[3]` for Philox. `RngAlgorithm::Default` must be resolved first.
+fn check_state(state: &Literal, alg: RngAlgorithm) -> Result<&[u64]> {
+    let st = state.data::<u64>().unwrap_or(&[]);
+    let fits = match alg {
+        RngAlgorithm::ThreeFry => st.len() == 2,
+        RngAlgorithm::Philox | RngAlgorithm::Default => matches!(st.len(), 2 | 3),
+    };
+    if !fits || state.shape().rank() != 1 {
+        return Err(invalid(format!(
+            "rng-bit-generator: the {alg} state must be u64[2]{}, found {}",
+            if alg == RngAlgorithm::ThreeFry {
+                ""
+            } else {
+                " or u64[3]"
+            },
+            state.shape()
+        )));
+    }
+    Ok(st)
+}
+
+/// `rng-bit-generator(state)` → `(new_state, bits)`, bit for bit what XLA's
+/// `RngBitGeneratorExpander` computes (`xla/hlo/builder/lib/prng.cc`), checked against XLA:CPU
+/// in `tests/rng_xla.rs`.
+///
+/// `rng_default` is Philox: XLA leaves the choice to the backend, and XLA:CPU (the
+/// reference, jax 0.10.2) runs the expander with Philox as its default algorithm. Results
+/// narrower than 32 bits take the low bits of the 32-bit words the same shape would get
+/// (one word per element, as XLA does); signed and other same-width types get the bits
+/// unchanged.
 ///
 /// # Errors
-/// If the state is not u64[2] (u64[3] for Philox) or the output type is not 32/64-bit.
+/// If the state is not u64[2] (ThreeFry) or u64[2]/u64[3] (Philox), or the result is not a
+/// `(state, bits)` pair whose bits have an 8/16/32/64-bit non-PRED, non-complex type.
 pub fn rng_bit_generator(state: &Literal, alg: RngAlgorithm, out: &Shape) -> Result<Literal> {
-    let st = state.data::<u64>().ok_or_else(|| {
-        invalid(format!(
-            "rng-bit-generator: state must be u64[], found {}",
-            state.shape()
-        ))
-    })?;
+    let alg = match alg {
+        RngAlgorithm::Default => RngAlgorithm::Philox,
+        RngAlgorithm::ThreeFry | RngAlgorithm::Philox => alg,
+    };
+    let st = check_state(state, alg)?;
     let [ss, ds] = out.tuple_elements().unwrap_or(&[]) else {
         return Err(invalid(format!(
             "rng-bit-generator: result must be a (state, bits) pair, found {out}"
         )));
     };
     let ty = ds.element_type();
-    let wide = match ty.bit_width() {
-        32 if !ty.is_complex() => false,
-        64 if !ty.is_complex() => true,
-        _ => {
-            return Err(CpuError::UnsupportedType {
-                op: "rng-bit-generator",
-                ty,
-            })
-        }
+    let width = ty.bit_width();
+    if ty.is_pred() || ty.is_complex() || !matches!(width, 8 | 16 | 32 | 64) {
+        return Err(CpuError::UnsupportedType {
+            op: "rng-bit-generator",
+            ty,
+        });
+    }
+    let dims = dims_of(ds)?;
+    let (words, new_state) = match alg {
+        RngAlgorithm::ThreeFry => threefry(st, &dims, width == 64),
+        RngAlgorithm::Philox | RngAlgorithm::Default => philox(st, count(&dims), width == 64),
     };
-    let n = count(&dims_of(ds)?);
-    let key = st.first().copied().unwrap_or(0);
-    let (bits, new_state) = match alg {
-        RngAlgorithm::ThreeFry | RngAlgorithm::Default => {
-            let (b, c) = threefry_bits(key, st.get(1).copied().unwrap_or(0), n, wide);
-            (b, vec![key, c])
-        }
-        RngAlgorithm::Philox => {
-            let ctr = [
-                st.get(1).copied().unwrap_or(0),
-                st.get(2).copied().unwrap_or(0),
-            ];
-            let (b, c) = philox_bits(key, ctr, n, wide);
-            let mut s = vec![key, c[0], c[1]];
-            s.truncate(st.len().max(2));
-            (b, s)
-        }
+    let raw = match words {
+        Words::W64(v) => ArrayData::U64(v),
+        Words::W32(v) if width == 32 => ArrayData::U32(v),
+        Words::W32(v) if width == 16 => ArrayData::U16(v.iter().map(|&w| w as u16).collect()),
+        Words::W32(v) => ArrayData::U8(v.iter().map(|&w| w as u8).collect()),
     };
-    let raw = if wide {
-        ArrayData::U64(bits)
-    } else {
-        ArrayData::U32(bits.iter().map(|&b| b as u32).collect())
-    };
-    let (_, sdims) = array(state)?;
-    let _ = sdims;
     Ok(Literal::tuple(vec![
         make(ss, ArrayData::U64(new_state))?,
         make(ds, bitcast_convert(&raw, ty)?)?,
