@@ -337,7 +337,10 @@ fn switch_loss(i: i32, x: Tensor<f32, 3>) -> f32 {
 fn gradients_flow_through_match() {
     // d/dx sum(x²) = 2x on branch 0; d/dx sum(3x) = 3 on the `_` branch.
     let x = [1.0, -2.0, 0.5];
-    assert_eq!(switch_loss::grad::call(0, &x).unwrap(), vec![2.0, -4.0, 1.0]);
+    assert_eq!(
+        switch_loss::grad::call(0, &x).unwrap(),
+        vec![2.0, -4.0, 1.0]
+    );
     assert_eq!(switch_loss::grad::call(9, &x).unwrap(), vec![3.0, 3.0, 3.0]);
 }
 
@@ -367,7 +370,8 @@ fn shadowing_in_a_loop_body_does_not_change_the_outer_value() {
 
 #[computation(grad(k))]
 fn conv_nhwc_loss(x: Tensor<f32, 1, 3, 3, 1>, k: Tensor<f32, 2, 2, 1, 1>) -> f32 {
-    x.conv_general(k, dimension_numbers = "b01f_01io->b01f").sum()
+    x.conv_general(k, dimension_numbers = "b01f_01io->b01f")
+        .sum()
 }
 
 #[test]
@@ -390,5 +394,8 @@ fn min_and_max(x: Tensor<f32, 4>) -> (f32, f32) {
 
 #[test]
 fn variadic_forms_take_tuples() {
-    assert_eq!(min_and_max::call(&[2.0, -3.0, 7.5, 0.0]).unwrap(), (-3.0, 7.5));
+    assert_eq!(
+        min_and_max::call(&[2.0, -3.0, 7.5, 0.0]).unwrap(),
+        (-3.0, 7.5)
+    );
 }

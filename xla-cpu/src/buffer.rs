@@ -44,4 +44,3 @@ pub(crate) fn filled_in_chunks<S>(
     }
     out
 }
-

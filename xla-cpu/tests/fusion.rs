@@ -358,3 +358,35 @@ ENTRY main {
     });
     assert_eq!(got.data::<f32>().unwrap(), &want[..]);
 }
+
+#[test]
+fn fast_2x2_max_pool_keeps_nan_and_positive_zero() {
+    // One 4x4 plane: windows hold (NaN, 1, 2, 3), (-0, +0, -0, -0), (-inf, -inf, -inf, -inf)
+    // and (5, -1, 7, 6); max-pooled: NaN, +0, -inf, 7 (min-pooled: NaN, -0, -inf, -1).
+    let n = f32::NAN;
+    let ni = f32::NEG_INFINITY;
+    let x = vec![
+        n, 1.0, -0.0, 0.0, //
+        2.0, 3.0, -0.0, -0.0, //
+        ni, ni, 5.0, -1.0, //
+        ni, ni, 7.0, 6.0,
+    ];
+    for (op, init, want) in [
+        ("maximum", "-inf", [n, 0.0, ni, 7.0]),
+        ("minimum", "inf", [n, -0.0, ni, -1.0]),
+    ] {
+        let hlo = format!(
+            "HloModule m\n\nc {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] {op}(a, b)\n}}\n\nENTRY e {{\n  x = f32[1,1,4,4] parameter(0)\n  i = f32[] constant({init})\n  ROOT w = f32[1,1,2,2] reduce-window(x, i), window={{size=1x1x2x2 stride=1x1x2x2}}, to_apply=c\n}}\n"
+        );
+        let out = compile(&hlo)
+            .execute(&[Literal::from_vec(&[1, 1, 4, 4], x.clone()).unwrap()])
+            .unwrap();
+        let got = out.data::<f32>().unwrap();
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits(),
+                "{op}: {got:?}"
+            );
+        }
+    }
+}

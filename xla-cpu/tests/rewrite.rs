@@ -72,7 +72,10 @@ fn batched_transposes_fold_and_keep_batch_order() {
     // a f32[2,4,3] -> [2,3,4] (batch 0 kept), contracting dim 2 of ta (= dim 1 of a).
     let hlo = "HloModule m\n\nENTRY e {\n  a = f32[2,4,3] parameter(0)\n  b = f32[2,4,5] parameter(1)\n  ta = f32[2,3,4] transpose(a), dimensions={0,2,1}\n  ROOT d = f32[2,3,5] dot(ta, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
     let (a, b) = (mat(8, 3, 1.0), mat(8, 5, -20.0));
-    let (got, ran) = run(hlo, &[lit(&[2, 4, 3], a.clone()), lit(&[2, 4, 5], b.clone())]);
+    let (got, ran) = run(
+        hlo,
+        &[lit(&[2, 4, 3], a.clone()), lit(&[2, 4, 5], b.clone())],
+    );
     let mut want = Vec::new();
     for bi in 0..2 {
         let ab = transpose(&a[bi * 12..(bi + 1) * 12], 4, 3);

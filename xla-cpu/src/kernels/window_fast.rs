@@ -78,40 +78,31 @@ fn plan(w: &Window, dims: &[usize], out_dims: &[usize]) -> Option<(usize, [Axis;
 }
 
 /// The 2x2 stride-2 unpadded window (the common max-pool), as straight-line code.
-/// A 2x2 stride-2 window for an order-free combiner: the two rows are combined
-/// elementwise first (a vector loop), then neighbouring pairs.
-fn pool_plane_2x2_any_order<F: Fn(f32, f32) -> f32 + Copy>(
+/// 2x2 windows at stride 2. For an order-free combiner (`order_free`) the two rows are
+/// combined elementwise first (a vector loop), then neighbouring pairs; otherwise each
+/// window folds in row-major order.
+fn pool_plane_2x2<F: Fn(f32, f32) -> f32 + Copy>(
     x: &[f32],
     out: &mut [f32],
     a: &[Axis; 2],
     init: f32,
     f: F,
+    order_free: bool,
 ) {
     let [ah, aw] = a;
-    let mut m = vec![0.0f32; 2 * aw.out];
+    let mut m = vec![0.0f32; if order_free { 2 * aw.out } else { 0 }];
     for (oh, orow) in out.chunks_exact_mut(aw.out).enumerate().take(ah.out) {
         let r0 = &x[2 * oh * aw.n..][..2 * aw.out];
         let r1 = &x[(2 * oh + 1) * aw.n..][..2 * aw.out];
-        for ((d, &p), &q) in m.iter_mut().zip(r0).zip(r1) {
-            *d = f(p, q);
+        if order_free {
+            for ((d, &p), &q) in m.iter_mut().zip(r0).zip(r1) {
+                *d = f(p, q);
+            }
+            for (o, pair) in orow.iter_mut().zip(m.chunks_exact(2)) {
+                *o = f(init, f(pair[0], pair[1]));
+            }
+            continue;
         }
-        for (o, pair) in orow.iter_mut().zip(m.chunks_exact(2)) {
-            *o = f(init, f(pair[0], pair[1]));
-        }
-    }
-}
-
-fn pool_plane_2x2<F: Fn(f32, f32) -> f32>(
-    x: &[f32],
-    out: &mut [f32],
-    a: &[Axis; 2],
-    init: f32,
-    f: F,
-) {
-    let [ah, aw] = a;
-    for (oh, orow) in out.chunks_exact_mut(aw.out).enumerate().take(ah.out) {
-        let r0 = &x[2 * oh * aw.n..][..2 * aw.out];
-        let r1 = &x[(2 * oh + 1) * aw.n..][..2 * aw.out];
         for ((o, p), q) in orow
             .iter_mut()
             .zip(r0.chunks_exact(2))
@@ -133,10 +124,7 @@ fn pool_plane<F: Fn(f32, f32) -> f32 + Copy>(
     let [ah, aw] = a;
     let is_2x2 = |x: &Axis| x.size == 2 && x.stride == 2 && x.pad == 0 && 2 * x.out <= x.n;
     if is_2x2(ah) && is_2x2(aw) {
-        if order_free {
-            return pool_plane_2x2_any_order(x, out, a, init, f);
-        }
-        return pool_plane_2x2(x, out, a, init, f);
+        return pool_plane_2x2(x, out, a, init, f, order_free);
     }
     for oh in 0..ah.out {
         let (h0, h1) = ah.range(oh);
