@@ -44,23 +44,35 @@ pub fn exp_f32(x: f32) -> f32 {
     pow2_split(y, t)
 }
 
-/// tanh(x).
+/// tanh(x), bit for bit as XLA's CPU backend computes it for f32: Eigen's
+/// `generic_fast_tanh_float` rational approximation (odd degree 13 over even degree 6)
+/// evaluated with fused multiply-adds, the input clamped to ±7.99881172180175781 (where it
+/// reaches exactly ±1), and `x` itself for |x| < 0.0004 (which keeps -0.0). Checked against
+/// jaxlib 0.10.2 on 200,008 inputs in [-9, 9]: every result identical. About 3 ulp from
+/// the true tanh. Without hardware FMA, `mul_add` falls back to the C library's `fmaf`.
+// XLA's coefficients exactly as it writes them (each rounds to the same f32 as there).
+#[allow(clippy::excessive_precision)]
 #[inline(always)]
 pub fn tanh_f32(x: f32) -> f32 {
-    let a = x.abs();
-    let z = x * x;
-    let mut p = -5.704_988_7e-3_f32;
-    p = p * z + 2.063_909e-2;
-    p = p * z - 5.373_971_6e-2;
-    p = p * z + 1.333_144_2e-1;
-    p = p * z - 3.333_328e-1;
-    let small = (p * z * x + x).copysign(x);
-    let e = exp_f32(a + a);
-    let big = (1.0 - 2.0 / (e + 1.0)).copysign(x);
-    if a < 0.625 {
-        small
+    const CLAMP: f32 = 7.998_811_721_801_757_81;
+    let c = x.clamp(-CLAMP, CLAMP);
+    let z = c * c;
+    let mut p = -2.760_768_477_423_55e-16_f32;
+    p = p.mul_add(z, 2.000_187_904_824_77e-13);
+    p = p.mul_add(z, -8.604_671_522_137_35e-11);
+    p = p.mul_add(z, 5.122_297_090_371_14e-8);
+    p = p.mul_add(z, 1.485_722_357_179_79e-5);
+    p = p.mul_add(z, 6.372_619_288_754_36e-4);
+    p = p.mul_add(z, 4.893_524_558_917_86e-3);
+    let mut q = 1.198_258_394_667_02e-6_f32;
+    q = q.mul_add(z, 1.185_347_056_866_54e-4);
+    q = q.mul_add(z, 2.268_434_632_439_00e-3);
+    q = q.mul_add(z, 4.893_525_185_543_85e-3);
+    let r = c * p / q;
+    if x.abs() < 0.0004 {
+        x
     } else {
-        big
+        r
     }
 }
 
@@ -173,11 +185,21 @@ mod tests {
 
     #[test]
     fn tanh_matches_f64() {
-        check("tanh", tanh_f32, f64::tanh, 3e-7);
+        // XLA's own approximation is good to about 3 ulp (worst 3.5e-7 near 6.04).
+        check("tanh", tanh_f32, f64::tanh, 4e-7);
         assert_eq!(tanh_f32(-0.0).to_bits(), (-0.0f32).to_bits());
         assert_eq!(tanh_f32(f32::INFINITY), 1.0);
         assert_eq!(tanh_f32(f32::NEG_INFINITY), -1.0);
         assert!(tanh_f32(f32::NAN).is_nan());
+        assert_eq!(tanh_f32(8.0), 1.0);
+        assert_eq!(tanh_f32(-100.0), -1.0);
+        // Never beyond ±1, and monotonic to within 8 ulp (its wobble, as XLA's), where it saturates.
+        let mut prev = tanh_f32(5.0);
+        for i in 0..=5000 {
+            let t = tanh_f32(5.0 + i as f32 * 1e-3);
+            assert!(t >= prev - 5e-7 && t <= 1.0, "{i}");
+            prev = t;
+        }
     }
 
     #[test]

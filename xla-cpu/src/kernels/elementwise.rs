@@ -78,10 +78,10 @@ fn logistic<F: Real>(x: F) -> F {
 /// If the op does not accept the operand's element type.
 pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
     match x {
-        ArrayData::F32(v) => real_unary(op, v),
+        ArrayData::F32(v) => f32_unary(op, v),
         ArrayData::F64(v) => real_unary(op, v),
-        ArrayData::F16(v) => narrow(real_unary(op, &to_f32(v))?, PrimitiveType::F16),
-        ArrayData::Bf16(v) => narrow(real_unary(op, &to_f32(v))?, PrimitiveType::Bf16),
+        ArrayData::F16(v) => narrow(f32_unary(op, &to_f32(v))?, PrimitiveType::F16),
+        ArrayData::Bf16(v) => narrow(f32_unary(op, &to_f32(v))?, PrimitiveType::Bf16),
         ArrayData::C64(v) => complex_unary(op, v),
         ArrayData::C128(v) => complex_unary(op, v),
         ArrayData::S8(v) => int_unary(op, v),
@@ -96,6 +96,14 @@ pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
             UnaryOp::Not => Ok(map(v, |b: bool| !b)),
             _ => Err(unsupported(op.name(), PrimitiveType::Pred)),
         },
+    }
+}
+
+/// f32 unary ops: tanh as XLA computes it (see `math::tanh_f32`), the rest as for any float.
+fn f32_unary(op: UnaryOp, v: &[f32]) -> Result<ArrayData> {
+    match op {
+        UnaryOp::Tanh => Ok(map(v, crate::math::tanh_f32)),
+        _ => real_unary(op, v),
     }
 }
 
