@@ -17,7 +17,7 @@ fn tanh_matches_xla_bit_for_bit() {
         "HloModule m\n\nENTRY e {{\n  x = f32[{n}] parameter(0)\n  ROOT t = f32[{n}] tanh(x)\n}}\n"
     );
     let exe = Executable::compile(&parse_module(&hlo).unwrap()).unwrap();
-    let fused = exe.execute(&[x.clone()]).unwrap();
+    let fused = exe.execute(std::slice::from_ref(&x)).unwrap();
     let unfused = exe.execute_unfused(&[&x]).unwrap();
     let xs = x.data::<f32>().unwrap();
     let w = want.data::<f32>().unwrap();
