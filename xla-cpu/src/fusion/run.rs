@@ -514,8 +514,7 @@ fn run_reduce(k: &Kernel, ins: &[In], op: BinaryOp, r: &Red) -> Vec<f32> {
 /// # Errors
 /// If an input is not an f32/pred array of the planned size.
 pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape, par: Parallel) -> Result<Literal> {
-    let min = if par.threads() <= 1 { usize::MAX } else { 1 };
-    par.install(|| run_in(f, args, out, min))
+    par.run_sized(f.kernel.n, |min| run_in(f, args, out, min))
 }
 
 fn run_in(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Result<Literal> {

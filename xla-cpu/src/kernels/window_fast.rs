@@ -151,7 +151,10 @@ pub(crate) fn reduce_window(
     comb: Option<Combiner>,
     par: Parallel,
 ) -> Option<ArrayData> {
-    par.install(|| reduce_window_in(x, init, dims, out_dims, w, comb, min_len(par)))
+    par.run_sized(x.len(), |min| {
+        let min = if min == usize::MAX { min } else { min_len(par) };
+        reduce_window_in(x, init, dims, out_dims, w, comb, min)
+    })
 }
 
 /// 8 planes per task, or everything on one thread.
@@ -242,8 +245,10 @@ pub(crate) fn select_and_scatter(
     combs: [Option<Combiner>; 2],
     par: Parallel,
 ) -> Option<ArrayData> {
-    let min = min_len(par);
-    par.install(|| select_and_scatter_in([x, src, init], dims, sdims, w, combs, min))
+    par.run_sized(x.len(), |min| {
+        let min = if min == usize::MAX { min } else { min_len(par) };
+        select_and_scatter_in([x, src, init], dims, sdims, w, combs, min)
+    })
 }
 
 fn select_and_scatter_in(
