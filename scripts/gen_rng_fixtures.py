@@ -24,6 +24,8 @@ What the cases cover:
   array), key and counter all ones; Philox with the 3-word `u64[3]` state, including a low
   counter word that carries into the high word and a 128-bit counter that wraps.
 - `default_*`: `rng_default` with 2- and 3-word states (XLA:CPU expands it as Philox).
+- `float_*`: f16/f32/f64 results: raw generator bits reinterpreted as floats (f16 keeps the
+  low 16 bits of each 32-bit word, like u16), compared bit for bit.
 - `signed_*`: s8/s16/s32/s64 results. XLA:CPU hands these back with the *unsigned* dtype of
   the same width (same bits); the fixture stores them viewed as the declared signed type.
 """
@@ -39,6 +41,7 @@ ALGS = {"three_fry": "rng_three_fry", "philox": "rng_philox", "default": "rng_de
 NP_TYPES = {
     "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
     "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
 }
 
 
@@ -128,6 +131,15 @@ def default_and_signed_cases(out_dir, rng):
     return n
 
 
+def float_cases(out_dir, rng):
+    n = 0
+    for alg in ["three_fry", "philox"]:
+        for ty, dims in [("f16", [7]), ("f32", [2, 3, 5]), ("f64", [3, 5, 7])]:
+            dn = "x".join(map(str, dims))
+            n += save(out_dir, f"float_{alg}_{ty}_{dn}", alg, ty, dims, rand_state(rng, 2))
+    return n
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "rng")
@@ -135,6 +147,7 @@ def main():
     n = layout_cases(out_dir, rng)
     n += state_cases(out_dir, rng)
     n += default_and_signed_cases(out_dir, rng)
+    n += float_cases(out_dir, rng)
     print(f"{n} cases written to {out_dir}")
 
 

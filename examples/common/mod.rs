@@ -81,6 +81,8 @@ fn parse_with<A: CommandFactory + FromArgMatches>(
     args: impl IntoIterator<Item = String>,
     edit: impl FnOnce(clap::Command) -> clap::Command,
 ) -> A {
+    // Training runs the same executables thousands of times: keep freed memory for reuse.
+    xla::cpu::retain_freed_memory();
     // clap keeps `&'static str` defaults; these few strings live as long as the process.
     let show = |v: String| {
         let v: &'static str = Box::leak(v.into_boxed_str());

@@ -39,7 +39,8 @@ pub fn rng(
 }
 
 /// The shape of `rng-bit-generator(state)`: the declared `(state, bits)`; the state is a
-/// rank-1 U64 array and the first result element has its shape; the bits are an integer array.
+/// rank-1 U64 array and the first result element has its shape; the bits are an integer or
+/// floating-point array (raw generator bits, as XLA allows).
 ///
 /// # Errors
 /// When any of these rules is broken.
@@ -51,11 +52,13 @@ pub fn rng_bit_generator(state: &Shape, declared: &Shape) -> Result<Shape, Shape
     match declared.tuple_elements() {
         Some([new_state, bits])
             if new_state.compatible(&plain(s))
-                && bits.as_array().is_some_and(|b| b.ty.is_integer()) => {}
+                && bits
+                    .as_array()
+                    .is_some_and(|b| b.ty.is_integer() || b.ty.is_float()) => {}
         _ => {
             return Err(ShapeError::new(
                 name,
-                format!("result must be ({s}, an integer array), got {declared}"),
+                format!("result must be ({s}, an integer or floating-point array), got {declared}"),
             ))
         }
     }

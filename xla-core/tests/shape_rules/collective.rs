@@ -364,6 +364,13 @@ fn rng_rules() {
             "(u64[2], u32[3,4])",
         )
         .declared("(u64[2], u32[3,4])"),
+        ok(
+            "rng-bit-generator float bits",
+            rbg.clone(),
+            &["u64[2]"],
+            "(u64[2], f16[5])",
+        )
+        .declared("(u64[2], f16[5])"),
         err(
             "rng-bit-generator state type",
             rbg.clone(),
@@ -447,12 +454,19 @@ fn more_collective_rules() {
         )
         .declared("(u64[2,2], u32[3])"),
         err(
-            "rng-bit-generator float output",
+            "rng-bit-generator complex output",
+            rbg.clone(),
+            &["u64[3]"],
+            "an integer or floating-point array",
+        )
+        .declared("(u64[3], c64[3])"),
+        err(
+            "rng-bit-generator pred output",
             rbg,
             &["u64[3]"],
-            "an integer array",
+            "an integer or floating-point array",
         )
-        .declared("(u64[3], f32[3])"),
+        .declared("(u64[3], pred[3])"),
         err(
             "all-gather of a token",
             Op::AllGather {
