@@ -14,7 +14,7 @@
 //! Step 1's lane order differs from a left-to-right fold only in rounding for `add`/`mul`
 //! on floats (XLA itself reduces in vectorised partial sums).
 
-use super::elementwise::fmax;
+use super::elementwise::{fmax, fmin};
 use crate::parallel::Parallel;
 use crate::scalar::Combine;
 use rayon::prelude::*;
@@ -49,6 +49,11 @@ pub(crate) fn reduce(
         (ArrayData::F32(v), BinaryOp::Max) => typed(v, init, &runs, fmax::<f32>, par),
         (ArrayData::F64(v), BinaryOp::Add) => typed(v, init, &runs, |a, b| a + b, par),
         (ArrayData::F64(v), BinaryOp::Max) => typed(v, init, &runs, fmax::<f64>, par),
+        (ArrayData::F32(v), BinaryOp::Min) => typed(v, init, &runs, fmin::<f32>, par),
+        (ArrayData::F64(v), BinaryOp::Min) => typed(v, init, &runs, fmin::<f64>, par),
+        (ArrayData::F32(v), BinaryOp::Mul) => typed(v, init, &runs, |a, b| a * b, par),
+        (ArrayData::F64(v), BinaryOp::Mul) => typed(v, init, &runs, |a, b| a * b, par),
+        (ArrayData::S32(v), BinaryOp::Add) => typed(v, init, &runs, i32::wrapping_add, par),
         _ => with_array_data!(x, v => {
             let f = Combine::native(op)?;
             typed(v, init, &runs, f, par)

@@ -190,24 +190,49 @@ fn reduce_window_in(
     if op_len == 0 || ip == 0 {
         return Some(ArrayData::F32(vec![init; planes * op_len]));
     }
-    let run = |f: fn(f32, f32) -> f32, order_free: bool| {
-        let plane = |_: &mut (), p: usize, o: &mut [f32]| {
-            if let Some(xp) = x.get(p * ip..(p + 1) * ip) {
-                pool_plane(xp, o, &axes, init, f, order_free);
-            }
-        };
-        crate::buffer::filled_in_chunks(planes * op_len, op_len, min, || (), plane)
+    let p = Pool {
+        x,
+        axes: &axes,
+        init,
+        planes,
+        ip,
+        op_len,
+        min,
     };
     // Max and min give the same result in any order (NaN wins, +0 beats -0), so their 2x2
     // windows may be folded in the order that vectorises.
     let out = match op {
-        BinaryOp::Max => run(vmax, true),
-        BinaryOp::Min => run(vmin, true),
-        BinaryOp::Add => run(|a, b| a + b, false),
-        BinaryOp::Mul => run(|a, b| a * b, false),
+        BinaryOp::Max => p.run(vmax, true),
+        BinaryOp::Min => p.run(vmin, true),
+        BinaryOp::Add => p.run(|a, b| a + b, false),
+        BinaryOp::Mul => p.run(|a, b| a * b, false),
         _ => return None,
     };
     Some(ArrayData::F32(out))
+}
+
+/// A pooling job: planes of `ip` input and `op_len` output elements.
+struct Pool<'a> {
+    x: &'a [f32],
+    axes: &'a [Axis; 2],
+    init: f32,
+    planes: usize,
+    ip: usize,
+    op_len: usize,
+    min: usize,
+}
+
+impl Pool<'_> {
+    /// Pools every plane with `f` (generic, so the combiner is inlined into the loops).
+    fn run<F: Fn(f32, f32) -> f32 + Copy + Send + Sync>(&self, f: F, order_free: bool) -> Vec<f32> {
+        let plane = |_: &mut (), p: usize, o: &mut [f32]| {
+            if let Some(xp) = self.x.get(p * self.ip..(p + 1) * self.ip) {
+                pool_plane(xp, o, self.axes, self.init, f, order_free);
+            }
+        };
+        let n = self.planes * self.op_len;
+        crate::buffer::filled_in_chunks(n, self.op_len, self.min, || (), plane)
+    }
 }
 
 fn scatter_plane(x: &[f32], src: &[f32], out: &mut [f32], a: &[Axis; 2], gt: bool) {
