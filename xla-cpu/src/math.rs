@@ -2,46 +2,50 @@
 //! polynomial, Cephes coefficients), used by the fused elementwise loops.
 //!
 //! Every function is written without data-dependent branches (the `if`s become selects)
-//! so a loop over a slice compiles to vector code. Accuracy is about 2 ulp, far inside the
-//! f32 conformance tolerance (rtol 1e-5); specials (±0, ±inf, NaN, overflow, underflow to
-//! subnormals and zero) follow IEEE/libm.
+//! so a loop over a slice compiles to vector code. `exp` and `tanh` reproduce XLA:CPU's own
+//! approximations bit for bit (including its flushing of subnormal `exp` results); `log` and
+//! `logistic` are about 2 ulp from the true value, far inside the f32 conformance tolerance
+//! (rtol 1e-5), with IEEE/libm specials.
 
-const LOG2E: f32 = std::f32::consts::LOG2_E;
 const LN2_HI: f32 = 0.693_359_4;
 const LN2_LO: f32 = -2.121_944_4e-4;
 /// 1.5 * 2^23: adding and subtracting it rounds an f32 below 2^22 to the nearest integer.
 const ROUNDER: f32 = 12_582_912.0;
 
-/// `y * 2^n` where `t = n + ROUNDER` holds the integer `n` in [-150, 130] in its low
-/// mantissa bits, as the product of two normal powers (so subnormal results are rounded
-/// once, at the final multiply). Integer bit tricks instead of `as i32`, which does not
-/// vectorise (it saturates).
-#[inline(always)]
-fn pow2_split(y: f32, t: f32) -> f32 {
-    let ni = t.to_bits() as i32 - 0x4b40_0000;
-    let n1 = ni >> 1;
-    let n2 = ni - n1;
-    let s1 = f32::from_bits(((n1 + 127) as u32) << 23);
-    let s2 = f32::from_bits(((n2 + 127) as u32) << 23);
-    y * s1 * s2
-}
-
-/// e^x.
+/// e^x, bit for bit as XLA's CPU backend computes it for f32: Cephes' polynomial evaluated
+/// with fused multiply-adds, the input clamped below at -88.3762626647949, the power of two
+/// capped at 2^127 (larger inputs overflow to +inf in the final product), and results below
+/// the smallest normal f32 flushed to +0 (XLA runs with denormals flushed). Checked against
+/// jaxlib 0.10.2 on 400,000 inputs in [-88, 89] and the specials: every result identical.
+/// Without hardware FMA (and SSE4.1 `floor`), the C library's `fmaf`/`floorf` are called.
+#[allow(clippy::excessive_precision)]
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
-    // NaN passes through `clamp` and the polynomial.
-    let xc = x.clamp(-104.0, 89.0);
-    let t = xc * LOG2E + ROUNDER;
-    let n = t - ROUNDER;
-    let r = xc - n * LN2_HI - n * LN2_LO;
-    let mut p = 1.987_569_1e-4_f32;
-    p = p * r + 1.398_199_9e-3;
-    p = p * r + 8.333_452e-3;
-    p = p * r + 4.166_579_6e-2;
-    p = p * r + 1.666_666_5e-1;
-    p = p * r + 5e-1;
-    let y = p * r * r + r + 1.0;
-    pow2_split(y, t)
+    const LO: f32 = -88.376_262_664_794_9;
+    const C1: f32 = 0.693_359_375;
+    const C2: f32 = 2.121_944_40e-4;
+    // `if` rather than `max`, so NaN passes through.
+    let xc = if x < LO { LO } else { x };
+    let fx = xc.mul_add(1.442_695_040_888_963_41, 0.5).floor().min(127.0);
+    let r = fx.mul_add(-C1, xc);
+    let r = fx.mul_add(C2, r);
+    let z = r * r;
+    let mut y = 1.987_569_150_0e-4_f32;
+    y = y.mul_add(r, 1.398_199_950_7e-3);
+    y = y.mul_add(r, 8.333_451_907_3e-3);
+    y = y.mul_add(r, 4.166_579_589_4e-2);
+    y = y.mul_add(r, 1.666_666_545_9e-1);
+    y = y.mul_add(r, 5.000_000_120_1e-1);
+    let y = y.mul_add(z, r) + 1.0;
+    // 2^fx for the integral fx in [-127, 127], built from its bits (2^-127 gives 0).
+    let n = (fx + ROUNDER).to_bits() as i32 - 0x4b40_0000;
+    let scale = f32::from_bits(((n + 127).max(0) as u32) << 23);
+    let e = y * scale;
+    if e < f32::MIN_POSITIVE {
+        0.0
+    } else {
+        e
+    }
 }
 
 /// tanh(x), bit for bit as XLA's CPU backend computes it for f32: Eigen's

@@ -99,10 +99,12 @@ pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
     }
 }
 
-/// f32 unary ops: tanh as XLA computes it (see `math::tanh_f32`), the rest as for any float.
+/// f32 unary ops: tanh and exp as XLA computes them (see `math.rs`), the rest as for any
+/// float.
 fn f32_unary(op: UnaryOp, v: &[f32]) -> Result<ArrayData> {
     match op {
         UnaryOp::Tanh => Ok(map(v, crate::math::tanh_f32)),
+        UnaryOp::Exp => Ok(map(v, crate::math::exp_f32)),
         _ => real_unary(op, v),
     }
 }
