@@ -26,7 +26,7 @@ pub fn exp_f32(x: f32) -> f32 {
     const C2: f32 = 2.121_944_40e-4;
     // `if` rather than `max`, so NaN passes through.
     let xc = if x < LO { LO } else { x };
-    let fx = xc.mul_add(1.442_695_040_888_963_41, 0.5).floor().min(127.0);
+    let fx = xc.mul_add(std::f32::consts::LOG2_E, 0.5).floor().min(127.0);
     let r = fx.mul_add(-C1, xc);
     let r = fx.mul_add(C2, r);
     let z = r * r;
