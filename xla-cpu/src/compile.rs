@@ -245,7 +245,15 @@ impl Executable {
         }
         let mut module = module.clone();
         crate::rewrite::simplify(&mut module);
-        let module = &module;
+        let exe = Executable::planned(module)?;
+        match crate::fold::fold_constants(&exe) {
+            Some(folded) => Executable::planned(folded),
+            None => Ok(exe),
+        }
+    }
+
+    /// Plans every computation of an already verified (and rewritten) module.
+    fn planned(module: Module) -> Result<Executable> {
         let mut plans = module
             .computations
             .iter()
@@ -271,7 +279,7 @@ impl Executable {
             }
         }
         Ok(Executable {
-            module: module.clone(),
+            module,
             plans,
             rng_seed: AtomicU64::new(0),
             rng_state: AtomicU64::new(0),

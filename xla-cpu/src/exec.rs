@@ -97,7 +97,7 @@ impl Executable {
     }
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     /// The recognised scalar combiner of computation `c`, if any.
     pub fn combiner(&self, c: CompId) -> Option<Combiner> {
         self.exe.plan_of(c).and_then(|p| p.combiner)
@@ -139,19 +139,22 @@ impl Ctx<'_> {
 
     /// Runs computation `c` on arguments that may be borrowed: the schedule of fused steps,
     /// or (`width` set) every instruction on vectors of `n` argument sets.
-    pub(crate) fn run_cow(
+    pub(crate) fn run_cow<'v>(
         &self,
         c: CompId,
-        mut args: Vec<Cow<'_, Literal>>,
+        mut args: Vec<Cow<'v, Literal>>,
         mode: Mode,
-    ) -> Result<Literal> {
+    ) -> Result<Literal>
+    where
+        'a: 'v,
+    {
         let width = match mode {
             Mode::Vector(n) => Some(n),
             Mode::Fused | Mode::Unfused => None,
         };
         let fused = mode == Mode::Fused;
-        let comp = self
-            .exe
+        let exe: &'a Executable = self.exe;
+        let comp = exe
             .module
             .get(c)
             .ok_or_else(|| invalid(format!("no computation #{}", c.0)))?;
@@ -167,7 +170,7 @@ impl Ctx<'_> {
                 args.len()
             )));
         }
-        let mut values: Vec<Option<Cow<'_, Literal>>> = vec![None; comp.instructions.len()];
+        let mut values: Vec<Option<Cow<'v, Literal>>> = vec![None; comp.instructions.len()];
         let fused_steps;
         let steps: &[Step] = if fused {
             &plan.steps
@@ -193,6 +196,10 @@ impl Ctx<'_> {
                     .get_mut(number as usize)
                     .ok_or_else(|| invalid("parameter number out of range"))?;
                 std::mem::replace(slot, Cow::Owned(Literal::token()))
+            } else if let (Op::Constant { literal }, Mode::Fused | Mode::Unfused) = (&ins.op, mode)
+            {
+                // Read in place from the module (vectorised runs broadcast it instead).
+                Cow::Borrowed(literal)
             } else if let (Op::Tuple, Step::Eval(_)) = (&ins.op, step) {
                 Cow::Owned(move_into_tuple(&mut values, &ins.operands, frees)?)
             } else {
@@ -264,7 +271,7 @@ impl Ctx<'_> {
         self.eval(op, a, out)
     }
 
-    fn eval(&self, op: &Op, a: &[&Literal], out: &Shape) -> Result<Literal> {
+    pub(crate) fn eval(&self, op: &Op, a: &[&Literal], out: &Shape) -> Result<Literal> {
         let arg = |i: usize| {
             a.get(i)
                 .copied()

@@ -18,6 +18,7 @@ mod buffer;
 mod compile;
 mod error;
 mod exec;
+mod fold;
 mod fusion;
 mod index;
 pub(crate) mod kernels;

@@ -111,3 +111,25 @@ fn dead_instructions_do_not_run() {
     assert_eq!(got[5], -5.0);
     assert!(!ran.iter().any(|op| op == "dot"), "{ran:?}");
 }
+
+#[test]
+fn constant_subexpressions_are_folded_at_compile_time() {
+    // d = c·c + c = [2, 6, 12] is known at compile time; only the add with x runs.
+    let hlo = "HloModule m\n\nENTRY e {\n  x = f32[3] parameter(0)\n  c = f32[3] constant({1, 2, 3})\n  sq = f32[3] multiply(c, c)\n  d = f32[3] add(sq, c)\n  two = f32[] constant(2)\n  b = f32[3] broadcast(two), dimensions={}\n  h = f32[3] divide(d, b)\n  ROOT r = f32[3] add(x, h)\n}\n";
+    let (got, ran) = run(hlo, &[lit(&[3], vec![10.0, 20.0, 30.0])]);
+    assert_eq!(got, vec![11.0, 23.0, 36.0]);
+    assert_eq!(ran.len(), 1, "{ran:?}");
+    assert!(ran[0].contains("add"), "{ran:?}");
+}
+
+#[test]
+fn large_broadcasts_and_random_numbers_are_not_folded() {
+    let hlo = "HloModule m\n\nENTRY e {\n  x = f32[10000] parameter(0)\n  two = f32[] constant(2)\n  b = f32[10000] broadcast(two), dimensions={}\n  lo = f32[] constant(0)\n  hi = f32[] constant(1)\n  u = f32[10000] rng(lo, hi), distribution=rng_uniform\n  m = f32[10000] multiply(x, b)\n  ROOT r = f32[10000] add(m, u)\n}\n";
+    let (got, ran) = run(hlo, &[lit(&[10000], vec![1.0; 10000])]);
+    assert!(
+        got.iter().all(|&v| (2.0..3.0).contains(&v)),
+        "{:?}",
+        &got[..4]
+    );
+    assert!(ran.iter().any(|op| op == "rng"), "{ran:?}");
+}
