@@ -4,6 +4,8 @@
 //!
 //! `cargo bench --bench linalg` (`-- matmul` to filter).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use xla::cpu::Executable;

@@ -80,7 +80,7 @@ pub fn prepare(module: &Path, inputs: &[PathBuf]) -> Result<(Executable, Vec<Lit
 fn flatten(lit: Literal, out: &mut Vec<Literal>) {
     match lit.tuple_elements() {
         Some(elements) => {
-            for e in elements.to_vec() {
+            for e in elements.iter().cloned() {
                 flatten(e, out);
             }
         }
