@@ -66,7 +66,9 @@ fn steps(c: &mut Criterion) {
     xla::cpu::retain_freed_memory();
     let file = |f: &str| {
         std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/perf").join(f),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("testdata/perf")
+                .join(f),
         )
         .unwrap()
     };

@@ -51,8 +51,22 @@ fn feature_layout(dims: &[usize], fi: i64) -> Result<(usize, usize, usize)> {
     Ok((c, inner, count(dims) / c.max(1)))
 }
 
-fn feature_of(e: usize, c: usize, inner: usize) -> usize {
-    (e / inner.max(1)) % c.max(1)
+/// Calls `f(feature, start..end)` for each contiguous run of one feature's elements, in
+/// element order (a batch-norm operand is `[outer, c, inner]` around its feature dim).
+fn for_feature_runs(
+    len: usize,
+    c: usize,
+    inner: usize,
+    mut f: impl FnMut(usize, std::ops::Range<usize>),
+) {
+    let inner = inner.max(1);
+    let mut start = 0;
+    while start < len {
+        let feature = (start / inner) % c.max(1);
+        let end = (start + inner).min(len);
+        f(feature, start..end);
+        start = end;
+    }
 }
 
 /// The operands `a[1..n]` as f64 (per-feature vectors, and batch-norm-grad's `grad_output`),
@@ -79,17 +93,42 @@ fn params(a: &[&Literal], n: usize, c: usize, per_feature: usize) -> Result<Vec<
 
 fn mean_var(x: &[f64], c: usize, inner: usize, per: usize) -> (Vec<f64>, Vec<f64>) {
     let mut mean = vec![0.0; c];
-    for (e, &v) in x.iter().enumerate() {
-        mean[feature_of(e, c, inner)] += v;
-    }
+    for_feature_runs(x.len(), c, inner, |f, r| {
+        if let (Some(m), Some(xs)) = (mean.get_mut(f), x.get(r)) {
+            for &v in xs {
+                *m += v;
+            }
+        }
+    });
     mean.iter_mut().for_each(|m| *m /= per as f64);
     let mut var = vec![0.0; c];
-    for (e, &v) in x.iter().enumerate() {
-        let f = feature_of(e, c, inner);
-        var[f] += (v - mean[f]) * (v - mean[f]);
-    }
+    for_feature_runs(x.len(), c, inner, |f, r| {
+        if let (Some(s), Some(xs)) = (var.get_mut(f), x.get(r)) {
+            let m = at(&mean, f);
+            for &v in xs {
+                *s += (v - m) * (v - m);
+            }
+        }
+    });
     var.iter_mut().for_each(|s| *s /= per as f64);
     (mean, var)
+}
+
+/// `out[e] = g(feature of e, x[e], e)` for every element, run by run.
+fn map_features(
+    x: &[f64],
+    c: usize,
+    inner: usize,
+    g: impl Fn(usize, f64, usize) -> f64,
+) -> Vec<f64> {
+    let mut out = Vec::with_capacity(x.len());
+    for_feature_runs(x.len(), c, inner, |f, r| {
+        let start = r.start;
+        if let Some(xs) = x.get(r) {
+            out.extend(xs.iter().enumerate().map(|(k, &v)| g(f, v, start + k)));
+        }
+    });
+    out
 }
 
 fn tuple_shapes(out: &Shape, n: usize) -> Result<&[Shape]> {
@@ -114,14 +153,10 @@ pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Re
     let (c, inner, per) = feature_layout(&dims, fi)?;
     let p = params(a, 3, c, 2)?;
     let (mean, var) = mean_var(&x, c, inner, per);
-    let y = x
-        .iter()
-        .enumerate()
-        .map(|(e, &v)| {
-            let f = feature_of(e, c, inner);
-            (v - mean[f]) / (var[f] + f64::from(eps)).sqrt() * at(&p[0], f) + at(&p[1], f)
-        })
-        .collect();
+    let sd: Vec<f64> = var.iter().map(|v| (v + f64::from(eps)).sqrt()).collect();
+    let y = map_features(&x, c, inner, |f, v, _| {
+        (v - at(&mean, f)) / at(&sd, f) * at(&p[0], f) + at(&p[1], f)
+    });
     let s = tuple_shapes(out, 3)?;
     Ok(Literal::tuple(vec![
         back(y, ty, &s[0])?,
@@ -141,15 +176,12 @@ pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> R
     )?;
     let (c, inner, _) = feature_layout(&dims, fi)?;
     let p = params(a, 5, c, 4)?;
-    let y = x
-        .iter()
-        .enumerate()
-        .map(|(e, &v)| {
-            let f = feature_of(e, c, inner);
-            (v - at(&p[2], f)) / (at(&p[3], f) + f64::from(eps)).sqrt() * at(&p[0], f)
-                + at(&p[1], f)
-        })
+    let sd: Vec<f64> = (0..c)
+        .map(|f| (at(&p[3], f) + f64::from(eps)).sqrt())
         .collect();
+    let y = map_features(&x, c, inner, |f, v, _| {
+        (v - at(&p[2], f)) / at(&sd, f) * at(&p[0], f) + at(&p[1], f)
+    });
     back(y, ty, out)
 }
 
@@ -167,24 +199,25 @@ pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result
     let (scale, mean, var, dy) = (&p[0], &p[1], &p[2], &p[3]);
     let mut sum_dy = vec![0.0; c];
     let mut sum_dyx = vec![0.0; c];
-    for (e, &v) in x.iter().enumerate() {
-        let f = feature_of(e, c, inner);
-        sum_dy[f] += at(dy, e);
-        sum_dyx[f] += at(dy, e) * (v - at(mean, f));
-    }
+    for_feature_runs(x.len(), c, inner, |f, r| {
+        let m = at(mean, f);
+        if let (Some(sa), Some(sb)) = (sum_dy.get_mut(f), sum_dyx.get_mut(f)) {
+            for e in r {
+                let d = at(dy, e);
+                *sa += d;
+                *sb += d * (at(&x, e) - m);
+            }
+        }
+    });
     let rs: Vec<f64> = (0..c)
         .map(|f| 1.0 / (at(var, f) + f64::from(eps)).sqrt())
         .collect();
     let n = per as f64;
-    let gx = x
-        .iter()
-        .enumerate()
-        .map(|(e, &v)| {
-            let f = feature_of(e, c, inner);
-            let xc = v - at(mean, f);
-            at(scale, f) * rs[f] * (at(dy, e) - sum_dy[f] / n - xc * rs[f] * rs[f] * sum_dyx[f] / n)
-        })
-        .collect();
+    let gx = map_features(&x, c, inner, |f, v, e| {
+        let xc = v - at(mean, f);
+        let r = at(&rs, f);
+        at(scale, f) * r * (at(dy, e) - at(&sum_dy, f) / n - xc * r * r * at(&sum_dyx, f) / n)
+    });
     let gscale = (0..c).map(|f| sum_dyx[f] * rs[f]).collect();
     let s = tuple_shapes(out, 3)?;
     Ok(Literal::tuple(vec![
