@@ -165,7 +165,7 @@ fn cross_entropy_against_hand_derivation_and_finite_differences() {
     }
     let (gw, gb) = cross_entropy::grad::call(&x, &w, &b, &y).unwrap();
     // By hand: dL/dz = (softmax(z) - y) / 4; dL/dw = xᵀ·dz; dL/db = column sums of dz.
-    let mut dz = vec![0.0; 12];
+    let mut dz = [0.0; 12];
     for r in 0..4 {
         let z: Vec<f64> = (0..3)
             .map(|c| b[c] + (0..5).map(|k| x[r * 5 + k] * w[k * 3 + c]).sum::<f64>())
