@@ -393,9 +393,12 @@ impl<'a> Ctx<'a> {
                 ..
             } => sort::sort(self, a, *dimension, *to_apply, out),
             Op::TopK { k, largest } => sort::top_k(arg(0)?, *k, *largest, out),
-            Op::Call { to_apply, .. } => {
-                self.call(*to_apply, a.iter().map(|l| (*l).clone()).collect())
-            }
+            // The callee reads its arguments in place (no copy of the operands).
+            Op::Call { to_apply, .. } => self.run_cow(
+                *to_apply,
+                a.iter().map(|l| Cow::Borrowed(*l)).collect(),
+                Mode::Fused,
+            ),
             Op::Conditional { branches } => control::conditional(self, a, branches),
             Op::While { condition, body } => control::while_loop(self, arg(0)?, *condition, *body),
             Op::CustomCall { config, .. } => collective::custom_call(self, a, config, out),
