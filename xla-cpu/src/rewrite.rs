@@ -1,5 +1,8 @@
 //! Rewrites applied to a module before it is planned: each keeps every value the same.
 //!
+//! - Every `call` is inlined (its callee's instructions copied in its place, the callee's
+//!   parameters replaced by the call's operands), so the callee's elementwise ops fuse with
+//!   the caller's and no argument is passed at run time.
 //! - A `transpose` feeding a `dot` is folded into the dot's dimension numbers when that
 //!   leaves the dot's result unchanged (the operand's free dims keep their order); the dot
 //!   then reads the untransposed operand in place (faer takes either orientation), and the
@@ -7,14 +10,83 @@
 //! - [`live`] marks what the root needs, so dead instructions are never run.
 
 use xla_core::attrs::DotDims;
-use xla_core::ir::{Computation, Module, Op};
+use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
 
 /// Applies every rewrite to every computation of `m`.
 pub(crate) fn simplify(m: &mut Module) {
+    inline_calls(m);
     for c in &mut m.computations {
         fold_transposes_into_dots(c);
         transposed_dots(c);
     }
+}
+
+/// Inlines calls one level per round (nested calls take several; HLO has no recursion, and
+/// the rounds are bounded anyway).
+fn inline_calls(m: &mut Module) {
+    for _ in 0..16 {
+        let bodies = m.computations.clone();
+        let mut changed = false;
+        for c in &mut m.computations {
+            if !c
+                .instructions
+                .iter()
+                .any(|i| matches!(i.op, Op::Call { .. }))
+            {
+                continue;
+            }
+            if let Some(inlined) = inline_in(c, &bodies) {
+                *c = inlined;
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// `c` with each of its calls replaced by a copy of the callee's body (`None` if anything
+/// does not resolve, leaving `c` as it was).
+fn inline_in(c: &Computation, bodies: &[Computation]) -> Option<Computation> {
+    let mut out: Vec<Instruction> = Vec::with_capacity(c.instructions.len());
+    let mut map: Vec<InstrId> = Vec::with_capacity(c.instructions.len());
+    for ins in &c.instructions {
+        let operands = remap(&ins.operands, &map)?;
+        let Op::Call { to_apply, .. } = &ins.op else {
+            out.push(Instruction {
+                operands,
+                ..ins.clone()
+            });
+            map.push(InstrId(out.len() - 1));
+            continue;
+        };
+        let callee = bodies.get(to_apply.0)?;
+        let mut cmap: Vec<InstrId> = Vec::with_capacity(callee.instructions.len());
+        for ci in &callee.instructions {
+            if let Op::Parameter { number } = ci.op {
+                cmap.push(*operands.get(usize::try_from(number).ok()?)?);
+                continue;
+            }
+            out.push(Instruction {
+                name: format!("{}.{}", ins.name, ci.name),
+                op: ci.op.clone(),
+                operands: remap(&ci.operands, &cmap)?,
+                shape: ci.shape.clone(),
+            });
+            cmap.push(InstrId(out.len() - 1));
+        }
+        map.push(*cmap.get(callee.root.0)?);
+    }
+    Some(Computation {
+        name: c.name.clone(),
+        instructions: out,
+        root: *map.get(c.root.0)?,
+    })
+}
+
+fn remap(ids: &[InstrId], map: &[InstrId]) -> Option<Vec<InstrId>> {
+    ids.iter().map(|o| map.get(o.0).copied()).collect()
 }
 
 fn fold_transposes_into_dots(c: &mut Computation) {

@@ -133,3 +133,28 @@ fn large_broadcasts_and_random_numbers_are_not_folded() {
     );
     assert!(ran.iter().any(|op| op == "rng"), "{ran:?}");
 }
+
+#[test]
+fn calls_are_inlined_and_fuse_with_the_caller() {
+    // relu(x + y) and relu(-x) through a called computation (nested one level deeper):
+    // each becomes one fused kernel with the caller's op, and no call runs.
+    let hlo = "HloModule m\n\nzero_max {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n  zb = f32[4] broadcast(z), dimensions={}\n  ROOT r = f32[4] maximum(a, zb)\n}\n\nrelu {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] call(p), to_apply=zero_max\n}\n\nENTRY e {\n  x = f32[4] parameter(0)\n  y = f32[4] parameter(1)\n  s = f32[4] add(x, y)\n  r1 = f32[4] call(s), to_apply=relu\n  n = f32[4] negate(x)\n  r2 = f32[4] call(n), to_apply=relu\n  ROOT t = (f32[4], f32[4]) tuple(r1, r2)\n}\n";
+    let m = parse_module(hlo).unwrap();
+    let mut exe = Executable::compile(&m).unwrap();
+    exe.set_profiling(true);
+    let args = [
+        lit(&[4], vec![1.0, -2.0, 3.0, -4.0]),
+        lit(&[4], vec![0.5, 0.5, -4.0, 1.0]),
+    ];
+    let out = exe.execute(&args).unwrap();
+    let t = out.tuple_elements().unwrap();
+    assert_eq!(t[0].data::<f32>().unwrap(), &[1.5, 0.0, 0.0, 0.0]);
+    assert_eq!(t[1].data::<f32>().unwrap(), &[0.0, 2.0, 0.0, 4.0]);
+    let ran: Vec<String> = exe.profile().into_iter().map(|e| e.op).collect();
+    assert!(!ran.iter().any(|op| op == "call"), "{ran:?}");
+    assert_eq!(
+        ran.iter().filter(|op| op.starts_with("fusion")).count(),
+        2,
+        "{ran:?}"
+    );
+}
