@@ -225,17 +225,19 @@ impl<'a> Ctx<'a> {
                     }
                 };
                 if let (Some(p), Some(t)) = (&self.exe.profile, started) {
-                    let op = match step {
-                        Step::Fused(..) => format!("fusion({})", ins.op.name()),
-                        Step::Eval(_) => ins.op.name().to_string(),
+                    let describe = || {
+                        let op = match step {
+                            Step::Fused(..) => format!("fusion({})", ins.op.name()),
+                            Step::Eval(_) => ins.op.name().to_string(),
+                        };
+                        [
+                            comp.name.clone(),
+                            ins.name.clone(),
+                            op,
+                            ins.shape.to_string(),
+                        ]
                     };
-                    p.record(
-                        &comp.name,
-                        &ins.name,
-                        op,
-                        ins.shape.to_string(),
-                        t.elapsed(),
-                    );
+                    p.record((c.0, i), describe, t.elapsed());
                 }
                 Cow::Owned(r.map_err(|e| CpuError::Instruction {
                     instruction: ins.name.clone(),

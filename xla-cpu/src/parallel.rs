@@ -113,7 +113,11 @@ impl<'a> Parallel<'a> {
     /// the setting is sequential, else inside the pool with `min = 1`. Entering the pool is a
     /// cross-thread hand-off of several microseconds, which dominated small-array steps
     /// (a 15-instruction log-softmax on f32[256,10] took 0.2 ms).
-    pub fn run_sized<R: Send>(&self, elements: usize, f: impl FnOnce(usize) -> R + Send) -> R {
+    pub(crate) fn run_sized<R: Send>(
+        &self,
+        elements: usize,
+        f: impl FnOnce(usize) -> R + Send,
+    ) -> R {
         const SMALL: usize = 1 << 15;
         if self.threads() <= 1 || elements < SMALL {
             f(usize::MAX)

@@ -23,28 +23,35 @@ pub struct ProfileEntry {
     pub total: Duration,
 }
 
-/// Collected timings, keyed by (computation, instruction).
+/// Collected timings, keyed by (computation index, instruction index).
 #[derive(Debug, Default)]
 pub(crate) struct Profile {
-    entries: Mutex<HashMap<(String, String), ProfileEntry>>,
+    entries: Mutex<HashMap<(usize, usize), ProfileEntry>>,
 }
 
 impl Profile {
-    /// Adds one run of an instruction.
-    pub(crate) fn record(&self, comp: &str, name: &str, op: String, shape: String, t: Duration) {
+    /// Adds one run of instruction `at` = (computation, instruction) index; `describe` gives
+    /// its (computation name, instruction name, op, shape) the first time.
+    pub(crate) fn record(
+        &self,
+        at: (usize, usize),
+        describe: impl FnOnce() -> [String; 4],
+        t: Duration,
+    ) {
         let Ok(mut m) = self.entries.lock() else {
             return;
         };
-        let e = m
-            .entry((comp.to_string(), name.to_string()))
-            .or_insert_with(|| ProfileEntry {
-                computation: comp.to_string(),
-                instruction: name.to_string(),
+        let e = m.entry(at).or_insert_with(|| {
+            let [computation, instruction, op, shape] = describe();
+            ProfileEntry {
+                computation,
+                instruction,
                 op,
                 shape,
                 calls: 0,
                 total: Duration::ZERO,
-            });
+            }
+        });
         e.calls += 1;
         e.total += t;
     }

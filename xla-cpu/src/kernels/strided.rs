@@ -217,15 +217,12 @@ pub(crate) fn permute(
     order: &[usize],
     par: Parallel<'_>,
 ) -> Option<ArrayData> {
-    let mut st = vec![1isize; dims.len()];
-    for i in (0..dims.len().saturating_sub(1)).rev() {
-        st[i] = st[i + 1].checked_mul(*dims.get(i + 1)? as isize)?;
-    }
+    let st = crate::index::strides(dims);
     let odims: Vec<usize> = order
         .iter()
         .map(|&o| dims.get(o).copied())
         .collect::<Option<_>>()?;
-    let ost: Vec<isize> = order.iter().map(|&o| st[o]).collect();
+    let ost: Vec<isize> = order.iter().map(|&o| st[o] as isize).collect();
     copy(d, 0, &odims, &ost, par)
 }
 

@@ -1,9 +1,10 @@
 //! Data movement: broadcast, reshape, transpose, reverse, slice, dynamic-slice,
 //! dynamic-update-slice, concatenate, pad, iota.
 //!
-//! Most ops are an index map (output element → source element) computed from the dims alone,
-//! then one typed copy ([`take`]); the map depends only on shapes, so a later planner can
-//! compute it once per executable.
+//! Transpose, broadcast, slice, reverse and dynamic-slice are one strided copy each
+//! (`strided.rs`: output element → `base + Σ index·stride` in the operand). The rest build an
+//! index map (output element → source element) from the dims alone, then one typed copy
+//! ([`take`]).
 
 use crate::error::{invalid, Result};
 use crate::index::{advance, array, count, dims_of, make, scalar_i64, strides};
