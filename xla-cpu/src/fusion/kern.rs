@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
 
 /// Elements per fast block.
-pub(crate) const V: usize = 64;
+pub(crate) const V: usize = 128;
 /// One fast block.
 pub(crate) type Vb = [f32; V];
 /// A block op: `o = f(a, b, c)` (unused operands are ignored).

@@ -5,6 +5,7 @@
 //!
 //! Planning happens once at compile time ([`plan_steps`]); [`run`] executes a step.
 
+mod fast;
 mod kern;
 mod ops;
 mod run;

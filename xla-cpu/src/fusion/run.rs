@@ -4,7 +4,9 @@
 //! bit-identical for any number of threads.
 
 use super::ops::{self, vmax, vmin};
-use super::{Fop, Fused, FusedKind, Instr, Kernel, Load, Node, Slot, Src};
+use super::fast::Fast;
+use super::{Fop, Fused, FusedKind, Kernel, Load, Node, Slot};
+use crate::buffer::Sink;
 use crate::error::{invalid, Result};
 use crate::index::make;
 use crate::parallel::Parallel;
@@ -24,7 +26,7 @@ fn block_len() -> usize {
 
 /// A kernel input.
 #[derive(Clone, Copy)]
-enum In<'a> {
+pub(crate) enum In<'a> {
     F32(&'a [f32]),
     Pred(&'a [bool]),
 }
@@ -48,18 +50,19 @@ impl In<'_> {
 /// Elements of a register of the fast path: small enough that a kernel's registers stay
 /// in L1 and each op is a few fully unrolled vector instructions (measured: blocks of 64
 /// run a long chain about 3x faster than blocks of 2048).
-use super::kern::{Vb, V};
-static ZERO: Vb = [0.0; V];
+use super::kern::V;
 
-/// Per-task registers.
-struct Scratch {
+/// Per-task state: the fast program bound to this task's registers, and the slow path's
+/// registers for tails shorter than a fast block.
+pub(crate) struct Scratch<'i> {
     regs: Vec<Vec<f32>>,
-    fast: Vec<Vb>,
+    fast: Option<Fast<'i>>,
+    tmp: Vec<f32>,
 }
 
 impl Kernel {
-    fn scratch(&self, ins: &[In]) -> Scratch {
-        let mut regs = vec![vec![0.0f32; V]; self.nregs];
+    fn scratch<'i>(&self, ins: &[In<'i>]) -> Scratch<'i> {
+        let mut fixed = vec![0.0f32; self.nregs];
         for (node, slot) in self.nodes.iter().zip(&self.slots) {
             if let (Node::Load(l), Slot::Fixed(r)) = (node, slot) {
                 let v = match l {
@@ -67,66 +70,16 @@ impl Kernel {
                     Load::Scalar(k) => ins[*k].get(0),
                     Load::Full(_) | Load::Bcast { .. } => 0.0,
                 };
-                regs[*r].fill(v);
-            }
-        }
-        let fast = regs
-            .iter()
-            .map(|r| {
-                let mut b = [0.0; V];
-                for (d, &x) in b.iter_mut().zip(r) {
-                    *d = x;
-                }
-                b
-            })
-            .collect();
-        Scratch { regs, fast }
-    }
-
-    /// Computes the V elements at `start` into `dst` by running the compact program.
-    #[inline(always)]
-    fn block_fast(&self, ins: &[In], start: usize, regs: &mut [Vb], dst: &mut Vb) {
-        let input = |k: usize| -> &Vb {
-            match ins.get(k) {
-                Some(In::F32(v)) => v
-                    .get(start..start + V)
-                    .and_then(|s| s.try_into().ok())
-                    .unwrap_or(&ZERO),
-                _ => &ZERO,
-            }
-        };
-        for p in &self.prog {
-            match *p {
-                Instr::Load(l, r) => {
-                    if let Some(d) = regs.get_mut(r) {
-                        load(l, ins, start, d);
-                    }
-                }
-                Instr::Op(f, a, r) => {
-                    let (lo, rest) = regs.split_at_mut(r);
-                    let Some((d, hi)) = rest.split_first_mut() else {
-                        continue;
-                    };
-                    let get = |s: Src| -> &Vb {
-                        match s {
-                            Src::In(k) => input(k),
-                            Src::Reg(i) if i < r => &lo[i],
-                            Src::Reg(i) => (i - r)
-                                .checked_sub(1)
-                                .and_then(|k| hi.get(k))
-                                .unwrap_or(&ZERO),
-                        }
-                    };
-                    // SAFETY: `f` comes from the table of the instruction-set level this
-                    // CPU supports (`simd_level`).
-                    unsafe { f(get(a[0]), get(a[1]), get(a[2]), d) };
+                if let Some(f) = fixed.get_mut(*r) {
+                    *f = v;
                 }
             }
         }
-        *dst = *match self.result {
-            Src::In(k) => input(k),
-            Src::Reg(r) => regs.get(r).unwrap_or(&ZERO),
-        };
+        Scratch {
+            regs: fixed.iter().map(|&v| vec![v; V]).collect(),
+            fast: Fast::new(self, ins, &fixed),
+            tmp: vec![0.0; V],
+        }
     }
 
     /// The block of node `j` once computed (or read straight from its input).
@@ -168,78 +121,45 @@ impl Kernel {
         }
     }
 
-    /// Computes elements `start..start + dst.len()` of the kernel's result into `dst`, with
-    /// the widest vector instructions the CPU has (the same results on every path: no
-    /// contraction into FMA, the same IEEE operations).
-    fn block(&self, ins: &[In], start: usize, s: &mut Scratch, dst: &mut [f32]) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if simd::level() >= 2 {
-                // SAFETY: the CPU supports AVX-512F/BW/DQ/VL (checked at run time).
-                return unsafe { simd::block_avx512(self, ins, start, s, dst) };
-            }
-            if simd::level() == 1 {
-                // SAFETY: the CPU supports AVX2 and FMA (checked at run time).
-                return unsafe { simd::block_avx2(self, ins, start, s, dst) };
-            }
-        }
-        self.block_generic(ins, start, s, dst);
-    }
-
-    #[inline(always)]
-    fn block_generic(&self, ins: &[In], start: usize, s: &mut Scratch, dst: &mut [f32]) {
-        let mut it = dst.chunks_exact_mut(V);
-        let mut at = start;
-        for d in &mut it {
-            if let Ok(d) = <&mut Vb>::try_from(d) {
-                self.block_fast(ins, at, &mut s.fast, d);
-            }
-            at += V;
-        }
-        let rest = it.into_remainder();
-        if !rest.is_empty() {
-            self.block_slices(ins, at, s, rest);
-        }
-    }
-
-    /// The slice path, for a tail shorter than a fast block.
+    /// The slow path (node by node on slices), for ranges the fast path cannot take: a
+    /// tail shorter than a fast block, or a kernel whose program could not be bound.
     #[inline(never)]
-    fn block_slices(&self, ins: &[In], start: usize, s: &mut Scratch, dst: &mut [f32]) {
+    fn block_slices(&self, ins: &[In], start: usize, regs: &mut [Vec<f32>], dst: &mut [f32]) {
         let len = dst.len();
         let last = self.nodes.len() - 1;
         for j in 0..last {
             if let Slot::Reg(r) = self.slots[j] {
-                let mut d = std::mem::take(&mut s.regs[r]);
-                self.node_into(j, ins, &s.regs, start, &mut d[..len]);
-                s.regs[r] = d;
+                let mut d = std::mem::take(&mut regs[r]);
+                self.node_into(j, ins, regs, start, &mut d[..len]);
+                regs[r] = d;
             }
         }
         match (self.slots[last], &self.nodes[last]) {
             (Slot::Fixed(_) | Slot::Direct, _) => {
-                dst.copy_from_slice(self.src(last, ins, &s.regs, start, len));
+                dst.copy_from_slice(self.src(last, ins, regs, start, len));
             }
-            (Slot::Reg(_), _) => self.node_into(last, ins, &s.regs, start, dst),
+            (Slot::Reg(_), _) => self.node_into(last, ins, regs, start, dst),
         }
     }
 
-    /// The result block, borrowed from the input when the kernel is a plain f32 read.
-    fn block_ref<'b>(
+    /// The kernel's values at `start..start + min(V, len)`: a fast block when `len >= V`
+    /// and the fast program is bound, else the slow path's.
+    #[inline(always)]
+    fn next_block<'a>(
         &self,
-        ins: &[In<'b>],
+        ins: &[In<'a>],
         start: usize,
         len: usize,
-        s: &'b mut Scratch,
-        tmp: &'b mut [f32],
-    ) -> &'b [f32] {
-        let last = self.nodes.len() - 1;
-        if let (Slot::Direct, Node::Load(Load::Full(k))) = (self.slots[last], &self.nodes[last]) {
-            if let In::F32(v) = ins[*k] {
-                return &v[start..start + len];
+        s: &'a mut Scratch<'_>,
+    ) -> &'a [f32] {
+        if len >= V {
+            if let Some(v) = s.fast.as_mut().and_then(|f| f.eval(ins, start)) {
+                return v;
             }
         }
-        let t = &mut tmp[..len];
-        self.block(ins, start, s, t);
-        t
+        let bl = len.min(V);
+        self.block_slices(ins, start, &mut s.regs, &mut s.tmp[..bl]);
+        &s.tmp[..bl]
     }
 }
 
@@ -257,7 +177,6 @@ pub(crate) fn simd_level() -> u8 {
 
 #[cfg(target_arch = "x86_64")]
 mod simd {
-    use super::{In, Kernel, Scratch};
     use std::sync::OnceLock;
 
     /// 2: AVX-512, 1: AVX2, 0: the baseline.
@@ -280,32 +199,11 @@ mod simd {
         })
     }
 
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn block_avx2(
-        k: &Kernel,
-        ins: &[In],
-        start: usize,
-        s: &mut Scratch,
-        dst: &mut [f32],
-    ) {
-        k.block_generic(ins, start, s, dst);
-    }
-
-    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-    pub(super) fn block_avx512(
-        k: &Kernel,
-        ins: &[In],
-        start: usize,
-        s: &mut Scratch,
-        dst: &mut [f32],
-    ) {
-        k.block_generic(ins, start, s, dst);
-    }
 }
 
 /// Reads a load's elements `start..start + dst.len()`.
 #[inline(always)]
-fn load(l: Load, ins: &[In], start: usize, dst: &mut [f32]) {
+pub(crate) fn load(l: Load, ins: &[In], start: usize, dst: &mut [f32]) {
     let end = start + dst.len();
     match l {
         Load::Const(c) => dst.fill(c),
@@ -365,55 +263,160 @@ fn check(k: &Kernel, ins: &[In]) -> Result<()> {
     Ok(())
 }
 
-fn run_loop(k: &Kernel, ins: &[In], min: usize) -> Vec<f32> {
-    let work = |s: &mut Scratch, c: usize, o: &mut [f32]| {
-        let bl = block_len();
-        for (b, ob) in o.chunks_mut(bl).enumerate() {
-            k.block(ins, c * CHUNK + b * bl, s, ob);
-        }
-    };
-    crate::buffer::filled_in_chunks(k.n, CHUNK, min, || k.scratch(ins), work)
-}
-
-/// The identity of a combiner (`-0` for add, so sums of `-0` stay `-0`).
-fn identity(op: BinaryOp) -> f32 {
-    match op {
-        BinaryOp::Mul => 1.0,
-        BinaryOp::Max => f32::NEG_INFINITY,
-        BinaryOp::Min => f32::INFINITY,
-        _ => -0.0,
+/// Writes the kernel's values for the chunk starting at element `start` into `o`.
+#[inline(always)]
+fn write_chunk_impl(k: &Kernel, ins: &[In], s: &mut Scratch, start: usize, o: &mut Sink) {
+    let len = o.len();
+    let mut done = 0;
+    while done < len {
+        let v = k.next_block(ins, start + done, len - done, s);
+        o.push(v);
+        done += v.len();
     }
 }
 
-const LANES: usize = 16;
+/// A reduce's combiner, applied in the hot loops without a call per element.
+#[derive(Clone, Copy)]
+enum Comb {
+    Add,
+    Mul,
+    Max,
+    Min,
+}
 
-/// Folds elements `start..start + len` of the kernel into 16 lanes, combined in order.
-fn fold_range<F: Fn(f32, f32) -> f32 + Copy>(
+impl Comb {
+    fn of(op: BinaryOp) -> Comb {
+        match op {
+            BinaryOp::Mul => Comb::Mul,
+            BinaryOp::Max => Comb::Max,
+            BinaryOp::Min => Comb::Min,
+            _ => Comb::Add,
+        }
+    }
+
+    /// The identity (`-0` for add, so sums of `-0` stay `-0`).
+    fn identity(self) -> f32 {
+        match self {
+            Comb::Add => -0.0,
+            Comb::Mul => 1.0,
+            Comb::Max => f32::NEG_INFINITY,
+            Comb::Min => f32::INFINITY,
+        }
+    }
+
+    #[inline(always)]
+    fn apply(self, a: f32, b: f32) -> f32 {
+        match self {
+            Comb::Add => a + b,
+            Comb::Mul => a * b,
+            Comb::Max => vmax(a, b),
+            Comb::Min => vmin(a, b),
+        }
+    }
+
+    /// `acc[i] = acc[i] op v[i]` for every `i` of the shorter.
+    #[inline(always)]
+    fn fold_into(self, acc: &mut [f32], v: &[f32]) {
+        let it = acc.iter_mut().zip(v);
+        match self {
+            Comb::Add => it.for_each(|(a, &x)| *a += x),
+            Comb::Mul => it.for_each(|(a, &x)| *a *= x),
+            Comb::Max => it.for_each(|(a, &x)| *a = vmax(*a, x)),
+            Comb::Min => it.for_each(|(a, &x)| *a = vmin(*a, x)),
+        }
+    }
+}
+
+/// Independent accumulators of a row fold: four AVX-512 (eight AVX2) vectors, so the
+/// combiner's latency is hidden (measured: a single vector of 16 made the max-reduce of
+/// the softmax benchmark latency-bound).
+const LANES: usize = 64;
+
+/// Folds elements `start..start + len` of the kernel into `LANES` lanes (element `i` of
+/// the range into lane `i % LANES`), then the lanes in order.
+#[inline(always)]
+fn fold_range_impl(
     k: &Kernel,
     ins: &[In],
     s: &mut Scratch,
-    tmp: &mut [f32],
     (start, len): (usize, usize),
-    id: f32,
-    f: F,
+    op: Comb,
 ) -> f32 {
-    let mut lanes = [id; LANES];
+    let mut lanes = [op.identity(); LANES];
     let mut done = 0;
     while done < len {
-        let bl = (len - done).min(block_len());
-        let v = k.block_ref(ins, start + done, bl, s, tmp);
+        let v = k.next_block(ins, start + done, len - done, s);
         let mut it = v.chunks_exact(LANES);
         for ch in &mut it {
-            for (l, &x) in lanes.iter_mut().zip(ch) {
-                *l = f(*l, x);
-            }
+            op.fold_into(&mut lanes, ch);
         }
-        for (l, &x) in lanes.iter_mut().zip(it.remainder()) {
-            *l = f(*l, x);
-        }
-        done += bl;
+        op.fold_into(&mut lanes, it.remainder());
+        done += v.len();
     }
-    lanes.iter().fold(id, |a, &b| f(a, b))
+    lanes.iter().fold(op.identity(), |a, &b| op.apply(a, b))
+}
+
+/// Folds `rows` rows of the kernel, `stride` elements apart from `start`, into `acc`
+/// element by element (each column in row order).
+#[inline(always)]
+fn fold_rows_impl(
+    k: &Kernel,
+    ins: &[In],
+    s: &mut Scratch,
+    (start, rows, stride): (usize, usize, usize),
+    op: Comb,
+    acc: &mut [f32],
+) {
+    for row in 0..rows {
+        let at = start + row * stride;
+        let mut done = 0;
+        while done < acc.len() {
+            let v = k.next_block(ins, at + done, acc.len() - done, s);
+            op.fold_into(&mut acc[done..], v);
+            done += v.len();
+        }
+    }
+}
+
+/// Defines each `fn` as a call of its `#[inline(always)]` implementation compiled for the
+/// widest vector instructions this CPU has (the same IEEE operations on every path, so
+/// the same results).
+macro_rules! simd_dispatch {
+    ($(fn $name:ident($($a:ident: $t:ty),*) $(-> $r:ty)? => $imp:ident;)*) => {$(
+        fn $name($($a: $t),*) $(-> $r)? {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+                fn avx512($($a: $t),*) $(-> $r)? {
+                    $imp($($a),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn avx2($($a: $t),*) $(-> $r)? {
+                    $imp($($a),*)
+                }
+                if simd::level() >= 2 {
+                    // SAFETY: the CPU supports AVX-512F/BW/DQ/VL (checked at run time).
+                    return unsafe { avx512($($a),*) };
+                }
+                if simd::level() == 1 {
+                    // SAFETY: the CPU supports AVX2 and FMA (checked at run time).
+                    return unsafe { avx2($($a),*) };
+                }
+            }
+            $imp($($a),*)
+        }
+    )*};
+}
+
+simd_dispatch! {
+    fn write_chunk(k: &Kernel, ins: &[In], s: &mut Scratch, start: usize, o: &mut Sink) => write_chunk_impl;
+    fn fold_range(k: &Kernel, ins: &[In], s: &mut Scratch, range: (usize, usize), op: Comb) -> f32 => fold_range_impl;
+    fn fold_rows(k: &Kernel, ins: &[In], s: &mut Scratch, rows: (usize, usize, usize), op: Comb, acc: &mut [f32]) => fold_rows_impl;
+}
+
+fn run_loop(k: &Kernel, ins: &[In], min: usize) -> Vec<f32> {
+    let work = |s: &mut Scratch, c: usize, mut o: Sink| write_chunk(k, ins, s, c * CHUNK, &mut o);
+    crate::buffer::written_in_chunks(k.n, CHUNK, min, || k.scratch(ins), work)
 }
 
 struct Red {
@@ -427,22 +430,16 @@ struct Red {
 
 /// Reductions of whole rows (`inner == 1`); long rows are cut into fixed chunks whose
 /// partial results are combined in order.
-fn reduce_rows<F: Fn(f32, f32) -> f32 + Copy + Sync>(
-    k: &Kernel,
-    ins: &[In],
-    r: &Red,
-    id: f32,
-    f: F,
-) -> Vec<f32> {
+fn reduce_rows(k: &Kernel, ins: &[In], r: &Red, op: Comb) -> Vec<f32> {
     let nch = r.red.div_ceil(CHUNK).max(1);
     let parts = r.outer * nch;
-    let one = |s: &mut (Scratch, Vec<f32>), t: usize| {
+    let one = |s: &mut Scratch, t: usize| {
         let (row, c) = (t / nch, t % nch);
         let lo = c * CHUNK;
         let len = r.red.min(lo + CHUNK).saturating_sub(lo);
-        fold_range(k, ins, &mut s.0, &mut s.1, (row * r.red + lo, len), id, f)
+        fold_range(k, ins, s, (row * r.red + lo, len), op)
     };
-    let init = || (k.scratch(ins), vec![0.0f32; block_len()]);
+    let init = || k.scratch(ins);
     let partial: Vec<f32> = if parts * r.red.min(CHUNK) <= CHUNK {
         let mut s = init();
         (0..parts).map(|t| one(&mut s, t)).collect()
@@ -456,29 +453,15 @@ fn reduce_rows<F: Fn(f32, f32) -> f32 + Copy + Sync>(
     };
     partial
         .chunks(nch)
-        .map(|p| p.iter().fold(r.init, |a, &b| f(a, b)))
+        .map(|p| p.iter().fold(r.init, |a, &b| op.apply(a, b)))
         .collect()
 }
 
 /// Reductions over a middle dimension range (`inner > 1`): each output column folds its
 /// rows in order, exactly the reference order.
-fn reduce_cols<F: Fn(f32, f32) -> f32 + Copy + Sync>(
-    k: &Kernel,
-    ins: &[In],
-    r: &Red,
-    f: F,
-) -> Vec<f32> {
+fn reduce_cols(k: &Kernel, ins: &[In], r: &Red, op: Comb) -> Vec<f32> {
     let mut out = vec![r.init; r.outer * r.inner];
-    let work = |s: &mut (Scratch, Vec<f32>), o: usize, c0: usize, acc: &mut [f32]| {
-        for row in 0..r.red {
-            let start = (o * r.red + row) * r.inner + c0;
-            let v = k.block_ref(ins, start, acc.len(), &mut s.0, &mut s.1);
-            for (a, &x) in acc.iter_mut().zip(v) {
-                *a = f(*a, x);
-            }
-        }
-    };
-    let init = || (k.scratch(ins), vec![0.0f32; block_len()]);
+    let init = || k.scratch(ins);
     out.par_chunks_mut(r.inner)
         .with_min_len(r.min)
         .enumerate()
@@ -486,7 +469,10 @@ fn reduce_cols<F: Fn(f32, f32) -> f32 + Copy + Sync>(
             row.par_chunks_mut(block_len())
                 .with_min_len(r.min)
                 .enumerate()
-                .for_each_init(init, |s, (c, acc)| work(s, o, c * block_len(), acc));
+                .for_each_init(init, |s, (c, acc)| {
+                    let start = o * r.red * r.inner + c * block_len();
+                    fold_rows(k, ins, s, (start, r.red, r.inner), op, acc);
+                });
         });
     out
 }
@@ -495,16 +481,10 @@ fn run_reduce(k: &Kernel, ins: &[In], op: BinaryOp, r: &Red) -> Vec<f32> {
     if r.outer * r.inner == 0 {
         return Vec::new();
     }
-    let id = identity(op);
-    match (op, r.inner) {
-        (BinaryOp::Max, 1) => reduce_rows(k, ins, r, id, vmax),
-        (BinaryOp::Min, 1) => reduce_rows(k, ins, r, id, vmin),
-        (BinaryOp::Mul, 1) => reduce_rows(k, ins, r, id, |a, b| a * b),
-        (_, 1) => reduce_rows(k, ins, r, id, |a, b| a + b),
-        (BinaryOp::Max, _) => reduce_cols(k, ins, r, vmax),
-        (BinaryOp::Min, _) => reduce_cols(k, ins, r, vmin),
-        (BinaryOp::Mul, _) => reduce_cols(k, ins, r, |a, b| a * b),
-        _ => reduce_cols(k, ins, r, |a, b| a + b),
+    if r.inner == 1 {
+        reduce_rows(k, ins, r, Comb::of(op))
+    } else {
+        reduce_cols(k, ins, r, Comb::of(op))
     }
 }
 

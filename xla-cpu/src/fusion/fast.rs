@@ -1,0 +1,166 @@
+//! The fast path's program with every address resolved once per task: each op is one
+//! indirect call on three source blocks and a destination register, with no per-op
+//! matching, bounds checks or slicing.
+//!
+//! Measured on the fused-elementwise and softmax benchmarks (B5, B6): the safe dispatch
+//! loop this replaces (operands matched and sliced per op and block) took 25-30% of the
+//! run; this loop is a few instructions per op. It is the only `unsafe` of the fusion
+//! module, and every address it dereferences is checked when the program is built.
+
+use super::kern::{OpFn, Vb, V};
+use super::run::{load, In};
+use super::{Instr, Kernel, Src};
+use std::marker::PhantomData;
+
+/// A resolved source: `base + start * step` elements (step 0: a register; 1: an f32
+/// input read in place at the block's position).
+#[derive(Clone, Copy)]
+struct Arg {
+    base: *const f32,
+    step: usize,
+}
+
+/// One step of the program, in the planned order (registers are reused, so a load may
+/// only run once the ops reading its register's previous value have run).
+enum Step {
+    /// Fill a register from a load.
+    Load(super::Load, *mut Vb),
+    /// `d = f(a[0], a[1], a[2])`.
+    Call { f: OpFn, a: [Arg; 3], d: *mut Vb },
+}
+
+/// A kernel's fast program bound to one task's registers and one run's inputs.
+///
+/// Invariants (established by [`Fast::new`], relied on by [`Fast::eval`]):
+/// - every register pointer points into `regs`, whose heap block is never reallocated,
+///   borrowed or moved out while `Fast` lives (only these pointers touch it);
+/// - every input pointer is the start of an f32 input of at least `n` elements;
+/// - no op's destination is one of its own sources, and destinations are registers.
+pub(crate) struct Fast<'i> {
+    /// Owns the registers (reached only through the pointers below).
+    _regs: Vec<Vb>,
+    steps: Vec<Step>,
+    /// The inputs read in place, prefetched ahead of the block being computed.
+    streams: Vec<*const f32>,
+    result: Arg,
+    n: usize,
+    /// The inputs the pointers read.
+    _ins: PhantomData<&'i [f32]>,
+}
+
+impl<'i> Fast<'i> {
+    /// Binds `k`'s program to fresh registers (constants and scalars filled from
+    /// `fixed`, one value per register) and to `ins`. `None` if the program reads an
+    /// input that is not f32 or shorter than the kernel's domain, or breaks the
+    /// register invariants above (the slow path then runs instead).
+    pub(crate) fn new(k: &Kernel, ins: &[In<'i>], fixed: &[f32]) -> Option<Fast<'i>> {
+        let mut regs: Vec<Vb> = fixed.iter().map(|&v| [v; V]).collect();
+        let nregs = regs.len();
+        let p = regs.as_mut_ptr();
+        let reg = |r: usize| (r < nregs).then(|| p.wrapping_add(r));
+        let arg = |s: Src| -> Option<Arg> {
+            match s {
+                Src::Reg(r) => Some(Arg {
+                    base: reg(r)?.cast::<f32>().cast_const(),
+                    step: 0,
+                }),
+                Src::In(i) => match ins.get(i)? {
+                    In::F32(v) if v.len() >= k.n => Some(Arg {
+                        base: v.as_ptr(),
+                        step: 1,
+                    }),
+                    _ => None,
+                },
+            }
+        };
+        let mut steps = Vec::new();
+        for ins in &k.prog {
+            steps.push(match *ins {
+                Instr::Load(l, r) => Step::Load(l, reg(r)?),
+                Instr::Op(f, a, r) => {
+                    if a.contains(&Src::Reg(r)) {
+                        return None;
+                    }
+                    Step::Call {
+                        f,
+                        a: [arg(a[0])?, arg(a[1])?, arg(a[2])?],
+                        d: reg(r)?,
+                    }
+                }
+            });
+        }
+        let result = arg(k.result)?;
+        let mut streams: Vec<*const f32> = Vec::new();
+        let args = steps.iter().flat_map(|s| match s {
+            Step::Call { a, .. } => a.as_slice(),
+            Step::Load(..) => &[],
+        });
+        for a in args.chain(&[result]) {
+            if a.step == 1 && !streams.contains(&a.base) {
+                streams.push(a.base);
+            }
+        }
+        Some(Fast {
+            _regs: regs,
+            steps,
+            streams,
+            result,
+            n: k.n,
+            _ins: PhantomData,
+        })
+    }
+
+    /// Runs the program on elements `start..start + V` and returns the result block
+    /// (`None` when that range is not inside the kernel's domain).
+    #[inline(always)]
+    pub(crate) fn eval(&mut self, ins: &[In], start: usize) -> Option<&Vb> {
+        if start.checked_add(V)? > self.n {
+            return None;
+        }
+        for &p in &self.streams {
+            for line in (0..V).step_by(16) {
+                prefetch(p.wrapping_add(start + PREFETCH + line));
+            }
+        }
+        for step in &self.steps {
+            match *step {
+                // SAFETY: `d` points to a register of `self.regs` (invariant), and no
+                // other reference to that register is alive: `self` is borrowed mutably
+                // here and the registers are reached only through these pointers.
+                Step::Load(l, d) => load(l, ins, start, unsafe { &mut *d }),
+                // SAFETY: each source is a register or an f32 input of at least `n`
+                // elements, and `start + V <= n` was checked above, so every source block
+                // is in bounds and initialised; the destination is a register distinct
+                // from the sources (invariant), so the `&mut` does not alias them; `f` is
+                // a block function of the instruction-set level this CPU supports
+                // (`kern::table`).
+                Step::Call { f, a, d } => unsafe {
+                    let at = |a: Arg| &*a.base.add(start * a.step).cast::<Vb>();
+                    f(at(a[0]), at(a[1]), at(a[2]), &mut *d);
+                },
+            }
+        }
+        let r = self.result;
+        // SAFETY: as for the sources above; the shared borrow is tied to `&mut self`, so
+        // no op can write the result register while it is read.
+        Some(unsafe { &*r.base.add(start * r.step).cast::<Vb>() })
+    }
+}
+
+/// How far ahead of the current block the inputs are prefetched, in elements.
+const PREFETCH: usize = 512;
+
+/// Hints the CPU to bring the cache line at `p` into L1 (any address is allowed: a
+/// prefetch never faults).
+#[inline(always)]
+fn prefetch(p: *const f32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch has no architectural effect and never faults, whatever
+        // the address; SSE is part of the x86_64 baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
