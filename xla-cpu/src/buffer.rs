@@ -22,17 +22,17 @@ pub(crate) fn filled_in_chunks<S>(
 }
 
 /// The uninitialised chunk of an output, written front to back by [`Sink::push`].
-/// Whatever is left unwritten when it is dropped is zeroed, so the chunk is always fully
+/// Whatever is left unwritten when it is dropped is set to `T::default()` (zero), so the chunk is always fully
 /// initialised afterwards whatever the writer did.
-pub(crate) struct Sink<'a> {
-    buf: &'a mut [MaybeUninit<f32>],
+pub(crate) struct Sink<'a, T: Copy + Default> {
+    buf: &'a mut [MaybeUninit<T>],
     filled: usize,
 }
 
-impl<'a> Sink<'a> {
+impl<'a, T: Copy + Default> Sink<'a, T> {
     /// Appends `xs` (cut at the chunk's end).
     #[inline(always)]
-    pub(crate) fn push(&mut self, xs: &[f32]) {
+    pub(crate) fn push(&mut self, xs: &[T]) {
         let rest = self.buf.get_mut(self.filled..).unwrap_or_default();
         for (d, &x) in rest.iter_mut().zip(xs) {
             d.write(x);
@@ -41,14 +41,14 @@ impl<'a> Sink<'a> {
     }
 
     /// The whole chunk, zeroed, for work that writes it out of order.
-    pub(crate) fn into_zeroed(mut self) -> &'a mut [f32] {
+    pub(crate) fn into_zeroed(mut self) -> &'a mut [T] {
         let buf = std::mem::take(&mut self.buf);
         for x in buf.iter_mut() {
-            x.write(0.0);
+            x.write(T::default());
         }
-        // SAFETY: every element was initialised just above, and `MaybeUninit<f32>` has
-        // the size, alignment and layout of `f32`.
-        unsafe { &mut *(buf as *mut [MaybeUninit<f32>] as *mut [f32]) }
+        // SAFETY: every element was initialised just above, and `MaybeUninit<T>` has
+        // the size, alignment and layout of `T`.
+        unsafe { &mut *(buf as *mut [MaybeUninit<T>] as *mut [T]) }
     }
 
     /// The chunk's length.
@@ -57,10 +57,10 @@ impl<'a> Sink<'a> {
     }
 }
 
-impl Drop for Sink<'_> {
+impl<T: Copy + Default> Drop for Sink<'_, T> {
     fn drop(&mut self) {
         for x in self.buf.get_mut(self.filled..).unwrap_or_default() {
-            x.write(0.0);
+            x.write(T::default());
         }
     }
 }
@@ -70,15 +70,15 @@ impl Drop for Sink<'_> {
 /// work writes (measured: the in-cache zeroing of [`filled_in_chunks`] was 10-11% of the
 /// fused-elementwise and softmax benchmarks). `min` is the fewest chunks per task
 /// (`usize::MAX`: one thread).
-pub(crate) fn written_in_chunks<S>(
+pub(crate) fn written_in_chunks<S, T: Copy + Default + Send>(
     n: usize,
     chunk_len: usize,
     min: usize,
     init: impl Fn() -> S + Sync + Send,
-    work: impl Fn(&mut S, usize, Sink) + Sync + Send,
-) -> Vec<f32> {
-    let mut out: Vec<f32> = Vec::with_capacity(n);
-    let go = |s: &mut S, c: usize, buf: &mut [MaybeUninit<f32>]| {
+    work: impl Fn(&mut S, usize, Sink<T>) + Sync + Send,
+) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    let go = |s: &mut S, c: usize, buf: &mut [MaybeUninit<T>]| {
         work(s, c, Sink { buf, filled: 0 });
     };
     if let Some(spare) = out.spare_capacity_mut().get_mut(..n) {

@@ -390,3 +390,95 @@ fn fast_2x2_max_pool_keeps_nan_and_positive_zero() {
         }
     }
 }
+
+/// `arg` as f64 (the same values, widened).
+fn arg64(dims: &[i64], seed: u64, scale: f32) -> Literal {
+    let v: Vec<f64> = arg(dims, seed, scale)
+        .data::<f32>()
+        .unwrap()
+        .iter()
+        .map(|&x| f64::from(x))
+        .collect();
+    let shape = Shape::array(xla_core::PrimitiveType::F64, dims.to_vec());
+    Literal::from_array_data(shape, xla_core::literal::ArrayData::F64(v)).unwrap()
+}
+
+/// The steps a run executed, as `op` names (`fusion(root op)` for fused kernels).
+fn steps(text: &str, args: &[Literal]) -> Vec<String> {
+    let mut exe = compile(text);
+    exe.set_profiling(true);
+    exe.execute(args).unwrap();
+    exe.profile().into_iter().map(|e| e.op).collect()
+}
+
+/// f64 chains fuse like f32 ones, and give the unfused kernels' results bit for bit
+/// (the same scalar functions), with any number of threads.
+fn check_f64(text: &str, args: &[Literal], what: &str) {
+    let mut exe = compile(text);
+    let refs: Vec<&Literal> = args.iter().collect();
+    let want = exe.execute_unfused(&refs).unwrap();
+    let one = in_pool(&mut exe, 1, |exe| exe.execute_borrowed(&refs).unwrap());
+    let two = in_pool(&mut exe, 2, |exe| exe.execute_borrowed(&refs).unwrap());
+    let bits = |l: &Literal| -> Vec<u64> {
+        l.data::<f64>().unwrap().iter().map(|x| x.to_bits()).collect()
+    };
+    assert_eq!(bits(&one), bits(&two), "{what}: 1 vs 2 threads");
+    let (got, want) = (two.data::<f64>().unwrap(), want.data::<f64>().unwrap());
+    for (i, (&a, &b)) in got.iter().zip(want).enumerate() {
+        let ok = a.to_bits() == b.to_bits() || (a - b).abs() <= 1e-12 * b.abs().max(1e-300);
+        assert!(ok, "{what}: element {i}: fused {a} vs reference {b}");
+    }
+}
+
+#[test]
+fn f64_gelu_chain_is_one_kernel_and_matches_reference() {
+    let text = GELU.replace("f32", "f64");
+    let args = [
+        arg64(&[100_003], 1, 6.0),
+        arg64(&[100_003], 2, 1.0),
+        arg64(&[100_003], 3, 1.0),
+    ];
+    check_f64(&text, &args, "f64 gelu");
+    let s = steps(&text, &args);
+    assert_eq!(s.iter().filter(|o| o.starts_with("fusion")).count(), 1, "{s:?}");
+    assert!(!s.iter().any(|o| o == "tanh" || o == "multiply"), "{s:?}");
+}
+
+#[test]
+fn f64_softmax_fuses_its_reduces_and_matches_reference() {
+    let text = SOFTMAX.replace("f32", "f64");
+    let args = [arg64(&[300, 517], 4, 20.0)];
+    check_f64(&text, &args, "f64 softmax");
+    let s = steps(&text, &args);
+    assert_eq!(s.iter().filter(|o| o.starts_with("fusion")).count(), 3, "{s:?}");
+}
+
+/// A compare of f32 values feeding an f64 select, and an f64 compare feeding an f32
+/// select: each kernel computes in one type, and the predicate crosses as a stored pred.
+#[test]
+fn mixed_f32_and_f64_chains_split_at_the_type_boundary() {
+    let text = "HloModule m
+ENTRY main {
+  a = f32[5000] parameter(0)
+  b = f32[5000] parameter(1)
+  x = f64[5000] parameter(2)
+  y = f64[5000] parameter(3)
+  ea = f32[5000] exponential(a)
+  p = pred[5000] compare(ea, b), direction=GT
+  sx = f64[5000] sine(x)
+  s64 = f64[5000] select(p, sx, y)
+  q = pred[5000] compare(sx, y), direction=LT
+  s32 = f32[5000] select(q, a, ea)
+  c = f64[5000] convert(s32)
+  ROOT r = f64[5000] add(s64, c)
+}";
+    let args = [
+        arg(&[5000], 5, 2.0),
+        arg(&[5000], 6, 2.0),
+        arg64(&[5000], 7, 2.0),
+        arg64(&[5000], 8, 2.0),
+    ];
+    check_f64(text, &args, "mixed");
+    let s = steps(text, &args);
+    assert!(s.iter().any(|o| o.starts_with("fusion")), "{s:?}");
+}

@@ -7,26 +7,38 @@
 //! run; this loop is a few instructions per op. It is the only `unsafe` of the fusion
 //! module, and every address it dereferences is checked when the program is built.
 
-use super::kern::{OpFn, Vb, V};
+use super::kern::{lookup, OpFn, Vb, V};
+use super::lane::Lane;
 use super::run::{load, In};
 use super::{Instr, Kernel, Src};
 use std::marker::PhantomData;
 
-/// A resolved source: `base + start * step` elements (step 0: a register; 1: an f32
-/// input read in place at the block's position).
-#[derive(Clone, Copy)]
-struct Arg {
-    base: *const f32,
+/// A resolved source: `base + start * step` elements (step 0: a register; 1: an input
+/// of the kernel's type read in place at the block's position).
+struct Arg<L> {
+    base: *const L,
     step: usize,
 }
 
+// Derived `Clone`/`Copy` would demand `L: Copy` of the pointer's target needlessly.
+impl<L> Clone for Arg<L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<L> Copy for Arg<L> {}
+
 /// One step of the program, in the planned order (registers are reused, so a load may
 /// only run once the ops reading its register's previous value have run).
-enum Step {
+enum Step<L> {
     /// Fill a register from a load.
-    Load(super::Load, *mut Vb),
+    Load(super::Load, *mut Vb<L>),
     /// `d = f(a[0], a[1], a[2])`.
-    Call { f: OpFn, a: [Arg; 3], d: *mut Vb },
+    Call {
+        f: OpFn<L>,
+        a: [Arg<L>; 3],
+        d: *mut Vb<L>,
+    },
 }
 
 /// A kernel's fast program bound to one task's registers and one run's inputs.
@@ -34,38 +46,39 @@ enum Step {
 /// Invariants (established by [`Fast::new`], relied on by [`Fast::eval`]):
 /// - every register pointer points into `regs`, whose heap block is never reallocated,
 ///   borrowed or moved out while `Fast` lives (only these pointers touch it);
-/// - every input pointer is the start of an f32 input of at least `n` elements;
+/// - every input pointer is the start of an input of at least `n` elements;
 /// - no op's destination is one of its own sources, and destinations are registers.
-pub(crate) struct Fast<'i> {
+pub(crate) struct Fast<'i, L> {
     /// Owns the registers (reached only through the pointers below).
-    _regs: Vec<Vb>,
-    steps: Vec<Step>,
+    _regs: Vec<Vb<L>>,
+    steps: Vec<Step<L>>,
     /// The inputs read in place, prefetched ahead of the block being computed.
-    streams: Vec<*const f32>,
-    result: Arg,
+    streams: Vec<*const L>,
+    result: Arg<L>,
     n: usize,
     /// The inputs the pointers read.
-    _ins: PhantomData<&'i [f32]>,
+    _ins: PhantomData<&'i [L]>,
 }
 
-impl<'i> Fast<'i> {
+impl<'i, L: Lane> Fast<'i, L> {
     /// Binds `k`'s program to fresh registers (constants and scalars filled from
     /// `fixed`, one value per register) and to `ins`. `None` if the program reads an
-    /// input that is not f32 or shorter than the kernel's domain, or breaks the
+    /// input that is not of the kernel's type or shorter than the kernel's domain, or breaks the
     /// register invariants above (the slow path then runs instead).
-    pub(crate) fn new(k: &Kernel, ins: &[In<'i>], fixed: &[f32]) -> Option<Fast<'i>> {
-        let mut regs: Vec<Vb> = fixed.iter().map(|&v| [v; V]).collect();
+    pub(crate) fn new(k: &Kernel, ins: &[In<'i, L>], fixed: &[L]) -> Option<Fast<'i, L>> {
+        let table = L::table();
+        let mut regs: Vec<Vb<L>> = fixed.iter().map(|&v| [v; V]).collect();
         let nregs = regs.len();
         let p = regs.as_mut_ptr();
         let reg = |r: usize| (r < nregs).then(|| p.wrapping_add(r));
-        let arg = |s: Src| -> Option<Arg> {
+        let arg = |s: Src| -> Option<Arg<L>> {
             match s {
                 Src::Reg(r) => Some(Arg {
-                    base: reg(r)?.cast::<f32>().cast_const(),
+                    base: reg(r)?.cast::<L>().cast_const(),
                     step: 0,
                 }),
                 Src::In(i) => match ins.get(i)? {
-                    In::F32(v) if v.len() >= k.n => Some(Arg {
+                    In::Val(v) if v.len() >= k.n => Some(Arg {
                         base: v.as_ptr(),
                         step: 1,
                     }),
@@ -82,7 +95,7 @@ impl<'i> Fast<'i> {
                         return None;
                     }
                     Step::Call {
-                        f,
+                        f: lookup(table, f),
                         a: [arg(a[0])?, arg(a[1])?, arg(a[2])?],
                         d: reg(r)?,
                     }
@@ -90,7 +103,7 @@ impl<'i> Fast<'i> {
             });
         }
         let result = arg(k.result)?;
-        let mut streams: Vec<*const f32> = Vec::new();
+        let mut streams: Vec<*const L> = Vec::new();
         let args = steps.iter().flat_map(|s| match s {
             Step::Call { a, .. } => a.as_slice(),
             Step::Load(..) => &[],
@@ -113,12 +126,12 @@ impl<'i> Fast<'i> {
     /// Runs the program on elements `start..start + V` and returns the result block
     /// (`None` when that range is not inside the kernel's domain).
     #[inline(always)]
-    pub(crate) fn eval(&mut self, ins: &[In], start: usize) -> Option<&Vb> {
+    pub(crate) fn eval(&mut self, ins: &[In<L>], start: usize) -> Option<&Vb<L>> {
         if start.checked_add(V)? > self.n {
             return None;
         }
         for &p in &self.streams {
-            for line in (0..V).step_by(16) {
+            for line in (0..V).step_by(64 / std::mem::size_of::<L>().max(1)) {
                 prefetch(p.wrapping_add(start + PREFETCH + line));
             }
         }
@@ -128,14 +141,14 @@ impl<'i> Fast<'i> {
                 // other reference to that register is alive: `self` is borrowed mutably
                 // here and the registers are reached only through these pointers.
                 Step::Load(l, d) => load(l, ins, start, unsafe { &mut *d }),
-                // SAFETY: each source is a register or an f32 input of at least `n`
+                // SAFETY: each source is a register or an input of at least `n`
                 // elements, and `start + V <= n` was checked above, so every source block
                 // is in bounds and initialised; the destination is a register distinct
                 // from the sources (invariant), so the `&mut` does not alias them; `f` is
                 // a block function of the instruction-set level this CPU supports
                 // (`kern::table`).
                 Step::Call { f, a, d } => unsafe {
-                    let at = |a: Arg| &*a.base.add(start * a.step).cast::<Vb>();
+                    let at = |a: Arg<L>| &*a.base.add(start * a.step).cast::<Vb<L>>();
                     f(at(a[0]), at(a[1]), at(a[2]), &mut *d);
                 },
             }
@@ -143,7 +156,7 @@ impl<'i> Fast<'i> {
         let r = self.result;
         // SAFETY: as for the sources above; the shared borrow is tied to `&mut self`, so
         // no op can write the result register while it is read.
-        Some(unsafe { &*r.base.add(start * r.step).cast::<Vb>() })
+        Some(unsafe { &*r.base.add(start * r.step).cast::<Vb<L>>() })
     }
 }
 
@@ -153,7 +166,7 @@ const PREFETCH: usize = 512;
 /// Hints the CPU to bring the cache line at `p` into L1 (any address is allowed: a
 /// prefetch never faults).
 #[inline(always)]
-fn prefetch(p: *const f32) {
+fn prefetch<L>(p: *const L) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

@@ -3,19 +3,19 @@
 //! path calls them through a table (an indirect call per op and block) instead of one
 //! giant match, which measured about 3x faster on long chains.
 
-use super::ops::{mask, vmax, vmin};
+use super::lane::Lane;
+use super::ops::{vmax, vmin};
 use super::Fop;
 use crate::kernels::elementwise::fsign;
-use crate::math;
-use std::sync::OnceLock;
+use crate::scalar::Real;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
 
 /// Elements per fast block.
 pub(crate) const V: usize = 128;
 /// One fast block.
-pub(crate) type Vb = [f32; V];
+pub(crate) type Vb<L> = [L; V];
 /// A block op: `o = f(a, b, c)` (unused operands are ignored).
-pub(crate) type OpFn = unsafe fn(&Vb, &Vb, &Vb, &mut Vb);
+pub(crate) type OpFn<L> = unsafe fn(&Vb<L>, &Vb<L>, &Vb<L>, &mut Vb<L>);
 
 macro_rules! kernels {
     ($($name:ident = |$x:ident, $y:ident, $z:ident| $e:expr;)*) => {
@@ -23,7 +23,7 @@ macro_rules! kernels {
             use super::*;
             $(
                 #[allow(unused_variables)]
-                pub(super) unsafe fn $name(a: &Vb, b: &Vb, c: &Vb, o: &mut Vb) {
+                pub(super) unsafe fn $name<L: Lane>(a: &Vb<L>, b: &Vb<L>, c: &Vb<L>, o: &mut Vb<L>) {
                     for i in 0..V {
                         let ($x, $y, $z) = (a[i], b[i], c[i]);
                         o[i] = $e;
@@ -37,7 +37,7 @@ macro_rules! kernels {
             $(
                 #[allow(unused_variables)]
                 #[target_feature(enable = "avx2,fma")]
-                pub(super) unsafe fn $name(a: &Vb, b: &Vb, c: &Vb, o: &mut Vb) {
+                pub(super) unsafe fn $name<L: Lane>(a: &Vb<L>, b: &Vb<L>, c: &Vb<L>, o: &mut Vb<L>) {
                     for i in 0..V {
                         let ($x, $y, $z) = (a[i], b[i], c[i]);
                         o[i] = $e;
@@ -51,7 +51,7 @@ macro_rules! kernels {
             $(
                 #[allow(unused_variables)]
                 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-                pub(super) unsafe fn $name(a: &Vb, b: &Vb, c: &Vb, o: &mut Vb) {
+                pub(super) unsafe fn $name<L: Lane>(a: &Vb<L>, b: &Vb<L>, c: &Vb<L>, o: &mut Vb<L>) {
                     for i in 0..V {
                         let ($x, $y, $z) = (a[i], b[i], c[i]);
                         o[i] = $e;
@@ -59,22 +59,23 @@ macro_rules! kernels {
                 }
             )*
         }
-        /// The block ops of one instruction-set level.
-        pub(crate) struct Table {
-            $(pub(crate) $name: OpFn,)*
+        /// The block ops of one element type and instruction-set level.
+        pub(crate) struct Table<L> {
+            $(pub(crate) $name: OpFn<L>,)*
         }
-        fn table_for(level: u8) -> Table {
+        /// The table of `L` for instruction-set `level` (see `run::simd_level`).
+        pub(crate) fn table_for<L: Lane>(level: u8) -> Table<L> {
             #[cfg(target_arch = "x86_64")]
             {
                 if level >= 2 {
-                    return Table { $($name: avx512::$name,)* };
+                    return Table { $($name: avx512::$name::<L>,)* };
                 }
                 if level == 1 {
-                    return Table { $($name: avx2::$name,)* };
+                    return Table { $($name: avx2::$name::<L>,)* };
                 }
             }
             let _ = level;
-            Table { $($name: base::$name,)* }
+            Table { $($name: base::$name::<L>,)* }
         }
     };
 }
@@ -92,12 +93,12 @@ kernels! {
     atan2 = |x, y, z| x.atan2(y);
     abs = |x, y, z| x.abs();
     neg = |x, y, z| -x;
-    exp = |x, y, z| math::exp_f32(x);
-    tanh = |x, y, z| math::tanh_f32(x);
-    log = |x, y, z| math::ln_f32(x);
-    logistic = |x, y, z| math::logistic_f32(x);
+    exp = |x, y, z| x.lexp();
+    tanh = |x, y, z| x.ltanh();
+    log = |x, y, z| x.lln();
+    logistic = |x, y, z| x.llogistic();
     sqrt = |x, y, z| x.sqrt();
-    rsqrt = |x, y, z| 1.0 / x.sqrt();
+    rsqrt = |x, y, z| L::one() / x.sqrt();
     sign = |x, y, z| fsign(x);
     floor = |x, y, z| x.floor();
     ceil = |x, y, z| x.ceil();
@@ -105,29 +106,23 @@ kernels! {
     cos = |x, y, z| x.cos();
     sin = |x, y, z| x.sin();
     tan = |x, y, z| x.tan();
-    erf = |x, y, z| <f32 as crate::scalar::Real>::erf(x);
+    erf = |x, y, z| <L as Real>::erf(x);
     expm1 = |x, y, z| x.exp_m1();
     log1p = |x, y, z| x.ln_1p();
     round_afz = |x, y, z| x.round();
-    round_even = |x, y, z| <f32 as crate::scalar::Real>::round_even(x);
-    eq = |x, y, z| mask(x == y);
-    ne = |x, y, z| mask(x != y);
-    ge = |x, y, z| mask(x >= y);
-    gt = |x, y, z| mask(x > y);
-    le = |x, y, z| mask(x <= y);
-    lt = |x, y, z| mask(x < y);
-    select = |x, y, z| if x != 0.0 { y } else { z };
+    round_even = |x, y, z| <L as Real>::round_even(x);
+    eq = |x, y, z| L::mask(x == y);
+    ne = |x, y, z| L::mask(x != y);
+    ge = |x, y, z| L::mask(x >= y);
+    gt = |x, y, z| L::mask(x > y);
+    le = |x, y, z| L::mask(x <= y);
+    lt = |x, y, z| L::mask(x < y);
+    select = |x, y, z| if x != L::zero() { y } else { z };
     clamp = |x, y, z| vmin(vmax(y, x), z);
 }
 
-/// The table for this CPU.
-pub(crate) fn table() -> &'static Table {
-    static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(|| table_for(super::run::simd_level()))
-}
-
 /// The block op of `f` (ops never planned map to `copy`).
-pub(crate) fn lookup(t: &Table, f: Fop) -> OpFn {
+pub(crate) fn lookup<L>(t: &Table<L>, f: Fop) -> OpFn<L> {
     use BinaryOp as B;
     use ComparisonDirection as C;
     use UnaryOp as U;

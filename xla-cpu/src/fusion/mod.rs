@@ -1,4 +1,4 @@
-//! Fusion planning: chains of f32 elementwise ops (with scalar and row/column broadcasts,
+//! Fusion planning: chains of f32 or f64 elementwise ops (with scalar and row/column broadcasts,
 //! reshapes, converts, compares and selects) become one [`Kernel`] evaluated block by
 //! block, so intermediates are never materialised; a `reduce` with a recognised combiner
 //! over a contiguous range of dimensions absorbs the elementwise chain feeding it.
@@ -7,6 +7,7 @@
 
 mod fast;
 mod kern;
+mod lane;
 mod ops;
 mod run;
 
@@ -35,16 +36,16 @@ pub(crate) enum Load {
         /// Elements of the operand.
         len: usize,
     },
-    /// A constant.
-    Const(f32),
+    /// A constant (exact for f32, f64 and pred).
+    Const(f64),
 }
 
 /// One operation of a kernel.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Fop {
-    /// An f32 unary op.
+    /// A float unary op.
     Unary(UnaryOp),
-    /// An f32 binary op.
+    /// A float binary op.
     Binary(BinaryOp),
     /// An IEEE compare giving a 0/1 mask.
     Cmp(ComparisonDirection),
@@ -66,7 +67,7 @@ pub(crate) enum Node {
 /// Where a node's block lives while a kernel runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Slot {
-    /// Read straight from an f32 input (no copy).
+    /// Read straight from an input of the kernel's type (no copy).
     Direct,
     /// A scratch register filled once per scratch (constants and scalars).
     Fixed(usize),
@@ -77,7 +78,7 @@ pub(crate) enum Slot {
 /// Where an instruction of the compact program reads a block.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Src {
-    /// Straight from f32 input `k`.
+    /// Straight from input `k` (of the kernel's type).
     In(usize),
     /// From a register.
     Reg(usize),
@@ -88,15 +89,16 @@ pub(crate) enum Src {
 pub(crate) enum Instr {
     /// Fills a register from a load (per block).
     Load(Load, usize),
-    /// Computes an op (a block function for this CPU) into a register; its sources are
-    /// other registers or inputs.
-    Op(kern::OpFn, [Src; 3], usize),
+    /// Computes an op into a register; its sources are other registers or inputs.
+    Op(Fop, [Src; 3], usize),
 }
 
 /// An elementwise expression over `n` elements in topological order; the last node is
 /// the result.
 #[derive(Debug)]
 pub(crate) struct Kernel {
+    /// The element type the kernel computes in: F32 or F64.
+    pub ty: PrimitiveType,
     pub nodes: Vec<Node>,
     pub slots: Vec<Slot>,
     pub nregs: usize,
@@ -178,6 +180,7 @@ struct Planner<'c> {
 const MIN_FUSE: usize = 2;
 
 const F32: PrimitiveType = PrimitiveType::F32;
+const F64: PrimitiveType = PrimitiveType::F64;
 const PRED: PrimitiveType = PrimitiveType::Pred;
 
 impl Planner<'_> {
@@ -213,44 +216,50 @@ impl Planner<'_> {
         Some((usize::try_from(after).ok()?, len))
     }
 
+    /// The float type `ins` computes in inside a kernel: its own for float results, its
+    /// operands' for compares, `None` for other pred values (which fit any kernel).
+    fn kernel_ty(&self, ins: &Instruction) -> Option<PrimitiveType> {
+        match (&ins.op, elem_ty(&ins.shape)) {
+            (Op::Compare { .. }, _) => ins.operands.first().and_then(|o| self.ty_of(*o)),
+            (_, Some(t @ (F32 | F64))) => Some(t),
+            _ => None,
+        }
+    }
+
     /// True when instruction `i` can be a node of a kernel.
     fn fusible(&self, ins: &Instruction) -> bool {
         let out = elem_ty(&ins.shape);
-        let f32_out = out == Some(F32) && self.operands_are(ins, F32);
+        let float = |t: Option<PrimitiveType>| matches!(t, Some(F32 | F64));
+        let same = float(out) && out.is_some_and(|t| self.operands_are(ins, t));
+        let first = ins.operands.first().and_then(|o| self.ty_of(*o));
         match &ins.op {
-            Op::Unary(u) => f32_out && ops::unary_fusible(*u),
-            Op::Binary(b) => f32_out && ops::binary_fusible(*b),
+            Op::Unary(u) => same && ops::unary_fusible(*u),
+            Op::Binary(b) => same && ops::binary_fusible(*b),
             Op::Compare {
                 comparison_type, ..
             } => {
                 out == Some(PRED)
-                    && self.operands_are(ins, F32)
+                    && float(first)
+                    && first.is_some_and(|t| self.operands_are(ins, t))
                     && *comparison_type != Some(ComparisonType::TotalOrder)
             }
             Op::Select => {
                 let [p, a, b] = ins.operands.as_slice() else {
                     return false;
                 };
-                out == Some(F32)
+                float(out)
                     && self.ty_of(*p) == Some(PRED)
-                    && self.ty_of(*a) == Some(F32)
-                    && self.ty_of(*b) == Some(F32)
+                    && self.ty_of(*a) == out
+                    && self.ty_of(*b) == out
             }
-            Op::Clamp => f32_out,
-            Op::Convert => {
-                out == Some(F32)
-                    && ins
-                        .operands
-                        .first()
-                        .is_some_and(|o| matches!(self.ty_of(*o), Some(F32 | PRED)))
-            }
+            Op::Clamp => same,
+            Op::Convert => float(out) && (first == out || first == Some(PRED)),
             Op::Reshape | Op::Bitcast | Op::Copy => {
-                matches!(out, Some(F32 | PRED))
-                    && ins.operands.first().is_some_and(|o| self.ty_of(*o) == out)
+                matches!(out, Some(F32 | F64 | PRED)) && first == out
             }
             Op::Broadcast { dimensions } => {
-                matches!(out, Some(F32 | PRED))
-                    && ins.operands.first().is_some_and(|o| self.ty_of(*o) == out)
+                matches!(out, Some(F32 | F64 | PRED))
+                    && first == out
                     && self.bcast_pattern(ins, dimensions).is_some()
             }
             Op::Constant { literal } => ins.shape.is_scalar() && const_value(literal).is_some(),
@@ -270,7 +279,8 @@ impl Planner<'_> {
         let [x, init] = ins.operands.as_slice() else {
             return None;
         };
-        if elem_ty(&ins.shape)? != F32 || self.ty_of(*x)? != F32 || self.ty_of(*init)? != F32 {
+        let ty = elem_ty(&ins.shape)?;
+        if !matches!(ty, F32 | F64) || self.ty_of(*x)? != ty || self.ty_of(*init)? != ty {
             return None;
         }
         let op = match (self.combiner)(*to_apply)? {
@@ -300,6 +310,10 @@ impl Planner<'_> {
 
     /// True when `user` reads `id` elementwise (the same linear index) inside a kernel.
     fn consumes(&self, user: &Instruction, id: InstrId) -> bool {
+        let (u, p) = (self.kernel_ty(user), self.ins(id).and_then(|i| self.kernel_ty(i)));
+        if u.is_some() && p.is_some() && u != p {
+            return false;
+        }
         if self.fusible_reduce(user).is_some() {
             return user.operands.first() == Some(&id);
         }
@@ -341,9 +355,12 @@ impl Planner<'_> {
     }
 }
 
-/// An f32 or pred scalar constant as f32 (pred as 0/1).
-fn const_value(l: &xla_core::Literal) -> Option<f32> {
+/// An f32, f64 or pred scalar constant as f64 (pred as 0/1).
+fn const_value(l: &xla_core::Literal) -> Option<f64> {
     if let Some([v]) = l.data::<f32>() {
+        return Some(f64::from(*v));
+    }
+    if let Some([v]) = l.data::<f64>() {
         return Some(*v);
     }
     l.data::<bool>()
@@ -353,6 +370,8 @@ fn const_value(l: &xla_core::Literal) -> Option<f32> {
 
 struct Builder<'p, 'c> {
     p: &'p Planner<'c>,
+    /// The kernel's float type: every input and node is of it or pred.
+    ty: PrimitiveType,
     inline: &'p [bool],
     nodes: Vec<Node>,
     memo: HashMap<usize, usize>,
@@ -371,14 +390,15 @@ impl Builder<'_, '_> {
         self.nodes.push(n);
         self.nodes.len() - 1
     }
-    fn load_of(&mut self, id: InstrId) -> Load {
+    /// Input `k` for value `id`, when its type fits the kernel.
+    fn typed_input(&mut self, id: InstrId) -> Option<usize> {
+        let t = self.p.ty_of(id)?;
+        (t == self.ty || t == PRED).then(|| self.input(id))
+    }
+    fn load_of(&mut self, id: InstrId) -> Option<Load> {
         let one = self.p.n_of(id) == Some(1);
-        let k = self.input(id);
-        if one {
-            Load::Scalar(k)
-        } else {
-            Load::Full(k)
-        }
+        let k = self.typed_input(id)?;
+        Some(if one { Load::Scalar(k) } else { Load::Full(k) })
     }
     /// The node computing instruction `id` (an input load unless it is `root` or inlined).
     fn node(&mut self, id: InstrId, root: bool) -> Option<usize> {
@@ -387,9 +407,12 @@ impl Builder<'_, '_> {
         }
         let ins = self.p.ins(id)?;
         let n = if !root && !self.inline.get(id.0).copied().unwrap_or(false) {
-            let l = self.load_of(id);
+            let l = self.load_of(id)?;
             self.push(Node::Load(l))
         } else {
+            if self.p.kernel_ty(ins).is_some_and(|t| t != self.ty) {
+                return None;
+            }
             match &ins.op {
                 Op::Constant { literal } => {
                     self.push(Node::Load(Load::Const(const_value(literal)?)))
@@ -400,9 +423,9 @@ impl Builder<'_, '_> {
                     let oi = self.p.ins(o)?;
                     let l = match (&oi.op, len) {
                         (Op::Constant { literal }, 1) => Load::Const(const_value(literal)?),
-                        (_, 1) => Load::Scalar(self.input(o)),
+                        (_, 1) => Load::Scalar(self.typed_input(o)?),
                         _ => Load::Bcast {
-                            input: self.input(o),
+                            input: self.typed_input(o)?,
                             inner,
                             len,
                         },
@@ -435,9 +458,9 @@ impl Builder<'_, '_> {
     }
 }
 
-/// Assigns scratch registers: f32 full loads read their input directly, constants get a
+/// Assigns scratch registers: full loads of the kernel's type read their input directly, constants get a
 /// register of their own, other nodes reuse registers freed after their last use.
-fn allocate(nodes: &[Node], f32_input: impl Fn(usize) -> bool) -> (Vec<Slot>, usize) {
+fn allocate(nodes: &[Node], direct: impl Fn(usize) -> bool) -> (Vec<Slot>, usize) {
     let mut last = vec![0usize; nodes.len()];
     for (j, n) in nodes.iter().enumerate() {
         last[j] = j;
@@ -451,7 +474,7 @@ fn allocate(nodes: &[Node], f32_input: impl Fn(usize) -> bool) -> (Vec<Slot>, us
     let (mut free, mut nregs) = (Vec::new(), 0usize);
     for (j, n) in nodes.iter().enumerate() {
         let slot = match n {
-            Node::Load(Load::Full(k)) if f32_input(*k) => Slot::Direct,
+            Node::Load(Load::Full(k)) if direct(*k) => Slot::Direct,
             Node::Load(Load::Const(_) | Load::Scalar(_)) => {
                 nregs += 1;
                 Slot::Fixed(nregs - 1)
@@ -497,7 +520,7 @@ fn compact(nodes: &[Node], slots: &[Slot]) -> Option<(Vec<Instr>, Src)> {
                 for (d, &x) in a.iter_mut().zip(args) {
                     *d = src(x)?;
                 }
-                Instr::Op(kern::lookup(kern::table(), *f), a, *r)
+                Instr::Op(*f, a, *r)
             }
         });
     }
@@ -511,8 +534,13 @@ impl Planner<'_> {
         (root, expand): (InstrId, bool),
         n: usize,
     ) -> Option<(Kernel, Vec<InstrId>)> {
+        let ty = self
+            .ins(root)
+            .and_then(|i| self.kernel_ty(i))
+            .unwrap_or(F32);
         let mut b = Builder {
             p: self,
+            ty,
             inline,
             nodes: Vec::new(),
             memo: HashMap::new(),
@@ -523,11 +551,12 @@ impl Planner<'_> {
             return None;
         }
         let (slots, nregs) = allocate(&b.nodes, |k| {
-            b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)
+            b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(ty)
         });
         let (prog, result) = compact(&b.nodes, &slots)?;
         Some((
             Kernel {
+                ty,
                 nodes: b.nodes,
                 slots,
                 nregs,

@@ -1,12 +1,14 @@
-//! The operations of a fused kernel, each a tight loop over one block slice that LLVM
-//! vectorises. Predicates live in f32 registers as 0.0 / 1.0 masks.
+//! The operations of a fused kernel's slow path (tails shorter than a fast block), each
+//! a tight loop over one block slice. Predicates live in the kernel's registers as 0 / 1
+//! masks.
 
+use super::lane::Lane;
 use crate::kernels::elementwise::fsign;
-use crate::math;
+use crate::scalar::Real;
 
 use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
 
-/// True when the f32 → f32 unary op can run inside a fused kernel.
+/// True when the float → float unary op can run inside a fused kernel.
 pub(crate) fn unary_fusible(op: UnaryOp) -> bool {
     use UnaryOp::*;
     match op {
@@ -16,7 +18,7 @@ pub(crate) fn unary_fusible(op: UnaryOp) -> bool {
     }
 }
 
-/// True when the f32 binary op can run inside a fused kernel.
+/// True when the float binary op can run inside a fused kernel.
 pub(crate) fn binary_fusible(op: BinaryOp) -> bool {
     use BinaryOp::*;
     match op {
@@ -27,10 +29,10 @@ pub(crate) fn binary_fusible(op: BinaryOp) -> bool {
 
 /// NaN-propagating maximum with `max(-0, +0) = +0`, written without branches.
 #[inline(always)]
-pub(crate) fn vmax(a: f32, b: f32) -> f32 {
+pub(crate) fn vmax<L: Real>(a: L, b: L) -> L {
     let m = if a > b { a } else { b };
     let m = if a == b {
-        f32::from_bits(a.to_bits() & b.to_bits())
+        L::from_bits_u64(a.bits() & b.bits())
     } else {
         m
     };
@@ -43,10 +45,10 @@ pub(crate) fn vmax(a: f32, b: f32) -> f32 {
 
 /// NaN-propagating minimum with `min(-0, +0) = -0`, written without branches.
 #[inline(always)]
-pub(crate) fn vmin(a: f32, b: f32) -> f32 {
+pub(crate) fn vmin<L: Real>(a: L, b: L) -> L {
     let m = if a < b { a } else { b };
     let m = if a == b {
-        f32::from_bits(a.to_bits() | b.to_bits())
+        L::from_bits_u64(a.bits() | b.bits())
     } else {
         m
     };
@@ -58,14 +60,14 @@ pub(crate) fn vmin(a: f32, b: f32) -> f32 {
 }
 
 #[inline(always)]
-fn map1(a: &[f32], o: &mut [f32], f: impl Fn(f32) -> f32) {
+fn map1<L: Lane>(a: &[L], o: &mut [L], f: impl Fn(L) -> L) {
     for (o, &x) in o.iter_mut().zip(a) {
         *o = f(x);
     }
 }
 
 #[inline(always)]
-fn map2(a: &[f32], b: &[f32], o: &mut [f32], f: impl Fn(f32, f32) -> f32) {
+fn map2<L: Lane>(a: &[L], b: &[L], o: &mut [L], f: impl Fn(L, L) -> L) {
     for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
         *o = f(x, y);
     }
@@ -73,29 +75,29 @@ fn map2(a: &[f32], b: &[f32], o: &mut [f32], f: impl Fn(f32, f32) -> f32) {
 
 /// `o = op(a)`.
 #[inline(always)]
-pub(crate) fn unary(op: UnaryOp, a: &[f32], o: &mut [f32]) {
+pub(crate) fn unary<L: Lane>(op: UnaryOp, a: &[L], o: &mut [L]) {
     use UnaryOp::*;
     match op {
-        Abs => map1(a, o, f32::abs),
+        Abs => map1(a, o, L::abs),
         Neg => map1(a, o, |x| -x),
-        Exp => map1(a, o, math::exp_f32),
-        Tanh => map1(a, o, math::tanh_f32),
-        Log => map1(a, o, math::ln_f32),
-        Logistic => map1(a, o, math::logistic_f32),
-        Sqrt => map1(a, o, f32::sqrt),
-        Rsqrt => map1(a, o, |x| 1.0 / x.sqrt()),
+        Exp => map1(a, o, L::lexp),
+        Tanh => map1(a, o, L::ltanh),
+        Log => map1(a, o, L::lln),
+        Logistic => map1(a, o, L::llogistic),
+        Sqrt => map1(a, o, L::sqrt),
+        Rsqrt => map1(a, o, |x| L::one() / x.sqrt()),
         Sign => map1(a, o, fsign),
-        Floor => map1(a, o, f32::floor),
-        Ceil => map1(a, o, f32::ceil),
-        Cbrt => map1(a, o, f32::cbrt),
-        Cos => map1(a, o, f32::cos),
-        Sin => map1(a, o, f32::sin),
-        Tan => map1(a, o, f32::tan),
-        Erf => map1(a, o, <f32 as crate::scalar::Real>::erf),
-        Expm1 => map1(a, o, f32::exp_m1),
-        Log1p => map1(a, o, f32::ln_1p),
-        RoundNearestAfz => map1(a, o, f32::round),
-        RoundNearestEven => map1(a, o, <f32 as crate::scalar::Real>::round_even),
+        Floor => map1(a, o, L::floor),
+        Ceil => map1(a, o, L::ceil),
+        Cbrt => map1(a, o, L::cbrt),
+        Cos => map1(a, o, L::cos),
+        Sin => map1(a, o, L::sin),
+        Tan => map1(a, o, L::tan),
+        Erf => map1(a, o, <L as crate::scalar::Real>::erf),
+        Expm1 => map1(a, o, L::exp_m1),
+        Log1p => map1(a, o, L::ln_1p),
+        RoundNearestAfz => map1(a, o, L::round),
+        RoundNearestEven => map1(a, o, <L as crate::scalar::Real>::round_even),
         // Never planned (see `unary_fusible`); the identity keeps this total.
         Imag | Real | IsFinite | Clz | Not | Popcnt => map1(a, o, |x| x),
     }
@@ -103,7 +105,7 @@ pub(crate) fn unary(op: UnaryOp, a: &[f32], o: &mut [f32]) {
 
 /// `o = op(a, b)`.
 #[inline(always)]
-pub(crate) fn binary(op: BinaryOp, a: &[f32], b: &[f32], o: &mut [f32]) {
+pub(crate) fn binary<L: Lane>(op: BinaryOp, a: &[L], b: &[L], o: &mut [L]) {
     use BinaryOp::*;
     match op {
         Add => map2(a, b, o, |x, y| x + y),
@@ -113,8 +115,8 @@ pub(crate) fn binary(op: BinaryOp, a: &[f32], b: &[f32], o: &mut [f32]) {
         Max => map2(a, b, o, vmax),
         Min => map2(a, b, o, vmin),
         Rem => map2(a, b, o, |x, y| x % y),
-        Pow => map2(a, b, o, f32::powf),
-        Atan2 => map2(a, b, o, f32::atan2),
+        Pow => map2(a, b, o, L::powf),
+        Atan2 => map2(a, b, o, L::atan2),
         // Never planned (see `binary_fusible`).
         Complex | And | Or | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => {
             map2(a, b, o, |x, _| x)
@@ -122,41 +124,31 @@ pub(crate) fn binary(op: BinaryOp, a: &[f32], b: &[f32], o: &mut [f32]) {
     }
 }
 
-/// A compare result as a 0/1 mask.
-#[inline(always)]
-pub(crate) fn mask(c: bool) -> f32 {
-    if c {
-        1.0
-    } else {
-        0.0
-    }
-}
-
 /// `o = (a dir b)` as a 0/1 mask (IEEE order: NaN compares unordered).
 #[inline(always)]
-pub(crate) fn compare(dir: ComparisonDirection, a: &[f32], b: &[f32], o: &mut [f32]) {
+pub(crate) fn compare<L: Lane>(dir: ComparisonDirection, a: &[L], b: &[L], o: &mut [L]) {
     use ComparisonDirection::*;
     match dir {
-        Eq => map2(a, b, o, |x, y| mask(x == y)),
-        Ne => map2(a, b, o, |x, y| mask(x != y)),
-        Ge => map2(a, b, o, |x, y| mask(x >= y)),
-        Gt => map2(a, b, o, |x, y| mask(x > y)),
-        Le => map2(a, b, o, |x, y| mask(x <= y)),
-        Lt => map2(a, b, o, |x, y| mask(x < y)),
+        Eq => map2(a, b, o, |x, y| L::mask(x == y)),
+        Ne => map2(a, b, o, |x, y| L::mask(x != y)),
+        Ge => map2(a, b, o, |x, y| L::mask(x >= y)),
+        Gt => map2(a, b, o, |x, y| L::mask(x > y)),
+        Le => map2(a, b, o, |x, y| L::mask(x <= y)),
+        Lt => map2(a, b, o, |x, y| L::mask(x < y)),
     }
 }
 
 /// `o = p ? a : b` with `p` a 0/1 mask.
 #[inline(always)]
-pub(crate) fn select(p: &[f32], a: &[f32], b: &[f32], o: &mut [f32]) {
+pub(crate) fn select<L: Lane>(p: &[L], a: &[L], b: &[L], o: &mut [L]) {
     for (((o, &p), &x), &y) in o.iter_mut().zip(p).zip(a).zip(b) {
-        *o = if p != 0.0 { x } else { y };
+        *o = if p != L::zero() { x } else { y };
     }
 }
 
 /// `o = min(max(x, lo), hi)`.
 #[inline(always)]
-pub(crate) fn clamp(lo: &[f32], x: &[f32], hi: &[f32], o: &mut [f32]) {
+pub(crate) fn clamp<L: Lane>(lo: &[L], x: &[L], hi: &[L], o: &mut [L]) {
     for (((o, &l), &x), &h) in o.iter_mut().zip(lo).zip(x).zip(hi) {
         *o = vmin(vmax(x, l), h);
     }
@@ -169,25 +161,20 @@ mod tests {
 
     #[test]
     fn vmax_vmin_match_the_reference_corners() {
-        let vals = [
-            0.0f32,
-            -0.0,
-            1.0,
-            -1.0,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::NAN,
-        ];
-        for &a in &vals {
-            for &b in &vals {
-                for (got, want) in [(vmax(a, b), fmax(a, b)), (vmin(a, b), fmin(a, b))] {
-                    if want.is_nan() {
-                        assert!(got.is_nan(), "{a} {b}");
-                    } else {
-                        assert_eq!(got.to_bits(), want.to_bits(), "{a} {b}");
+        fn corners<L: Lane + std::fmt::Display>(vals: [L; 7]) {
+            for &a in &vals {
+                for &b in &vals {
+                    for (got, want) in [(vmax(a, b), fmax(a, b)), (vmin(a, b), fmin(a, b))] {
+                        if want.is_nan() {
+                            assert!(got.is_nan(), "{a} {b}");
+                        } else {
+                            assert_eq!(got.bits(), want.bits(), "{a} {b}");
+                        }
                     }
                 }
             }
         }
+        corners([0.0f32, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN]);
+        corners([0.0f64, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
     }
 }

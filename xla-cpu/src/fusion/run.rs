@@ -1,10 +1,11 @@
-//! Running fused steps: kernels evaluated block by block (each block in 64-element fast
-//! blocks, one table-dispatched vector function per op), in parallel over fixed-size chunks. Chunk and
-//! block boundaries depend only on the shapes, never on the thread count, so results are
-//! bit-identical for any number of threads.
+//! Running fused steps: kernels evaluated in fast blocks of `V` elements (one
+//! table-dispatched vector function per op, see `fast.rs`), in parallel over fixed-size
+//! chunks. Chunk and block boundaries depend only on the shapes, never on the thread
+//! count, so results are bit-identical for any number of threads.
 
 use super::ops::{self, vmax, vmin};
 use super::fast::Fast;
+use super::lane::Lane;
 use super::{Fop, Fused, FusedKind, Kernel, Load, Node, Slot};
 use crate::buffer::Sink;
 use crate::error::{invalid, Result};
@@ -24,24 +25,31 @@ fn block_len() -> usize {
     BLOCK
 }
 
-/// A kernel input.
-#[derive(Clone, Copy)]
-pub(crate) enum In<'a> {
-    F32(&'a [f32]),
+/// A kernel input: values of the kernel's type, or predicates (read as 0 / 1).
+pub(crate) enum In<'a, L> {
+    Val(&'a [L]),
     Pred(&'a [bool]),
 }
 
-impl In<'_> {
+// Derived `Clone`/`Copy` would demand `L: Copy` needlessly.
+impl<L> Clone for In<'_, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<L> Copy for In<'_, L> {}
+
+impl<L: Lane> In<'_, L> {
     #[inline(always)]
-    fn get(&self, i: usize) -> f32 {
+    fn get(&self, i: usize) -> L {
         match self {
-            In::F32(v) => v[i],
-            In::Pred(v) => f32::from(u8::from(v[i])),
+            In::Val(v) => v[i],
+            In::Pred(v) => L::mask(v[i]),
         }
     }
     fn len(&self) -> usize {
         match self {
-            In::F32(v) => v.len(),
+            In::Val(v) => v.len(),
             In::Pred(v) => v.len(),
         }
     }
@@ -54,21 +62,21 @@ use super::kern::V;
 
 /// Per-task state: the fast program bound to this task's registers, and the slow path's
 /// registers for tails shorter than a fast block.
-pub(crate) struct Scratch<'i> {
-    regs: Vec<Vec<f32>>,
-    fast: Option<Fast<'i>>,
-    tmp: Vec<f32>,
+pub(crate) struct Scratch<'i, L> {
+    regs: Vec<Vec<L>>,
+    fast: Option<Fast<'i, L>>,
+    tmp: Vec<L>,
 }
 
 impl Kernel {
-    fn scratch<'i>(&self, ins: &[In<'i>]) -> Scratch<'i> {
-        let mut fixed = vec![0.0f32; self.nregs];
+    fn scratch<'i, L: Lane>(&self, ins: &[In<'i, L>]) -> Scratch<'i, L> {
+        let mut fixed = vec![L::zero(); self.nregs];
         for (node, slot) in self.nodes.iter().zip(&self.slots) {
             if let (Node::Load(l), Slot::Fixed(r)) = (node, slot) {
                 let v = match l {
-                    Load::Const(c) => *c,
+                    Load::Const(c) => L::of(*c),
                     Load::Scalar(k) => ins[*k].get(0),
-                    Load::Full(_) | Load::Bcast { .. } => 0.0,
+                    Load::Full(_) | Load::Bcast { .. } => L::zero(),
                 };
                 if let Some(f) = fixed.get_mut(*r) {
                     *f = v;
@@ -78,23 +86,23 @@ impl Kernel {
         Scratch {
             regs: fixed.iter().map(|&v| vec![v; V]).collect(),
             fast: Fast::new(self, ins, &fixed),
-            tmp: vec![0.0; V],
+            tmp: vec![L::zero(); V],
         }
     }
 
     /// The block of node `j` once computed (or read straight from its input).
     #[inline(always)]
-    fn src<'b>(
+    fn src<'b, L: Lane>(
         &self,
         j: usize,
-        ins: &[In<'b>],
-        regs: &'b [Vec<f32>],
+        ins: &[In<'b, L>],
+        regs: &'b [Vec<L>],
         start: usize,
         len: usize,
-    ) -> &'b [f32] {
+    ) -> &'b [L] {
         match (self.slots[j], &self.nodes[j]) {
             (Slot::Direct, Node::Load(Load::Full(k))) => match ins[*k] {
-                In::F32(v) => &v[start..start + len],
+                In::Val(v) => &v[start..start + len],
                 In::Pred(_) => &[],
             },
             (Slot::Fixed(r) | Slot::Reg(r), _) => &regs[r][..len],
@@ -104,7 +112,14 @@ impl Kernel {
 
     /// Computes node `j` for elements `start..start + dst.len()` into `dst`.
     #[inline(always)]
-    fn node_into(&self, j: usize, ins: &[In], regs: &[Vec<f32>], start: usize, dst: &mut [f32]) {
+    fn node_into<L: Lane>(
+        &self,
+        j: usize,
+        ins: &[In<L>],
+        regs: &[Vec<L>],
+        start: usize,
+        dst: &mut [L],
+    ) {
         let len = dst.len();
         let args = match &self.nodes[j] {
             Node::Load(l) => return load(*l, ins, start, dst),
@@ -124,7 +139,13 @@ impl Kernel {
     /// The slow path (node by node on slices), for ranges the fast path cannot take: a
     /// tail shorter than a fast block, or a kernel whose program could not be bound.
     #[inline(never)]
-    fn block_slices(&self, ins: &[In], start: usize, regs: &mut [Vec<f32>], dst: &mut [f32]) {
+    fn block_slices<L: Lane>(
+        &self,
+        ins: &[In<L>],
+        start: usize,
+        regs: &mut [Vec<L>],
+        dst: &mut [L],
+    ) {
         let len = dst.len();
         let last = self.nodes.len() - 1;
         for j in 0..last {
@@ -145,13 +166,13 @@ impl Kernel {
     /// The kernel's values at `start..start + min(V, len)`: a fast block when `len >= V`
     /// and the fast program is bound, else the slow path's.
     #[inline(always)]
-    fn next_block<'a>(
+    fn next_block<'a, L: Lane>(
         &self,
-        ins: &[In<'a>],
+        ins: &[In<'a, L>],
         start: usize,
         len: usize,
-        s: &'a mut Scratch<'_>,
-    ) -> &'a [f32] {
+        s: &'a mut Scratch<'_, L>,
+    ) -> &'a [L] {
         if len >= V {
             if let Some(v) = s.fast.as_mut().and_then(|f| f.eval(ins, start)) {
                 return v;
@@ -203,16 +224,16 @@ mod simd {
 
 /// Reads a load's elements `start..start + dst.len()`.
 #[inline(always)]
-pub(crate) fn load(l: Load, ins: &[In], start: usize, dst: &mut [f32]) {
+pub(crate) fn load<L: Lane>(l: Load, ins: &[In<L>], start: usize, dst: &mut [L]) {
     let end = start + dst.len();
     match l {
-        Load::Const(c) => dst.fill(c),
+        Load::Const(c) => dst.fill(L::of(c)),
         Load::Scalar(k) => dst.fill(ins[k].get(0)),
         Load::Full(k) => match ins[k] {
-            In::F32(v) => dst.copy_from_slice(&v[start..end]),
+            In::Val(v) => dst.copy_from_slice(&v[start..end]),
             In::Pred(v) => {
                 for (d, &b) in dst.iter_mut().zip(&v[start..end]) {
-                    *d = f32::from(u8::from(b));
+                    *d = L::mask(b);
                 }
             }
         },
@@ -240,7 +261,7 @@ pub(crate) fn load(l: Load, ins: &[In], start: usize, dst: &mut [f32]) {
 }
 
 /// Checks every input is as long as the kernel reads it.
-fn check(k: &Kernel, ins: &[In]) -> Result<()> {
+fn check<L: Lane>(k: &Kernel, ins: &[In<L>]) -> Result<()> {
     for n in &k.nodes {
         let (input, need) = match n {
             Node::Load(Load::Full(i)) => (*i, k.n),
@@ -265,7 +286,13 @@ fn check(k: &Kernel, ins: &[In]) -> Result<()> {
 
 /// Writes the kernel's values for the chunk starting at element `start` into `o`.
 #[inline(always)]
-fn write_chunk_impl(k: &Kernel, ins: &[In], s: &mut Scratch, start: usize, o: &mut Sink) {
+fn write_chunk_impl<L: Lane>(
+    k: &Kernel,
+    ins: &[In<L>],
+    s: &mut Scratch<L>,
+    start: usize,
+    o: &mut Sink<L>,
+) {
     let len = o.len();
     let mut done = 0;
     while done < len {
@@ -295,17 +322,17 @@ impl Comb {
     }
 
     /// The identity (`-0` for add, so sums of `-0` stay `-0`).
-    fn identity(self) -> f32 {
+    fn identity<L: Lane>(self) -> L {
         match self {
-            Comb::Add => -0.0,
-            Comb::Mul => 1.0,
-            Comb::Max => f32::NEG_INFINITY,
-            Comb::Min => f32::INFINITY,
+            Comb::Add => L::neg_zero(),
+            Comb::Mul => L::one(),
+            Comb::Max => L::neg_infinity(),
+            Comb::Min => L::infinity(),
         }
     }
 
     #[inline(always)]
-    fn apply(self, a: f32, b: f32) -> f32 {
+    fn apply<L: Lane>(self, a: L, b: L) -> L {
         match self {
             Comb::Add => a + b,
             Comb::Mul => a * b,
@@ -316,7 +343,7 @@ impl Comb {
 
     /// `acc[i] = acc[i] op v[i]` for every `i` of the shorter.
     #[inline(always)]
-    fn fold_into(self, acc: &mut [f32], v: &[f32]) {
+    fn fold_into<L: Lane>(self, acc: &mut [L], v: &[L]) {
         let it = acc.iter_mut().zip(v);
         match self {
             Comb::Add => it.for_each(|(a, &x)| *a += x),
@@ -335,13 +362,13 @@ const LANES: usize = 64;
 /// Folds elements `start..start + len` of the kernel into `LANES` lanes (element `i` of
 /// the range into lane `i % LANES`), then the lanes in order.
 #[inline(always)]
-fn fold_range_impl(
+fn fold_range_impl<L: Lane>(
     k: &Kernel,
-    ins: &[In],
-    s: &mut Scratch,
+    ins: &[In<L>],
+    s: &mut Scratch<L>,
     (start, len): (usize, usize),
     op: Comb,
-) -> f32 {
+) -> L {
     let mut lanes = [op.identity(); LANES];
     let mut done = 0;
     while done < len {
@@ -359,13 +386,13 @@ fn fold_range_impl(
 /// Folds `rows` rows of the kernel, `stride` elements apart from `start`, into `acc`
 /// element by element (each column in row order).
 #[inline(always)]
-fn fold_rows_impl(
+fn fold_rows_impl<L: Lane>(
     k: &Kernel,
-    ins: &[In],
-    s: &mut Scratch,
+    ins: &[In<L>],
+    s: &mut Scratch<L>,
     (start, rows, stride): (usize, usize, usize),
     op: Comb,
-    acc: &mut [f32],
+    acc: &mut [L],
 ) {
     for row in 0..rows {
         let at = start + row * stride;
@@ -382,16 +409,16 @@ fn fold_rows_impl(
 /// widest vector instructions this CPU has (the same IEEE operations on every path, so
 /// the same results).
 macro_rules! simd_dispatch {
-    ($(fn $name:ident($($a:ident: $t:ty),*) $(-> $r:ty)? => $imp:ident;)*) => {$(
-        fn $name($($a: $t),*) $(-> $r)? {
+    ($(fn $name:ident<L>($($a:ident: $t:ty),*) $(-> $r:ty)? => $imp:ident;)*) => {$(
+        fn $name<L: Lane>($($a: $t),*) $(-> $r)? {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-                fn avx512($($a: $t),*) $(-> $r)? {
+                fn avx512<L: Lane>($($a: $t),*) $(-> $r)? {
                     $imp($($a),*)
                 }
                 #[target_feature(enable = "avx2,fma")]
-                fn avx2($($a: $t),*) $(-> $r)? {
+                fn avx2<L: Lane>($($a: $t),*) $(-> $r)? {
                     $imp($($a),*)
                 }
                 if simd::level() >= 2 {
@@ -409,38 +436,40 @@ macro_rules! simd_dispatch {
 }
 
 simd_dispatch! {
-    fn write_chunk(k: &Kernel, ins: &[In], s: &mut Scratch, start: usize, o: &mut Sink) => write_chunk_impl;
-    fn fold_range(k: &Kernel, ins: &[In], s: &mut Scratch, range: (usize, usize), op: Comb) -> f32 => fold_range_impl;
-    fn fold_rows(k: &Kernel, ins: &[In], s: &mut Scratch, rows: (usize, usize, usize), op: Comb, acc: &mut [f32]) => fold_rows_impl;
+    fn write_chunk<L>(k: &Kernel, ins: &[In<L>], s: &mut Scratch<L>, start: usize, o: &mut Sink<L>) => write_chunk_impl;
+    fn fold_range<L>(k: &Kernel, ins: &[In<L>], s: &mut Scratch<L>, range: (usize, usize), op: Comb) -> L => fold_range_impl;
+    fn fold_rows<L>(k: &Kernel, ins: &[In<L>], s: &mut Scratch<L>, rows: (usize, usize, usize), op: Comb, acc: &mut [L]) => fold_rows_impl;
 }
 
-fn run_loop(k: &Kernel, ins: &[In], min: usize) -> Vec<f32> {
-    let work = |s: &mut Scratch, c: usize, mut o: Sink| write_chunk(k, ins, s, c * CHUNK, &mut o);
+fn run_loop<L: Lane>(k: &Kernel, ins: &[In<L>], min: usize) -> Vec<L> {
+    let work = |s: &mut Scratch<L>, c: usize, mut o: Sink<L>| {
+        write_chunk(k, ins, s, c * CHUNK, &mut o)
+    };
     crate::buffer::written_in_chunks(k.n, CHUNK, min, || k.scratch(ins), work)
 }
 
-struct Red {
+struct Red<L> {
     /// The smallest number of tasks a thread takes (`usize::MAX`: one thread).
     min: usize,
     outer: usize,
     red: usize,
     inner: usize,
-    init: f32,
+    init: L,
 }
 
 /// Reductions of whole rows (`inner == 1`); long rows are cut into fixed chunks whose
 /// partial results are combined in order.
-fn reduce_rows(k: &Kernel, ins: &[In], r: &Red, op: Comb) -> Vec<f32> {
+fn reduce_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<L> {
     let nch = r.red.div_ceil(CHUNK).max(1);
     let parts = r.outer * nch;
-    let one = |s: &mut Scratch, t: usize| {
+    let one = |s: &mut Scratch<L>, t: usize| {
         let (row, c) = (t / nch, t % nch);
         let lo = c * CHUNK;
         let len = r.red.min(lo + CHUNK).saturating_sub(lo);
         fold_range(k, ins, s, (row * r.red + lo, len), op)
     };
     let init = || k.scratch(ins);
-    let partial: Vec<f32> = if parts * r.red.min(CHUNK) <= CHUNK {
+    let partial: Vec<L> = if parts * r.red.min(CHUNK) <= CHUNK {
         let mut s = init();
         (0..parts).map(|t| one(&mut s, t)).collect()
     } else {
@@ -459,7 +488,7 @@ fn reduce_rows(k: &Kernel, ins: &[In], r: &Red, op: Comb) -> Vec<f32> {
 
 /// Reductions over a middle dimension range (`inner > 1`): each output column folds its
 /// rows in order, exactly the reference order.
-fn reduce_cols(k: &Kernel, ins: &[In], r: &Red, op: Comb) -> Vec<f32> {
+fn reduce_cols<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<L> {
     let mut out = vec![r.init; r.outer * r.inner];
     let init = || k.scratch(ins);
     out.par_chunks_mut(r.inner)
@@ -477,7 +506,7 @@ fn reduce_cols(k: &Kernel, ins: &[In], r: &Red, op: Comb) -> Vec<f32> {
     out
 }
 
-fn run_reduce(k: &Kernel, ins: &[In], op: BinaryOp, r: &Red) -> Vec<f32> {
+fn run_reduce<L: Lane>(k: &Kernel, ins: &[In<L>], op: BinaryOp, r: &Red<L>) -> Vec<L> {
     if r.outer * r.inner == 0 {
         return Vec::new();
     }
@@ -492,22 +521,26 @@ fn run_reduce(k: &Kernel, ins: &[In], op: BinaryOp, r: &Red) -> Vec<f32> {
 /// executable's threads.
 ///
 /// # Errors
-/// If an input is not an f32/pred array of the planned size.
+/// If an input is not an array of the kernel's type (or pred) of the planned size.
 pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape, par: Parallel) -> Result<Literal> {
-    par.run_sized(f.kernel.n, |min| run_in(f, args, out, min))
+    par.run_sized(f.kernel.n, |min| match f.kernel.ty {
+        xla_core::PrimitiveType::F64 => run_in::<f64>(f, args, out, min),
+        _ => run_in::<f32>(f, args, out, min),
+    })
 }
 
-fn run_in(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Result<Literal> {
+fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Result<Literal> {
     let ins = args
         .iter()
         .map(|l| {
-            l.data::<f32>()
-                .map(In::F32)
+            l.data::<L>()
+                .map(In::Val)
                 .or_else(|| l.data::<bool>().map(In::Pred))
                 .ok_or_else(|| {
                     invalid(format!(
-                        "fused kernel input {} is not f32 or pred",
-                        l.shape()
+                        "fused kernel input {} is not {} or pred",
+                        l.shape(),
+                        f.kernel.ty
                     ))
                 })
         })
@@ -515,10 +548,13 @@ fn run_in(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Result<Liter
     let k = &f.kernel;
     check(k, &ins)?;
     let data = match f.kind {
-        FusedKind::Loop { pred: false } => ArrayData::F32(run_loop(k, &ins, min)),
-        FusedKind::Loop { pred: true } => {
-            ArrayData::Pred(run_loop(k, &ins, min).iter().map(|&x| x != 0.0).collect())
-        }
+        FusedKind::Loop { pred: false } => L::wrap(run_loop(k, &ins, min)),
+        FusedKind::Loop { pred: true } => ArrayData::Pred(
+            run_loop(k, &ins, min)
+                .iter()
+                .map(|&x| x != L::zero())
+                .collect(),
+        ),
         FusedKind::Reduce {
             op,
             init,
@@ -535,7 +571,7 @@ fn run_in(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Result<Liter
                 inner,
                 init,
             };
-            ArrayData::F32(run_reduce(k, &ins, op, &r))
+            L::wrap(run_reduce(k, &ins, op, &r))
         }
     };
     make(out, data)

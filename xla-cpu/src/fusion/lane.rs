@@ -1,0 +1,76 @@
+//! The element types a fused kernel computes in (f32 and f64), and the few functions
+//! whose f32 versions follow XLA's own algorithms rather than the C library's.
+
+use super::kern::{table_for, Table};
+use crate::math;
+use crate::scalar::Real;
+use std::sync::OnceLock;
+
+/// An element type of fused kernels. Predicates live in the same registers as 0 / 1.
+pub(crate) trait Lane: Real + Default + Send + Sync + 'static {
+    /// `exp`, as the unfused kernel computes it for this type.
+    fn lexp(self) -> Self;
+    /// `tanh`, likewise.
+    fn ltanh(self) -> Self;
+    /// `log`, likewise.
+    fn lln(self) -> Self;
+    /// `logistic`, likewise.
+    fn llogistic(self) -> Self;
+    /// The block ops of this type for this CPU.
+    fn table() -> &'static Table<Self>;
+    /// A compare result as a 0/1 mask.
+    #[inline(always)]
+    fn mask(c: bool) -> Self {
+        if c {
+            Self::one()
+        } else {
+            Self::zero()
+        }
+    }
+}
+
+impl Lane for f32 {
+    #[inline(always)]
+    fn lexp(self) -> f32 {
+        math::exp_f32(self)
+    }
+    #[inline(always)]
+    fn ltanh(self) -> f32 {
+        math::tanh_f32(self)
+    }
+    #[inline(always)]
+    fn lln(self) -> f32 {
+        math::ln_f32(self)
+    }
+    #[inline(always)]
+    fn llogistic(self) -> f32 {
+        math::logistic_f32(self)
+    }
+    fn table() -> &'static Table<f32> {
+        static T: OnceLock<Table<f32>> = OnceLock::new();
+        T.get_or_init(|| table_for(super::run::simd_level()))
+    }
+}
+
+impl Lane for f64 {
+    #[inline(always)]
+    fn lexp(self) -> f64 {
+        self.exp()
+    }
+    #[inline(always)]
+    fn ltanh(self) -> f64 {
+        self.tanh()
+    }
+    #[inline(always)]
+    fn lln(self) -> f64 {
+        self.ln()
+    }
+    #[inline(always)]
+    fn llogistic(self) -> f64 {
+        1.0 / (1.0 + (-self).exp())
+    }
+    fn table() -> &'static Table<f64> {
+        static T: OnceLock<Table<f64>> = OnceLock::new();
+        T.get_or_init(|| table_for(super::run::simd_level()))
+    }
+}
