@@ -31,6 +31,7 @@ pub mod scalar;
 
 pub use compile::{CustomCallFn, Executable};
 pub use error::{CpuError, Result};
+pub use fusion::set_codegen;
 pub use memory::retain_freed_memory;
 pub use parallel::{Parallel, THREADS_ENV};
 pub use profile::ProfileEntry;

@@ -13,7 +13,8 @@ pub struct ProfileEntry {
     pub computation: String,
     /// The instruction's name (for a fused kernel: its root's).
     pub instruction: String,
-    /// The op, or `fusion(op)` for a fused kernel rooted at `op`.
+    /// The op, or `fusion(op)` for a fused kernel rooted at `op` (`fusion[code](op)` when
+    /// the kernel runs as generated machine code).
     pub op: String,
     /// The result shape in XLA notation.
     pub shape: String,

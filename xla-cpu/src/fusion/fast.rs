@@ -56,6 +56,9 @@ pub(crate) struct Fast<'i, L> {
     streams: Vec<*const L>,
     result: Arg<L>,
     n: usize,
+    /// The kernel's machine code bound to the inputs, when it has some.
+    #[cfg(target_arch = "x86_64")]
+    jit: Option<Bound<'i>>,
     /// The inputs the pointers read.
     _ins: PhantomData<&'i [L]>,
 }
@@ -119,6 +122,8 @@ impl<'i, L: Lane> Fast<'i, L> {
             streams,
             result,
             n: k.n,
+            #[cfg(target_arch = "x86_64")]
+            jit: k.jit.as_ref().and_then(|c| Bound::new(c, ins, k.n)),
             _ins: PhantomData,
         })
     }
@@ -129,6 +134,10 @@ impl<'i, L: Lane> Fast<'i, L> {
     pub(crate) fn eval(&mut self, ins: &[In<L>], start: usize) -> Option<&Vb<L>> {
         if start.checked_add(V)? > self.n {
             return None;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(b) = self.jit.as_mut().and_then(|j| j.eval(start)) {
+            return L::from_f32_block(b);
         }
         for &p in &self.streams {
             for line in (0..V).step_by(64 / std::mem::size_of::<L>().max(1)) {
@@ -176,4 +185,104 @@ fn prefetch<L>(p: *const L) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// A kernel's machine code bound to one run's inputs, with its output block.
+#[cfg(target_arch = "x86_64")]
+struct Bound<'i> {
+    code: std::sync::Arc<super::jit::Code>,
+    /// Input base pointers, by input index (null for inputs the code does not stream).
+    ptrs: Vec<*const f32>,
+    /// The inputs, for the per-block scalars.
+    ins: Vec<In<'i, f32>>,
+    scalars: Vec<f32>,
+    out: Box<[f32; V]>,
+    n: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'i> Bound<'i> {
+    /// `None` unless every input the code streams is f32 with at least `n` elements and
+    /// every input a scalar reads is long enough.
+    fn new<L: Lane>(
+        code: &std::sync::Arc<super::jit::Code>,
+        ins: &[In<'i, L>],
+        n: usize,
+    ) -> Option<Bound<'i>> {
+        use super::jit::Scalar;
+        let ins: Vec<In<'i, f32>> = ins
+            .iter()
+            .map(|x| match *x {
+                In::Val(v) => L::as_f32(v).map(In::Val),
+                In::Pred(p) => Some(In::Pred(p)),
+            })
+            .collect::<Option<_>>()?;
+        let mut ptrs = vec![std::ptr::null(); ins.len()];
+        for &k in &code.streams {
+            match ins.get(k)? {
+                In::Val(v) if v.len() >= n => *ptrs.get_mut(k)? = v.as_ptr(),
+                _ => return None,
+            }
+        }
+        let mut scalars = vec![0.0; code.scalars.len()];
+        for (slot, s) in code.scalars.iter().enumerate() {
+            let (input, need) = match *s {
+                Scalar::First(k) => (k, 1),
+                Scalar::Run { input, inner, len } => {
+                    if inner == 0 || len == 0 {
+                        return None;
+                    }
+                    (input, len)
+                }
+            };
+            let x = ins.get(input)?;
+            if x.len() < need {
+                return None;
+            }
+            if let Scalar::First(_) = s {
+                scalars[slot] = x.get(0);
+            }
+        }
+        Some(Bound {
+            code: code.clone(),
+            ptrs,
+            ins,
+            scalars,
+            out: Box::new([0.0; V]),
+            n,
+        })
+    }
+
+    /// The kernel's values at `start..start + V`, or `None` when the code cannot run
+    /// that block (past the domain, or a broadcast value that changes inside it).
+    #[inline(always)]
+    fn eval(&mut self, start: usize) -> Option<&[f32; V]> {
+        use super::jit::Scalar;
+        if start.checked_add(V)? > self.n {
+            return None;
+        }
+        for (slot, s) in self.code.scalars.iter().enumerate() {
+            if let Scalar::Run { input, inner, len } = *s {
+                if start % inner + V > inner {
+                    return None;
+                }
+                let v = self.ins.get(input)?.get((start / inner) % len);
+                *self.scalars.get_mut(slot)? = v;
+            }
+        }
+        // SAFETY: every streamed input pointer is the start of an f32 input of at least
+        // `n` elements (checked in `new`) and `start + V <= n` (checked above), so the
+        // code's reads at `start .. start + 16 * STEPS = start + V` are in bounds; `out`
+        // holds `V = 16 * STEPS` f32; `scalars` has one value per scalar slot.
+        unsafe {
+            self.code.call(
+                &self.ptrs,
+                self.out.as_mut_ptr(),
+                start,
+                super::jit::STEPS,
+                &self.scalars,
+            );
+        }
+        Some(&self.out)
+    }
 }

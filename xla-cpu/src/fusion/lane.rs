@@ -1,7 +1,7 @@
 //! The element types a fused kernel computes in (f32 and f64), and the few functions
 //! whose f32 versions follow XLA's own algorithms rather than the C library's.
 
-use super::kern::{table_for, Table};
+use super::kern::{table_for, Table, V};
 use crate::math;
 use crate::scalar::Real;
 use std::sync::OnceLock;
@@ -18,6 +18,10 @@ pub(crate) trait Lane: Real + Default + Send + Sync + 'static {
     fn llogistic(self) -> Self;
     /// The block ops of this type for this CPU.
     fn table() -> &'static Table<Self>;
+    /// The values as f32, when this type is f32 (generated code reads f32 only).
+    fn as_f32(v: &[Self]) -> Option<&[f32]>;
+    /// An f32 block as this type, when this type is f32.
+    fn from_f32_block(b: &[f32; V]) -> Option<&[Self; V]>;
     /// A compare result as a 0/1 mask.
     #[inline(always)]
     fn mask(c: bool) -> Self {
@@ -46,6 +50,12 @@ impl Lane for f32 {
     fn llogistic(self) -> f32 {
         math::logistic_f32(self)
     }
+    fn as_f32(v: &[f32]) -> Option<&[f32]> {
+        Some(v)
+    }
+    fn from_f32_block(b: &[f32; V]) -> Option<&[f32; V]> {
+        Some(b)
+    }
     fn table() -> &'static Table<f32> {
         static T: OnceLock<Table<f32>> = OnceLock::new();
         T.get_or_init(|| table_for(super::run::simd_level()))
@@ -68,6 +78,12 @@ impl Lane for f64 {
     #[inline(always)]
     fn llogistic(self) -> f64 {
         1.0 / (1.0 + (-self).exp())
+    }
+    fn as_f32(_: &[f64]) -> Option<&[f32]> {
+        None
+    }
+    fn from_f32_block(_: &[f32; V]) -> Option<&[f64; V]> {
+        None
     }
     fn table() -> &'static Table<f64> {
         static T: OnceLock<Table<f64>> = OnceLock::new();

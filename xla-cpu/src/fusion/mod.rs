@@ -6,6 +6,8 @@
 //! Planning happens once at compile time ([`plan_steps`]); [`run`] executes a step.
 
 mod fast;
+#[cfg(target_arch = "x86_64")]
+mod jit;
 mod kern;
 mod lane;
 mod ops;
@@ -13,6 +15,12 @@ mod run;
 
 pub(crate) use ops::{vmax, vmin};
 pub(crate) use run::run;
+#[cfg(target_arch = "x86_64")]
+pub use jit::set_codegen;
+
+/// Machine-code generation is x86-64 only; elsewhere this does nothing.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn set_codegen(_on: bool) {}
 
 use crate::compile::Combiner;
 use std::collections::HashMap;
@@ -108,6 +116,9 @@ pub(crate) struct Kernel {
     pub result: Src,
     /// Element count of the domain.
     pub n: usize,
+    /// Machine code for the kernel, when it is f32 and the CPU has AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    pub jit: Option<std::sync::Arc<jit::Code>>,
 }
 
 /// What a fused step computes.
@@ -527,6 +538,28 @@ fn compact(nodes: &[Node], slots: &[Slot]) -> Option<(Vec<Instr>, Src)> {
     Some((prog, src(nodes.len().checked_sub(1)?)?))
 }
 
+impl Kernel {
+    /// True when the kernel runs as generated machine code.
+    pub fn has_code(&self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return self.jit.is_some();
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// Adds machine code when the kernel computes in f32 and the CPU can run it;
+    /// `f32_input(k)` tells whether input `k` holds f32 values.
+    fn with_jit(self, f32_input: impl Fn(usize) -> bool) -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        if self.ty == F32 && jit::available() {
+            let code = jit::compile(&self, f32_input).map(std::sync::Arc::new);
+            return Kernel { jit: code, ..self };
+        }
+        let _ = f32_input;
+        self
+    }
+}
+
 impl Planner<'_> {
     fn kernel(
         &self,
@@ -563,7 +596,10 @@ impl Planner<'_> {
                 prog,
                 result,
                 n,
-            },
+                #[cfg(target_arch = "x86_64")]
+                jit: None,
+            }
+            .with_jit(|k| b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)),
             b.inputs,
         ))
     }

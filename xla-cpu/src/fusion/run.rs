@@ -41,13 +41,13 @@ impl<L> Copy for In<'_, L> {}
 
 impl<L: Lane> In<'_, L> {
     #[inline(always)]
-    fn get(&self, i: usize) -> L {
+    pub(crate) fn get(&self, i: usize) -> L {
         match self {
             In::Val(v) => v[i],
             In::Pred(v) => L::mask(v[i]),
         }
     }
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             In::Val(v) => v.len(),
             In::Pred(v) => v.len(),

@@ -1,0 +1,467 @@
+//! Machine code for fused f32 kernels on AVX-512 CPUs: the whole expression is evaluated
+//! 16 lanes at a time in `zmm` registers, as XLA's own generated loops do, instead of one
+//! table call per op that reads and writes a block in memory (`fast.rs`).
+//!
+//! Why generated code: the interpreter's per-op loads and stores bound the fused
+//! elementwise benchmark (B5) at about 1.7x XLA's time; keeping intermediates in
+//! registers is what XLA does. The code is assembled with `iced-x86` into memory mapped
+//! executable (`memmap2`). Every op emitted here computes exactly what the interpreter's
+//! block function computes (the same IEEE operations in the same order, `exp` and `tanh`
+//! with the same fused multiply-adds), so results are bit-identical with and without it;
+//! tests compare the two. A kernel with an op or load this generator does not know runs
+//! on the interpreter. `XLA_CPU_NO_JIT` turns it off.
+
+use super::kern::V;
+use super::{Fop, Kernel, Load, Node};
+use iced_x86::code_asm::*;
+use std::collections::HashMap;
+use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
+
+/// `f(ptrs, out, start, count, consts, scalars)`: writes `16 * count` values of the
+/// kernel at elements `start..` to `out`; input `k` is read at `ptrs[k]`, constants at
+/// `consts`, per-call scalars at `scalars`.
+type Entry = unsafe extern "sysv64" fn(
+    *const *const f32,
+    *mut f32,
+    usize,
+    usize,
+    *const u32,
+    *const f32,
+);
+
+/// A per-call scalar the generated code broadcasts (filled by the caller per block).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Scalar {
+    /// Element 0 of input `k`.
+    First(usize),
+    /// Input `input` at `(i / inner) % len`, constant over a block inside one run of
+    /// `inner` elements.
+    Run {
+        /// The input.
+        input: usize,
+        /// Elements per value.
+        inner: usize,
+        /// Values.
+        len: usize,
+    },
+}
+
+/// A kernel's machine code.
+pub(crate) struct Code {
+    _map: memmap2::Mmap,
+    entry: Entry,
+    consts: Vec<u32>,
+    /// The scalars the code reads, in slot order.
+    pub scalars: Vec<Scalar>,
+    /// The inputs the code reads in place (16 lanes per step).
+    pub streams: Vec<usize>,
+}
+
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Code")
+            .field("consts", &self.consts.len())
+            .field("scalars", &self.scalars)
+            .finish()
+    }
+}
+
+impl Code {
+    /// Runs the code: `16 * count` values at element `start` into `out`.
+    ///
+    /// # Safety
+    /// `ptrs[k]` must point to at least `start + 16 * count` readable f32 for every
+    /// `k` in `streams`, `out` to `16 * count` writable f32, and `scalars` must hold
+    /// one value per entry of `self.scalars`.
+    pub(crate) unsafe fn call(
+        &self,
+        ptrs: &[*const f32],
+        out: *mut f32,
+        start: usize,
+        count: usize,
+        scalars: &[f32],
+    ) {
+        // SAFETY: the caller's contract covers every address the code reads or writes;
+        // `consts` is this code's own pool, indexed only by offsets the generator made.
+        unsafe {
+            (self.entry)(
+                ptrs.as_ptr(),
+                out,
+                start,
+                count,
+                self.consts.as_ptr(),
+                scalars.as_ptr(),
+            )
+        }
+    }
+}
+
+/// Whether executables compiled from now on may generate code (see [`set_codegen`]).
+static CODEGEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turns machine-code generation for fused f32 kernels on or off for executables
+/// compiled afterwards (on by default; `XLA_CPU_NO_JIT` in the environment turns it off
+/// too). Results are the same either way, bit for bit; off, fused kernels run on the
+/// block interpreter. Where the CPU lacks AVX-512 the interpreter always runs.
+pub fn set_codegen(on: bool) {
+    CODEGEN.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// True when the generator may be used on this CPU (AVX-512F/BW/DQ/VL) and is not
+/// turned off.
+pub(crate) fn available() -> bool {
+    super::run::simd_level() >= 2
+        && CODEGEN.load(std::sync::atomic::Ordering::Relaxed)
+        && std::env::var_os("XLA_CPU_NO_JIT").is_none()
+}
+
+/// The constant pool: f32 values and integer masks, deduplicated, addressed from `r8`.
+#[derive(Default)]
+struct Pool {
+    bits: Vec<u32>,
+    at: HashMap<u32, usize>,
+}
+
+impl Pool {
+    fn bits(&mut self, b: u32) -> AsmMemoryOperand {
+        let i = *self.at.entry(b).or_insert_with(|| {
+            self.bits.push(b);
+            self.bits.len() - 1
+        });
+        dword_bcst(r8 + (4 * i) as i32)
+    }
+    fn f(&mut self, x: f32) -> AsmMemoryOperand {
+        self.bits(x.to_bits())
+    }
+    fn ptr(&mut self, x: f32) -> AsmMemoryOperand {
+        let i = *self.at.entry(x.to_bits()).or_insert_with(|| {
+            self.bits.push(x.to_bits());
+            self.bits.len() - 1
+        });
+        dword_ptr(r8 + (4 * i) as i32)
+    }
+}
+
+/// Registers for node values; the rest are scratch for expansions.
+const VALUE_REGS: usize = 24;
+
+fn zmm(i: usize) -> Option<AsmRegisterZmm> {
+    const ALL: [AsmRegisterZmm; 32] = [
+        zmm0, zmm1, zmm2, zmm3, zmm4, zmm5, zmm6, zmm7, zmm8, zmm9, zmm10, zmm11, zmm12, zmm13,
+        zmm14, zmm15, zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23, zmm24, zmm25,
+        zmm26, zmm27, zmm28, zmm29, zmm30, zmm31,
+    ];
+    ALL.get(i).copied()
+}
+
+// Comparison predicates of `vcmpps`.
+const EQ_OQ: i32 = 0x00;
+const UNORD_Q: i32 = 0x03;
+const NEQ_UQ: i32 = 0x04;
+const NLT_UQ: i32 = 0x05;
+const LT_OQ: i32 = 0x11;
+const LE_OQ: i32 = 0x12;
+const GE_OQ: i32 = 0x1d;
+const GT_OQ: i32 = 0x1e;
+
+/// Scratch registers of the expansions.
+struct Tmp {
+    t: [AsmRegisterZmm; 8],
+}
+
+const T: Tmp = Tmp {
+    t: [zmm24, zmm25, zmm26, zmm27, zmm28, zmm29, zmm30, zmm31],
+};
+
+type Asm = CodeAssembler;
+type R = Result<(), IcedError>;
+
+/// `d = max(a, b)` with NaN propagation and `max(-0, +0) = +0` (`ops::vmax`).
+fn emit_max(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm, y: AsmRegisterZmm, min: bool) -> R {
+    let _ = p;
+    let t0 = T.t[0];
+    a.vcmpps(k1, x, y, if min { LT_OQ } else { GT_OQ })?;
+    a.vblendmps(d.k1(), y, x)?;
+    a.vcmpps(k2, x, y, EQ_OQ)?;
+    if min {
+        a.vpord(t0, x, y)?;
+    } else {
+        a.vpandd(t0, x, y)?;
+    }
+    a.vmovaps(d.k2(), t0)?;
+    a.vcmpps(k3, x, y, UNORD_Q)?;
+    a.vaddps(t0, x, y)?;
+    a.vmovaps(d.k3(), t0)
+}
+
+/// `d = exp(x)` exactly as `math::exp_f32` (Cephes with FMA, XLA's clamps and flush).
+#[allow(clippy::excessive_precision)]
+fn emit_exp(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
+    const LO: f32 = -88.376_262_664_794_9;
+    const C1: f32 = 0.693_359_375;
+    const C2: f32 = 2.121_944_40e-4;
+    let [t0, t1, t2, t3, t4, t5, ..] = T.t;
+    a.vmovaps(t0, x)?;
+    a.vcmpps(k1, x, p.f(LO), LT_OQ)?;
+    a.vbroadcastss(t0.k1(), p.ptr(LO))?;
+    a.vbroadcastss(t1, p.ptr(std::f32::consts::LOG2_E))?;
+    a.vmovaps(t2, t0)?;
+    a.vfmadd213ps(t2, t1, p.f(0.5))?;
+    a.vrndscaleps(t2, t2, 0x09)?;
+    a.vminps(t2, t2, p.f(127.0))?;
+    a.vmovaps(t3, t0)?;
+    a.vfmadd231ps(t3, t2, p.f(-C1))?;
+    a.vfmadd231ps(t3, t2, p.f(C2))?;
+    a.vmulps(t4, t3, t3)?;
+    a.vbroadcastss(d, p.ptr(1.987_569_150_0e-4))?;
+    for c in [
+        1.398_199_950_7e-3,
+        8.333_451_907_3e-3,
+        4.166_579_589_4e-2,
+        1.666_666_545_9e-1,
+        5.000_000_120_1e-1,
+    ] {
+        a.vfmadd213ps(d, t3, p.f(c))?;
+    }
+    a.vfmadd213ps(d, t4, t3)?;
+    a.vaddps(d, d, p.f(1.0))?;
+    a.vaddps(t5, t2, p.f(12_582_912.0))?;
+    a.vpsubd(t5, t5, p.bits(0x4b40_0000))?;
+    a.vpaddd(t5, t5, p.bits(127))?;
+    a.vpmaxsd(t5, t5, p.bits(0))?;
+    a.vpslld(t5, t5, 23)?;
+    a.vmulps(d, d, t5)?;
+    a.vcmpps(k1, d, p.f(f32::MIN_POSITIVE), NLT_UQ)?;
+    a.vmovaps(d.k1().z(), d)
+}
+
+/// `d = tanh(x)` exactly as `math::tanh_f32` (Eigen's rational form with FMA).
+#[allow(clippy::excessive_precision)]
+fn emit_tanh(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
+    const CLAMP: f32 = 7.998_811_721_801_757_81;
+    let [t0, t1, t2, t3, t4, ..] = T.t;
+    a.vmovaps(t0, x)?;
+    a.vcmpps(k1, x, p.f(-CLAMP), LT_OQ)?;
+    a.vbroadcastss(t0.k1(), p.ptr(-CLAMP))?;
+    a.vcmpps(k1, t0, p.f(CLAMP), GT_OQ)?;
+    a.vbroadcastss(t0.k1(), p.ptr(CLAMP))?;
+    a.vmulps(t1, t0, t0)?;
+    a.vbroadcastss(t2, p.ptr(-2.760_768_477_423_55e-16))?;
+    for c in [
+        2.000_187_904_824_77e-13,
+        -8.604_671_522_137_35e-11,
+        5.122_297_090_371_14e-8,
+        1.485_722_357_179_79e-5,
+        6.372_619_288_754_36e-4,
+        4.893_524_558_917_86e-3,
+    ] {
+        a.vfmadd213ps(t2, t1, p.f(c))?;
+    }
+    a.vbroadcastss(t3, p.ptr(1.198_258_394_667_02e-6))?;
+    for c in [
+        1.185_347_056_866_54e-4,
+        2.268_434_632_439_00e-3,
+        4.893_525_185_543_85e-3,
+    ] {
+        a.vfmadd213ps(t3, t1, p.f(c))?;
+    }
+    a.vmulps(d, t0, t2)?;
+    a.vdivps(d, d, t3)?;
+    a.vpandd(t4, x, p.bits(0x7fff_ffff))?;
+    a.vcmpps(k1, t4, p.f(0.0004), LT_OQ)?;
+    a.vmovaps(d.k1(), x)
+}
+
+/// Emits op `f` into `d` (distinct from its sources); `Ok(false)` when not supported.
+fn emit_op(a: &mut Asm, p: &mut Pool, f: Fop, d: AsmRegisterZmm, s: &[AsmRegisterZmm]) -> Result<bool, IcedError> {
+    use BinaryOp as B;
+    use ComparisonDirection as C;
+    use UnaryOp as U;
+    let (x, y, z) = match s {
+        [x] => (*x, *x, *x),
+        [x, y] => (*x, *y, *y),
+        [x, y, z] => (*x, *y, *z),
+        _ => return Ok(false),
+    };
+    match f {
+        Fop::Unary(U::Neg) => a.vpxord(d, x, p.bits(0x8000_0000))?,
+        Fop::Unary(U::Abs) => a.vpandd(d, x, p.bits(0x7fff_ffff))?,
+        Fop::Unary(U::Sqrt) => a.vsqrtps(d, x)?,
+        Fop::Unary(U::Rsqrt) => {
+            a.vsqrtps(T.t[0], x)?;
+            a.vbroadcastss(d, p.ptr(1.0))?;
+            a.vdivps(d, d, T.t[0])?;
+        }
+        Fop::Unary(U::Floor) => a.vrndscaleps(d, x, 0x09)?,
+        Fop::Unary(U::Ceil) => a.vrndscaleps(d, x, 0x0a)?,
+        Fop::Unary(U::RoundNearestEven) => a.vrndscaleps(d, x, 0x08)?,
+        Fop::Unary(U::Exp) => emit_exp(a, p, d, x)?,
+        Fop::Unary(U::Tanh) => emit_tanh(a, p, d, x)?,
+        Fop::Unary(U::Logistic) => {
+            let t7 = T.t[7];
+            a.vpxord(t7, x, p.bits(0x8000_0000))?;
+            emit_exp(a, p, d, t7)?;
+            a.vaddps(d, d, p.f(1.0))?;
+            a.vbroadcastss(t7, p.ptr(1.0))?;
+            a.vdivps(d, t7, d)?;
+        }
+        Fop::Unary(_) => return Ok(false),
+        Fop::Binary(B::Add) => a.vaddps(d, x, y)?,
+        Fop::Binary(B::Sub) => a.vsubps(d, x, y)?,
+        Fop::Binary(B::Mul) => a.vmulps(d, x, y)?,
+        Fop::Binary(B::Div) => a.vdivps(d, x, y)?,
+        Fop::Binary(B::Max) => emit_max(a, p, d, x, y, false)?,
+        Fop::Binary(B::Min) => emit_max(a, p, d, x, y, true)?,
+        Fop::Binary(_) => return Ok(false),
+        Fop::Cmp(c) => {
+            let pred = match c {
+                C::Eq => EQ_OQ,
+                C::Ne => NEQ_UQ,
+                C::Ge => GE_OQ,
+                C::Gt => GT_OQ,
+                C::Le => LE_OQ,
+                C::Lt => LT_OQ,
+            };
+            a.vcmpps(k1, x, y, pred)?;
+            a.vbroadcastss(d.k1().z(), p.ptr(1.0))?;
+        }
+        Fop::Select => {
+            a.vcmpps(k1, x, p.f(0.0), NEQ_UQ)?;
+            a.vblendmps(d.k1(), z, y)?;
+        }
+        Fop::Clamp => {
+            let t7 = T.t[7];
+            emit_max(a, p, t7, y, x, false)?;
+            emit_max(a, p, d, t7, z, true)?;
+        }
+    }
+    Ok(true)
+}
+
+/// Machine code for `k` (an f32 kernel whose f32 inputs are `f32_input`), or `None` when
+/// it uses something the generator does not know or needs more registers.
+pub(crate) fn compile(k: &Kernel, f32_input: impl Fn(usize) -> bool) -> Option<Code> {
+    build(k, &f32_input).ok().flatten()
+}
+
+fn build(k: &Kernel, f32_input: &dyn Fn(usize) -> bool) -> Result<Option<Code>, IcedError> {
+    let nodes = &k.nodes;
+    let mut last = vec![0usize; nodes.len()];
+    for (j, n) in nodes.iter().enumerate() {
+        last[j] = j;
+        if let Node::Op(_, args) = n {
+            for &x in args {
+                if let Some(l) = last.get_mut(x) {
+                    *l = j;
+                }
+            }
+        }
+    }
+    let mut a = CodeAssembler::new(64)?;
+    let mut p = Pool::default();
+    let mut scalars: Vec<Scalar> = Vec::new();
+    let mut streams: Vec<usize> = Vec::new();
+    let mut reg: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut free: Vec<usize> = (0..VALUE_REGS).rev().collect();
+    // rdi: ptrs, rsi: out, rdx: start, rcx: count, r8: consts, r9: scalars; rax: byte
+    // offset of the current 16 lanes in the inputs.
+    let mut top = a.create_label();
+    let mut done = a.create_label();
+    a.test(rcx, rcx)?;
+    a.jz(done)?;
+    a.mov(rax, rdx)?;
+    a.shl(rax, 2)?;
+    a.set_label(&mut top)?;
+    for (j, n) in nodes.iter().enumerate() {
+        let Some(r) = free.pop() else {
+            return Ok(None);
+        };
+        let Some(d) = zmm(r) else {
+            return Ok(None);
+        };
+        match n {
+            Node::Load(Load::Full(i)) => {
+                if !f32_input(*i) {
+                    return Ok(None);
+                }
+                if !streams.contains(i) {
+                    streams.push(*i);
+                }
+                a.mov(r10, qword_ptr(rdi + (8 * *i) as i32))?;
+                a.vmovups(d, zmmword_ptr(r10 + rax))?;
+            }
+            Node::Load(Load::Const(c)) => {
+                a.vbroadcastss(d, p.ptr(*c as f32))?;
+            }
+            Node::Load(l) => {
+                let s = match *l {
+                    Load::Scalar(i) => Scalar::First(i),
+                    Load::Bcast { input, inner, len } => Scalar::Run { input, inner, len },
+                    _ => return Ok(None),
+                };
+                let slot = scalars.iter().position(|x| *x == s).unwrap_or_else(|| {
+                    scalars.push(s);
+                    scalars.len() - 1
+                });
+                a.vbroadcastss(d, dword_ptr(r9 + (4 * slot) as i32))?;
+            }
+            Node::Op(f, args) => {
+                let mut s = Vec::with_capacity(args.len());
+                for &x in args {
+                    let Some(z) = reg.get(x).copied().flatten().and_then(zmm) else {
+                        return Ok(None);
+                    };
+                    s.push(z);
+                }
+                if !emit_op(&mut a, &mut p, *f, d, &s)? {
+                    return Ok(None);
+                }
+                for &x in args {
+                    if last.get(x) == Some(&j) {
+                        if let Some(r) = reg.get(x).copied().flatten() {
+                            if !free.contains(&r) {
+                                free.push(r);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        reg[j] = Some(r);
+        if last[j] == j && j + 1 != nodes.len() {
+            free.push(r);
+        }
+    }
+    let Some(res) = reg.last().copied().flatten().and_then(zmm) else {
+        return Ok(None);
+    };
+    a.vmovups(zmmword_ptr(rsi), res)?;
+    a.add(rsi, 64)?;
+    a.add(rax, 64)?;
+    a.dec(rcx)?;
+    a.jnz(top)?;
+    a.set_label(&mut done)?;
+    a.vzeroupper()?;
+    a.ret()?;
+    let bytes = a.assemble(0)?;
+    let Ok(mut map) = memmap2::MmapMut::map_anon(bytes.len()) else {
+        return Ok(None);
+    };
+    map.copy_from_slice(&bytes);
+    let Ok(map) = map.make_exec() else {
+        return Ok(None);
+    };
+    // SAFETY: `map` holds position-independent code assembled above for the SysV ABI
+    // with exactly the `Entry` signature; it lives as long as `Code`, which owns it.
+    let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(map.as_ptr()) };
+    Ok(Some(Code {
+        _map: map,
+        entry,
+        consts: p.bits,
+        scalars,
+        streams,
+    }))
+}
+
+/// Values per call of the generated code: one fast block.
+pub(crate) const STEPS: usize = V / 16;
