@@ -40,6 +40,31 @@ impl<'a, T: Copy + Default> Sink<'a, T> {
         self.filled = (self.filled + xs.len()).min(self.buf.len());
     }
 
+    /// Hands the next `n` elements to `f`, which writes them in place and returns true
+    /// (they count as written), or returns false having written nothing that counts.
+    /// False when fewer than `n` elements remain.
+    ///
+    /// # Safety
+    /// When `f` returns true it must have initialised all `n` elements it was given.
+    pub(crate) unsafe fn fill_with(
+        &mut self,
+        n: usize,
+        f: impl FnOnce(&mut [MaybeUninit<T>]) -> bool,
+    ) -> bool {
+        let Some(end) = self.filled.checked_add(n).filter(|&e| e <= self.buf.len()) else {
+            return false;
+        };
+        let Some(dst) = self.buf.get_mut(self.filled..end) else {
+            return false;
+        };
+        if f(dst) {
+            self.filled = end;
+            true
+        } else {
+            false
+        }
+    }
+
     /// The whole chunk, zeroed, for work that writes it out of order.
     pub(crate) fn into_zeroed(mut self) -> &'a mut [T] {
         let buf = std::mem::take(&mut self.buf);

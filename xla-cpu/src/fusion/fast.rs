@@ -128,6 +128,26 @@ impl<'i, L: Lane> Fast<'i, L> {
         })
     }
 
+    /// Writes the kernel's values at `start..start + V` straight into `dst` with the
+    /// generated code, when the kernel has code that can run this block; false (nothing
+    /// written) otherwise.
+    #[inline(always)]
+    pub(crate) fn write_to(&mut self, start: usize, dst: &mut [std::mem::MaybeUninit<L>]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(j) = self.jit.as_mut() {
+            let Ok(dst) = <&mut [std::mem::MaybeUninit<L>; V]>::try_from(dst) else {
+                return false;
+            };
+            // A bound code exists only when `L` is f32 (see `Bound::new`).
+            let Some(dst) = L::as_f32_out(dst) else {
+                return false;
+            };
+            return j.eval_to(start, dst);
+        }
+        let _ = (start, dst);
+        false
+    }
+
     /// Runs the program on elements `start..start + V` and returns the result block
     /// (`None` when that range is not inside the kernel's domain).
     #[inline(always)]
@@ -284,5 +304,38 @@ impl<'i> Bound<'i> {
             );
         }
         Some(&self.out)
+    }
+
+    /// As [`Bound::eval`], writing the `V` values straight to `dst` instead; false (and
+    /// nothing written) when the code cannot run that block.
+    #[inline(always)]
+    fn eval_to(&mut self, start: usize, dst: &mut [std::mem::MaybeUninit<f32>; V]) -> bool {
+        use super::jit::Scalar;
+        if start.checked_add(V).is_none_or(|e| e > self.n) {
+            return false;
+        }
+        for (slot, s) in self.code.scalars.iter().enumerate() {
+            if let Scalar::Run { input, inner, len } = *s {
+                if start % inner + V > inner {
+                    return false;
+                }
+                let (Some(x), Some(d)) = (self.ins.get(input), self.scalars.get_mut(slot)) else {
+                    return false;
+                };
+                *d = x.get((start / inner) % len);
+            }
+        }
+        // SAFETY: as in `eval`; `dst` holds `V = 16 * STEPS` f32 (uninitialised memory
+        // may be written through a raw pointer).
+        unsafe {
+            self.code.call(
+                &self.ptrs,
+                dst.as_mut_ptr().cast::<f32>(),
+                start,
+                super::jit::STEPS,
+                &self.scalars,
+            );
+        }
+        true
     }
 }

@@ -4,6 +4,7 @@
 use super::kern::{table_for, Table, V};
 use crate::math;
 use crate::scalar::Real;
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 /// An element type of fused kernels. Predicates live in the same registers as 0 / 1.
@@ -20,6 +21,8 @@ pub(crate) trait Lane: Real + Default + Send + Sync + 'static {
     fn table() -> &'static Table<Self>;
     /// The values as f32, when this type is f32 (generated code reads f32 only).
     fn as_f32(v: &[Self]) -> Option<&[f32]>;
+    /// An output block of this type as f32, when this type is f32.
+    fn as_f32_out(b: &mut [MaybeUninit<Self>; V]) -> Option<&mut [MaybeUninit<f32>; V]>;
     /// An f32 block as this type, when this type is f32.
     fn from_f32_block(b: &[f32; V]) -> Option<&[Self; V]>;
     /// A compare result as a 0/1 mask.
@@ -56,6 +59,9 @@ impl Lane for f32 {
     fn from_f32_block(b: &[f32; V]) -> Option<&[f32; V]> {
         Some(b)
     }
+    fn as_f32_out(b: &mut [MaybeUninit<f32>; V]) -> Option<&mut [MaybeUninit<f32>; V]> {
+        Some(b)
+    }
     fn table() -> &'static Table<f32> {
         static T: OnceLock<Table<f32>> = OnceLock::new();
         T.get_or_init(|| table_for(super::run::simd_level()))
@@ -83,6 +89,9 @@ impl Lane for f64 {
         None
     }
     fn from_f32_block(_: &[f32; V]) -> Option<&[f64; V]> {
+        None
+    }
+    fn as_f32_out(_: &mut [MaybeUninit<f64>; V]) -> Option<&mut [MaybeUninit<f32>; V]> {
         None
     }
     fn table() -> &'static Table<f64> {

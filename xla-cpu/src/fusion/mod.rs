@@ -551,7 +551,9 @@ impl Kernel {
     /// `f32_input(k)` tells whether input `k` holds f32 values.
     fn with_jit(self, f32_input: impl Fn(usize) -> bool) -> Kernel {
         #[cfg(target_arch = "x86_64")]
-        if self.ty == F32 && jit::available() {
+        // A kernel that only reads (a reduce of an input) gains nothing from code.
+        let computes = self.nodes.iter().any(|n| matches!(n, Node::Op(..)));
+        if self.ty == F32 && computes && jit::available() {
             let code = jit::compile(&self, f32_input).map(std::sync::Arc::new);
             return Kernel { jit: code, ..self };
         }

@@ -296,6 +296,16 @@ fn write_chunk_impl<L: Lane>(
     let len = o.len();
     let mut done = 0;
     while done < len {
+        if len - done >= V {
+            if let Some(f) = s.fast.as_mut() {
+                let at = start + done;
+                // SAFETY: `write_to` returns true only after writing all `V` elements.
+                if unsafe { o.fill_with(V, |dst| f.write_to(at, dst)) } {
+                    done += V;
+                    continue;
+                }
+            }
+        }
         let v = k.next_block(ins, start + done, len - done, s);
         o.push(v);
         done += v.len();
