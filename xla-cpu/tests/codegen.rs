@@ -212,3 +212,30 @@ ENTRY main {
     let short = softmax.replace("1024", "100");
     same(&short, &[arg(&[300, 100], 5, 30.0)], "softmax, short rows");
 }
+
+#[test]
+fn folded_reductions_match_the_interpreter() {
+    for (name, op, init) in [
+        ("add", "add", "0"),
+        ("mul", "multiply", "1"),
+        ("max", "maximum", "-inf"),
+        ("min", "minimum", "inf"),
+    ] {
+        let text = format!(
+            "HloModule r
+c {{ a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT r = f32[] {op}(a, b) }}
+ENTRY main {{
+  x = f32[37,300] parameter(0)
+  y = f32[37,300] parameter(1)
+  e = f32[37,300] multiply(x, y)
+  i = f32[] constant({init})
+  ROOT r = f32[37] reduce(e, i), dimensions={{1}}, to_apply=c
+}}"
+        );
+        let args = [arg(&[37, 300], 6, 3.0), arg(&[37, 300], 7, 1.5)];
+        same(&text, &args, name);
+        // A plain read folded (no op in the kernel).
+        let plain = text.replace("ROOT r = f32[37] reduce(e, i)", "ROOT r = f32[37] reduce(x, i)");
+        same(&plain, &args, &format!("{name} of an input"));
+    }
+}

@@ -59,6 +59,9 @@ pub(crate) struct Fast<'i, L> {
     /// The kernel's machine code bound to the inputs, when it has some.
     #[cfg(target_arch = "x86_64")]
     jit: Option<Bound<'i>>,
+    /// The kernel's fold code bound to the inputs, for a reduce.
+    #[cfg(target_arch = "x86_64")]
+    fold: Option<Bound<'i>>,
     /// The inputs the pointers read.
     _ins: PhantomData<&'i [L]>,
 }
@@ -124,8 +127,23 @@ impl<'i, L: Lane> Fast<'i, L> {
             n: k.n,
             #[cfg(target_arch = "x86_64")]
             jit: k.jit.as_ref().and_then(|c| Bound::new(c, ins, k.n)),
+            #[cfg(target_arch = "x86_64")]
+            fold: k.fold_jit.as_ref().and_then(|c| Bound::new(c, ins, k.n)),
             _ins: PhantomData,
         })
+    }
+
+    /// Folds the kernel's values at `start..` into `lanes` (element `start + i` into lane
+    /// `i % 64`) with the generated fold code, as far as it can go in whole groups of 64
+    /// within `len`; returns how many elements it folded (0 without fold code).
+    #[inline(always)]
+    pub(crate) fn fold_to(&mut self, start: usize, len: usize, lanes: &mut [L; 64]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(j), Some(lanes)) = (self.fold.as_mut(), L::as_f32_lanes(lanes)) {
+            return j.fold(start, len, lanes);
+        }
+        let _ = (start, len, lanes);
+        0
     }
 
     /// Writes the kernel's values at `start..start + V` straight into `dst` with the
@@ -304,6 +322,37 @@ impl<'i> Bound<'i> {
             );
         }
         Some(&self.out)
+    }
+
+    /// Folds whole groups of 64 values at `start..start + len` into `lanes` with fold
+    /// code; the number of values folded (0 when a broadcast value changes inside the
+    /// range).
+    fn fold(&mut self, start: usize, len: usize, lanes: &mut [f32; 64]) -> usize {
+        use super::jit::Scalar;
+        let groups = len / 64;
+        let Some(end) = start.checked_add(groups * 64).filter(|&e| e <= self.n) else {
+            return 0;
+        };
+        if groups == 0 {
+            return 0;
+        }
+        for (slot, s) in self.code.scalars.iter().enumerate() {
+            if let Scalar::Run { input, inner, len } = *s {
+                if start % inner + (end - start) > inner {
+                    return 0;
+                }
+                let (Some(x), Some(d)) = (self.ins.get(input), self.scalars.get_mut(slot)) else {
+                    return 0;
+                };
+                *d = x.get((start / inner) % len);
+            }
+        }
+        // SAFETY: every streamed input pointer is the start of an f32 input of at least
+        // `n` elements (checked in `new`) and `end <= n`, so the reads at `start..end` are
+        // in bounds; `lanes` holds 64 f32; `scalars` has one value per slot; this is fold
+        // code (it is bound only from `Kernel::fold_jit`).
+        unsafe { self.code.fold(&self.ptrs, lanes, start, groups, &self.scalars) };
+        groups * 64
     }
 
     /// As [`Bound::eval`], writing the `V` values straight to `dst` instead; false (and

@@ -67,6 +67,25 @@ impl std::fmt::Debug for Code {
 }
 
 impl Code {
+    /// Runs fold code: folds `64 * groups` values at element `start` into `lanes`
+    /// (element `start + i` into lane `i % 64`, in order).
+    ///
+    /// # Safety
+    /// As [`Code::call`] for `16 * count = 64 * groups` values, with `lanes` in place
+    /// of `out`; the code must have been compiled with a combiner.
+    pub(crate) unsafe fn fold(
+        &self,
+        ptrs: &[*const f32],
+        lanes: &mut [f32; FOLD_LANES],
+        start: usize,
+        groups: usize,
+        scalars: &[f32],
+    ) {
+        // SAFETY: the caller's contract; fold code reads and writes the 64 lanes at
+        // `lanes` and nothing else besides what `call` reads.
+        unsafe { self.call(ptrs, lanes.as_mut_ptr(), start, groups, scalars) }
+    }
+
     /// Runs the code: `16 * count` values at element `start` into `out`.
     ///
     /// # Safety
@@ -338,13 +357,35 @@ fn emit_op(a: &mut Asm, p: &mut Pool, f: Fop, d: AsmRegisterZmm, s: &[AsmRegiste
     Ok(true)
 }
 
-/// Machine code for `k` (an f32 kernel whose f32 inputs are `f32_input`), or `None` when
-/// it uses something the generator does not know or needs more registers.
-pub(crate) fn compile(k: &Kernel, f32_input: impl Fn(usize) -> bool) -> Option<Code> {
-    build(k, &f32_input).ok().flatten()
+/// Machine code for `k` (an f32 kernel whose f32 inputs are `f32_input`): with `fold`
+/// unset, code writing the kernel's values; with a combiner, code folding them into 64
+/// lanes (see [`Code::fold`]). `None` when the kernel uses something the generator does
+/// not know or needs more registers.
+pub(crate) fn compile(
+    k: &Kernel,
+    f32_input: impl Fn(usize) -> bool,
+    fold: Option<BinaryOp>,
+) -> Option<Code> {
+    build(k, &f32_input, fold).ok().flatten()
 }
 
-fn build(k: &Kernel, f32_input: &dyn Fn(usize) -> bool) -> Result<Option<Code>, IcedError> {
+/// What the loop body reads besides registers.
+#[derive(Default)]
+struct Reads {
+    scalars: Vec<Scalar>,
+    streams: Vec<usize>,
+}
+
+/// Emits the kernel's value for the 16 lanes at byte offset `rax` into a register
+/// (below `limit`); `None` when not supported.
+fn body(
+    a: &mut Asm,
+    p: &mut Pool,
+    r: &mut Reads,
+    k: &Kernel,
+    f32_input: &dyn Fn(usize) -> bool,
+    limit: usize,
+) -> Result<Option<AsmRegisterZmm>, IcedError> {
     let nodes = &k.nodes;
     let mut last = vec![0usize; nodes.len()];
     for (j, n) in nodes.iter().enumerate() {
@@ -357,26 +398,13 @@ fn build(k: &Kernel, f32_input: &dyn Fn(usize) -> bool) -> Result<Option<Code>, 
             }
         }
     }
-    let mut a = CodeAssembler::new(64)?;
-    let mut p = Pool::default();
-    let mut scalars: Vec<Scalar> = Vec::new();
-    let mut streams: Vec<usize> = Vec::new();
     let mut reg: Vec<Option<usize>> = vec![None; nodes.len()];
-    let mut free: Vec<usize> = (0..VALUE_REGS).rev().collect();
-    // rdi: ptrs, rsi: out, rdx: start, rcx: count, r8: consts, r9: scalars; rax: byte
-    // offset of the current 16 lanes in the inputs.
-    let mut top = a.create_label();
-    let mut done = a.create_label();
-    a.test(rcx, rcx)?;
-    a.jz(done)?;
-    a.mov(rax, rdx)?;
-    a.shl(rax, 2)?;
-    a.set_label(&mut top)?;
+    let mut free: Vec<usize> = (0..limit).rev().collect();
     for (j, n) in nodes.iter().enumerate() {
-        let Some(r) = free.pop() else {
+        let Some(dr) = free.pop() else {
             return Ok(None);
         };
-        let Some(d) = zmm(r) else {
+        let Some(d) = zmm(dr) else {
             return Ok(None);
         };
         match n {
@@ -384,8 +412,8 @@ fn build(k: &Kernel, f32_input: &dyn Fn(usize) -> bool) -> Result<Option<Code>, 
                 if !f32_input(*i) {
                     return Ok(None);
                 }
-                if !streams.contains(i) {
-                    streams.push(*i);
+                if !r.streams.contains(i) {
+                    r.streams.push(*i);
                 }
                 a.mov(r10, qword_ptr(rdi + (8 * *i) as i32))?;
                 a.vmovups(d, zmmword_ptr(r10 + rax))?;
@@ -399,9 +427,9 @@ fn build(k: &Kernel, f32_input: &dyn Fn(usize) -> bool) -> Result<Option<Code>, 
                     Load::Bcast { input, inner, len } => Scalar::Run { input, inner, len },
                     _ => return Ok(None),
                 };
-                let slot = scalars.iter().position(|x| *x == s).unwrap_or_else(|| {
-                    scalars.push(s);
-                    scalars.len() - 1
+                let slot = r.scalars.iter().position(|x| *x == s).unwrap_or_else(|| {
+                    r.scalars.push(s);
+                    r.scalars.len() - 1
                 });
                 a.vbroadcastss(d, dword_ptr(r9 + (4 * slot) as i32))?;
             }
@@ -413,7 +441,7 @@ fn build(k: &Kernel, f32_input: &dyn Fn(usize) -> bool) -> Result<Option<Code>, 
                     };
                     s.push(z);
                 }
-                if !emit_op(&mut a, &mut p, *f, d, &s)? {
+                if !emit_op(a, p, *f, d, &s)? {
                     return Ok(None);
                 }
                 for &x in args {
@@ -427,20 +455,76 @@ fn build(k: &Kernel, f32_input: &dyn Fn(usize) -> bool) -> Result<Option<Code>, 
                 }
             }
         }
-        reg[j] = Some(r);
+        reg[j] = Some(dr);
         if last[j] == j && j + 1 != nodes.len() {
-            free.push(r);
+            free.push(dr);
         }
     }
-    let Some(res) = reg.last().copied().flatten().and_then(zmm) else {
-        return Ok(None);
-    };
-    a.vmovups(zmmword_ptr(rsi), res)?;
-    a.add(rsi, 64)?;
-    a.add(rax, 64)?;
+    Ok(reg.last().copied().flatten().and_then(zmm))
+}
+
+/// The fold accumulators (lanes 0-15, 16-31, 32-47, 48-63), above the value registers.
+const ACC: [AsmRegisterZmm; 4] = [zmm20, zmm21, zmm22, zmm23];
+
+fn build(
+    k: &Kernel,
+    f32_input: &dyn Fn(usize) -> bool,
+    fold: Option<BinaryOp>,
+) -> Result<Option<Code>, IcedError> {
+    let mut a = CodeAssembler::new(64)?;
+    let mut p = Pool::default();
+    let mut reads = Reads::default();
+    // rdi: ptrs, rsi: out (or the 64 lanes), rdx: start, rcx: count (of 16 lanes, or of
+    // 64 when folding), r8: consts, r9: scalars; rax: byte offset of the current 16 lanes.
+    let mut top = a.create_label();
+    let mut done = a.create_label();
+    if fold.is_some() {
+        for (i, acc) in ACC.iter().enumerate() {
+            a.vmovups(*acc, zmmword_ptr(rsi + (64 * i) as i32))?;
+        }
+    }
+    a.test(rcx, rcx)?;
+    a.jz(done)?;
+    a.mov(rax, rdx)?;
+    a.shl(rax, 2)?;
+    a.set_label(&mut top)?;
+    match fold {
+        None => {
+            let Some(res) = body(&mut a, &mut p, &mut reads, k, f32_input, VALUE_REGS)? else {
+                return Ok(None);
+            };
+            a.vmovups(zmmword_ptr(rsi), res)?;
+            a.add(rsi, 64)?;
+            a.add(rax, 64)?;
+        }
+        Some(op) => {
+            for acc in ACC {
+                let Some(res) = body(&mut a, &mut p, &mut reads, k, f32_input, VALUE_REGS - 4)?
+                else {
+                    return Ok(None);
+                };
+                match op {
+                    BinaryOp::Add => a.vaddps(acc, acc, res)?,
+                    BinaryOp::Mul => a.vmulps(acc, acc, res)?,
+                    BinaryOp::Max | BinaryOp::Min => {
+                        let t6 = T.t[6];
+                        emit_max(&mut a, &mut p, t6, acc, res, op == BinaryOp::Min)?;
+                        a.vmovaps(acc, t6)?;
+                    }
+                    _ => return Ok(None),
+                }
+                a.add(rax, 64)?;
+            }
+        }
+    }
     a.dec(rcx)?;
     a.jnz(top)?;
     a.set_label(&mut done)?;
+    if fold.is_some() {
+        for (i, acc) in ACC.iter().enumerate() {
+            a.vmovups(zmmword_ptr(rsi + (64 * i) as i32), *acc)?;
+        }
+    }
     a.vzeroupper()?;
     a.ret()?;
     let bytes = a.assemble(0)?;
@@ -458,10 +542,13 @@ fn build(k: &Kernel, f32_input: &dyn Fn(usize) -> bool) -> Result<Option<Code>, 
         _map: map,
         entry,
         consts: p.bits,
-        scalars,
-        streams,
+        scalars: reads.scalars,
+        streams: reads.streams,
     }))
 }
 
 /// Values per call of the generated code: one fast block.
 pub(crate) const STEPS: usize = V / 16;
+
+/// Lanes of a fold (four vectors of 16).
+pub(crate) const FOLD_LANES: usize = 64;

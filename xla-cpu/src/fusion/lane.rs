@@ -23,6 +23,8 @@ pub(crate) trait Lane: Real + Default + Send + Sync + 'static {
     fn as_f32(v: &[Self]) -> Option<&[f32]>;
     /// An output block of this type as f32, when this type is f32.
     fn as_f32_out(b: &mut [MaybeUninit<Self>; V]) -> Option<&mut [MaybeUninit<f32>; V]>;
+    /// Fold lanes of this type as f32, when this type is f32.
+    fn as_f32_lanes(b: &mut [Self; 64]) -> Option<&mut [f32; 64]>;
     /// An f32 block as this type, when this type is f32.
     fn from_f32_block(b: &[f32; V]) -> Option<&[Self; V]>;
     /// A compare result as a 0/1 mask.
@@ -62,6 +64,9 @@ impl Lane for f32 {
     fn as_f32_out(b: &mut [MaybeUninit<f32>; V]) -> Option<&mut [MaybeUninit<f32>; V]> {
         Some(b)
     }
+    fn as_f32_lanes(b: &mut [f32; 64]) -> Option<&mut [f32; 64]> {
+        Some(b)
+    }
     fn table() -> &'static Table<f32> {
         static T: OnceLock<Table<f32>> = OnceLock::new();
         T.get_or_init(|| table_for(super::run::simd_level()))
@@ -92,6 +97,9 @@ impl Lane for f64 {
         None
     }
     fn as_f32_out(_: &mut [MaybeUninit<f64>; V]) -> Option<&mut [MaybeUninit<f32>; V]> {
+        None
+    }
+    fn as_f32_lanes(_: &mut [f64; 64]) -> Option<&mut [f32; 64]> {
         None
     }
     fn table() -> &'static Table<f64> {

@@ -119,6 +119,9 @@ pub(crate) struct Kernel {
     /// Machine code for the kernel, when it is f32 and the CPU has AVX-512.
     #[cfg(target_arch = "x86_64")]
     pub jit: Option<std::sync::Arc<jit::Code>>,
+    /// Machine code folding the kernel's values into lanes, for a reduce.
+    #[cfg(target_arch = "x86_64")]
+    pub fold_jit: Option<std::sync::Arc<jit::Code>>,
 }
 
 /// What a fused step computes.
@@ -539,10 +542,24 @@ fn compact(nodes: &[Node], slots: &[Slot]) -> Option<(Vec<Instr>, Src)> {
 }
 
 impl Kernel {
+    /// Adds machine code folding the kernel's values with `op`, for a reduce.
+    fn with_fold_jit(self, op: BinaryOp, f32_input: impl Fn(usize) -> bool) -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        if self.ty == F32 && jit::available() {
+            let code = jit::compile(&self, f32_input, Some(op)).map(std::sync::Arc::new);
+            return Kernel {
+                fold_jit: code,
+                ..self
+            };
+        }
+        let _ = (op, f32_input);
+        self
+    }
+
     /// True when the kernel runs as generated machine code.
     pub fn has_code(&self) -> bool {
         #[cfg(target_arch = "x86_64")]
-        return self.jit.is_some();
+        return self.jit.is_some() || self.fold_jit.is_some();
         #[cfg(not(target_arch = "x86_64"))]
         false
     }
@@ -554,7 +571,7 @@ impl Kernel {
         // A kernel that only reads (a reduce of an input) gains nothing from code.
         let computes = self.nodes.iter().any(|n| matches!(n, Node::Op(..)));
         if self.ty == F32 && computes && jit::available() {
-            let code = jit::compile(&self, f32_input).map(std::sync::Arc::new);
+            let code = jit::compile(&self, f32_input, None).map(std::sync::Arc::new);
             return Kernel { jit: code, ..self };
         }
         let _ = f32_input;
@@ -600,6 +617,8 @@ impl Planner<'_> {
                 n,
                 #[cfg(target_arch = "x86_64")]
                 jit: None,
+                #[cfg(target_arch = "x86_64")]
+                fold_jit: None,
             }
             .with_jit(|k| b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)),
             b.inputs,
@@ -622,6 +641,9 @@ impl Planner<'_> {
                 (*x, inline.get(x.0) == Some(&true)),
                 outer * red * inner,
             )?;
+            let kernel = kernel.with_fold_jit(op, |k| {
+                inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)
+            });
             inputs.push(*init);
             let init = inputs.len() - 1;
             let kind = FusedKind::Reduce {

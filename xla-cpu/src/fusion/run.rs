@@ -380,7 +380,8 @@ fn fold_range_impl<L: Lane>(
     op: Comb,
 ) -> L {
     let mut lanes = [op.identity(); LANES];
-    let mut done = 0;
+    // Generated fold code takes whole groups of 64 first (the same lanes, in order).
+    let mut done = s.fast.as_mut().map_or(0, |f| f.fold_to(start, len, &mut lanes));
     while done < len {
         let v = k.next_block(ins, start + done, len - done, s);
         let mut it = v.chunks_exact(LANES);
