@@ -195,22 +195,23 @@ const T: Tmp = Tmp {
 type Asm = CodeAssembler;
 type R = Result<(), IcedError>;
 
-/// `d = max(a, b)` with NaN propagation and `max(-0, +0) = +0` (`ops::vmax`).
+/// `d = max(x, y)` (`min` when asked) exactly as `ops::vmax`: both orders of `maxps`
+/// (each gives its second operand on ties and NaN), their bitwise and (or) for ±0, and
+/// `x + y` where either is NaN.
 fn emit_max(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm, y: AsmRegisterZmm, min: bool) -> R {
     let _ = p;
     let t0 = T.t[0];
-    a.vcmpps(k1, x, y, if min { LT_OQ } else { GT_OQ })?;
-    a.vblendmps(d.k1(), y, x)?;
-    a.vcmpps(k2, x, y, EQ_OQ)?;
     if min {
-        a.vpord(t0, x, y)?;
+        a.vminps(t0, x, y)?;
+        a.vminps(d, y, x)?;
+        a.vpord(d, d, t0)?;
     } else {
-        a.vpandd(t0, x, y)?;
+        a.vmaxps(t0, x, y)?;
+        a.vmaxps(d, y, x)?;
+        a.vpandd(d, d, t0)?;
     }
-    a.vmovaps(d.k2(), t0)?;
-    a.vcmpps(k3, x, y, UNORD_Q)?;
-    a.vaddps(t0, x, y)?;
-    a.vmovaps(d.k3(), t0)
+    a.vcmpps(k1, x, y, UNORD_Q)?;
+    a.vaddps(d.k1(), x, y)
 }
 
 /// `d = exp(x)` exactly as `math::exp_f32` (Cephes with FMA, XLA's clamps and flush).
