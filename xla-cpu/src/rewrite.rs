@@ -7,6 +7,11 @@
 //!   leaves the dot's result unchanged (the operand's free dims keep their order); the dot
 //!   then reads the untransposed operand in place (faer takes either orientation), and the
 //!   transpose, if nothing else reads it, is dropped as dead.
+//! - `divide(a, broadcast(b))` becomes `multiply(a, broadcast(divide(1, b)))` for f32 and
+//!   f64, as XLA's algebraic simplifier does: checked against jaxlib 0.10.2, whose results
+//!   for a row, scalar-parameter and scalar-constant divisor equal `a * (1 / b)` bit for
+//!   bit and differ from IEEE division in a quarter of the elements. The reciprocal is
+//!   computed once per divisor element instead of a division per output element.
 //! - [`live`] marks what the root needs, so dead instructions are never run.
 
 use xla_core::attrs::DotDims;
@@ -16,6 +21,9 @@ use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
 pub(crate) fn simplify(m: &mut Module) {
     inline_calls(m);
     for c in &mut m.computations {
+        if let Some(r) = reciprocal_divisors(c) {
+            *c = r;
+        }
         fold_transposes_into_dots(c);
         transposed_dots(c);
     }
@@ -77,6 +85,98 @@ fn inline_in(c: &Computation, bodies: &[Computation]) -> Option<Computation> {
             cmap.push(InstrId(out.len() - 1));
         }
         map.push(*cmap.get(callee.root.0)?);
+    }
+    Some(Computation {
+        name: c.name.clone(),
+        instructions: out,
+        root: *map.get(c.root.0)?,
+    })
+}
+
+/// `c` with each `divide(a, broadcast(b))` of f32 or f64 turned into
+/// `multiply(a, broadcast(divide(broadcast(1), b)))` (`None` when there is none).
+fn reciprocal_divisors(c: &Computation) -> Option<Computation> {
+    use xla_core::attrs::BinaryOp;
+    use xla_core::{Literal, PrimitiveType, Shape};
+    let divisor = |ins: &Instruction| -> Option<(InstrId, InstrId, Vec<i64>)> {
+        let Op::Binary(BinaryOp::Div) = ins.op else {
+            return None;
+        };
+        let [a, b] = ins.operands.as_slice() else {
+            return None;
+        };
+        let bi = c.instructions.get(b.0)?;
+        let Op::Broadcast { dimensions } = &bi.op else {
+            return None;
+        };
+        let ty = ins.shape.element_type();
+        let same = bi.shape.element_type() == ty;
+        (same && matches!(ty, PrimitiveType::F32 | PrimitiveType::F64))
+            .then(|| Some((*a, *bi.operands.first()?, dimensions.clone())))
+            .flatten()
+    };
+    if !c.instructions.iter().any(|i| divisor(i).is_some()) {
+        return None;
+    }
+    let mut out: Vec<Instruction> = Vec::with_capacity(c.instructions.len() + 8);
+    let mut map: Vec<InstrId> = Vec::with_capacity(c.instructions.len());
+    let push = |out: &mut Vec<Instruction>, name: String, op: Op, operands, shape| {
+        out.push(Instruction {
+            name,
+            op,
+            operands,
+            shape,
+        });
+        InstrId(out.len() - 1)
+    };
+    for ins in &c.instructions {
+        let operands = remap(&ins.operands, &map)?;
+        let Some((a, b, dims)) = divisor(ins) else {
+            out.push(Instruction {
+                operands,
+                ..ins.clone()
+            });
+            map.push(InstrId(out.len() - 1));
+            continue;
+        };
+        let ty = ins.shape.element_type();
+        let (a, b) = (*map.get(a.0)?, *map.get(b.0)?);
+        let b_shape = out.get(b.0)?.shape.clone();
+        let one = match ty {
+            PrimitiveType::F64 => Literal::scalar(1.0f64),
+            _ => Literal::scalar(1.0f32),
+        };
+        let n = &ins.name;
+        let one = push(&mut out, format!("{n}.one"), Op::Constant { literal: one }, vec![], Shape::scalar(ty));
+        let ones = push(
+            &mut out,
+            format!("{n}.ones"),
+            Op::Broadcast { dimensions: vec![] },
+            vec![one],
+            b_shape.clone(),
+        );
+        let recip = push(
+            &mut out,
+            format!("{n}.recip"),
+            Op::Binary(BinaryOp::Div),
+            vec![ones, b],
+            b_shape,
+        );
+        let spread = push(
+            &mut out,
+            format!("{n}.recip.broadcast"),
+            Op::Broadcast { dimensions: dims },
+            vec![recip],
+            ins.shape.clone(),
+        );
+        let id = push(
+            &mut out,
+            n.clone(),
+            Op::Binary(BinaryOp::Mul),
+            vec![a, spread],
+            ins.shape.clone(),
+        );
+        map.push(id);
     }
     Some(Computation {
         name: c.name.clone(),

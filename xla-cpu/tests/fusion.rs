@@ -449,8 +449,11 @@ fn f64_softmax_fuses_its_reduces_and_matches_reference() {
     let text = SOFTMAX.replace("f32", "f64");
     let args = [arg64(&[300, 517], 4, 20.0)];
     check_f64(&text, &args, "f64 softmax");
+    // Max, sum, the reciprocal of the sum (the quotient multiplies by it, as in XLA) and
+    // the quotient: every step a fused kernel.
     let s = steps(&text, &args);
-    assert_eq!(s.iter().filter(|o| o.starts_with("fusion")).count(), 3, "{s:?}");
+    assert_eq!(s.iter().filter(|o| o.starts_with("fusion")).count(), 4, "{s:?}");
+    assert_eq!(s.len(), 4, "{s:?}");
 }
 
 /// A compare of f32 values feeding an f64 select, and an f64 compare feeding an f32
