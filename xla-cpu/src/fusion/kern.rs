@@ -1,7 +1,7 @@
-//! One small function per fused op on 64-element blocks, compiled for the baseline, AVX2
-//! and AVX-512, chosen once per process. Each is a fully unrolled vector loop; the fast
-//! path calls them through a table (an indirect call per op and block) instead of one
-//! giant match, which measured about 3x faster on long chains.
+//! One small function per fused op on blocks of `V` elements, for each element type,
+//! compiled for the baseline, AVX2 and AVX-512 and chosen once per process. Each is a fully
+//! unrolled vector loop; the interpreter calls them through a table (an indirect call per
+//! op and block) instead of one giant match, which measured about 3x faster on long chains.
 
 use super::lane::Lane;
 use super::ops::{vmax, vmin};
@@ -10,7 +10,9 @@ use crate::kernels::elementwise::fsign;
 use crate::scalar::Real;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
 
-/// Elements per fast block.
+/// Elements per fast block: small enough that a kernel's registers stay in L1 and each op
+/// is a few fully unrolled vector instructions (measured: 64 ran a long chain about 3x
+/// faster than 2048; 128 beat 64 by 10-20% on softmax and tied on gelu, 256 lost on gelu).
 pub(crate) const V: usize = 128;
 /// One fast block.
 pub(crate) type Vb<L> = [L; V];

@@ -3,7 +3,9 @@
 //! block, so intermediates are never materialised; a `reduce` with a recognised combiner
 //! over a contiguous range of dimensions absorbs the elementwise chain feeding it.
 //!
-//! Planning happens once at compile time ([`plan_steps`]); [`run`] executes a step.
+//! Planning happens once at compile time ([`plan_steps`]); [`run`] executes a step: on
+//! AVX-512 CPUs an f32 kernel runs as generated machine code (`jit.rs`), otherwise on the
+//! block interpreter (`fast.rs`, `kern.rs`, with `run.rs`'s slow path for tails).
 
 mod fast;
 #[cfg(target_arch = "x86_64")]

@@ -55,9 +55,6 @@ impl<L: Lane> In<'_, L> {
     }
 }
 
-/// Elements of a register of the fast path: small enough that a kernel's registers stay
-/// in L1 and each op is a few fully unrolled vector instructions (measured: blocks of 64
-/// run a long chain about 3x faster than blocks of 2048).
 use super::kern::V;
 
 /// Per-task state: the fast program bound to this task's registers, and the slow path's
