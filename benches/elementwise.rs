@@ -1,5 +1,6 @@
 //! Fused elementwise kernels: `gelu_tanh(x) * y + z` over f32[1M] and a row softmax of
-//! f32[1024,1024], fused schedule against the unfused reference.
+//! f32[1024,1024]: generated machine code (on AVX-512 CPUs), the block interpreter
+//! (`set_codegen(false)`), and the unfused reference.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -64,10 +65,17 @@ fn input(dims: &[i64], seed: u32) -> Literal {
 }
 
 fn bench(c: &mut Criterion, name: &str, text: &str, args: &[Literal]) {
-    let exe = Executable::compile(&xla::core::text::parse_module(text).unwrap()).unwrap();
+    let module = xla::core::text::parse_module(text).unwrap();
+    let exe = Executable::compile(&module).unwrap();
+    xla::cpu::set_codegen(false);
+    let interpreted = Executable::compile(&module).unwrap();
+    xla::cpu::set_codegen(true);
     let refs: Vec<&Literal> = args.iter().collect();
     c.bench_function(&format!("{name}/fused"), |b| {
         b.iter(|| exe.execute_borrowed(&refs).unwrap())
+    });
+    c.bench_function(&format!("{name}/fused_interpreted"), |b| {
+        b.iter(|| interpreted.execute_borrowed(&refs).unwrap())
     });
     c.bench_function(&format!("{name}/unfused"), |b| {
         b.iter(|| exe.execute_unfused(&refs).unwrap())
