@@ -239,3 +239,36 @@ ENTRY main {{
         same(&plain, &args, &format!("{name} of an input"));
     }
 }
+
+/// A bias broadcast over rows (`broadcast(b), dimensions={1}`) is read as a run of the
+/// bias per block; blocks that would wrap around the bias fall back to the interpreter.
+#[test]
+fn row_broadcasts_match_the_interpreter() {
+    let text = "HloModule b
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY main {
+  x = f32[37,300] parameter(0)
+  w = f32[300] parameter(1)
+  bw = f32[37,300] broadcast(w), dimensions={1}
+  h = f32[37,300] add(x, bw)
+  zero = f32[] constant(0)
+  z = f32[37,300] broadcast(zero), dimensions={}
+  r = f32[37,300] maximum(h, z)
+  m = f32[37,300] multiply(r, bw)
+  s = f32[37] reduce(m, zero), dimensions={1}, to_apply=add
+  ROOT t = (f32[37,300], f32[37]) tuple(m, s)
+}";
+    let args = [arg(&[37, 300], 8, 3.0), arg(&[300], 9, 2.0)];
+    let _guard = FLIP.lock().unwrap_or_else(|e| e.into_inner());
+    let on = compile(text, true);
+    let off = compile(text, false);
+    let (got, want) = (on.execute(&args).unwrap(), off.execute(&args).unwrap());
+    let bits = |l: &Literal| -> Vec<u32> {
+        let parts = l.clone().decompose_tuple().unwrap();
+        parts
+            .iter()
+            .flat_map(|p| p.data::<f32>().unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+            .collect()
+    };
+    assert_eq!(bits(&got), bits(&want));
+}

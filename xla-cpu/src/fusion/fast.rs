@@ -255,7 +255,16 @@ impl<'i> Bound<'i> {
                 In::Pred(p) => Some(In::Pred(p)),
             })
             .collect::<Option<_>>()?;
-        let mut ptrs = vec![std::ptr::null(); ins.len()];
+        if ins.len() > super::jit::CYCLIC_BASE {
+            return None;
+        }
+        let mut ptrs = vec![std::ptr::null(); super::jit::CYCLIC_BASE + code.cyclic.len()];
+        for &(k, len) in &code.cyclic {
+            match ins.get(k)? {
+                In::Val(v) if v.len() >= len => {}
+                _ => return None,
+            }
+        }
         for &k in &code.streams {
             match ins.get(k)? {
                 In::Val(v) if v.len() >= n => *ptrs.get_mut(k)? = v.as_ptr(),
@@ -291,12 +300,35 @@ impl<'i> Bound<'i> {
         })
     }
 
+    /// Points each cyclic stream at element `start % len` of its input; false when the
+    /// `total` values from there would wrap around the input (the caller falls back).
+    #[inline(always)]
+    fn set_cyclic(&mut self, start: usize, total: usize) -> bool {
+        for (slot, &(k, len)) in self.code.cyclic.iter().enumerate() {
+            let off = start % len;
+            let (Some(In::Val(v)), Some(p)) = (
+                self.ins.get(k),
+                self.ptrs.get_mut(super::jit::CYCLIC_BASE + slot),
+            ) else {
+                return false;
+            };
+            if off + total > len {
+                return false;
+            }
+            let Some(run) = v.get(off..off + total) else {
+                return false;
+            };
+            *p = run.as_ptr();
+        }
+        true
+    }
+
     /// The kernel's values at `start..start + V`, or `None` when the code cannot run
     /// that block (past the domain, or a broadcast value that changes inside it).
     #[inline(always)]
     fn eval(&mut self, start: usize) -> Option<&[f32; V]> {
         use super::jit::Scalar;
-        if start.checked_add(V)? > self.n {
+        if start.checked_add(V)? > self.n || !self.set_cyclic(start, V) {
             return None;
         }
         for (slot, s) in self.code.scalars.iter().enumerate() {
@@ -310,8 +342,9 @@ impl<'i> Bound<'i> {
         }
         // SAFETY: every streamed input pointer is the start of an f32 input of at least
         // `n` elements (checked in `new`) and `start + V <= n` (checked above), so the
-        // code's reads at `start .. start + 16 * STEPS = start + V` are in bounds; `out`
-        // holds `V = 16 * STEPS` f32; `scalars` has one value per scalar slot.
+        // code's reads at `start .. start + 16 * STEPS = start + V` are in bounds; each
+        // cyclic stream points at `V` in-bounds elements (`set_cyclic`); `out` holds
+        // `V = 16 * STEPS` f32; `scalars` has one value per scalar slot.
         unsafe {
             self.code.call(
                 &self.ptrs,
@@ -333,7 +366,7 @@ impl<'i> Bound<'i> {
         let Some(end) = start.checked_add(groups * 64).filter(|&e| e <= self.n) else {
             return 0;
         };
-        if groups == 0 {
+        if groups == 0 || !self.set_cyclic(start, groups * 64) {
             return 0;
         }
         for (slot, s) in self.code.scalars.iter().enumerate() {
@@ -349,8 +382,9 @@ impl<'i> Bound<'i> {
         }
         // SAFETY: every streamed input pointer is the start of an f32 input of at least
         // `n` elements (checked in `new`) and `end <= n`, so the reads at `start..end` are
-        // in bounds; `lanes` holds 64 f32; `scalars` has one value per slot; this is fold
-        // code (it is bound only from `Kernel::fold_jit`).
+        // in bounds; each cyclic stream points at `64 * groups` in-bounds elements
+        // (`set_cyclic`); `lanes` holds 64 f32; `scalars` has one value per slot; this is
+        // fold code (it is bound only from `Kernel::fold_jit`).
         unsafe { self.code.fold(&self.ptrs, lanes, start, groups, &self.scalars) };
         groups * 64
     }
@@ -360,7 +394,7 @@ impl<'i> Bound<'i> {
     #[inline(always)]
     fn eval_to(&mut self, start: usize, dst: &mut [std::mem::MaybeUninit<f32>; V]) -> bool {
         use super::jit::Scalar;
-        if start.checked_add(V).is_none_or(|e| e > self.n) {
+        if start.checked_add(V).is_none_or(|e| e > self.n) || !self.set_cyclic(start, V) {
             return false;
         }
         for (slot, s) in self.code.scalars.iter().enumerate() {

@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
 
 /// `f(ptrs, out, start, count, consts, scalars)`: writes `16 * count` values of the
-/// kernel at elements `start..` to `out`; input `k` is read at `ptrs[k]`, constants at
-/// `consts`, per-call scalars at `scalars`.
+/// kernel at elements `start..` to `out`; input `k` is read at `ptrs[k]`, cyclic stream
+/// `j` from `ptrs[CYCLIC_BASE + j]`, constants at `consts`, per-call scalars at `scalars`.
 type Entry = unsafe extern "sysv64" fn(
     *const *const f32,
     *mut f32,
@@ -55,7 +55,14 @@ pub(crate) struct Code {
     pub scalars: Vec<Scalar>,
     /// The inputs the code reads in place (16 lanes per step).
     pub streams: Vec<usize>,
+    /// Inputs read as `(input, len)` at `(i % len)`: the caller puts the address of
+    /// element `start % len` at `ptrs[CYCLIC_BASE + slot]` per call, and the code reads
+    /// 16 lanes per step from there.
+    pub cyclic: Vec<(usize, usize)>,
 }
+
+/// Where the per-call cyclic stream addresses start in the pointer table.
+pub(crate) const CYCLIC_BASE: usize = 64;
 
 impl std::fmt::Debug for Code {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -375,6 +382,7 @@ pub(crate) fn compile(
 struct Reads {
     scalars: Vec<Scalar>,
     streams: Vec<usize>,
+    cyclic: Vec<(usize, usize)>,
 }
 
 /// Emits the kernel's value for the 16 lanes at byte offset `rax` into a register
@@ -410,7 +418,7 @@ fn body(
         };
         match n {
             Node::Load(Load::Full(i)) => {
-                if !f32_input(*i) {
+                if !f32_input(*i) || *i >= CYCLIC_BASE {
                     return Ok(None);
                 }
                 if !r.streams.contains(i) {
@@ -421,6 +429,21 @@ fn body(
             }
             Node::Load(Load::Const(c)) => {
                 a.vbroadcastss(d, p.ptr(*c as f32))?;
+            }
+            // A broadcast along the leading dims (a bias over rows) reads a contiguous run
+            // of its operand per block: a stream whose base the caller sets per call.
+            Node::Load(Load::Bcast {
+                input,
+                inner: 1,
+                len,
+            }) if *len >= V && f32_input(*input) => {
+                let c = (*input, *len);
+                let slot = r.cyclic.iter().position(|x| *x == c).unwrap_or_else(|| {
+                    r.cyclic.push(c);
+                    r.cyclic.len() - 1
+                });
+                a.mov(r10, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
+                a.vmovups(d, zmmword_ptr(r10 + r11))?;
             }
             Node::Load(l) => {
                 let s = match *l {
@@ -487,6 +510,7 @@ fn build(
     a.test(rcx, rcx)?;
     a.jz(done)?;
     a.mov(rax, rdx)?;
+    a.xor(r11, r11)?;
     a.shl(rax, 2)?;
     a.set_label(&mut top)?;
     match fold {
@@ -497,6 +521,7 @@ fn build(
             a.vmovups(zmmword_ptr(rsi), res)?;
             a.add(rsi, 64)?;
             a.add(rax, 64)?;
+            a.add(r11, 64)?;
         }
         Some(op) => {
             for acc in ACC {
@@ -515,6 +540,7 @@ fn build(
                     _ => return Ok(None),
                 }
                 a.add(rax, 64)?;
+                a.add(r11, 64)?;
             }
         }
     }
@@ -545,6 +571,7 @@ fn build(
         consts: p.bits,
         scalars: reads.scalars,
         streams: reads.streams,
+        cyclic: reads.cyclic,
     }))
 }
 
