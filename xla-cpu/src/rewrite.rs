@@ -147,7 +147,13 @@ fn reciprocal_divisors(c: &Computation) -> Option<Computation> {
             _ => Literal::scalar(1.0f32),
         };
         let n = &ins.name;
-        let one = push(&mut out, format!("{n}.one"), Op::Constant { literal: one }, vec![], Shape::scalar(ty));
+        let one = push(
+            &mut out,
+            format!("{n}.one"),
+            Op::Constant { literal: one },
+            vec![],
+            Shape::scalar(ty),
+        );
         let ones = push(
             &mut out,
             format!("{n}.ones"),

@@ -91,7 +91,11 @@ fn same(text: &str, args: &[Literal], what: &str) {
         if let Some(v) = l.data::<f32>() {
             v.iter().map(|x| x.to_bits()).collect()
         } else {
-            l.data::<bool>().unwrap().iter().map(|&b| u32::from(b)).collect()
+            l.data::<bool>()
+                .unwrap()
+                .iter()
+                .map(|&b| u32::from(b))
+                .collect()
         }
     };
     let (g, w) = (bits(&got), bits(&want));
@@ -107,7 +111,10 @@ fn same(text: &str, args: &[Literal], what: &str) {
     }
     if avx512() {
         let ops = ops_of(&mut on, args);
-        assert!(ops.iter().any(|o| o.starts_with("fusion[code]")), "{what}: {ops:?}");
+        assert!(
+            ops.iter().any(|o| o.starts_with("fusion[code]")),
+            "{what}: {ops:?}"
+        );
     }
 }
 
@@ -127,7 +134,11 @@ ENTRY main {{
 }
 
 fn args3(n: usize) -> Vec<Literal> {
-    vec![arg(&[n as i64], 1, 4.0), arg(&[n as i64], 2, 4.0), arg(&[n as i64], 3, 100.0)]
+    vec![
+        arg(&[n as i64], 1, 4.0),
+        arg(&[n as i64], 2, 4.0),
+        arg(&[n as i64], 3, 100.0),
+    ]
 }
 
 #[test]
@@ -155,7 +166,9 @@ fn every_unary_op_matches_the_interpreter() {
 #[test]
 fn every_binary_op_and_compare_matches_the_interpreter() {
     let n = 4099;
-    for op in ["add", "subtract", "multiply", "divide", "maximum", "minimum"] {
+    for op in [
+        "add", "subtract", "multiply", "divide", "maximum", "minimum",
+    ] {
         let body = format!(
             "  a = f32[{n}] {op}(x, z)\n  b = f32[{n}] {op}(y, a)\n  ROOT r = f32[{n}] add(b, b1)"
         );
@@ -235,7 +248,10 @@ ENTRY main {{
         let args = [arg(&[37, 300], 6, 3.0), arg(&[37, 300], 7, 1.5)];
         same(&text, &args, name);
         // A plain read folded (no op in the kernel).
-        let plain = text.replace("ROOT r = f32[37] reduce(e, i)", "ROOT r = f32[37] reduce(x, i)");
+        let plain = text.replace(
+            "ROOT r = f32[37] reduce(e, i)",
+            "ROOT r = f32[37] reduce(x, i)",
+        );
         same(&plain, &args, &format!("{name} of an input"));
     }
 }
@@ -267,7 +283,13 @@ ENTRY main {
         let parts = l.clone().decompose_tuple().unwrap();
         parts
             .iter()
-            .flat_map(|p| p.data::<f32>().unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+            .flat_map(|p| {
+                p.data::<f32>()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect::<Vec<_>>()
+            })
             .collect()
     };
     assert_eq!(bits(&got), bits(&want));

@@ -420,7 +420,11 @@ fn check_f64(text: &str, args: &[Literal], what: &str) {
     let one = in_pool(&mut exe, 1, |exe| exe.execute_borrowed(&refs).unwrap());
     let two = in_pool(&mut exe, 2, |exe| exe.execute_borrowed(&refs).unwrap());
     let bits = |l: &Literal| -> Vec<u64> {
-        l.data::<f64>().unwrap().iter().map(|x| x.to_bits()).collect()
+        l.data::<f64>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect()
     };
     assert_eq!(bits(&one), bits(&two), "{what}: 1 vs 2 threads");
     let (got, want) = (two.data::<f64>().unwrap(), want.data::<f64>().unwrap());
@@ -440,7 +444,11 @@ fn f64_gelu_chain_is_one_kernel_and_matches_reference() {
     ];
     check_f64(&text, &args, "f64 gelu");
     let s = steps(&text, &args);
-    assert_eq!(s.iter().filter(|o| o.starts_with("fusion")).count(), 1, "{s:?}");
+    assert_eq!(
+        s.iter().filter(|o| o.starts_with("fusion")).count(),
+        1,
+        "{s:?}"
+    );
     assert!(!s.iter().any(|o| o == "tanh" || o == "multiply"), "{s:?}");
 }
 
@@ -452,7 +460,11 @@ fn f64_softmax_fuses_its_reduces_and_matches_reference() {
     // Max, sum, the reciprocal of the sum (the quotient multiplies by it, as in XLA) and
     // the quotient: every step a fused kernel.
     let s = steps(&text, &args);
-    assert_eq!(s.iter().filter(|o| o.starts_with("fusion")).count(), 4, "{s:?}");
+    assert_eq!(
+        s.iter().filter(|o| o.starts_with("fusion")).count(),
+        4,
+        "{s:?}"
+    );
     assert_eq!(s.len(), 4, "{s:?}");
 }
 

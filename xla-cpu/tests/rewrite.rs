@@ -166,7 +166,9 @@ fn calls_are_inlined_and_fuse_with_the_caller() {
 #[test]
 fn division_by_a_broadcast_multiplies_by_the_reciprocal() {
     let (rows, cols) = (37usize, 301usize);
-    let a: Vec<f32> = (0..rows * cols).map(|i| (i as f32 * 0.37).sin() * 9.0).collect();
+    let a: Vec<f32> = (0..rows * cols)
+        .map(|i| (i as f32 * 0.37).sin() * 9.0)
+        .collect();
     let b: Vec<f32> = (0..rows).map(|i| 0.3 + i as f32 * 0.113).collect();
     let row = format!(
         "HloModule d
@@ -177,7 +179,13 @@ ENTRY main {{
   ROOT r = f32[{rows},{cols}] divide(a, bb)
 }}"
     );
-    let (got, ran) = run(&row, &[lit(&[rows as i64, cols as i64], a.clone()), lit(&[rows as i64], b.clone())]);
+    let (got, ran) = run(
+        &row,
+        &[
+            lit(&[rows as i64, cols as i64], a.clone()),
+            lit(&[rows as i64], b.clone()),
+        ],
+    );
     assert!(ran.iter().all(|op| !op.contains("divide(")), "{ran:?}");
     let mut differs_from_division = 0;
     for (i, &g) in got.iter().enumerate() {
@@ -185,7 +193,10 @@ ENTRY main {{
         assert_eq!(g.to_bits(), (x * (1.0 / y)).to_bits(), "element {i}");
         differs_from_division += usize::from(g != x / y);
     }
-    assert!(differs_from_division > 0, "the inputs should tell the two apart");
+    assert!(
+        differs_from_division > 0,
+        "the inputs should tell the two apart"
+    );
 
     let constant = format!(
         "HloModule d
@@ -198,7 +209,11 @@ ENTRY main {{
     );
     let (got, _) = run(&constant, &[lit(&[rows as i64, cols as i64], a.clone())]);
     for (i, &g) in got.iter().enumerate() {
-        assert_eq!(g.to_bits(), (a[i] * (1.0f32 / 3.0)).to_bits(), "element {i}");
+        assert_eq!(
+            g.to_bits(),
+            (a[i] * (1.0f32 / 3.0)).to_bits(),
+            "element {i}"
+        );
     }
 
     let full = format!(

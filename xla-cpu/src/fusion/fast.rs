@@ -385,7 +385,10 @@ impl<'i> Bound<'i> {
         // in bounds; each cyclic stream points at `64 * groups` in-bounds elements
         // (`set_cyclic`); `lanes` holds 64 f32; `scalars` has one value per slot; this is
         // fold code (it is bound only from `Kernel::fold_jit`).
-        unsafe { self.code.fold(&self.ptrs, lanes, start, groups, &self.scalars) };
+        unsafe {
+            self.code
+                .fold(&self.ptrs, lanes, start, groups, &self.scalars)
+        };
         groups * 64
     }
 

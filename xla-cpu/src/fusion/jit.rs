@@ -20,14 +20,8 @@ use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
 /// `f(ptrs, out, start, count, consts, scalars)`: writes `16 * count` values of the
 /// kernel at elements `start..` to `out`; input `k` is read at `ptrs[k]`, cyclic stream
 /// `j` from `ptrs[CYCLIC_BASE + j]`, constants at `consts`, per-call scalars at `scalars`.
-type Entry = unsafe extern "sysv64" fn(
-    *const *const f32,
-    *mut f32,
-    usize,
-    usize,
-    *const u32,
-    *const f32,
-);
+type Entry =
+    unsafe extern "sysv64" fn(*const *const f32, *mut f32, usize, usize, *const u32, *const f32);
 
 /// A per-call scalar the generated code broadcasts (filled by the caller per block).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -174,8 +168,8 @@ const VALUE_REGS: usize = 24;
 fn zmm(i: usize) -> Option<AsmRegisterZmm> {
     const ALL: [AsmRegisterZmm; 32] = [
         zmm0, zmm1, zmm2, zmm3, zmm4, zmm5, zmm6, zmm7, zmm8, zmm9, zmm10, zmm11, zmm12, zmm13,
-        zmm14, zmm15, zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23, zmm24, zmm25,
-        zmm26, zmm27, zmm28, zmm29, zmm30, zmm31,
+        zmm14, zmm15, zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23, zmm24, zmm25, zmm26,
+        zmm27, zmm28, zmm29, zmm30, zmm31,
     ];
     ALL.get(i).copied()
 }
@@ -205,8 +199,7 @@ type R = Result<(), IcedError>;
 /// `d = max(x, y)` (`min` when asked) exactly as `ops::vmax`: both orders of `maxps`
 /// (each gives its second operand on ties and NaN), their bitwise and (or) for ±0, and
 /// `x + y` where either is NaN.
-fn emit_max(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm, y: AsmRegisterZmm, min: bool) -> R {
-    let _ = p;
+fn emit_max(a: &mut Asm, d: AsmRegisterZmm, x: AsmRegisterZmm, y: AsmRegisterZmm, min: bool) -> R {
     let t0 = T.t[0];
     if min {
         a.vminps(t0, x, y)?;
@@ -300,7 +293,13 @@ fn emit_tanh(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) ->
 }
 
 /// Emits op `f` into `d` (distinct from its sources); `Ok(false)` when not supported.
-fn emit_op(a: &mut Asm, p: &mut Pool, f: Fop, d: AsmRegisterZmm, s: &[AsmRegisterZmm]) -> Result<bool, IcedError> {
+fn emit_op(
+    a: &mut Asm,
+    p: &mut Pool,
+    f: Fop,
+    d: AsmRegisterZmm,
+    s: &[AsmRegisterZmm],
+) -> Result<bool, IcedError> {
     use BinaryOp as B;
     use ComparisonDirection as C;
     use UnaryOp as U;
@@ -337,8 +336,8 @@ fn emit_op(a: &mut Asm, p: &mut Pool, f: Fop, d: AsmRegisterZmm, s: &[AsmRegiste
         Fop::Binary(B::Sub) => a.vsubps(d, x, y)?,
         Fop::Binary(B::Mul) => a.vmulps(d, x, y)?,
         Fop::Binary(B::Div) => a.vdivps(d, x, y)?,
-        Fop::Binary(B::Max) => emit_max(a, p, d, x, y, false)?,
-        Fop::Binary(B::Min) => emit_max(a, p, d, x, y, true)?,
+        Fop::Binary(B::Max) => emit_max(a, d, x, y, false)?,
+        Fop::Binary(B::Min) => emit_max(a, d, x, y, true)?,
         Fop::Binary(_) => return Ok(false),
         Fop::Cmp(c) => {
             let pred = match c {
@@ -358,8 +357,8 @@ fn emit_op(a: &mut Asm, p: &mut Pool, f: Fop, d: AsmRegisterZmm, s: &[AsmRegiste
         }
         Fop::Clamp => {
             let t7 = T.t[7];
-            emit_max(a, p, t7, y, x, false)?;
-            emit_max(a, p, d, t7, z, true)?;
+            emit_max(a, t7, y, x, false)?;
+            emit_max(a, d, t7, z, true)?;
         }
     }
     Ok(true)
@@ -534,7 +533,7 @@ fn build(
                     BinaryOp::Mul => a.vmulps(acc, acc, res)?,
                     BinaryOp::Max | BinaryOp::Min => {
                         let t6 = T.t[6];
-                        emit_max(&mut a, &mut p, t6, acc, res, op == BinaryOp::Min)?;
+                        emit_max(&mut a, t6, acc, res, op == BinaryOp::Min)?;
                         a.vmovaps(acc, t6)?;
                     }
                     _ => return Ok(None),

@@ -15,10 +15,10 @@ mod lane;
 mod ops;
 mod run;
 
-pub(crate) use ops::{vmax, vmin};
-pub(crate) use run::run;
 #[cfg(target_arch = "x86_64")]
 pub use jit::set_codegen;
+pub(crate) use ops::{vmax, vmin};
+pub(crate) use run::run;
 
 /// Machine-code generation is x86-64 only; elsewhere this does nothing.
 #[cfg(not(target_arch = "x86_64"))]
@@ -326,7 +326,10 @@ impl Planner<'_> {
 
     /// True when `user` reads `id` elementwise (the same linear index) inside a kernel.
     fn consumes(&self, user: &Instruction, id: InstrId) -> bool {
-        let (u, p) = (self.kernel_ty(user), self.ins(id).and_then(|i| self.kernel_ty(i)));
+        let (u, p) = (
+            self.kernel_ty(user),
+            self.ins(id).and_then(|i| self.kernel_ty(i)),
+        );
         if u.is_some() && p.is_some() && u != p {
             return false;
         }

@@ -3,9 +3,9 @@
 //! chunks. Chunk and block boundaries depend only on the shapes, never on the thread
 //! count, so results are bit-identical for any number of threads.
 
-use super::ops::{self, vmax, vmin};
 use super::fast::Fast;
 use super::lane::Lane;
+use super::ops::{self, vmax, vmin};
 use super::{Fop, Fused, FusedKind, Kernel, Load, Node, Slot};
 use crate::buffer::Sink;
 use crate::error::{invalid, Result};
@@ -216,7 +216,6 @@ mod simd {
             }
         })
     }
-
 }
 
 /// Reads a load's elements `start..start + dst.len()`.
@@ -378,7 +377,10 @@ fn fold_range_impl<L: Lane>(
 ) -> L {
     let mut lanes = [op.identity(); LANES];
     // Generated fold code takes whole groups of 64 first (the same lanes, in order).
-    let mut done = s.fast.as_mut().map_or(0, |f| f.fold_to(start, len, &mut lanes));
+    let mut done = s
+        .fast
+        .as_mut()
+        .map_or(0, |f| f.fold_to(start, len, &mut lanes));
     while done < len {
         let v = k.next_block(ins, start + done, len - done, s);
         let mut it = v.chunks_exact(LANES);
@@ -450,9 +452,8 @@ simd_dispatch! {
 }
 
 fn run_loop<L: Lane>(k: &Kernel, ins: &[In<L>], min: usize) -> Vec<L> {
-    let work = |s: &mut Scratch<L>, c: usize, mut o: Sink<L>| {
-        write_chunk(k, ins, s, c * CHUNK, &mut o)
-    };
+    let work =
+        |s: &mut Scratch<L>, c: usize, mut o: Sink<L>| write_chunk(k, ins, s, c * CHUNK, &mut o);
     crate::buffer::written_in_chunks(k.n, CHUNK, min, || k.scratch(ins), work)
 }
 
