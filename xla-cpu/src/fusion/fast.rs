@@ -4,10 +4,11 @@
 //!
 //! Measured on the fused-elementwise and softmax benchmarks (B5, B6): the safe dispatch
 //! loop this replaces (operands matched and sliced per op and block) took 25-30% of the
-//! run; this loop is a few instructions per op. It is the only `unsafe` of the fusion
-//! module, and every address it dereferences is checked when the program is built.
+//! run; this loop is a few instructions per op. Every address it dereferences is checked
+//! when the program is built. The same binding is done here for a kernel's generated
+//! code ([`Bound`]), whose calls are the fusion module's other `unsafe`.
 
-use super::kern::{lookup, OpFn, Vb, V};
+use super::kern::{lookup, OpFn, Vb, LANES, V};
 use super::lane::Lane;
 use super::run::{load, In};
 use super::{Instr, Kernel, Src};
@@ -69,8 +70,8 @@ pub(crate) struct Fast<'i, L> {
 impl<'i, L: Lane> Fast<'i, L> {
     /// Binds `k`'s program to fresh registers (constants and scalars filled from
     /// `fixed`, one value per register) and to `ins`. `None` if the program reads an
-    /// input that is not of the kernel's type or shorter than the kernel's domain, or breaks the
-    /// register invariants above (the slow path then runs instead).
+    /// input that is not of the kernel's type or shorter than the kernel's domain, or
+    /// breaks the register invariants above (the slow path then runs instead).
     pub(crate) fn new(k: &Kernel, ins: &[In<'i, L>], fixed: &[L]) -> Option<Fast<'i, L>> {
         let table = L::table();
         let mut regs: Vec<Vb<L>> = fixed.iter().map(|&v| [v; V]).collect();
@@ -134,10 +135,10 @@ impl<'i, L: Lane> Fast<'i, L> {
     }
 
     /// Folds the kernel's values at `start..` into `lanes` (element `start + i` into lane
-    /// `i % 64`) with the generated fold code, as far as it can go in whole groups of 64
-    /// within `len`; returns how many elements it folded (0 without fold code).
+    /// `i % LANES`) with the generated fold code, as far as it can go in whole groups of
+    /// `LANES` within `len`; returns how many elements it folded (0 without fold code).
     #[inline(always)]
-    pub(crate) fn fold_to(&mut self, start: usize, len: usize, lanes: &mut [L; 64]) -> usize {
+    pub(crate) fn fold_to(&mut self, start: usize, len: usize, lanes: &mut [L; LANES]) -> usize {
         #[cfg(target_arch = "x86_64")]
         if let (Some(j), Some(lanes)) = (self.fold.as_mut(), L::as_f32_lanes(lanes)) {
             return j.fold(start, len, lanes);
@@ -323,105 +324,86 @@ impl<'i> Bound<'i> {
         true
     }
 
-    /// The kernel's values at `start..start + V`, or `None` when the code cannot run
-    /// that block (past the domain, or a broadcast value that changes inside it).
+    /// Readies a call for elements `start..start + total`: the cyclic streams' addresses
+    /// and the per-run scalars. False when the range leaves the domain or a broadcast
+    /// value changes inside it (the caller falls back to the interpreter).
     #[inline(always)]
-    fn eval(&mut self, start: usize) -> Option<&[f32; V]> {
+    fn prepare(&mut self, start: usize, total: usize) -> bool {
         use super::jit::Scalar;
-        if start.checked_add(V)? > self.n || !self.set_cyclic(start, V) {
-            return None;
+        if start.checked_add(total).is_none_or(|e| e > self.n) || !self.set_cyclic(start, total) {
+            return false;
         }
         for (slot, s) in self.code.scalars.iter().enumerate() {
             if let Scalar::Run { input, inner, len } = *s {
-                if start % inner + V > inner {
-                    return None;
-                }
-                let v = self.ins.get(input)?.get((start / inner) % len);
-                *self.scalars.get_mut(slot)? = v;
-            }
-        }
-        // SAFETY: every streamed input pointer is the start of an f32 input of at least
-        // `n` elements (checked in `new`) and `start + V <= n` (checked above), so the
-        // code's reads at `start .. start + 16 * STEPS = start + V` are in bounds; each
-        // cyclic stream points at `V` in-bounds elements (`set_cyclic`); `out` holds
-        // `V = 16 * STEPS` f32; `scalars` has one value per scalar slot.
-        unsafe {
-            self.code.call(
-                &self.ptrs,
-                self.out.as_mut_ptr(),
-                start,
-                super::jit::STEPS,
-                &self.scalars,
-            );
-        }
-        Some(&self.out)
-    }
-
-    /// Folds whole groups of 64 values at `start..start + len` into `lanes` with fold
-    /// code; the number of values folded (0 when a broadcast value changes inside the
-    /// range).
-    fn fold(&mut self, start: usize, len: usize, lanes: &mut [f32; 64]) -> usize {
-        use super::jit::Scalar;
-        let groups = len / 64;
-        let Some(end) = start.checked_add(groups * 64).filter(|&e| e <= self.n) else {
-            return 0;
-        };
-        if groups == 0 || !self.set_cyclic(start, groups * 64) {
-            return 0;
-        }
-        for (slot, s) in self.code.scalars.iter().enumerate() {
-            if let Scalar::Run { input, inner, len } = *s {
-                if start % inner + (end - start) > inner {
-                    return 0;
+                if start % inner + total > inner {
+                    return false;
                 }
                 let (Some(x), Some(d)) = (self.ins.get(input), self.scalars.get_mut(slot)) else {
-                    return 0;
+                    return false;
                 };
                 *d = x.get((start / inner) % len);
             }
         }
+        true
+    }
+
+    /// Runs the code on the `V` elements at `start` (readied by `prepare`) into `out`.
+    ///
+    /// # Safety
+    /// `out` must be valid for writing `V` f32, and `prepare(start, V)` must have
+    /// returned true.
+    #[inline(always)]
+    unsafe fn run(&self, start: usize, out: *mut f32) {
         // SAFETY: every streamed input pointer is the start of an f32 input of at least
-        // `n` elements (checked in `new`) and `end <= n`, so the reads at `start..end` are
-        // in bounds; each cyclic stream points at `64 * groups` in-bounds elements
-        // (`set_cyclic`); `lanes` holds 64 f32; `scalars` has one value per slot; this is
-        // fold code (it is bound only from `Kernel::fold_jit`).
+        // `n` elements (checked in `new`) and `start + V <= n` (`prepare`), so the code's
+        // reads at `start .. start + 16 * STEPS = start + V` are in bounds; each cyclic
+        // stream points at `V` in-bounds elements (`prepare`); `out` holds `V` f32 (the
+        // caller); `scalars` has one value per scalar slot (`new`).
         unsafe {
             self.code
-                .fold(&self.ptrs, lanes, start, groups, &self.scalars)
-        };
-        groups * 64
+                .call(&self.ptrs, out, start, super::jit::STEPS, &self.scalars)
+        }
+    }
+
+    /// The kernel's values at `start..start + V`, or `None` when the code cannot run
+    /// that block.
+    #[inline(always)]
+    fn eval(&mut self, start: usize) -> Option<&[f32; V]> {
+        if !self.prepare(start, V) {
+            return None;
+        }
+        let out = self.out.as_mut_ptr();
+        // SAFETY: `out` is this binding's `V`-element block; `prepare` returned true.
+        unsafe { self.run(start, out) };
+        Some(&self.out)
     }
 
     /// As [`Bound::eval`], writing the `V` values straight to `dst` instead; false (and
     /// nothing written) when the code cannot run that block.
     #[inline(always)]
     fn eval_to(&mut self, start: usize, dst: &mut [std::mem::MaybeUninit<f32>; V]) -> bool {
-        use super::jit::Scalar;
-        if start.checked_add(V).is_none_or(|e| e > self.n) || !self.set_cyclic(start, V) {
+        if !self.prepare(start, V) {
             return false;
         }
-        for (slot, s) in self.code.scalars.iter().enumerate() {
-            if let Scalar::Run { input, inner, len } = *s {
-                if start % inner + V > inner {
-                    return false;
-                }
-                let (Some(x), Some(d)) = (self.ins.get(input), self.scalars.get_mut(slot)) else {
-                    return false;
-                };
-                *d = x.get((start / inner) % len);
-            }
-        }
-        // SAFETY: as in `eval`; `dst` holds `V = 16 * STEPS` f32 (uninitialised memory
-        // may be written through a raw pointer).
-        unsafe {
-            self.code.call(
-                &self.ptrs,
-                dst.as_mut_ptr().cast::<f32>(),
-                start,
-                super::jit::STEPS,
-                &self.scalars,
-            );
-        }
+        // SAFETY: `dst` holds `V` f32 (uninitialised memory may be written through a raw
+        // pointer); `prepare` returned true.
+        unsafe { self.run(start, dst.as_mut_ptr().cast::<f32>()) };
         true
+    }
+
+    /// Folds whole groups of `LANES` values at `start..start + len` into `lanes` with
+    /// fold code; the number of values folded (0 when the code cannot run the range).
+    fn fold(&mut self, start: usize, len: usize, lanes: &mut [f32; LANES]) -> usize {
+        let total = len / LANES * LANES;
+        if total == 0 || !self.prepare(start, total) {
+            return 0;
+        }
+        // SAFETY: as in `run`, for the `total` elements `prepare` checked; `lanes` holds
+        // `LANES` f32; this is fold code (it is bound only from `Kernel::fold_jit`).
+        unsafe {
+            self.code
+                .fold(&self.ptrs, lanes, start, total / LANES, &self.scalars)
+        };
+        total
     }
 }

@@ -11,7 +11,7 @@
 //! tests compare the two. A kernel with an op or load this generator does not know runs
 //! on the interpreter. `XLA_CPU_NO_JIT` turns it off.
 
-use super::kern::V;
+use super::kern::{LANES, V};
 use super::{Fop, Kernel, Load, Node};
 use iced_x86::code_asm::*;
 use std::collections::HashMap;
@@ -68,21 +68,21 @@ impl std::fmt::Debug for Code {
 }
 
 impl Code {
-    /// Runs fold code: folds `64 * groups` values at element `start` into `lanes`
-    /// (element `start + i` into lane `i % 64`, in order).
+    /// Runs fold code: folds `LANES * groups` values at element `start` into `lanes`
+    /// (element `start + i` into lane `i % LANES`, in order).
     ///
     /// # Safety
-    /// As [`Code::call`] for `16 * count = 64 * groups` values, with `lanes` in place
+    /// As [`Code::call`] for `16 * count = LANES * groups` values, with `lanes` in place
     /// of `out`; the code must have been compiled with a combiner.
     pub(crate) unsafe fn fold(
         &self,
         ptrs: &[*const f32],
-        lanes: &mut [f32; FOLD_LANES],
+        lanes: &mut [f32; LANES],
         start: usize,
         groups: usize,
         scalars: &[f32],
     ) {
-        // SAFETY: the caller's contract; fold code reads and writes the 64 lanes at
+        // SAFETY: the caller's contract; fold code reads and writes the `LANES` lanes at
         // `lanes` and nothing else besides what `call` reads.
         unsafe { self.call(ptrs, lanes.as_mut_ptr(), start, groups, scalars) }
     }
@@ -91,8 +91,9 @@ impl Code {
     ///
     /// # Safety
     /// `ptrs[k]` must point to at least `start + 16 * count` readable f32 for every
-    /// `k` in `streams`, `out` to `16 * count` writable f32, and `scalars` must hold
-    /// one value per entry of `self.scalars`.
+    /// `k` in `streams`, `ptrs[CYCLIC_BASE + j]` to `16 * count` readable f32 for every
+    /// cyclic stream `j`, `out` to `16 * count` writable f32, and `scalars` must hold one
+    /// value per entry of `self.scalars`.
     pub(crate) unsafe fn call(
         &self,
         ptrs: &[*const f32],
@@ -143,22 +144,25 @@ struct Pool {
 }
 
 impl Pool {
-    fn bits(&mut self, b: u32) -> AsmMemoryOperand {
+    /// The byte offset of `b` in the pool.
+    fn offset(&mut self, b: u32) -> i32 {
         let i = *self.at.entry(b).or_insert_with(|| {
             self.bits.push(b);
             self.bits.len() - 1
         });
-        dword_bcst(r8 + (4 * i) as i32)
+        (4 * i) as i32
     }
+    /// `b` broadcast to 16 lanes, as a memory operand.
+    fn bits(&mut self, b: u32) -> AsmMemoryOperand {
+        dword_bcst(r8 + self.offset(b))
+    }
+    /// `x` broadcast to 16 lanes, as a memory operand.
     fn f(&mut self, x: f32) -> AsmMemoryOperand {
         self.bits(x.to_bits())
     }
+    /// `x` as a scalar memory operand (for `vbroadcastss`).
     fn ptr(&mut self, x: f32) -> AsmMemoryOperand {
-        let i = *self.at.entry(x.to_bits()).or_insert_with(|| {
-            self.bits.push(x.to_bits());
-            self.bits.len() - 1
-        });
-        dword_ptr(r8 + (4 * i) as i32)
+        dword_ptr(r8 + self.offset(x.to_bits()))
     }
 }
 
@@ -184,14 +188,8 @@ const LE_OQ: i32 = 0x12;
 const GE_OQ: i32 = 0x1d;
 const GT_OQ: i32 = 0x1e;
 
-/// Scratch registers of the expansions.
-struct Tmp {
-    t: [AsmRegisterZmm; 8],
-}
-
-const T: Tmp = Tmp {
-    t: [zmm24, zmm25, zmm26, zmm27, zmm28, zmm29, zmm30, zmm31],
-};
+/// Scratch registers of the expansions (above the value registers).
+const T: [AsmRegisterZmm; 8] = [zmm24, zmm25, zmm26, zmm27, zmm28, zmm29, zmm30, zmm31];
 
 type Asm = CodeAssembler;
 type R = Result<(), IcedError>;
@@ -200,7 +198,7 @@ type R = Result<(), IcedError>;
 /// (each gives its second operand on ties and NaN), their bitwise and (or) for ±0, and
 /// `x + y` where either is NaN.
 fn emit_max(a: &mut Asm, d: AsmRegisterZmm, x: AsmRegisterZmm, y: AsmRegisterZmm, min: bool) -> R {
-    let t0 = T.t[0];
+    let t0 = T[0];
     if min {
         a.vminps(t0, x, y)?;
         a.vminps(d, y, x)?;
@@ -220,7 +218,7 @@ fn emit_exp(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) -> 
     const LO: f32 = -88.376_262_664_794_9;
     const C1: f32 = 0.693_359_375;
     const C2: f32 = 2.121_944_40e-4;
-    let [t0, t1, t2, t3, t4, t5, ..] = T.t;
+    let [t0, t1, t2, t3, t4, t5, ..] = T;
     a.vmovaps(t0, x)?;
     a.vcmpps(k1, x, p.f(LO), LT_OQ)?;
     a.vbroadcastss(t0.k1(), p.ptr(LO))?;
@@ -259,7 +257,7 @@ fn emit_exp(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) -> 
 #[allow(clippy::excessive_precision)]
 fn emit_tanh(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
     const CLAMP: f32 = 7.998_811_721_801_757_81;
-    let [t0, t1, t2, t3, t4, ..] = T.t;
+    let [t0, t1, t2, t3, t4, ..] = T;
     a.vmovaps(t0, x)?;
     a.vcmpps(k1, x, p.f(-CLAMP), LT_OQ)?;
     a.vbroadcastss(t0.k1(), p.ptr(-CLAMP))?;
@@ -314,9 +312,9 @@ fn emit_op(
         Fop::Unary(U::Abs) => a.vpandd(d, x, p.bits(0x7fff_ffff))?,
         Fop::Unary(U::Sqrt) => a.vsqrtps(d, x)?,
         Fop::Unary(U::Rsqrt) => {
-            a.vsqrtps(T.t[0], x)?;
+            a.vsqrtps(T[0], x)?;
             a.vbroadcastss(d, p.ptr(1.0))?;
-            a.vdivps(d, d, T.t[0])?;
+            a.vdivps(d, d, T[0])?;
         }
         Fop::Unary(U::Floor) => a.vrndscaleps(d, x, 0x09)?,
         Fop::Unary(U::Ceil) => a.vrndscaleps(d, x, 0x0a)?,
@@ -324,7 +322,7 @@ fn emit_op(
         Fop::Unary(U::Exp) => emit_exp(a, p, d, x)?,
         Fop::Unary(U::Tanh) => emit_tanh(a, p, d, x)?,
         Fop::Unary(U::Logistic) => {
-            let t7 = T.t[7];
+            let t7 = T[7];
             a.vpxord(t7, x, p.bits(0x8000_0000))?;
             emit_exp(a, p, d, t7)?;
             a.vaddps(d, d, p.f(1.0))?;
@@ -356,7 +354,7 @@ fn emit_op(
             a.vblendmps(d.k1(), z, y)?;
         }
         Fop::Clamp => {
-            let t7 = T.t[7];
+            let t7 = T[7];
             emit_max(a, t7, y, x, false)?;
             emit_max(a, d, t7, z, true)?;
         }
@@ -365,8 +363,8 @@ fn emit_op(
 }
 
 /// Machine code for `k` (an f32 kernel whose f32 inputs are `f32_input`): with `fold`
-/// unset, code writing the kernel's values; with a combiner, code folding them into 64
-/// lanes (see [`Code::fold`]). `None` when the kernel uses something the generator does
+/// unset, code writing the kernel's values; with a combiner, code folding them into
+/// `LANES` lanes (see [`Code::fold`]). `None` when the kernel uses something the generator does
 /// not know or needs more registers.
 pub(crate) fn compile(
     k: &Kernel,
@@ -447,7 +445,10 @@ fn body(
             Node::Load(l) => {
                 let s = match *l {
                     Load::Scalar(i) => Scalar::First(i),
-                    Load::Bcast { input, inner, len } => Scalar::Run { input, inner, len },
+                    // Only a value constant over whole blocks can be a per-call scalar.
+                    Load::Bcast { input, inner, len } if inner >= V => {
+                        Scalar::Run { input, inner, len }
+                    }
                     _ => return Ok(None),
                 };
                 let slot = r.scalars.iter().position(|x| *x == s).unwrap_or_else(|| {
@@ -486,8 +487,9 @@ fn body(
     Ok(reg.last().copied().flatten().and_then(zmm))
 }
 
-/// The fold accumulators (lanes 0-15, 16-31, 32-47, 48-63), above the value registers.
-const ACC: [AsmRegisterZmm; 4] = [zmm20, zmm21, zmm22, zmm23];
+/// The fold accumulators (lanes 0-15, 16-31, 32-47, 48-63 of `LANES`), taken from the
+/// top of the value registers.
+const ACC: [AsmRegisterZmm; LANES / 16] = [zmm20, zmm21, zmm22, zmm23];
 
 fn build(
     k: &Kernel,
@@ -497,8 +499,9 @@ fn build(
     let mut a = CodeAssembler::new(64)?;
     let mut p = Pool::default();
     let mut reads = Reads::default();
-    // rdi: ptrs, rsi: out (or the 64 lanes), rdx: start, rcx: count (of 16 lanes, or of
-    // 64 when folding), r8: consts, r9: scalars; rax: byte offset of the current 16 lanes.
+    // rdi: ptrs, rsi: out (or the lanes), rdx: start, rcx: count (of 16 lanes, or of
+    // `LANES` when folding), r8: consts, r9: scalars; rax: byte offset of the current 16
+    // lanes, r11: the same from the call's start (for cyclic streams).
     let mut top = a.create_label();
     let mut done = a.create_label();
     if fold.is_some() {
@@ -524,7 +527,14 @@ fn build(
         }
         Some(op) => {
             for acc in ACC {
-                let Some(res) = body(&mut a, &mut p, &mut reads, k, f32_input, VALUE_REGS - 4)?
+                let Some(res) = body(
+                    &mut a,
+                    &mut p,
+                    &mut reads,
+                    k,
+                    f32_input,
+                    VALUE_REGS - ACC.len(),
+                )?
                 else {
                     return Ok(None);
                 };
@@ -532,7 +542,7 @@ fn build(
                     BinaryOp::Add => a.vaddps(acc, acc, res)?,
                     BinaryOp::Mul => a.vmulps(acc, acc, res)?,
                     BinaryOp::Max | BinaryOp::Min => {
-                        let t6 = T.t[6];
+                        let t6 = T[6];
                         emit_max(&mut a, t6, acc, res, op == BinaryOp::Min)?;
                         a.vmovaps(acc, t6)?;
                     }
@@ -576,6 +586,3 @@ fn build(
 
 /// Values per call of the generated code: one fast block.
 pub(crate) const STEPS: usize = V / 16;
-
-/// Lanes of a fold (four vectors of 16).
-pub(crate) const FOLD_LANES: usize = 64;

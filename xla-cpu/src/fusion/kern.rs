@@ -14,6 +14,13 @@ use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
 /// is a few fully unrolled vector instructions (measured: 64 ran a long chain about 3x
 /// faster than 2048; 128 beat 64 by 10-20% on softmax and tied on gelu, 256 lost on gelu).
 pub(crate) const V: usize = 128;
+
+/// Independent accumulators of a row fold: element `i` of a folded range goes to lane
+/// `i % LANES`, and the lanes are combined in order at the end. Four AVX-512 vectors (eight
+/// AVX2), so the combiner's latency is hidden (measured: a single vector of 16 made the
+/// max-reduce of the softmax benchmark latency-bound). Generated fold code keeps the same
+/// lanes in four registers, so both give the same bits.
+pub(crate) const LANES: usize = 64;
 /// One fast block.
 pub(crate) type Vb<L> = [L; V];
 /// A block op: `o = f(a, b, c)` (unused operands are ignored).

@@ -1,7 +1,7 @@
 //! The element types a fused kernel computes in (f32 and f64), and the few functions
 //! whose f32 versions follow XLA's own algorithms rather than the C library's.
 
-use super::kern::{table_for, Table, V};
+use super::kern::{table_for, Table, LANES, V};
 use crate::math;
 use crate::scalar::Real;
 use std::mem::MaybeUninit;
@@ -24,7 +24,7 @@ pub(crate) trait Lane: Real + Default + Send + Sync + 'static {
     /// An output block of this type as f32, when this type is f32.
     fn as_f32_out(b: &mut [MaybeUninit<Self>; V]) -> Option<&mut [MaybeUninit<f32>; V]>;
     /// Fold lanes of this type as f32, when this type is f32.
-    fn as_f32_lanes(b: &mut [Self; 64]) -> Option<&mut [f32; 64]>;
+    fn as_f32_lanes(b: &mut [Self; LANES]) -> Option<&mut [f32; LANES]>;
     /// An f32 block as this type, when this type is f32.
     fn from_f32_block(b: &[f32; V]) -> Option<&[Self; V]>;
     /// A compare result as a 0/1 mask.
@@ -64,7 +64,7 @@ impl Lane for f32 {
     fn as_f32_out(b: &mut [MaybeUninit<f32>; V]) -> Option<&mut [MaybeUninit<f32>; V]> {
         Some(b)
     }
-    fn as_f32_lanes(b: &mut [f32; 64]) -> Option<&mut [f32; 64]> {
+    fn as_f32_lanes(b: &mut [f32; LANES]) -> Option<&mut [f32; LANES]> {
         Some(b)
     }
     fn table() -> &'static Table<f32> {
@@ -99,7 +99,7 @@ impl Lane for f64 {
     fn as_f32_out(_: &mut [MaybeUninit<f64>; V]) -> Option<&mut [MaybeUninit<f32>; V]> {
         None
     }
-    fn as_f32_lanes(_: &mut [f64; 64]) -> Option<&mut [f32; 64]> {
+    fn as_f32_lanes(_: &mut [f64; LANES]) -> Option<&mut [f32; LANES]> {
         None
     }
     fn table() -> &'static Table<f64> {

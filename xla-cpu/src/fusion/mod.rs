@@ -547,20 +547,6 @@ fn compact(nodes: &[Node], slots: &[Slot]) -> Option<(Vec<Instr>, Src)> {
 }
 
 impl Kernel {
-    /// Adds machine code folding the kernel's values with `op`, for a reduce.
-    fn with_fold_jit(self, op: BinaryOp, f32_input: impl Fn(usize) -> bool) -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        if self.ty == F32 && jit::available() {
-            let code = jit::compile(&self, f32_input, Some(op)).map(std::sync::Arc::new);
-            return Kernel {
-                fold_jit: code,
-                ..self
-            };
-        }
-        let _ = (op, f32_input);
-        self
-    }
-
     /// True when the kernel runs as generated machine code.
     pub fn has_code(&self) -> bool {
         #[cfg(target_arch = "x86_64")]
@@ -569,27 +555,36 @@ impl Kernel {
         false
     }
 
-    /// Adds machine code when the kernel computes in f32 and the CPU can run it;
-    /// `f32_input(k)` tells whether input `k` holds f32 values.
-    fn with_jit(self, f32_input: impl Fn(usize) -> bool) -> Kernel {
+    /// Adds machine code when the kernel computes in f32 and the CPU can run it: code
+    /// writing its values (unless it only reads an input: nothing to gain there), and for
+    /// a reduce with combiner `fold`, code folding them. `typed(k)`: input `k` is f32.
+    fn with_code(self, fold: Option<BinaryOp>, typed: &dyn Fn(usize) -> bool) -> Kernel {
         #[cfg(target_arch = "x86_64")]
-        // A kernel that only reads (a reduce of an input) gains nothing from code.
-        let computes = self.nodes.iter().any(|n| matches!(n, Node::Op(..)));
-        if self.ty == F32 && computes && jit::available() {
-            let code = jit::compile(&self, f32_input, None).map(std::sync::Arc::new);
-            return Kernel { jit: code, ..self };
+        if self.ty == F32 && jit::available() {
+            let code = |f| jit::compile(&self, typed, f).map(std::sync::Arc::new);
+            let computes = self.nodes.iter().any(|n| matches!(n, Node::Op(..)));
+            let jit = if computes { code(None) } else { None };
+            let fold_jit = fold.and_then(|op| code(Some(op)));
+            return Kernel {
+                jit,
+                fold_jit,
+                ..self
+            };
         }
-        let _ = f32_input;
+        let _ = (fold, typed);
         self
     }
 }
 
 impl Planner<'_> {
+    /// The kernel computing `root` over `n` elements (`expand`: even if `root` is not
+    /// inlined), with its inputs; `fold` is the combiner when it feeds a reduce.
     fn kernel(
         &self,
         inline: &[bool],
         (root, expand): (InstrId, bool),
         n: usize,
+        fold: Option<BinaryOp>,
     ) -> Option<(Kernel, Vec<InstrId>)> {
         let ty = self
             .ins(root)
@@ -607,9 +602,9 @@ impl Planner<'_> {
         if top + 1 != b.nodes.len() {
             return None;
         }
-        let (slots, nregs) = allocate(&b.nodes, |k| {
-            b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(ty)
-        });
+        let inputs = b.inputs;
+        let typed = |k: usize| inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(ty);
+        let (slots, nregs) = allocate(&b.nodes, typed);
         let (prog, result) = compact(&b.nodes, &slots)?;
         Some((
             Kernel {
@@ -625,8 +620,8 @@ impl Planner<'_> {
                 #[cfg(target_arch = "x86_64")]
                 fold_jit: None,
             }
-            .with_jit(|k| b.inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)),
-            b.inputs,
+            .with_code(fold, &typed),
+            inputs,
         ))
     }
 
@@ -645,10 +640,8 @@ impl Planner<'_> {
                 inline,
                 (*x, inline.get(x.0) == Some(&true)),
                 outer * red * inner,
+                Some(op),
             )?;
-            let kernel = kernel.with_fold_jit(op, |k| {
-                inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(F32)
-            });
             inputs.push(*init);
             let init = inputs.len() - 1;
             let kind = FusedKind::Reduce {
@@ -667,7 +660,7 @@ impl Planner<'_> {
         if matches!(ins.op, Op::Constant { .. }) || !self.fusible(ins) {
             return None;
         }
-        let (kernel, inputs) = self.kernel(inline, (InstrId(i), true), elems(&ins.shape)?)?;
+        let (kernel, inputs) = self.kernel(inline, (InstrId(i), true), elems(&ins.shape)?, None)?;
         if matches!(kernel.nodes.as_slice(), [Node::Load(Load::Full(_))]) {
             return None;
         }

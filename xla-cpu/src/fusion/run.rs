@@ -55,7 +55,7 @@ impl<L: Lane> In<'_, L> {
     }
 }
 
-use super::kern::V;
+use super::kern::{LANES, V};
 
 /// Per-task state: the fast program bound to this task's registers, and the slow path's
 /// registers for tails shorter than a fast block.
@@ -359,11 +359,6 @@ impl Comb {
         }
     }
 }
-
-/// Independent accumulators of a row fold: four AVX-512 (eight AVX2) vectors, so the
-/// combiner's latency is hidden (measured: a single vector of 16 made the max-reduce of
-/// the softmax benchmark latency-bound).
-const LANES: usize = 64;
 
 /// Folds elements `start..start + len` of the kernel into `LANES` lanes (element `i` of
 /// the range into lane `i % LANES`), then the lanes in order.
