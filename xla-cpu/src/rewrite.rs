@@ -110,10 +110,10 @@ fn reciprocal_divisors(c: &Computation) -> Option<Computation> {
             return None;
         };
         let ty = ins.shape.element_type();
-        let same = bi.shape.element_type() == ty;
-        (same && matches!(ty, PrimitiveType::F32 | PrimitiveType::F64))
-            .then(|| Some((*a, *bi.operands.first()?, dimensions.clone())))
-            .flatten()
+        if bi.shape.element_type() != ty || !matches!(ty, PrimitiveType::F32 | PrimitiveType::F64) {
+            return None;
+        }
+        Some((*a, *bi.operands.first()?, dimensions.clone()))
     };
     if !c.instructions.iter().any(|i| divisor(i).is_some()) {
         return None;

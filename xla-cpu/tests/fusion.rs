@@ -3,6 +3,8 @@
 //! thread pools of 1 and 2 threads.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use xla_core::{Literal, Shape};
 use xla_cpu::Executable;
 
@@ -92,22 +94,6 @@ ENTRY main {
   ROOT r = f32[100003] add(gy, z)
 }";
 
-const SOFTMAX: &str = "HloModule s
-mx { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] maximum(a, b) }
-sum { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
-ENTRY main {
-  x = f32[300,517] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[300] reduce(x, ninf), dimensions={1}, to_apply=mx
-  bm = f32[300,517] broadcast(m), dimensions={0}
-  d = f32[300,517] subtract(x, bm)
-  e = f32[300,517] exponential(d)
-  zero = f32[] constant(0)
-  s = f32[300] reduce(e, zero), dimensions={1}, to_apply=sum
-  bs = f32[300,517] broadcast(s), dimensions={0}
-  ROOT r = f32[300,517] divide(e, bs)
-}";
-
 const RELU_GRAD_BIAS: &str = "HloModule r
 sum { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
 ENTRY main {
@@ -161,7 +147,12 @@ fn gelu_chain_matches_reference() {
 
 #[test]
 fn softmax_matches_reference() {
-    check(SOFTMAX, &[arg(&[300, 517], 4, 20.0)], 1e-5, "softmax");
+    check(
+        &common::softmax("f32", 300, 517),
+        &[arg(&[300, 517], 4, 20.0)],
+        1e-5,
+        "softmax",
+    );
 }
 
 #[test]
@@ -454,7 +445,7 @@ fn f64_gelu_chain_is_one_kernel_and_matches_reference() {
 
 #[test]
 fn f64_softmax_fuses_its_reduces_and_matches_reference() {
-    let text = SOFTMAX.replace("f32", "f64");
+    let text = common::softmax("f64", 300, 517);
     let args = [arg64(&[300, 517], 4, 20.0)];
     check_f64(&text, &args, "f64 softmax");
     // Max, sum, the reciprocal of the sum (the quotient multiplies by it, as in XLA) and
