@@ -77,8 +77,8 @@ fn plan(w: &Window, dims: &[usize], out_dims: &[usize]) -> Option<(usize, [Axis;
     Some((planes, [axis(r - 2)?, axis(r - 1)?]))
 }
 
-/// The 2x2 stride-2 unpadded window (the common max-pool), as straight-line code.
-/// 2x2 windows at stride 2. For an order-free combiner (`order_free`) the two rows are
+/// The 2x2 stride-2 unpadded window (the common max-pool), as straight-line code. For an
+/// order-free combiner (`order_free`) the two rows are
 /// combined elementwise first (a vector loop), then neighbouring pairs; otherwise each
 /// window folds in row-major order.
 fn pool_plane_2x2<F: Fn(f32, f32) -> f32 + Copy>(
