@@ -41,6 +41,10 @@ pub(crate) struct CompPlan {
     pub steps: Vec<Step>,
     /// For each step, the values whose last reader it is (dropped after it runs).
     pub frees: Vec<Vec<usize>>,
+    /// For each step, true when it is a `get-tuple-element` that may move its element out of
+    /// an owned tuple: every reader of the tuple is a `get-tuple-element`, and no later one
+    /// reads the same element.
+    pub gte_take: Vec<bool>,
 }
 
 /// Host-side queues for infeed, outfeed and host send/recv.
@@ -186,6 +190,7 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
         vectorizable: vectorizable(comp),
         steps: Vec::new(),
         frees: Vec::new(),
+        gte_take: Vec::new(),
     })
 }
 
@@ -226,8 +231,47 @@ fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>]
     if std::env::var_os("XLA_CPU_DUMP_PLAN").is_some() {
         eprintln!("plan of {}: {steps:#?}", comp.name);
     }
+    p.gte_take = element_takes(comp, &steps);
     p.steps = steps;
     p.frees = frees;
+}
+
+/// Which steps may move their element out of a tuple (see [`CompPlan::gte_take`]).
+fn element_takes(comp: &Computation, steps: &[Step]) -> Vec<bool> {
+    let n = comp.instructions.len();
+    // Per value: read only by get-tuple-element steps (and not the root).
+    let mut only_gte = vec![true; n];
+    if let Some(r) = only_gte.get_mut(comp.root.0) {
+        *r = false;
+    }
+    let gte = |s: &Step| match s {
+        Step::Eval(i) => {
+            comp.instructions
+                .get(*i)
+                .and_then(|ins| match (&ins.op, ins.operands.as_slice()) {
+                    (Op::GetTupleElement { index }, [t]) => Some((t.0, *index)),
+                    _ => None,
+                })
+        }
+        Step::Fused(..) => None,
+    };
+    for s in steps {
+        if gte(s).is_none() {
+            for o in step_reads(comp, s) {
+                if let Some(g) = only_gte.get_mut(o.0) {
+                    *g = false;
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut take = vec![false; steps.len()];
+    for (k, s) in steps.iter().enumerate().rev() {
+        if let Some((t, index)) = gte(s) {
+            take[k] = only_gte.get(t).copied().unwrap_or(false) && seen.insert((t, index));
+        }
+    }
+    take
 }
 
 impl Executable {

@@ -9,9 +9,10 @@ use crate::kernels::{
     collective, contraction, control, elementwise as ew, fft, indexing, linalg, rng, sort,
     structural as st, window,
 };
+use crate::values::Values;
 use std::borrow::Cow;
 use std::cell::Cell;
-use xla_core::ir::{CompId, Op};
+use xla_core::ir::{CompId, Instruction, Op};
 use xla_core::literal::{ArrayData, LiteralValue};
 use xla_core::{Literal, Shape};
 
@@ -32,6 +33,9 @@ pub(crate) struct Ctx<'a> {
     pub exe: &'a Executable,
     /// Counts `rng` instructions run, so each draws different numbers.
     pub rng_calls: Cell<u64>,
+    /// Every computation runs one instruction at a time with the reference kernels, called
+    /// computations too (the baseline fast paths are tested against).
+    pub reference: bool,
 }
 
 impl Executable {
@@ -91,6 +95,7 @@ impl Executable {
         let cx = Ctx {
             exe: self,
             rng_calls: Cell::new(0),
+            reference: mode == Mode::Unfused,
         };
         let args = args.iter().map(|a| Cow::Borrowed(*a)).collect();
         without_layouts(cx.run_cow(entry, args, mode)?)
@@ -132,8 +137,17 @@ impl<'a> Ctx<'a> {
         self.run(c, args, Some(n))
     }
 
+    /// How called computations run: fused, or the reference path when the entry does.
+    pub fn mode(&self) -> Mode {
+        if self.reference {
+            Mode::Unfused
+        } else {
+            Mode::Fused
+        }
+    }
+
     fn run(&self, c: CompId, args: Vec<Literal>, width: Option<usize>) -> Result<Literal> {
-        let mode = width.map_or(Mode::Fused, Mode::Vector);
+        let mode = width.map_or(self.mode(), Mode::Vector);
         self.run_cow(c, args.into_iter().map(Cow::Owned).collect(), mode)
     }
 
@@ -170,7 +184,7 @@ impl<'a> Ctx<'a> {
                 args.len()
             )));
         }
-        let mut values: Vec<Option<Cow<'v, Literal>>> = vec![None; comp.instructions.len()];
+        let mut values = Values::new(comp.instructions.len());
         let fused_steps;
         let steps: &[Step] = if fused {
             &plan.steps
@@ -200,29 +214,12 @@ impl<'a> Ctx<'a> {
             {
                 // Read in place from the module (vectorised runs broadcast it instead).
                 Cow::Borrowed(literal)
-            } else if let (Op::Tuple, Step::Eval(_)) = (&ins.op, step) {
-                Cow::Owned(move_into_tuple(&mut values, &ins.operands, frees)?)
             } else {
-                let reads = match step {
-                    Step::Eval(_) => ins.operands.as_slice(),
-                    Step::Fused(_, f) => f.inputs.as_slice(),
-                };
-                let ops = reads
-                    .iter()
-                    .map(|o| {
-                        values
-                            .get(o.0)
-                            .and_then(Option::as_deref)
-                            .ok_or_else(|| invalid(format!("{}: operand not available", ins.name)))
-                    })
-                    .collect::<Result<Vec<&Literal>>>()?;
                 let started = self.exe.profile.as_ref().map(|_| std::time::Instant::now());
-                let r = match (step, width) {
-                    (Step::Fused(_, f), _) => fusion::run(f, &ops, &ins.shape, self.exe.parallel()),
-                    (Step::Eval(_), None) => self.eval(&ins.op, &ops, &ins.shape),
-                    (Step::Eval(_), Some(n)) => {
-                        self.eval_vec(&ins.op, &ops, &vector_shape(&ins.shape, n), n)
-                    }
+                let take = fused && plan.gte_take.get(k).copied().unwrap_or(false);
+                let r = match self.in_place(step, ins, &mut values, frees, take) {
+                    Some(r) => r,
+                    None => self.compute(step, ins, &values, width).map(Cow::Owned),
                 };
                 if let (Some(p), Some(t)) = (&self.exe.profile, started) {
                     let describe = || {
@@ -242,29 +239,53 @@ impl<'a> Ctx<'a> {
                     };
                     p.record((c.0, i), describe, t.elapsed());
                 }
-                Cow::Owned(r.map_err(|e| CpuError::Instruction {
+                r.map_err(|e| CpuError::Instruction {
                     instruction: ins.name.clone(),
                     op: ins.op.name(),
                     source: Box::new(e),
-                })?)
+                })?
             };
-            values[i] = Some(v);
+            values.set(i, v);
             for &d in frees {
-                values[d] = None;
+                values.free(d);
             }
             if !fused {
                 for o in &ins.operands {
                     if plan.last_use.get(o.0) == Some(&i) {
-                        values[o.0] = None;
+                        values.free(o.0);
                     }
                 }
             }
         }
         values
-            .get_mut(comp.root.0)
-            .and_then(Option::take)
+            .take(comp.root.0)
             .map(Cow::into_owned)
             .ok_or_else(|| invalid("root value missing"))
+    }
+
+    /// Runs one step on its operands' values (read in place).
+    fn compute(
+        &self,
+        step: &Step,
+        ins: &Instruction,
+        values: &Values<'_>,
+        width: Option<usize>,
+    ) -> Result<Literal> {
+        let reads = match step {
+            Step::Eval(_) => ins.operands.as_slice(),
+            Step::Fused(_, f) => f.inputs.as_slice(),
+        };
+        let ops = reads
+            .iter()
+            .map(|o| values.get(o.0))
+            .collect::<Result<Vec<&Literal>>>()?;
+        match (step, width) {
+            (Step::Fused(_, f), _) => fusion::run(f, &ops, &ins.shape, self.exe.parallel()),
+            (Step::Eval(_), None) => self.eval(&ins.op, &ops, &ins.shape),
+            (Step::Eval(_), Some(n)) => {
+                self.eval_vec(&ins.op, &ops, &vector_shape(&ins.shape, n), n)
+            }
+        }
     }
 
     /// Evaluates an instruction of a computation run vectorised: constants are broadcast to
@@ -402,10 +423,12 @@ impl<'a> Ctx<'a> {
             Op::Call { to_apply, .. } => self.run_cow(
                 *to_apply,
                 a.iter().map(|l| Cow::Borrowed(*l)).collect(),
-                Mode::Fused,
+                self.mode(),
             ),
             Op::Conditional { branches } => control::conditional(self, a, branches),
-            Op::While { condition, body } => control::while_loop(self, arg(0)?, *condition, *body),
+            Op::While { condition, body } => {
+                control::while_loop(self, arg(0)?.clone(), *condition, *body)
+            }
             Op::CustomCall { config, .. } => collective::custom_call(self, a, config, out),
             Op::Rng { distribution } => rng::rng(self, a, *distribution, out),
             Op::RngBitGenerator { algorithm } => rng::rng_bit_generator(arg(0)?, *algorithm, out),
@@ -458,29 +481,6 @@ pub(crate) fn vector_shape(shape: &Shape, n: usize) -> Shape {
         Shape::Tuple(t) => Shape::Tuple(t.iter().map(|s| vector_shape(s, n)).collect()),
         Shape::Token => Shape::Token,
     }
-}
-
-/// A tuple of the operands' values, moving each whose last reader this is (and which it
-/// reads once) instead of copying it.
-fn move_into_tuple(
-    values: &mut [Option<Cow<'_, Literal>>],
-    operands: &[xla_core::ir::InstrId],
-    frees: &[usize],
-) -> Result<Literal> {
-    let mut elems = Vec::with_capacity(operands.len());
-    for (j, o) in operands.iter().enumerate() {
-        let once = !operands[..j].contains(o) && !operands[j + 1..].contains(o);
-        let slot = values
-            .get_mut(o.0)
-            .ok_or_else(|| invalid("tuple: operand out of range"))?;
-        let v = if once && frees.contains(&o.0) {
-            slot.take().map(Cow::into_owned)
-        } else {
-            slot.as_deref().cloned()
-        };
-        elems.push(v.ok_or_else(|| invalid("tuple: operand not available"))?);
-    }
-    Ok(Literal::tuple(elems))
 }
 
 fn tuple_element(t: &Literal, index: i64) -> Result<Literal> {

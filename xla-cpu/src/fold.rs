@@ -21,6 +21,7 @@ pub(crate) fn fold_constants(exe: &Executable) -> Option<Module> {
     let cx = Ctx {
         exe,
         rng_calls: Cell::new(0),
+        reference: false,
     };
     let mut m = exe.module.clone();
     let mut changed = false;

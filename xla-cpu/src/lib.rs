@@ -20,6 +20,7 @@ mod error;
 mod exec;
 mod fold;
 mod fusion;
+mod in_place;
 mod index;
 pub(crate) mod kernels;
 mod math;
@@ -28,6 +29,7 @@ pub mod parallel;
 mod profile;
 mod rewrite;
 pub mod scalar;
+mod values;
 
 pub use compile::{CustomCallFn, Executable};
 pub use error::{CpuError, Result};

@@ -4,6 +4,7 @@ use super::structural::vector;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{data, dims_of, make, scalar_i64};
+use std::borrow::Cow;
 use xla_core::ir::CompId;
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
@@ -72,16 +73,18 @@ pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Lite
     cx.call(branch, vec![(*operand).clone()])
 }
 
-/// `while`: runs `body` on the state while `cond` returns true.
+/// `while`: runs `body` on the state while `cond` returns true. The condition reads the
+/// state in place; the body owns it, so buffers it passes through or updates in place are
+/// never copied.
 ///
 /// # Errors
 /// If the condition does not return a PRED scalar, or a computation fails.
-pub fn while_loop(cx: &Ctx, init: &Literal, cond: CompId, body: CompId) -> Result<Literal> {
-    let mut state = init.clone();
+pub fn while_loop(cx: &Ctx, init: Literal, cond: CompId, body: CompId) -> Result<Literal> {
+    let mut state = init;
     loop {
-        let c = cx.call(cond, vec![state.clone()])?;
+        let c = cx.run_cow(cond, vec![Cow::Borrowed(&state)], cx.mode())?;
         match c.data::<bool>() {
-            Some([true]) => state = cx.call(body, vec![state])?,
+            Some([true]) => state = cx.run_cow(body, vec![Cow::Owned(state)], cx.mode())?,
             Some([false]) => return Ok(state),
             _ => {
                 return Err(invalid(format!(

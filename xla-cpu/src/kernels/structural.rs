@@ -284,12 +284,31 @@ pub fn dynamic_slice(
     strided_copy(d, base as isize, &sizes, &ist, par, out, "dynamic-slice")
 }
 
-fn update_k<T: NativeData>(dst: &mut [T], upd: &ArrayData, map: &[usize]) -> Result<()> {
+/// Copies `upd` (dims `udims`) into `dst` (row-major strides `st`) at `at`, one innermost
+/// run at a time.
+fn update_k<T: NativeData>(
+    dst: &mut [T],
+    upd: &ArrayData,
+    udims: &[usize],
+    st: &[usize],
+    at: &[usize],
+) -> Result<()> {
     let u = T::slice(upd).ok_or_else(|| invalid("dynamic-update-slice: element types differ"))?;
-    for (&m, &v) in map.iter().zip(u) {
-        if let Some(slot) = dst.get_mut(m) {
-            *slot = v;
-        }
+    let run = udims.last().copied().unwrap_or(1);
+    if run == 0 || u.is_empty() {
+        return Ok(());
+    }
+    let rows = &udims[..udims.len().saturating_sub(1)];
+    let mut idx = vec![0usize; rows.len()];
+    for src in u.chunks(run) {
+        let off: usize = (0..udims.len())
+            .map(|i| (at[i] + idx.get(i).copied().unwrap_or(0)) * st[i])
+            .sum();
+        let d = dst
+            .get_mut(off..off + run)
+            .ok_or_else(|| invalid("dynamic-update-slice: the update does not fit"))?;
+        d.copy_from_slice(src);
+        advance(&mut idx, rows);
     }
     Ok(())
 }
@@ -299,16 +318,29 @@ fn update_k<T: NativeData>(dst: &mut [T], upd: &ArrayData, map: &[usize]) -> Res
 /// # Errors
 /// If the starts are not integer scalars or the update does not fit.
 pub fn dynamic_update_slice(x: &Literal, upd: &Literal, starts: &[&Literal]) -> Result<Literal> {
-    let (d, dims) = array(x)?;
+    let mut out = make(x.shape(), array(x)?.0.clone())?;
+    dynamic_update_slice_in_place(&mut out, upd, starts)?;
+    Ok(out)
+}
+
+/// `dynamic-update-slice` writing into the operand's own buffer: what a loop-carried buffer
+/// whose last reader is the update gets (no copy of the operand).
+///
+/// # Errors
+/// As [`dynamic_update_slice`].
+pub fn dynamic_update_slice_in_place(
+    x: &mut Literal,
+    upd: &Literal,
+    starts: &[&Literal],
+) -> Result<()> {
+    let dims = dims_of(x.shape())?;
     let (u, udims) = array(upd)?;
-    let st0 = clamped_starts(starts, &dims, &udims)?;
+    let at = clamped_starts(starts, &dims, &udims)?;
     let st = strides(&dims);
-    let map = index_map(&udims, |o| {
-        (0..o.len()).map(|i| (st0[i] + o[i]) * st[i]).sum()
-    });
-    let mut outd = d.clone();
-    with_array_data!(&mut outd, v => update_k(v, u, &map))?;
-    make(x.shape(), outd)
+    let d = x
+        .array_data_mut()
+        .ok_or_else(|| invalid("dynamic-update-slice: operand is not an array"))?;
+    with_array_data!(d, v => update_k(v, u, &udims, &st, &at))
 }
 
 fn concat_k<T: NativeData>(
