@@ -296,6 +296,23 @@ impl Executable {
         }
     }
 
+    /// Verifies and plans `module` with none of the compile-time rewrites (no inlining, loop
+    /// invariant motion, common subexpressions, constant folding or algebraic rewrites): the
+    /// baseline the rewrites are tested against.
+    ///
+    /// # Errors
+    /// As [`Executable::compile`].
+    #[doc(hidden)]
+    pub fn compile_without_rewrites(module: &Module) -> Result<Executable> {
+        xla_core::verify::verify_module(module)?;
+        if module.entry_computation().is_none() {
+            return Err(CpuError::Malformed(
+                "the module has no entry computation".into(),
+            ));
+        }
+        Executable::planned(module.clone())
+    }
+
     /// Plans every computation of an already verified (and rewritten) module.
     fn planned(module: Module) -> Result<Executable> {
         let mut plans = module

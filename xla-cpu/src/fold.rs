@@ -74,7 +74,7 @@ fn shape_only(op: &Op) -> bool {
 
 /// Ops whose value depends only on their operands and attributes, with no called
 /// computation and an array result.
-fn pure(op: &Op) -> bool {
+pub(crate) fn pure(op: &Op) -> bool {
     if op.has_side_effect() || !op.called_computations().is_empty() {
         return false;
     }

@@ -12,7 +12,10 @@
 //!   for a row, scalar-parameter and scalar-constant divisor equal `a * (1 / b)` bit for
 //!   bit and differ from IEEE division in a quarter of the elements. The reciprocal is
 //!   computed once per divisor element instead of a division per output element.
+//! - Loop-invariant instructions move out of while bodies ([`licm`]).
 //! - [`live`] marks what the root needs, so dead instructions are never run.
+
+mod licm;
 
 use xla_core::attrs::DotDims;
 use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
@@ -20,6 +23,7 @@ use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
 /// Applies every rewrite to every computation of `m`.
 pub(crate) fn simplify(m: &mut Module) {
     inline_calls(m);
+    licm::hoist_loop_invariants(m);
     for c in &mut m.computations {
         if let Some(r) = reciprocal_divisors(c) {
             *c = r;
