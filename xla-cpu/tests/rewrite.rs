@@ -305,3 +305,38 @@ fn loop_invariants_run_once_before_the_loop() {
     let h1 = lit(&[4], vec![1.0, -0.0, f32::INFINITY, -2.0]);
     against_unrewritten(INVARIANT_LOOP, &[h1, w]);
 }
+
+#[test]
+fn common_subexpressions_are_computed_once() {
+    // The same dot twice (and its transposes), equal constants merged, but `0` and `-0`
+    // constants are different values and must stay apart.
+    let hlo = r#"HloModule cse
+
+ENTRY main {
+  a = f32[3,4] parameter(0)
+  b = f32[4,2] parameter(1)
+  d1 = f32[3,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[3,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  pz = f32[] constant(0)
+  nz = f32[] constant(-0)
+  bp = f32[3,2] broadcast(pz), dimensions={}
+  bn = f32[3,2] broadcast(nz), dimensions={}
+  s1 = f32[3,2] multiply(d1, bp)
+  s2 = f32[3,2] multiply(d2, bn)
+  ROOT r = (f32[3,2], f32[3,2], f32[3,2]) tuple(s1, s2, d2)
+}
+"#;
+    let a = lit(&[3, 4], mat(3, 4, -5.0));
+    let b = lit(&[4, 2], mat(4, 2, -3.0));
+    let (out, ran) = against_unrewritten(hlo, &[a, b]);
+    let dots = ran
+        .iter()
+        .filter(|r| r.1 == "dot")
+        .map(|r| r.2)
+        .sum::<u64>();
+    assert_eq!(dots, 1, "{ran:?}");
+    // d·(+0) and d·(-0) differ in sign wherever d is non-zero.
+    let t = out.tuple_elements().unwrap();
+    let (s1, s2) = (t[0].data::<f32>().unwrap(), t[1].data::<f32>().unwrap());
+    assert!(s1.iter().zip(s2).any(|(x, y)| x.to_bits() != y.to_bits()));
+}

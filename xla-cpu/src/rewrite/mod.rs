@@ -12,9 +12,11 @@
 //!   for a row, scalar-parameter and scalar-constant divisor equal `a * (1 / b)` bit for
 //!   bit and differ from IEEE division in a quarter of the elements. The reciprocal is
 //!   computed once per divisor element instead of a division per output element.
+//! - Instructions computing the same value as an earlier one are merged into it ([`cse`]).
 //! - Loop-invariant instructions move out of while bodies ([`licm`]).
 //! - [`live`] marks what the root needs, so dead instructions are never run.
 
+mod cse;
 mod licm;
 
 use xla_core::attrs::DotDims;
@@ -23,6 +25,7 @@ use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
 /// Applies every rewrite to every computation of `m`.
 pub(crate) fn simplify(m: &mut Module) {
     inline_calls(m);
+    cse::eliminate_common_subexpressions(m);
     licm::hoist_loop_invariants(m);
     for c in &mut m.computations {
         if let Some(r) = reciprocal_divisors(c) {
