@@ -179,7 +179,7 @@ pub fn gather(
         .collect();
     let ost = strides(&odims);
     let (mut gidx, mut sv, mut start) = (Vec::new(), Vec::new(), vec![0i64; rank]);
-    let map = super::structural::index_map(&out_dims, |o| {
+    let mut offset = |o: &[usize]| {
         gidx.clear();
         gidx.extend(batch_out.iter().map(|&b| o[b]));
         st.fill(&gidx, &mut sv, &mut start);
@@ -191,8 +191,42 @@ pub fn gather(
             off += o[offset_dims[j]] * ost[wd];
         }
         off
+    };
+    // Along a trailing offset dim the source advances by a fixed stride: the index vector
+    // is read once per row, not once per element.
+    let last = out_dims.len().checked_sub(1);
+    let run = last.and_then(|l| {
+        let j = offset_dims.iter().position(|&d| d == l)?;
+        Some((out_dims[l], ost[st.window_operand[j]]))
     });
+    let map = match (last, run) {
+        (Some(l), Some((n, step))) => rows_map(&out_dims[..l], n, step, |r| {
+            let mut o = r.to_vec();
+            o.push(0);
+            Some(offset(&o))
+        })
+        .into_iter()
+        .map(|t| t.unwrap_or(0))
+        .collect(),
+        _ => super::structural::index_map(&out_dims, offset),
+    };
     make(out, take(d, &map))
+}
+
+/// The offsets of `rows` (dims) rows of `n` elements, each starting at `base(row index)`
+/// (`None`: the row is skipped) and advancing by `step`.
+fn rows_map(
+    rows: &[usize],
+    n: usize,
+    step: usize,
+    mut base: impl FnMut(&[usize]) -> Option<usize>,
+) -> Vec<Option<usize>> {
+    let mut map = Vec::with_capacity(crate::index::count(rows) * n);
+    crate::index::for_each_index(rows, |r| {
+        let b = base(r);
+        map.extend((0..n).map(|k| b.map(|b| b + k * step)));
+    });
+    map
 }
 
 /// For each update element, the operand offset it combines into (`None`: window skipped).
@@ -225,21 +259,35 @@ fn scatter_targets(
     let scatter_dims: Vec<usize> = (0..udims.len()).filter(|d| !uwd.contains(d)).collect();
     let ost = strides(odims);
     let (mut gidx, mut sv, mut start) = (Vec::new(), Vec::new(), vec![0i64; rank]);
-    let mut targets = Vec::new();
-    crate::index::for_each_index(udims, |u| {
+    let mut target = |u: &[usize]| {
         gidx.clear();
         gidx.extend(scatter_dims.iter().map(|&d| u[d]));
         st.fill(&gidx, &mut sv, &mut start);
         let fits =
             (0..rank).all(|d| start[d] >= 0 && start[d] + wsize[d] as i64 <= odims[d] as i64);
-        targets.push(fits.then(|| {
+        fits.then(|| {
             let mut off: usize = (0..rank).map(|d| start[d] as usize * ost[d]).sum();
             for (j, &wd) in st.window_operand.iter().enumerate() {
                 off += u[uwd[j]] * ost[wd];
             }
             off
-        }));
+        })
+    };
+    // As in gather: along a trailing window dim, one index read per row.
+    let last = udims.len().checked_sub(1);
+    let run = last.and_then(|l| {
+        let j = uwd.iter().position(|&d| d == l)?;
+        Some((udims[l], ost[st.window_operand[j]]))
     });
+    if let (Some(l), Some((n, step))) = (last, run) {
+        return Ok(rows_map(&udims[..l], n, step, |r| {
+            let mut u = r.to_vec();
+            u.push(0);
+            target(&u)
+        }));
+    }
+    let mut targets = Vec::new();
+    crate::index::for_each_index(udims, |u| targets.push(target(u)));
     Ok(targets)
 }
 
