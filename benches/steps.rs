@@ -1,7 +1,10 @@
 //! Whole training steps and the data-movement kernels inside them: JAX's MLP and CNN
 //! training steps (`testdata/perf/B2_mlp_step.hlo`, `B3_cnn_step.hlo`, copies of
 //! `../shared/perf/hlo/`), JAX's 2×2 max-pool forward (`B8_maxpool_fwd.hlo`), a batch-norm
-//! reduce over {0,2,3}, a weight transpose and a per-channel broadcast.
+//! reduce over {0,2,3}, a weight transpose and a per-channel broadcast; and the programs
+//! people run (B10–B17: a transformer training step, a scanned LSTM step, a ResNet step in
+//! NHWC, KV-cache decoding, the Flax MNIST CNN step, batch-1 MLP latency, an adaptive RK45
+//! solve and HMC leapfrog steps).
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -78,6 +81,18 @@ fn steps(c: &mut Criterion) {
     bench(c, "bn_reduce_64x32x28x28", BN_REDUCE);
     bench(c, "transpose_784x512", TRANSPOSE);
     bench(c, "channel_broadcast_64x32x28x28", CHANNEL_BROADCAST);
+    for (name, f) in [
+        ("transformer_step_B10", "B10_transformer_step.hlo"),
+        ("lstm_lm_step_B11", "B11_lstm_lm_step.hlo"),
+        ("resnet_step_B12", "B12_resnet_step.hlo"),
+        ("decode_kv_cache_B13", "B13_decode_kv_cache.hlo"),
+        ("flax_mnist_cnn_step_B14", "B14_flax_mnist_cnn_step.hlo"),
+        ("mlp_latency_B15", "B15_mlp_latency.hlo"),
+        ("rk45_adaptive_B16", "B16_rk45_adaptive.hlo"),
+        ("hmc_leapfrog_B17", "B17_hmc_leapfrog.hlo"),
+    ] {
+        bench(c, name, &file(f));
+    }
 }
 
 criterion_group! {
