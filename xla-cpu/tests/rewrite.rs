@@ -340,3 +340,20 @@ ENTRY main {
     let (s1, s2) = (t[0].data::<f32>().unwrap(), t[1].data::<f32>().unwrap());
     assert!(s1.iter().zip(s2).any(|(x, y)| x.to_bits() != y.to_bits()));
 }
+
+#[test]
+fn broadcast_scalars_are_multiplied_first_as_xla_does() {
+    // `scripts/gen_scalar_product_fixture.py` ran this product on jaxlib 0.10.2.
+    let hlo = "HloModule m\n\nENTRY e {\n  h = f32[] parameter(0)\n  bh = f32[4] broadcast(h), dimensions={}\n  k = f32[4] parameter(1)\n  c = f32[] constant(0.2)\n  bc = f32[4] broadcast(c), dimensions={}\n  kc = f32[4] multiply(k, bc)\n  ROOT r = f32[4] multiply(bh, kc)\n}\n";
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/xla_scalar_product");
+    let read = |f: &str| Literal::read_npy(dir.join(f)).unwrap();
+    let (h, k, want) = (read("in0.npy"), read("in1.npy"), read("out0.npy"));
+    let (got, _) = run(hlo, &[h.clone(), k.clone()]);
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&got), bits(want.data::<f32>().unwrap()));
+    // The written order would differ (the fixture is a case where it matters).
+    let (h, k) = (h.data::<f32>().unwrap()[0], k.data::<f32>().unwrap());
+    let written: Vec<f32> = k.iter().map(|&k| h * (k * 0.2f32)).collect();
+    assert_ne!(bits(&written), bits(&got));
+}

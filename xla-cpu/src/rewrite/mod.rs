@@ -12,10 +12,12 @@
 //!   for a row, scalar-parameter and scalar-constant divisor equal `a * (1 / b)` bit for
 //!   bit and differ from IEEE division in a quarter of the elements. The reciprocal is
 //!   computed once per divisor element instead of a division per output element.
+//! - Products of broadcast scalars are combined as XLA combines them ([`algebra`]).
 //! - Instructions computing the same value as an earlier one are merged into it ([`cse`]).
 //! - Loop-invariant instructions move out of while bodies ([`licm`]).
 //! - [`live`] marks what the root needs, so dead instructions are never run.
 
+mod algebra;
 mod cse;
 mod licm;
 
@@ -29,6 +31,9 @@ pub(crate) fn simplify(m: &mut Module) {
     licm::hoist_loop_invariants(m);
     for c in &mut m.computations {
         if let Some(r) = reciprocal_divisors(c) {
+            *c = r;
+        }
+        if let Some(r) = algebra::combine_scalar_factors(c) {
             *c = r;
         }
         fold_transposes_into_dots(c);
@@ -198,7 +203,7 @@ fn reciprocal_divisors(c: &Computation) -> Option<Computation> {
     })
 }
 
-fn remap(ids: &[InstrId], map: &[InstrId]) -> Option<Vec<InstrId>> {
+pub(super) fn remap(ids: &[InstrId], map: &[InstrId]) -> Option<Vec<InstrId>> {
     ids.iter().map(|o| map.get(o.0).copied()).collect()
 }
 
