@@ -76,6 +76,10 @@ fn avx512() -> bool {
             && is_x86_feature_detected!("avx512vl")
             && std::env::var_os("XLA_CPU_NO_JIT").is_none()
             && std::env::var_os("XLA_CPU_NO_SIMD").is_none()
+            && !matches!(
+                std::env::var("XLA_CPU_ISA").as_deref(),
+                Ok("avx2" | "baseline")
+            )
     }
     #[cfg(not(target_arch = "x86_64"))]
     false

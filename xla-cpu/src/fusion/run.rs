@@ -181,7 +181,9 @@ impl Kernel {
     }
 }
 
-/// 2: AVX-512, 1: AVX2, 0: the baseline (also when `XLA_CPU_NO_SIMD` is set).
+/// 2: AVX-512, 1: AVX2, 0: the baseline: what the CPU has, capped by `XLA_CPU_ISA`
+/// (`avx512`, `avx2` or `baseline`, so one machine can measure every path; machine code
+/// for fused kernels needs `avx512`) and forced to 0 by `XLA_CPU_NO_SIMD`.
 pub(crate) fn simd_level() -> u8 {
     #[cfg(target_arch = "x86_64")]
     {
@@ -193,6 +195,16 @@ pub(crate) fn simd_level() -> u8 {
     }
 }
 
+/// The most `XLA_CPU_ISA` allows (2 when unset or not one of the names).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn isa_cap(v: Option<&str>) -> u8 {
+    match v.map(str::trim) {
+        Some("baseline") => 0,
+        Some("avx2") => 1,
+        _ => 2,
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use std::sync::OnceLock;
@@ -201,7 +213,8 @@ mod simd {
     pub(super) fn level() -> u8 {
         static LEVEL: OnceLock<u8> = OnceLock::new();
         *LEVEL.get_or_init(|| {
-            if std::env::var_os("XLA_CPU_NO_SIMD").is_some() {
+            let cap = super::isa_cap(std::env::var("XLA_CPU_ISA").ok().as_deref());
+            let found = if std::env::var_os("XLA_CPU_NO_SIMD").is_some() {
                 0
             } else if is_x86_feature_detected!("avx512f")
                 && is_x86_feature_detected!("avx512bw")
@@ -213,9 +226,19 @@ mod simd {
                 1
             } else {
                 0
-            }
+            };
+            found.min(cap)
         })
     }
+}
+
+#[cfg(test)]
+#[test]
+fn isa_names_cap_the_level() {
+    assert_eq!(isa_cap(Some("baseline")), 0);
+    assert_eq!(isa_cap(Some("avx2")), 1);
+    assert_eq!(isa_cap(Some("avx512")), 2);
+    assert_eq!(isa_cap(None), 2);
 }
 
 /// Reads a load's elements `start..start + dst.len()`.
