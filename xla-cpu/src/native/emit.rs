@@ -81,7 +81,21 @@ impl Em<'_, '_> {
             }
         }
         let (p, off) = self.at(sl, ix)?;
-        let v = self.b.ins().load(clif(sl.ty), flags(), p, off);
+        let v = if sl.ty.is_float() {
+            // Floats are loaded as integers and moved over: a load feeding a commutative
+            // float op directly could be merged into it with the operands swapped
+            // (Cranelift's x64 lowering does this for `fadd`/`fmul`), and which NaN an
+            // op returns depends on the operand order.
+            let it = if sl.ty == Ty::F32 {
+                types::I32
+            } else {
+                types::I64
+            };
+            let raw = self.b.ins().load(it, flags(), p, off);
+            self.b.ins().bitcast(clif(sl.ty), MemFlagsData::new(), raw)
+        } else {
+            self.b.ins().load(clif(sl.ty), flags(), p, off)
+        };
         if let Ix::C(i) = ix {
             self.cache.insert((s, i), v);
         }
