@@ -487,3 +487,40 @@ fn unsupported_ops_fall_back() {
         check(&text, 0, 3, true);
     }
 }
+
+/// Timings of the benchmark loops, native against the interpreter, on the inputs the
+/// benchmarks use (`/tmp/inputs`, see the perf notes): `cargo test --release --test native
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore = "timing, not a check"]
+fn time_benchmark_loops() {
+    for name in ["B16_rk45_adaptive", "B17_hmc_leapfrog"] {
+        let m = xla_core::text::parse_module(&bench_module(name)).unwrap();
+        let t0 = std::time::Instant::now();
+        let exe = Executable::compile(&m).unwrap();
+        let compile = t0.elapsed();
+        let mut interp = Executable::compile(&m).unwrap();
+        interp.drop_native_loops();
+        let n = m.entry_computation().unwrap().parameters().len();
+        let args: Vec<Literal> = (0..n)
+            .map(|k| Literal::read_npy(format!("/tmp/inputs/{name}/in{k}.npy")).unwrap())
+            .collect();
+        let median = |e: &Executable| {
+            let mut t: Vec<f64> = (0..200)
+                .map(|_| {
+                    let s = std::time::Instant::now();
+                    e.execute(&args).unwrap();
+                    s.elapsed().as_secs_f64()
+                })
+                .collect();
+            t.sort_by(f64::total_cmp);
+            t[t.len() / 2]
+        };
+        println!(
+            "{name}: compile {:.1} ms, native {:.1} us, interpreter {:.1} us",
+            compile.as_secs_f64() * 1e3,
+            median(&exe) * 1e6,
+            median(&interp) * 1e6
+        );
+    }
+}

@@ -15,7 +15,7 @@ use cranelift_module::{Linkage, Module};
 use std::collections::HashMap;
 
 /// Elements up to which an op is unrolled.
-const UNROLL: usize = 16;
+const UNROLL: usize = 32;
 
 /// An element index: known at compile time, or a run-time `i64`.
 #[derive(Clone, Copy)]
@@ -46,6 +46,15 @@ pub(crate) fn clif(ty: Ty) -> Type {
         Ty::S64 | Ty::U64 => types::I64,
         Ty::F32 => types::F32,
         Ty::F64 => types::F64,
+    }
+}
+
+/// The integer type of the element bits of `ty`.
+fn raw(ty: Ty) -> Type {
+    match ty {
+        Ty::F32 => types::I32,
+        Ty::F64 => types::I64,
+        other => clif(other),
     }
 }
 
@@ -100,6 +109,28 @@ impl Em<'_, '_> {
             self.cache.insert((s, i), v);
         }
         Some(v)
+    }
+
+    /// Element `ix` of slot `s` as raw bits (an integer of the element's width), for moves.
+    pub(crate) fn load_raw(&mut self, s: SlotId, ix: Ix) -> Option<Value> {
+        let sl = self.slot(s)?;
+        let ix = if sl.n == 1 { Ix::C(0) } else { ix };
+        let (p, off) = self.at(sl, ix)?;
+        Some(self.b.ins().load(raw(sl.ty), flags(), p, off))
+    }
+
+    /// Stores raw bits `v` (from [`Em::load_raw`]) as element `ix` of slot `s`.
+    pub(crate) fn store_raw(&mut self, s: SlotId, ix: Ix, v: Value) -> Option<()> {
+        let sl = self.slot(s)?;
+        let (p, off) = self.at(sl, ix)?;
+        self.b.ins().store(flags(), v, p, off);
+        match ix {
+            Ix::C(i) => {
+                self.cache.remove(&(s, i));
+            }
+            Ix::D(_) => self.forget(s),
+        }
+        Some(())
     }
 
     /// Stores `v` as element `ix` of slot `s`.
@@ -284,7 +315,6 @@ fn body(mut b: FunctionBuilder<'_>, module: &mut JITModule, p: &Program) -> Opti
     b.switch_to_block(entry);
     let state = *b.block_params(entry).first()?;
     let (head, step, exit) = (b.create_block(), b.create_block(), b.create_block());
-    b.ins().jump(head, &[]);
     let mut em = Em {
         b,
         module,
@@ -293,6 +323,8 @@ fn body(mut b: FunctionBuilder<'_>, module: &mut JITModule, p: &Program) -> Opti
         cache: HashMap::new(),
         funcs: HashMap::new(),
     };
+    p.pre.iter().try_for_each(|i| em.inst(i))?;
+    em.b.ins().jump(head, &[]);
     em.switch(head);
     p.cond.iter().try_for_each(|i| em.inst(i))?;
     let go = em.load(p.pred, Ix::C(0))?;

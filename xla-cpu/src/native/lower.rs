@@ -54,14 +54,17 @@ pub(crate) fn lower(exe: &Executable, cond: CompId, body: CompId) -> Option<Prog
     let mut binsts = Vec::new();
     let result = lw.comp(body, vec![state.clone()], &mut binsts)?;
     lw.carry(&state, &result, &mut binsts)?;
-    Some(Program {
+    let mut p = Program {
         slots: lw.slots,
         image: lw.image,
         state,
+        pre: Vec::new(),
         cond: cinsts,
         pred,
         body: binsts,
-    })
+    };
+    super::hoist::hoist(&mut p);
+    Some(p)
 }
 
 impl Lowerer<'_> {

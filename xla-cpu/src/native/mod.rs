@@ -9,6 +9,7 @@ mod contraction;
 mod elementwise;
 mod emit;
 mod externs;
+mod hoist;
 mod lower;
 mod pack;
 mod program;

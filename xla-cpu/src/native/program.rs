@@ -211,6 +211,8 @@ pub(crate) struct Program {
     pub image: Vec<u8>,
     /// The loop state (the parameter of condition and body).
     pub state: Val,
+    /// Instructions run once before the loop (loop-invariant ones, see `hoist.rs`).
+    pub pre: Vec<Inst>,
     /// The condition's instructions.
     pub cond: Vec<Inst>,
     /// The condition's PRED scalar.

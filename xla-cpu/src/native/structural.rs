@@ -222,18 +222,34 @@ pub(crate) fn lower(
 /// Emits the moves of `runs` into `dst`.
 pub(crate) fn emit(em: &mut Em<'_, '_>, dst: SlotId, runs: &[Run]) -> Option<()> {
     for r in runs {
+        // Short runs go through the element cache (values stay in registers); long ones
+        // copy raw bits in a loop.
+        let short = r.len <= 32;
         if r.src_step == 0 {
-            let v = em.load(r.src, Ix::C(r.src_start))?;
+            let v = if short {
+                em.load(r.src, Ix::C(r.src_start))?
+            } else {
+                em.load_raw(r.src, Ix::C(r.src_start))?
+            };
             em.each(r.len, |em, ix| {
                 let d = em.affine(ix, r.dst_start, 1)?;
-                em.store(dst, d, v)
+                if short {
+                    em.store(dst, d, v)
+                } else {
+                    em.store_raw(dst, d, v)
+                }
             })?;
         } else {
             em.each(r.len, |em, ix| {
                 let s = em.affine(ix, r.src_start, r.src_step)?;
                 let d = em.affine(ix, r.dst_start, 1)?;
-                let v = em.load(r.src, s)?;
-                em.store(dst, d, v)
+                if short {
+                    let v = em.load(r.src, s)?;
+                    em.store(dst, d, v)
+                } else {
+                    let v = em.load_raw(r.src, s)?;
+                    em.store_raw(dst, d, v)
+                }
             })?;
         }
     }
