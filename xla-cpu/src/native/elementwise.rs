@@ -11,7 +11,6 @@ use super::program::{Inst, SlotId, Ty};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Type, Value};
 use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};
-use xla_core::ir::Op;
 
 fn unary_ok(op: UnaryOp, ty: Ty) -> bool {
     use UnaryOp as U;
@@ -49,10 +48,27 @@ fn convert_ok(from: Ty, to: Ty) -> bool {
     !(from.is_float() && !to.is_float() && to != Ty::Pred && !wide(to))
 }
 
+/// An elementwise op, with its attributes.
+#[derive(Clone, Copy)]
+pub(crate) enum Ew {
+    /// One-operand op.
+    Unary(UnaryOp),
+    /// Two-operand op.
+    Binary(BinaryOp),
+    /// `compare`.
+    Compare(ComparisonDirection, Option<ComparisonType>),
+    /// `select`.
+    Select,
+    /// `clamp`.
+    Clamp,
+    /// `convert`.
+    Convert,
+}
+
 /// Checks an elementwise instruction and returns its program instruction.
 pub(crate) fn lower(
     lw: &Lowerer<'_>,
-    op: &Op,
+    op: Ew,
     ops: &[SlotId],
     dst: SlotId,
     fused: bool,
@@ -63,41 +79,37 @@ pub(crate) fn lower(
     let any = |k: usize| s(k).filter(|x| x.n == d.n || x.n == 1);
     let o = |k: usize| ops.get(k).copied();
     let inst = match op {
-        Op::Unary(u) => {
-            let x = full(0).filter(|x| x.ty == d.ty && unary_ok(*u, d.ty))?;
-            let _ = x;
+        Ew::Unary(u) => {
+            full(0).filter(|x| x.ty == d.ty && unary_ok(u, d.ty))?;
             Inst::Unary {
-                op: *u,
+                op: u,
                 x: o(0)?,
                 dst,
             }
         }
-        Op::Binary(b) => {
+        Ew::Binary(b) => {
             let (x, y) = (full(0)?, full(1)?);
-            (x.ty == d.ty && y.ty == d.ty && binary_ok(*b, d.ty)).then_some(())?;
+            (x.ty == d.ty && y.ty == d.ty && binary_ok(b, d.ty)).then_some(())?;
             Inst::Binary {
-                op: *b,
+                op: b,
                 a: o(0)?,
                 b: o(1)?,
                 dst,
                 fused,
             }
         }
-        Op::Compare {
-            direction,
-            comparison_type,
-        } => {
+        Ew::Compare(direction, comparison_type) => {
             let (x, y) = (full(0)?, full(1)?);
-            let total = *comparison_type == Some(ComparisonType::TotalOrder);
+            let total = comparison_type == Some(ComparisonType::TotalOrder);
             (x.ty == y.ty && d.ty == Ty::Pred && !(total && x.ty.is_float())).then_some(())?;
             Inst::Compare {
-                dir: *direction,
+                dir: direction,
                 a: o(0)?,
                 b: o(1)?,
                 dst,
             }
         }
-        Op::Select => {
+        Ew::Select => {
             let (p, x, y) = (any(0)?, any(1)?, any(2)?);
             (p.ty == Ty::Pred && x.ty == d.ty && y.ty == d.ty).then_some(())?;
             Inst::Select {
@@ -107,7 +119,7 @@ pub(crate) fn lower(
                 dst,
             }
         }
-        Op::Clamp => {
+        Ew::Clamp => {
             let (lo, x, hi) = (any(0)?, full(1)?, any(2)?);
             (lo.ty == d.ty && x.ty == d.ty && hi.ty == d.ty).then_some(())?;
             Inst::Clamp {
@@ -118,12 +130,10 @@ pub(crate) fn lower(
                 fused,
             }
         }
-        Op::Convert => {
-            let x = full(0).filter(|x| convert_ok(x.ty, d.ty))?;
-            let _ = x;
+        Ew::Convert => {
+            full(0).filter(|x| convert_ok(x.ty, d.ty))?;
             Inst::Convert { x: o(0)?, dst }
         }
-        _ => return None,
     };
     Some(inst)
 }
@@ -215,21 +225,69 @@ fn fconst(em: &mut Em<'_, '_>, ty: Ty, x: f64) -> Value {
 
 fn unary(em: &mut Em<'_, '_>, op: UnaryOp, ty: Ty, x: Value) -> Option<Value> {
     use UnaryOp as U;
-    let i = em.b.ins();
-    Some(match (op, ty) {
-        (U::Not, Ty::Pred) => i.bxor_imm_u(x, 1),
-        (U::Abs, t) if t.is_float() => i.fabs(x),
-        (U::Neg, t) if t.is_float() => i.fneg(x),
-        (U::Sqrt, t) if t.is_float() => i.sqrt(x),
-        (U::Rsqrt, t) if t.is_float() => {
+    if !ty.is_float() {
+        let i = em.b.ins();
+        return match op {
+            U::Not if ty == Ty::Pred => Some(i.bxor_imm_u(x, 1)),
+            U::Not => Some(i.bnot(x)),
+            U::Abs => Some(i.iabs(x)),
+            U::Neg => Some(i.ineg(x)),
+            U::Cbrt
+            | U::Ceil
+            | U::Clz
+            | U::Cos
+            | U::Erf
+            | U::Exp
+            | U::Expm1
+            | U::Floor
+            | U::Imag
+            | U::IsFinite
+            | U::Log
+            | U::Log1p
+            | U::Logistic
+            | U::Popcnt
+            | U::Real
+            | U::RoundNearestAfz
+            | U::RoundNearestEven
+            | U::Rsqrt
+            | U::Sign
+            | U::Sin
+            | U::Sqrt
+            | U::Tan
+            | U::Tanh => None,
+        };
+    }
+    Some(match op {
+        U::Abs => em.b.ins().fabs(x),
+        U::Neg => em.b.ins().fneg(x),
+        U::Sqrt => em.b.ins().sqrt(x),
+        U::Rsqrt => {
             let s = em.b.ins().sqrt(x);
-            let one = fconst(em, t, 1.0);
+            let one = fconst(em, ty, 1.0);
             em.b.ins().fdiv(one, s)
         }
-        (U::Abs, _) => i.iabs(x),
-        (U::Neg, _) => i.ineg(x),
-        (U::Not, _) => i.bnot(x),
-        (_, t) => return call(em, unary_name(op, t)?, clif(t), &[x]),
+        U::Cbrt
+        | U::Ceil
+        | U::Clz
+        | U::Cos
+        | U::Erf
+        | U::Exp
+        | U::Expm1
+        | U::Floor
+        | U::Imag
+        | U::IsFinite
+        | U::Log
+        | U::Log1p
+        | U::Logistic
+        | U::Not
+        | U::Popcnt
+        | U::Real
+        | U::RoundNearestAfz
+        | U::RoundNearestEven
+        | U::Sign
+        | U::Sin
+        | U::Tan
+        | U::Tanh => return call(em, unary_name(op, ty)?, clif(ty), &[x]),
     })
 }
 
@@ -303,7 +361,16 @@ fn binary(
             B::Div => em.b.ins().fdiv(a, b),
             B::Max => fminmax(em, true, fused, ty, a, b),
             B::Min => fminmax(em, false, fused, ty, a, b),
-            _ => return call(em, binary_name(op, ty)?, clif(ty), &[a, b]),
+            B::Pow
+            | B::Rem
+            | B::Atan2
+            | B::Complex
+            | B::And
+            | B::Or
+            | B::Xor
+            | B::ShiftLeft
+            | B::ShiftRightArithmetic
+            | B::ShiftRightLogical => return call(em, binary_name(op, ty)?, clif(ty), &[a, b]),
         });
     }
     let signed = ty.is_signed();
@@ -322,7 +389,14 @@ fn binary(
         B::Max => i.umax(a, b),
         B::Min if signed => i.smin(a, b),
         B::Min => i.umin(a, b),
-        _ => return None,
+        B::Div
+        | B::Rem
+        | B::Pow
+        | B::Atan2
+        | B::Complex
+        | B::ShiftLeft
+        | B::ShiftRightArithmetic
+        | B::ShiftRightLogical => return None,
     })
 }
 

@@ -187,37 +187,40 @@ impl Lowerer<'_> {
             Op::Reshape | Op::Bitcast | Op::Copy => self.alias(leaf(0)?, shape),
             Op::OptimizationBarrier => opv.first().cloned(),
             Op::Call { to_apply, .. } => self.comp(*to_apply, opv, out),
-            Op::Unary(_)
-            | Op::Binary(_)
-            | Op::Compare { .. }
-            | Op::Select
-            | Op::Clamp
-            | Op::Convert => {
-                let dst = self.fresh(shape)?;
-                let Val::Leaf(d) = dst else { return None };
-                let ops = (0..opv.len()).map(leaf).collect::<Option<Vec<_>>>()?;
-                out.push(ew::lower(self, &ins.op, &ops, d, at.fused)?);
-                Some(dst)
-            }
+            Op::Unary(u) => self.elementwise(ew::Ew::Unary(*u), at, &opv, shape, out),
+            Op::Binary(b) => self.elementwise(ew::Ew::Binary(*b), at, &opv, shape, out),
+            Op::Compare {
+                direction,
+                comparison_type,
+            } => self.elementwise(
+                ew::Ew::Compare(*direction, *comparison_type),
+                at,
+                &opv,
+                shape,
+                out,
+            ),
+            Op::Select => self.elementwise(ew::Ew::Select, at, &opv, shape, out),
+            Op::Clamp => self.elementwise(ew::Ew::Clamp, at, &opv, shape, out),
+            Op::Convert => self.elementwise(ew::Ew::Convert, at, &opv, shape, out),
             Op::Iota { dimension } => self.iota(shape, *dimension),
-            Op::Broadcast { .. }
-            | Op::Transpose { .. }
-            | Op::Reverse { .. }
-            | Op::Slice { .. }
-            | Op::Concatenate { .. }
-            | Op::Pad { .. } => {
-                let ops = (0..opv.len()).map(leaf).collect::<Option<Vec<_>>>()?;
-                let dst = self.fresh(shape)?;
-                let Val::Leaf(d) = dst else { return None };
-                out.push(st::lower(self, at.comp, at.i, &ops, d)?);
-                Some(dst)
+            Op::Broadcast { dimensions } => {
+                self.mv(st::Mv::Broadcast(dimensions), at, &opv, shape, out)
             }
+            Op::Transpose { permutation } => {
+                self.mv(st::Mv::Transpose(permutation), at, &opv, shape, out)
+            }
+            Op::Reverse { dimensions } => {
+                self.mv(st::Mv::Reverse(dimensions), at, &opv, shape, out)
+            }
+            Op::Slice { start, stride, .. } => {
+                self.mv(st::Mv::Slice(start, stride), at, &opv, shape, out)
+            }
+            Op::Concatenate { dimension } => {
+                self.mv(st::Mv::Concatenate(*dimension), at, &opv, shape, out)
+            }
+            Op::Pad { padding } => self.mv(st::Mv::Pad(padding), at, &opv, shape, out),
             Op::Reduce { .. } => {
-                let dst = self.fresh(shape)?;
-                let Val::Leaf(d) = dst else { return None };
-                let ops = (0..opv.len()).map(leaf).collect::<Option<Vec<_>>>()?;
-                out.push(reduce::lower(self, at, &ops, d)?);
-                Some(dst)
+                self.array_op(&opv, shape, out, |lw, ops, d| reduce::lower(lw, at, ops, d))
             }
             Op::Dot { dims, .. } => {
                 let dst = self.fresh(shape)?;
@@ -272,6 +275,54 @@ impl Lowerer<'_> {
             | Op::Infeed { .. }
             | Op::Outfeed { .. } => None,
         }
+    }
+
+    /// A fresh array value of `shape` written by the instruction `make` builds from the
+    /// operand slots and the destination slot.
+    fn array_op(
+        &mut self,
+        opv: &[Val],
+        shape: &Shape,
+        out: &mut Vec<Inst>,
+        make: impl FnOnce(&mut Self, &[SlotId], SlotId) -> Option<Inst>,
+    ) -> Option<Val> {
+        let ops = opv
+            .iter()
+            .map(|v| match v {
+                Val::Leaf(s) => Some(*s),
+                Val::Tuple(_) => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let dst = self.fresh(shape)?;
+        let Val::Leaf(d) = dst else { return None };
+        out.push(make(self, &ops, d)?);
+        Some(dst)
+    }
+
+    fn elementwise(
+        &mut self,
+        op: ew::Ew,
+        at: &At<'_>,
+        opv: &[Val],
+        shape: &Shape,
+        out: &mut Vec<Inst>,
+    ) -> Option<Val> {
+        self.array_op(opv, shape, out, |lw, ops, d| {
+            ew::lower(lw, op, ops, d, at.fused)
+        })
+    }
+
+    fn mv(
+        &mut self,
+        mv: st::Mv<'_>,
+        at: &At<'_>,
+        opv: &[Val],
+        shape: &Shape,
+        out: &mut Vec<Inst>,
+    ) -> Option<Val> {
+        self.array_op(opv, shape, out, |lw, ops, d| {
+            st::lower(lw, at.comp, at.i, mv, ops, d)
+        })
     }
 
     /// A reshape, bitcast or copy: the same slot, when type and count agree.

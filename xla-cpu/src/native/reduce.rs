@@ -233,7 +233,19 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
         BinaryOp::Add => -0.0,
         BinaryOp::Mul => 1.0,
         BinaryOp::Max => f64::NEG_INFINITY,
-        _ => f64::INFINITY,
+        BinaryOp::Min => f64::INFINITY,
+        BinaryOp::Sub
+        | BinaryOp::Div
+        | BinaryOp::Rem
+        | BinaryOp::Pow
+        | BinaryOp::Atan2
+        | BinaryOp::Complex
+        | BinaryOp::And
+        | BinaryOp::Or
+        | BinaryOp::Xor
+        | BinaryOp::ShiftLeft
+        | BinaryOp::ShiftRightArithmetic
+        | BinaryOp::ShiftRightLogical => return None,
     };
     let id = if ty == super::program::Ty::F32 {
         em.b.ins().f32const(ident as f32)

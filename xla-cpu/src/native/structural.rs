@@ -4,7 +4,8 @@
 use super::emit::{Em, Ix};
 use super::lower::Lowerer;
 use super::program::{Inst, Run, SlotId};
-use xla_core::ir::{Computation, Op};
+use xla_core::attrs::PadDim;
+use xla_core::ir::Computation;
 
 /// `dst[..n] = src[..n]`.
 pub(crate) fn copy(dst: SlotId, src: SlotId, n: usize) -> Inst {
@@ -64,15 +65,37 @@ fn uidx(v: &[i64], d: usize) -> Option<usize> {
     usize::try_from(*v.get(d)?).ok()
 }
 
+/// A structural op, with its attributes.
+#[derive(Clone, Copy)]
+pub(crate) enum Mv<'a> {
+    /// `broadcast`, result dim of each operand dim.
+    Broadcast(&'a [i64]),
+    /// `transpose`.
+    Transpose(&'a [i64]),
+    /// `reverse` of these dims.
+    Reverse(&'a [i64]),
+    /// `slice` with starts and strides.
+    Slice(&'a [i64], &'a [i64]),
+    /// `concatenate` along a dim.
+    Concatenate(i64),
+    /// `pad`.
+    Pad(&'a [PadDim]),
+}
+
 /// The source `(slot, element)` of each destination element of instruction `i`.
-fn source_map(comp: &Computation, i: usize, ops: &[SlotId]) -> Option<Vec<(SlotId, usize)>> {
+fn source_map(
+    comp: &Computation,
+    i: usize,
+    mv: Mv<'_>,
+    ops: &[SlotId],
+) -> Option<Vec<(SlotId, usize)>> {
     let ins = comp.instructions.get(i)?;
     let out = dims(comp, i)?;
     let odims = |k: usize| dims(comp, ins.operands.get(k)?.0);
     let mut map = Vec::new();
     let x = *ops.first()?;
-    match &ins.op {
-        Op::Broadcast { dimensions } => {
+    match mv {
+        Mv::Broadcast(dimensions) => {
             let sd = odims(0)?;
             let ss = strides(&sd);
             each_index(&out, |o| {
@@ -84,7 +107,7 @@ fn source_map(comp: &Computation, i: usize, ops: &[SlotId]) -> Option<Vec<(SlotI
                 Some(())
             })?;
         }
-        Op::Transpose { permutation } => {
+        Mv::Transpose(permutation) => {
             let ss = strides(&odims(0)?);
             each_index(&out, |o| {
                 let mut off = 0;
@@ -95,7 +118,7 @@ fn source_map(comp: &Computation, i: usize, ops: &[SlotId]) -> Option<Vec<(SlotI
                 Some(())
             })?;
         }
-        Op::Reverse { dimensions } => {
+        Mv::Reverse(dimensions) => {
             let sd = odims(0)?;
             let ss = strides(&sd);
             each_index(&out, |o| {
@@ -113,7 +136,7 @@ fn source_map(comp: &Computation, i: usize, ops: &[SlotId]) -> Option<Vec<(SlotI
                 Some(())
             })?;
         }
-        Op::Slice { start, stride, .. } => {
+        Mv::Slice(start, stride) => {
             let ss = strides(&odims(0)?);
             each_index(&out, |o| {
                 let mut off = 0;
@@ -124,8 +147,8 @@ fn source_map(comp: &Computation, i: usize, ops: &[SlotId]) -> Option<Vec<(SlotI
                 Some(())
             })?;
         }
-        Op::Concatenate { dimension } => {
-            let cd = usize::try_from(*dimension).ok()?;
+        Mv::Concatenate(dimension) => {
+            let cd = usize::try_from(dimension).ok()?;
             let parts = (0..ops.len()).map(odims).collect::<Option<Vec<_>>>()?;
             each_index(&out, |o| {
                 let mut p = *o.get(cd)?;
@@ -145,7 +168,7 @@ fn source_map(comp: &Computation, i: usize, ops: &[SlotId]) -> Option<Vec<(SlotI
                 None
             })?;
         }
-        Op::Pad { padding } => {
+        Mv::Pad(padding) => {
             let sd = odims(0)?;
             let ss = strides(&sd);
             let pad = *ops.get(1)?;
@@ -165,7 +188,6 @@ fn source_map(comp: &Computation, i: usize, ops: &[SlotId]) -> Option<Vec<(SlotI
                 Some(())
             })?;
         }
-        _ => return None,
     }
     Some(map)
 }
@@ -199,10 +221,11 @@ pub(crate) fn lower(
     lw: &mut Lowerer<'_>,
     comp: &Computation,
     i: usize,
+    mv: Mv<'_>,
     ops: &[SlotId],
     dst: SlotId,
 ) -> Option<Inst> {
-    let map = source_map(comp, i, ops)?;
+    let map = source_map(comp, i, mv, ops)?;
     let d = lw.info(dst)?;
     if map.len() != d.n {
         return None;
