@@ -471,6 +471,33 @@ fn dots_and_calls() {
 }
 
 #[test]
+fn dynamic_slices_with_clamped_starts() {
+    // Starts i*3-2 run below 0 and past the end, so clamping is exercised.
+    check_ops(
+        "dynamic",
+        "",
+        "  three = s32[] constant(3)
+  two = s32[] constant(2)
+  i3 = s32[] multiply(i, three)
+  k = s32[] subtract(i3, two)
+  big = s32[] constant(1000)
+  ds = f32[3] dynamic-slice(x, k), dynamic_slice_sizes={3}
+  dm = f32[3] multiply(ds, ds)
+  du = f32[#] dynamic-update-slice(y, dm, k)
+  db = f32[#] dynamic-update-slice(du, ds, big)
+  bx = f32[2,#] broadcast(x), dimensions={1}
+  z = s32[] constant(0)
+  d2 = f32[1,2] dynamic-slice(bx, i, k), dynamic_slice_sizes={1,2}
+  r2 = f32[2] reshape(d2)
+  u2 = f32[2,#] dynamic-update-slice(bx, d2, z, k)
+  row = f32[1,#] slice(u2), slice={[1:2], [0:#]}
+  rr = f32[#] reshape(row)
+  nx = f32[#] add(db, rr)
+  ny = f32[#] dynamic-update-slice(y, r2, z)",
+    );
+}
+
+#[test]
 fn unsupported_ops_fall_back() {
     // `sort` has no native form: the loop runs on the interpreter, with the same result.
     let helpers = "lt_f {

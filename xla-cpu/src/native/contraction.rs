@@ -79,8 +79,7 @@ pub(crate) fn lower(
     let [lb, lf, lc, rb, rf, rc] = dot_split(&ld, &rd, dd, (shapes[0], shapes[1])).ok()?;
     let size = |dims: &[usize], ds: &[usize]| {
         ds.iter()
-            .map(|&d| dims.get(d).copied())
-            .product::<Option<usize>>()
+            .try_fold(1usize, |p, &d| p.checked_mul(*dims.get(d)?))
     };
     let bmkn = [
         size(&ld, &lb)?,
@@ -89,7 +88,11 @@ pub(crate) fn lower(
         size(&rd, &rf)?,
     ];
     let [b, m, k, n] = bmkn;
-    if b * m * n != lw.info(dst)?.n || b * m * k != lw.info(l)?.n || b * k * n != lw.info(r)?.n {
+    let count = |x: usize, y: usize, z: usize| x.checked_mul(y)?.checked_mul(z);
+    if count(b, m, n)? != lw.info(dst)?.n
+        || count(b, m, k)? != lw.info(l)?.n
+        || count(b, k, n)? != lw.info(r)?.n
+    {
         return None;
     }
     let (ls, lo) = operand(lw, l, &ld, [&lb, &lf, &lc], out)?;

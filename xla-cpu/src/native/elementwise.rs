@@ -45,7 +45,7 @@ fn binary_ok(op: BinaryOp, ty: Ty) -> bool {
 
 fn convert_ok(from: Ty, to: Ty) -> bool {
     let wide = |t: Ty| matches!(t, Ty::S32 | Ty::U32 | Ty::S64 | Ty::U64);
-    !(from.is_float() && !to.is_float() && to != Ty::Pred && !wide(to))
+    !from.is_float() || to.is_float() || to == Ty::Pred || wide(to)
 }
 
 /// An elementwise op, with its attributes.
@@ -193,7 +193,11 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
                 convert(em, from, to, v)
             })
         }
-        Inst::Move { .. } | Inst::Fold { .. } | Inst::Dot { .. } => None,
+        Inst::Move { .. }
+        | Inst::Fold { .. }
+        | Inst::Dot { .. }
+        | Inst::DynSlice { .. }
+        | Inst::DynUpdate { .. } => None,
     }
 }
 

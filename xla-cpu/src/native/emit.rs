@@ -246,6 +246,15 @@ impl Em<'_, '_> {
             | Inst::Convert { .. } => elementwise::emit(self, ins),
             Inst::Move { dst, runs } => super::structural::emit(self, *dst, runs),
             Inst::Fold { .. } => reduce::emit(self, ins),
+            Inst::DynSlice { dst, starts, runs } => {
+                super::dynamic::emit_slice(self, *dst, starts, runs)
+            }
+            Inst::DynUpdate {
+                dst,
+                operand,
+                starts,
+                runs,
+            } => super::dynamic::emit_update(self, *dst, *operand, starts, runs),
             Inst::Dot { .. } => contraction::emit(self, ins),
         }
     }

@@ -14,6 +14,20 @@ pub(crate) fn reads(ins: &Inst) -> Vec<SlotId> {
         Inst::Clamp { lo, x, hi, .. } => vec![*lo, *x, *hi],
         Inst::Move { runs, .. } => runs.iter().map(|r| r.src).collect(),
         Inst::Fold { src, init, .. } => vec![*src, *init],
+        Inst::DynSlice { starts, runs, .. } => starts
+            .iter()
+            .map(|s| s.0)
+            .chain(runs.iter().map(|r| r.src))
+            .collect(),
+        Inst::DynUpdate {
+            operand,
+            starts,
+            runs,
+            ..
+        } => std::iter::once(*operand)
+            .chain(starts.iter().map(|s| s.0))
+            .chain(runs.iter().map(|r| r.src))
+            .collect(),
         Inst::Dot { lhs, rhs, .. } => vec![*lhs, *rhs],
     }
 }
@@ -29,6 +43,8 @@ pub(crate) fn writes(ins: &Inst) -> SlotId {
         | Inst::Clamp { dst, .. }
         | Inst::Move { dst, .. }
         | Inst::Fold { dst, .. }
+        | Inst::DynSlice { dst, .. }
+        | Inst::DynUpdate { dst, .. }
         | Inst::Dot { dst, .. } => *dst,
     }
 }

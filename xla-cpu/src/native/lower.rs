@@ -219,6 +219,19 @@ impl Lowerer<'_> {
                 self.mv(st::Mv::Concatenate(*dimension), at, &opv, shape, out)
             }
             Op::Pad { padding } => self.mv(st::Mv::Pad(padding), at, &opv, shape, out),
+            Op::DynamicSlice { slice_sizes } => {
+                let xs = &at.comp.instructions.get(ins.operands.first()?.0)?.shape;
+                self.array_op(&opv, shape, out, |lw, ops, d| {
+                    super::dynamic::lower_slice(lw, ops, xs, slice_sizes, d)
+                })
+            }
+            Op::DynamicUpdateSlice => {
+                let xs = &at.comp.instructions.get(ins.operands.first()?.0)?.shape;
+                let us = &at.comp.instructions.get(ins.operands.get(1)?.0)?.shape;
+                self.array_op(&opv, shape, out, |lw, ops, d| {
+                    super::dynamic::lower_update(lw, ops, xs, us, d)
+                })
+            }
             Op::Reduce { .. } => {
                 self.array_op(&opv, shape, out, |lw, ops, d| reduce::lower(lw, at, ops, d))
             }
@@ -236,8 +249,6 @@ impl Lowerer<'_> {
             Op::BitcastConvert
             | Op::ReducePrecision { .. }
             | Op::Map { .. }
-            | Op::DynamicSlice { .. }
-            | Op::DynamicUpdateSlice
             | Op::GetDimensionSize { .. }
             | Op::SetDimensionSize { .. }
             | Op::Gather(_)
@@ -335,6 +346,9 @@ impl Lowerer<'_> {
 
     /// `iota`: a constant slot.
     fn iota(&mut self, shape: &Shape, dim: i64) -> Option<Val> {
+        if usize::try_from(shape.element_count()?).ok()? > MAX_ELEMS {
+            return None;
+        }
         let l = crate::kernels::structural::iota(dim, shape).ok()?;
         self.constant(&l)
     }

@@ -6,6 +6,7 @@
 //! Results are bit-identical to the interpreter's; anything else falls back to it.
 
 mod contraction;
+mod dynamic;
 mod elementwise;
 mod emit;
 mod externs;

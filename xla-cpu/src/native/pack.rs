@@ -38,7 +38,7 @@ fn data_of(ty: PrimitiveType, b: &[u8]) -> Option<ArrayData> {
     })
 }
 
-fn slot<'s>(slots: &'s [Slot], s: usize) -> Result<&'s Slot> {
+fn slot(slots: &[Slot], s: usize) -> Result<&Slot> {
     slots
         .get(s)
         .ok_or_else(|| invalid("native loop: slot out of range"))

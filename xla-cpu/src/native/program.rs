@@ -183,6 +183,21 @@ pub(crate) enum Inst {
     Convert { x: SlotId, dst: SlotId },
     /// Element moves (broadcast, slice, concatenate, transpose, carry, ...).
     Move { dst: SlotId, runs: Vec<Run> },
+    /// `dst[dst_start + i] = src[base + src_start + i * src_step]` along `runs`, `base`
+    /// the clamped start.
+    DynSlice {
+        dst: SlotId,
+        starts: Vec<super::dynamic::Start>,
+        runs: Vec<Run>,
+    },
+    /// `dst = operand`, then `dst[base + src_start + i * src_step] = src[dst_start + i]`
+    /// along `runs` (each run's `src` is the update).
+    DynUpdate {
+        dst: SlotId,
+        operand: SlotId,
+        starts: Vec<super::dynamic::Start>,
+        runs: Vec<Run>,
+    },
     /// A reduce with a recognised combiner, in the interpreter's order.
     Fold {
         op: BinaryOp,
