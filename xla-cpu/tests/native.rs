@@ -548,4 +548,32 @@ fn time_benchmark_loops() {
             median(&interp) * 1e6
         );
     }
+    // Fixed cost per iteration: a loop that only counts to a million.
+    let text = "HloModule count
+body {
+  s = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[]) tuple(j, x)
+}
+cond {
+  s = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(1000000)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[]) tuple(z, x)
+  ROOT w = (s32[], f32[]) while(t), condition=cond, body=body
+}
+";
+    let m = xla_core::text::parse_module(text).unwrap();
+    let exe = Executable::compile(&m).unwrap();
+    let s = std::time::Instant::now();
+    exe.execute(&[Literal::scalar(1f32)]).unwrap();
+    println!("empty loop: {:.2} ns per iteration", s.elapsed().as_secs_f64() * 1e9 / 1e6);
 }
