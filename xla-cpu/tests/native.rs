@@ -498,6 +498,70 @@ fn dynamic_slices_with_clamped_starts() {
 }
 
 #[test]
+fn swapped_state_and_constant_results() {
+    // The body returns the state permuted (x and y swap, through temporaries) and a
+    // constant, so the carry must not overwrite a slot it still reads.
+    for n in [5, 37] {
+        let vals = (0..n)
+            .map(|k| format!("{}.5", k))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let ops = format!("  c = f32[{n}] constant({{{vals}}})\n  nx = f32[{n}] copy(y)\n  ny = f32[{n}] add(x, c)");
+        check(&loop_module("swap", n, "", &ops), 1, 0..2, false);
+        let ops = format!("  c = f32[{n}] constant({{{vals}}})\n  nx = f32[{n}] reshape(y)\n  ny = f32[{n}] copy(c)");
+        check(&loop_module("swap2", n, "", &ops), 1, 0..2, true);
+    }
+}
+
+#[test]
+fn nested_loops_run_the_inner_one_natively() {
+    let text = "HloModule nested
+ibody {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[5] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  y = f32[5] multiply(x, x)
+  ROOT t = (s32[], f32[5]) tuple(j, y)
+}
+icond {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+obody {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[5] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  z = s32[] constant(0)
+  t0 = (s32[], f32[5]) tuple(z, x)
+  w = (s32[], f32[5]) while(t0), condition=icond, body=ibody
+  y = f32[5] get-tuple-element(w), index=1
+  h = f32[5] constant({0.5, 0.5, 0.5, 0.5, 0.5})
+  y2 = f32[5] multiply(y, h)
+  ROOT t = (s32[], f32[5]) tuple(j, y2)
+}
+ocond {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[5] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[5]) tuple(z, x)
+  ROOT w = (s32[], f32[5]) while(t), condition=ocond, body=obody
+}
+";
+    check(text, 1, 0..3, false);
+}
+
+#[test]
 fn unsupported_ops_fall_back() {
     // `sort` has no native form: the loop runs on the interpreter, with the same result.
     let helpers = "lt_f {
@@ -575,5 +639,8 @@ ENTRY main {
     let exe = Executable::compile(&m).unwrap();
     let s = std::time::Instant::now();
     exe.execute(&[Literal::scalar(1f32)]).unwrap();
-    println!("empty loop: {:.2} ns per iteration", s.elapsed().as_secs_f64() * 1e9 / 1e6);
+    println!(
+        "empty loop: {:.2} ns per iteration",
+        s.elapsed().as_secs_f64() * 1e9 / 1e6
+    );
 }
