@@ -67,7 +67,12 @@ pub(crate) fn compile_loops(exe: &Executable) -> NativeLoops {
                     continue;
                 }
                 if let Some(program) = lower::lower(exe, condition, body) {
-                    if let Some(code) = emit::compile(&program) {
+                    // Cranelift reports bad input as errors; a panic inside it (a bug)
+                    // must still only mean "no native code" here.
+                    let code = std::panic::catch_unwind(|| emit::compile(&program))
+                        .ok()
+                        .flatten();
+                    if let Some(code) = code {
                         loops.insert((condition, body), NativeLoop { program, code });
                     }
                 }

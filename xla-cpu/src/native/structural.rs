@@ -148,48 +148,71 @@ fn source_map(
             })?;
         }
         Mv::Concatenate(dimension) => {
-            let cd = usize::try_from(dimension).ok()?;
             let parts = (0..ops.len()).map(odims).collect::<Option<Vec<_>>>()?;
-            each_index(&out, |o| {
-                let mut p = *o.get(cd)?;
-                for (k, pd) in parts.iter().enumerate() {
-                    let len = *pd.get(cd)?;
-                    if p < len {
-                        let ss = strides(pd);
-                        let mut off = 0;
-                        for (d, &od) in o.iter().enumerate() {
-                            off += if d == cd { p } else { od } * ss.get(d)?;
-                        }
-                        map.push((*ops.get(k)?, off));
-                        return Some(());
-                    }
-                    p -= len;
-                }
-                None
-            })?;
+            concat_map(
+                &out,
+                &parts,
+                usize::try_from(dimension).ok()?,
+                ops,
+                &mut map,
+            )?;
         }
-        Mv::Pad(padding) => {
-            let sd = odims(0)?;
-            let ss = strides(&sd);
-            let pad = *ops.get(1)?;
-            each_index(&out, |o| {
-                let mut off = Some(0usize);
-                for (d, &od) in o.iter().enumerate() {
-                    let pd = padding.get(d)?;
-                    let step = pd.interior.checked_add(1).filter(|&s| s >= 1)?;
-                    let p = i64::try_from(od).ok()? - pd.low;
-                    let inside = p >= 0 && p % step == 0 && p / step < *sd.get(d)? as i64;
-                    off = match (off, inside) {
-                        (Some(a), true) => Some(a + usize::try_from(p / step).ok()? * ss.get(d)?),
-                        _ => None,
-                    };
-                }
-                map.push(off.map_or((pad, 0), |f| (x, f)));
-                Some(())
-            })?;
-        }
+        Mv::Pad(padding) => pad_map(&out, &odims(0)?, padding, [x, *ops.get(1)?], &mut map)?,
     }
     Some(map)
+}
+
+/// `concatenate` of operands `ops` (dims `parts`) along `cd` into `out`.
+fn concat_map(
+    out: &[usize],
+    parts: &[Vec<usize>],
+    cd: usize,
+    ops: &[SlotId],
+    map: &mut Vec<(SlotId, usize)>,
+) -> Option<()> {
+    each_index(out, |o| {
+        let mut p = *o.get(cd)?;
+        for (k, pd) in parts.iter().enumerate() {
+            let len = *pd.get(cd)?;
+            if p < len {
+                let ss = strides(pd);
+                let mut off = 0;
+                for (d, &od) in o.iter().enumerate() {
+                    off += if d == cd { p } else { od } * ss.get(d)?;
+                }
+                map.push((*ops.get(k)?, off));
+                return Some(());
+            }
+            p -= len;
+        }
+        None
+    })
+}
+
+/// `pad` of `x` (dims `sd`) with the value `pad` into `out`.
+fn pad_map(
+    out: &[usize],
+    sd: &[usize],
+    padding: &[PadDim],
+    [x, pad]: [SlotId; 2],
+    map: &mut Vec<(SlotId, usize)>,
+) -> Option<()> {
+    let ss = strides(sd);
+    each_index(out, |o| {
+        let mut off = Some(0usize);
+        for (d, &od) in o.iter().enumerate() {
+            let pd = padding.get(d)?;
+            let step = pd.interior.checked_add(1).filter(|&s| s >= 1)?;
+            let p = i64::try_from(od).ok()? - pd.low;
+            let inside = p >= 0 && p % step == 0 && p / step < i64::try_from(*sd.get(d)?).ok()?;
+            off = match (off, inside) {
+                (Some(a), true) => Some(a + usize::try_from(p / step).ok()? * ss.get(d)?),
+                (Some(_), false) | (None, _) => None,
+            };
+        }
+        map.push(off.map_or((pad, 0), |f| (x, f)));
+        Some(())
+    })
 }
 
 /// Runs of constant stride covering `map` (destination elements in order).
