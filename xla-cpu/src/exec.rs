@@ -405,10 +405,12 @@ impl<'a> Ctx<'a> {
                 Mode::Fused,
             ),
             Op::Conditional { branches } => control::conditional(self, a, branches),
-            Op::While { condition, body } => match self.exe.run_native(*condition, *body, arg(0)?) {
-                Some(r) => r,
-                None => control::while_loop(self, arg(0)?, *condition, *body),
-            },
+            Op::While { condition, body } => {
+                match self.exe.run_native(*condition, *body, arg(0)?) {
+                    Some(r) => r,
+                    None => control::while_loop(self, arg(0)?, *condition, *body),
+                }
+            }
             Op::CustomCall { config, .. } => collective::custom_call(self, a, config, out),
             Op::Rng { distribution } => rng::rng(self, a, *distribution, out),
             Op::RngBitGenerator { algorithm } => rng::rng_bit_generator(arg(0)?, *algorithm, out),
