@@ -562,6 +562,52 @@ ENTRY main {
 }
 
 #[test]
+fn f64_loops() {
+    let helpers = "add_d {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT r = f64[] add(a, b)
+}
+
+max_d {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT r = f64[] maximum(a, b)
+}";
+    check_ops(
+        "f64",
+        helpers,
+        "  a = f64[#] convert(x)
+  b = f64[#] convert(y)
+  e = f64[#] exponential(a)
+  l = f64[#] log(b)
+  t = f64[#] tanh(e)
+  g = f64[#] logistic(l)
+  p = f64[#] power(a, b)
+  m = f64[#] maximum(t, g)
+  n = f64[#] minimum(p, a)
+  d = f64[#] divide(m, n)
+  s = f64[#] sine(d)
+  z = f64[] constant(0)
+  ninf = f64[] constant(-inf)
+  r1 = f64[] reduce(d, z), dimensions={0}, to_apply=add_d
+  r2 = f64[] reduce(b, ninf), dimensions={0}, to_apply=max_d
+  ba = f64[3,#] broadcast(a), dimensions={1}
+  mv = f64[3] dot(ba, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  mv0 = f64[1] slice(mv), slice={[1:2]}
+  mvs = f64[] reshape(mv0)
+  rs = f64[] add(r1, r2)
+  rr = f64[] add(rs, mvs)
+  rb = f64[#] broadcast(rr), dimensions={}
+  o = f64[#] add(s, rb)
+  nx = f32[#] convert(o)
+  k = s64[#] convert(b)
+  kf = f32[#] convert(k)
+  ny = f32[#] add(kf, y)",
+    );
+}
+
+#[test]
 fn unsupported_ops_fall_back() {
     // `sort` has no native form: the loop runs on the interpreter, with the same result.
     let helpers = "lt_f {
