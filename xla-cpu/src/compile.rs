@@ -68,6 +68,8 @@ pub struct Executable {
     pub(crate) threads: crate::parallel::Threads,
     /// Per-instruction timings, when turned on (see `profile.rs`).
     pub(crate) profile: Option<crate::profile::Profile>,
+    /// `while` loops compiled to native code, by (condition, body) (see `native/`).
+    pub(crate) native: crate::native::NativeLoops,
 }
 
 impl std::fmt::Debug for Executable {
@@ -290,10 +292,12 @@ impl Executable {
         let mut module = module.clone();
         crate::rewrite::simplify(&mut module);
         let exe = Executable::planned(module)?;
-        match crate::fold::fold_constants(&exe) {
-            Some(folded) => Executable::planned(folded),
-            None => Ok(exe),
-        }
+        let mut exe = match crate::fold::fold_constants(&exe) {
+            Some(folded) => Executable::planned(folded)?,
+            None => exe,
+        };
+        exe.native = crate::native::compile_loops(&exe);
+        Ok(exe)
     }
 
     /// Verifies and plans `module` with none of the compile-time rewrites (no inlining, loop
@@ -348,6 +352,7 @@ impl Executable {
             host: Mutex::new(HostQueues::default()),
             threads: crate::parallel::Threads::default(),
             profile: None,
+            native: crate::native::NativeLoops::new(),
         })
     }
 

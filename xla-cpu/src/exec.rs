@@ -427,7 +427,7 @@ impl<'a> Ctx<'a> {
             ),
             Op::Conditional { branches } => control::conditional(self, a, branches),
             Op::While { condition, body } => {
-                control::while_loop(self, arg(0)?.clone(), *condition, *body)
+                control::while_loop(self, Cow::Borrowed(arg(0)?), *condition, *body)
             }
             Op::CustomCall { config, .. } => collective::custom_call(self, a, config, out),
             Op::Rng { distribution } => rng::rng(self, a, *distribution, out),

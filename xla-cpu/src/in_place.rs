@@ -67,7 +67,7 @@ impl Ctx<'_> {
         }
         if let Op::While { condition, body } = ins.op {
             let x = owned_first(values)?;
-            return Some(control::while_loop(self, x, condition, body).map(Cow::Owned));
+            return Some(control::while_loop(self, Cow::Owned(x), condition, body).map(Cow::Owned));
         }
         None
     }

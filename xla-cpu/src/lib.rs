@@ -25,6 +25,7 @@ mod index;
 pub(crate) mod kernels;
 mod math;
 mod memory;
+mod native;
 pub mod parallel;
 mod profile;
 mod rewrite;

@@ -128,6 +128,12 @@ pub fn set_codegen(on: bool) {
     CODEGEN.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// True unless generation is turned off (by [`set_codegen`] or `XLA_CPU_NO_JIT`).
+pub(crate) fn wanted() -> bool {
+    CODEGEN.load(std::sync::atomic::Ordering::Relaxed)
+        && std::env::var_os("XLA_CPU_NO_JIT").is_none()
+}
+
 /// True when the generator may be used on this CPU (AVX-512F/BW/DQ/VL) and is not
 /// turned off.
 pub(crate) fn available() -> bool {

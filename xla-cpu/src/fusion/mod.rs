@@ -24,6 +24,18 @@ pub(crate) use run::run;
 #[cfg(not(target_arch = "x86_64"))]
 pub fn set_codegen(_on: bool) {}
 
+/// True unless code generation is turned off ([`set_codegen`], `XLA_CPU_NO_JIT`).
+pub(crate) fn codegen_wanted() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        jit::wanted()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        std::env::var_os("XLA_CPU_NO_JIT").is_none()
+    }
+}
+
 use crate::compile::Combiner;
 use std::collections::HashMap;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};

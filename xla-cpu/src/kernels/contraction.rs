@@ -114,7 +114,7 @@ fn canon(dims: &[usize], first: &[usize], second: &[usize]) -> (Vec<usize>, Vec<
 /// The operand dims of a dot, split: (batch, free, contracting) of lhs, then of rhs.
 type DotSplit = [Vec<usize>; 6];
 
-fn dot_split(
+pub(crate) fn dot_split(
     ldims: &[usize],
     rdims: &[usize],
     dd: &DotDims,
@@ -147,7 +147,7 @@ fn dot_split(
 
 /// How an operand's matrices sit in its buffer when its batch dims lead in order and the
 /// rest is `(first, second)` or `(second, first)`: `Some(RowMajor)` for the former.
-fn in_place(batch: &[usize], first: &[usize], second: &[usize]) -> Option<Orient> {
+pub(crate) fn in_place(batch: &[usize], first: &[usize], second: &[usize]) -> Option<Orient> {
     let nb = batch.len();
     if batch.iter().enumerate().any(|(i, &d)| i != d) {
         return None;

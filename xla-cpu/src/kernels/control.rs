@@ -73,14 +73,20 @@ pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Lite
     cx.call(branch, vec![(*operand).clone()])
 }
 
-/// `while`: runs `body` on the state while `cond` returns true. The condition reads the
-/// state in place; the body owns it, so buffers it passes through or updates in place are
-/// never copied.
+/// `while`: runs `body` on the state while `cond` returns true: as native code when the
+/// loop was compiled to it (see `native/`; never on the reference path), else interpreted.
+/// The condition reads the state in place; the body owns it, so buffers it passes through
+/// or updates in place are never copied (a borrowed initial state is copied once).
 ///
 /// # Errors
 /// If the condition does not return a PRED scalar, or a computation fails.
-pub fn while_loop(cx: &Ctx, init: Literal, cond: CompId, body: CompId) -> Result<Literal> {
-    let mut state = init;
+pub fn while_loop(cx: &Ctx, init: Cow<'_, Literal>, cond: CompId, body: CompId) -> Result<Literal> {
+    if !cx.reference {
+        if let Some(r) = cx.exe.run_native(cond, body, &init) {
+            return r;
+        }
+    }
+    let mut state = init.into_owned();
     loop {
         let c = cx.run_cow(cond, vec![Cow::Borrowed(&state)], cx.mode())?;
         match c.data::<bool>() {

@@ -1,0 +1,95 @@
+//! Moving literals in and out of the state buffer (little-endian element bytes; PRED as
+//! one byte 0 or 1).
+
+use super::program::{Slot, Ty, Val};
+use crate::error::{invalid, Result};
+use crate::scalar::Elem;
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, PrimitiveType, Shape};
+
+/// The element bytes of `d`, when its type has a native slot type.
+pub(crate) fn bytes_of(d: &ArrayData) -> Option<Vec<u8>> {
+    Ty::of(d.element_type())?;
+    let mut out = Vec::with_capacity(d.len() * d.element_type().byte_size());
+    xla_core::with_array_data!(d, v => v.iter().for_each(|&e| e.write_le(&mut out)));
+    Some(out)
+}
+
+fn from_bytes<T: Elem>(b: &[u8]) -> Vec<T> {
+    let w = T::TYPE.byte_size().max(1);
+    b.chunks_exact(w).map(T::read_le).collect()
+}
+
+fn data_of(ty: PrimitiveType, b: &[u8]) -> Option<ArrayData> {
+    use PrimitiveType as P;
+    Some(match ty {
+        P::Pred => ArrayData::Pred(from_bytes(b)),
+        P::S8 => ArrayData::S8(from_bytes(b)),
+        P::U8 => ArrayData::U8(from_bytes(b)),
+        P::S16 => ArrayData::S16(from_bytes(b)),
+        P::U16 => ArrayData::U16(from_bytes(b)),
+        P::S32 => ArrayData::S32(from_bytes(b)),
+        P::U32 => ArrayData::U32(from_bytes(b)),
+        P::S64 => ArrayData::S64(from_bytes(b)),
+        P::U64 => ArrayData::U64(from_bytes(b)),
+        P::F32 => ArrayData::F32(from_bytes(b)),
+        P::F64 => ArrayData::F64(from_bytes(b)),
+        P::F16 | P::Bf16 | P::C64 | P::C128 | P::Tuple | P::Token => return None,
+    })
+}
+
+fn slot(slots: &[Slot], s: usize) -> Result<&Slot> {
+    slots
+        .get(s)
+        .ok_or_else(|| invalid("native loop: slot out of range"))
+}
+
+/// Writes the leaves of `l` into the slots of `v` in `buf`.
+///
+/// # Errors
+/// If `l` does not have the structure, types and sizes of `v`.
+pub(crate) fn pack(l: &Literal, v: &Val, slots: &[Slot], buf: &mut [u8]) -> Result<()> {
+    match (v, l.tuple_elements()) {
+        (Val::Tuple(vs), Some(ls)) if vs.len() == ls.len() => vs
+            .iter()
+            .zip(ls)
+            .try_for_each(|(v, l)| pack(l, v, slots, buf)),
+        (Val::Leaf(s), None) => {
+            let s = slot(slots, *s)?;
+            let d = l
+                .array_data()
+                .filter(|d| Ty::of(d.element_type()) == Some(s.ty) && d.len() == s.n)
+                .ok_or_else(|| invalid("native loop: the state does not fit its slots"))?;
+            let b = bytes_of(d).ok_or_else(|| invalid("native loop: unsupported type"))?;
+            buf.get_mut(s.off..s.off + b.len())
+                .ok_or_else(|| invalid("native loop: slot outside the buffer"))?
+                .copy_from_slice(&b);
+            Ok(())
+        }
+        _ => Err(invalid("native loop: the state does not fit its slots")),
+    }
+}
+
+/// Reads the value `v` of `shape` out of `buf`.
+///
+/// # Errors
+/// If `shape` does not have the structure of `v`.
+pub(crate) fn unpack(v: &Val, shape: &Shape, slots: &[Slot], buf: &[u8]) -> Result<Literal> {
+    match (v, shape) {
+        (Val::Tuple(vs), Shape::Tuple(ss)) if vs.len() == ss.len() => Ok(Literal::tuple(
+            vs.iter()
+                .zip(ss)
+                .map(|(v, s)| unpack(v, s, slots, buf))
+                .collect::<Result<_>>()?,
+        )),
+        (Val::Leaf(s), Shape::Array(a)) => {
+            let s = slot(slots, *s)?;
+            let b = buf
+                .get(s.off..s.off + s.n * s.ty.size())
+                .ok_or_else(|| invalid("native loop: slot outside the buffer"))?;
+            let d = data_of(a.ty, b).ok_or_else(|| invalid("native loop: unsupported type"))?;
+            crate::index::make(shape, d)
+        }
+        _ => Err(invalid("native loop: the result does not fit its shape")),
+    }
+}

@@ -1,0 +1,303 @@
+//! Structural ops as element moves: broadcast, transpose, reverse, slice, concatenate and
+//! pad become index maps computed once at lowering, stored as runs of constant stride.
+
+use super::emit::{Em, Ix};
+use super::lower::Lowerer;
+use super::program::{Inst, Run, SlotId};
+use xla_core::attrs::PadDim;
+use xla_core::ir::Computation;
+
+/// `dst[..n] = src[..n]`.
+pub(crate) fn copy(dst: SlotId, src: SlotId, n: usize) -> Inst {
+    Inst::Move {
+        dst,
+        runs: vec![Run {
+            src,
+            src_start: 0,
+            src_step: 1,
+            dst_start: 0,
+            len: n,
+        }],
+    }
+}
+
+fn dims(comp: &Computation, id: usize) -> Option<Vec<usize>> {
+    let s = &comp.instructions.get(id)?.shape;
+    s.as_array()?
+        .dims
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect()
+}
+
+fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut st = vec![1; dims.len()];
+    for d in (0..dims.len().saturating_sub(1)).rev() {
+        st[d] = st[d + 1] * dims[d + 1];
+    }
+    st
+}
+
+/// Calls `f` with every multi-index of `dims` in row-major order.
+fn each_index(dims: &[usize], mut f: impl FnMut(&[usize]) -> Option<()>) -> Option<()> {
+    if dims.contains(&0) {
+        return Some(());
+    }
+    let mut idx = vec![0usize; dims.len()];
+    loop {
+        f(&idx)?;
+        let mut d = dims.len();
+        loop {
+            if d == 0 {
+                return Some(());
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < dims[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+fn uidx(v: &[i64], d: usize) -> Option<usize> {
+    usize::try_from(*v.get(d)?).ok()
+}
+
+/// A structural op, with its attributes.
+#[derive(Clone, Copy)]
+pub(crate) enum Mv<'a> {
+    /// `broadcast`, result dim of each operand dim.
+    Broadcast(&'a [i64]),
+    /// `transpose`.
+    Transpose(&'a [i64]),
+    /// `reverse` of these dims.
+    Reverse(&'a [i64]),
+    /// `slice` with starts and strides.
+    Slice(&'a [i64], &'a [i64]),
+    /// `concatenate` along a dim.
+    Concatenate(i64),
+    /// `pad`.
+    Pad(&'a [PadDim]),
+}
+
+/// The source `(slot, element)` of each destination element of instruction `i`.
+fn source_map(
+    comp: &Computation,
+    i: usize,
+    mv: Mv<'_>,
+    ops: &[SlotId],
+) -> Option<Vec<(SlotId, usize)>> {
+    let ins = comp.instructions.get(i)?;
+    let out = dims(comp, i)?;
+    let odims = |k: usize| dims(comp, ins.operands.get(k)?.0);
+    let mut map = Vec::new();
+    let x = *ops.first()?;
+    match mv {
+        Mv::Broadcast(dimensions) => {
+            let sd = odims(0)?;
+            let ss = strides(&sd);
+            each_index(&out, |o| {
+                let mut off = 0;
+                for (j, &d) in dimensions.iter().enumerate() {
+                    off += o.get(usize::try_from(d).ok()?)? * ss.get(j)?;
+                }
+                map.push((x, off));
+                Some(())
+            })?;
+        }
+        Mv::Transpose(permutation) => {
+            let ss = strides(&odims(0)?);
+            each_index(&out, |o| {
+                let mut off = 0;
+                for (j, &oj) in o.iter().enumerate() {
+                    off += oj * ss.get(uidx(permutation, j)?)?;
+                }
+                map.push((x, off));
+                Some(())
+            })?;
+        }
+        Mv::Reverse(dimensions) => {
+            let sd = odims(0)?;
+            let ss = strides(&sd);
+            each_index(&out, |o| {
+                let mut off = 0;
+                for (d, &od) in o.iter().enumerate() {
+                    let rev = dimensions.contains(&(d as i64));
+                    let p = if rev {
+                        sd.get(d)?.checked_sub(od + 1)?
+                    } else {
+                        od
+                    };
+                    off += p * ss.get(d)?;
+                }
+                map.push((x, off));
+                Some(())
+            })?;
+        }
+        Mv::Slice(start, stride) => {
+            let ss = strides(&odims(0)?);
+            each_index(&out, |o| {
+                let mut off = 0;
+                for (d, &od) in o.iter().enumerate() {
+                    off += (uidx(start, d)? + od * uidx(stride, d)?) * ss.get(d)?;
+                }
+                map.push((x, off));
+                Some(())
+            })?;
+        }
+        Mv::Concatenate(dimension) => {
+            let parts = (0..ops.len()).map(odims).collect::<Option<Vec<_>>>()?;
+            concat_map(
+                &out,
+                &parts,
+                usize::try_from(dimension).ok()?,
+                ops,
+                &mut map,
+            )?;
+        }
+        Mv::Pad(padding) => pad_map(&out, &odims(0)?, padding, [x, *ops.get(1)?], &mut map)?,
+    }
+    Some(map)
+}
+
+/// `concatenate` of operands `ops` (dims `parts`) along `cd` into `out`.
+fn concat_map(
+    out: &[usize],
+    parts: &[Vec<usize>],
+    cd: usize,
+    ops: &[SlotId],
+    map: &mut Vec<(SlotId, usize)>,
+) -> Option<()> {
+    each_index(out, |o| {
+        let mut p = *o.get(cd)?;
+        for (k, pd) in parts.iter().enumerate() {
+            let len = *pd.get(cd)?;
+            if p < len {
+                let ss = strides(pd);
+                let mut off = 0;
+                for (d, &od) in o.iter().enumerate() {
+                    off += if d == cd { p } else { od } * ss.get(d)?;
+                }
+                map.push((*ops.get(k)?, off));
+                return Some(());
+            }
+            p -= len;
+        }
+        None
+    })
+}
+
+/// `pad` of `x` (dims `sd`) with the value `pad` into `out`.
+fn pad_map(
+    out: &[usize],
+    sd: &[usize],
+    padding: &[PadDim],
+    [x, pad]: [SlotId; 2],
+    map: &mut Vec<(SlotId, usize)>,
+) -> Option<()> {
+    let ss = strides(sd);
+    each_index(out, |o| {
+        let mut off = Some(0usize);
+        for (d, &od) in o.iter().enumerate() {
+            let pd = padding.get(d)?;
+            let step = pd.interior.checked_add(1).filter(|&s| s >= 1)?;
+            let p = i64::try_from(od).ok()? - pd.low;
+            let inside = p >= 0 && p % step == 0 && p / step < i64::try_from(*sd.get(d)?).ok()?;
+            off = match (off, inside) {
+                (Some(a), true) => Some(a + usize::try_from(p / step).ok()? * ss.get(d)?),
+                (Some(_), false) | (None, _) => None,
+            };
+        }
+        map.push(off.map_or((pad, 0), |f| (x, f)));
+        Some(())
+    })
+}
+
+/// Runs of constant stride covering `map` (destination elements in order).
+pub(crate) fn runs_of(map: &[(SlotId, usize)]) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for (d, &(src, j)) in map.iter().enumerate() {
+        if let Some(r) = runs.last_mut() {
+            let last = r.src_start as isize + (r.len as isize - 1) * r.src_step;
+            let step = j as isize - last;
+            if r.src == src && (r.len == 1 || step == r.src_step) {
+                r.src_step = step;
+                r.len += 1;
+                continue;
+            }
+        }
+        runs.push(Run {
+            src,
+            src_start: j,
+            src_step: 1,
+            dst_start: d,
+            len: 1,
+        });
+    }
+    runs
+}
+
+/// Lowers structural instruction `i` (operands in `ops`) into a move to `dst`.
+pub(crate) fn lower(
+    lw: &mut Lowerer<'_>,
+    comp: &Computation,
+    i: usize,
+    mv: Mv<'_>,
+    ops: &[SlotId],
+    dst: SlotId,
+) -> Option<Inst> {
+    let map = source_map(comp, i, mv, ops)?;
+    let d = lw.info(dst)?;
+    if map.len() != d.n {
+        return None;
+    }
+    for &(s, j) in &map {
+        let si = lw.info(s)?;
+        if si.ty != d.ty || j >= si.n {
+            return None;
+        }
+    }
+    Some(Inst::Move {
+        dst,
+        runs: runs_of(&map),
+    })
+}
+
+/// Emits the moves of `runs` into `dst`.
+pub(crate) fn emit(em: &mut Em<'_, '_>, dst: SlotId, runs: &[Run]) -> Option<()> {
+    for r in runs {
+        // Short runs go through the element cache (values stay in registers); long ones
+        // copy raw bits in a loop.
+        let short = r.len <= 32;
+        if r.src_step == 0 {
+            let v = if short {
+                em.load(r.src, Ix::C(r.src_start))?
+            } else {
+                em.load_raw(r.src, Ix::C(r.src_start))?
+            };
+            em.each(r.len, |em, ix| {
+                let d = em.affine(ix, r.dst_start, 1)?;
+                if short {
+                    em.store(dst, d, v)
+                } else {
+                    em.store_raw(dst, d, v)
+                }
+            })?;
+        } else {
+            em.each(r.len, |em, ix| {
+                let s = em.affine(ix, r.src_start, r.src_step)?;
+                let d = em.affine(ix, r.dst_start, 1)?;
+                if short {
+                    let v = em.load(r.src, s)?;
+                    em.store(dst, d, v)
+                } else {
+                    let v = em.load_raw(r.src, s)?;
+                    em.store_raw(dst, d, v)
+                }
+            })?;
+        }
+    }
+    Some(())
+}
