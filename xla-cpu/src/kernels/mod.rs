@@ -17,6 +17,8 @@ pub(crate) mod strided;
 pub mod structural;
 pub mod window;
 pub(crate) mod window_fast;
+pub(crate) mod window_nd;
+pub(crate) mod window_plan;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]

@@ -287,6 +287,13 @@ pub fn reduce_window(
         if let Some(r) = fast {
             return results(out, vec![r]);
         }
+        if let Some(Combiner::Binary(op)) = cx.combiner(f) {
+            let par = cx.exe.parallel();
+            if let Some(r) = super::window_nd::reduce_window(x, init, &dims, &out_dims, w, op, par)
+            {
+                return results(out, vec![r]);
+            }
+        }
     }
     let g = window_groups(&dims, &out_dims, w, "reduce-window")?;
     results(out, fold(cx, &xs, &inits, &g, f)?)
@@ -420,7 +427,11 @@ pub fn select_and_scatter(
         w,
         combs,
         cx.exe.parallel(),
-    );
+    )
+    .or_else(|| {
+        let par = cx.exe.parallel();
+        super::window_nd::select_and_scatter([d, src, init], &dims, &sdims, w, combs, par)
+    });
     if let Some(r) = fast {
         return results(out, vec![r]);
     }
