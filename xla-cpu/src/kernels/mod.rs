@@ -1,6 +1,7 @@
 //! Kernels, one file per op family; each dispatches on the element type once and runs a
 //! generic loop.
 
+pub(crate) mod arg_reduce;
 pub mod collective;
 pub mod contraction;
 pub mod control;

@@ -140,6 +140,16 @@ fn fold(
             return Ok(vec![r]);
         }
     }
+    if let ([x0, x1], [i0, i1], Some(a)) = (xs, inits, cx.exe.plan_of(f)) {
+        let groups = |o: usize| g.group(o);
+        let native = a
+            .arg_fold
+            .as_ref()
+            .and_then(|a| a.fold([x0, x1], [i0, i1], &groups, g.len()));
+        if let Some(r) = native {
+            return Ok(r);
+        }
+    }
     if cx.vectorizable(f) {
         return fold_vec(cx, xs, inits, g, f);
     }

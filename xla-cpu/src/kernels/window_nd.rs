@@ -65,7 +65,13 @@ pub(crate) fn reduce_window(
     }
 }
 
-fn typed<T, F>(x: &[T], init: &ArrayData, p: &WindowPlan, f: F, par: Parallel<'_>) -> Option<ArrayData>
+fn typed<T, F>(
+    x: &[T],
+    init: &ArrayData,
+    p: &WindowPlan,
+    f: F,
+    par: Parallel<'_>,
+) -> Option<ArrayData>
 where
     T: NativeData,
     F: Fn(T, T) -> T + Copy + Send + Sync,
@@ -77,9 +83,15 @@ where
     }
     let rows_per = (CHUNK / p.inner.max(1)).max(1);
     let out = par.run_sized(n.max(x.len()), |min| {
-        crate::buffer::written_in_chunks(n, rows_per * p.inner, min, Scratch::default, |s, c, sink| {
-            pool_rows(x, init, p, f, c * rows_per, sink.into_zeroed(), s);
-        })
+        crate::buffer::written_in_chunks(
+            n,
+            rows_per * p.inner,
+            min,
+            Scratch::default,
+            |s, c, sink| {
+                pool_rows(x, init, p, f, c * rows_per, sink.into_zeroed(), s);
+            },
+        )
     });
     Some(T::wrap(out))
 }
@@ -191,7 +203,9 @@ impl<T: NativeData> Scatter<'_, T> {
         par.run_sized(self.x.len(), |min| {
             if min == usize::MAX || planes == 1 {
                 let mut s = Scratch::default();
-                out.chunks_mut(slab).enumerate().for_each(|c| plane(&mut s, c));
+                out.chunks_mut(slab)
+                    .enumerate()
+                    .for_each(|c| plane(&mut s, c));
             } else {
                 out.par_chunks_mut(slab)
                     .enumerate()

@@ -60,7 +60,11 @@ pub(crate) struct WindowPlan {
 
 /// The valid input positions of every output position along one dimension, as the
 /// reference's `window_source` decides them. `None` for a window it would reject.
-fn dim_taps(d: &xla_core::attrs::WindowDim, n: usize, out: usize) -> Option<(Vec<usize>, Vec<usize>)> {
+fn dim_taps(
+    d: &xla_core::attrs::WindowDim,
+    n: usize,
+    out: usize,
+) -> Option<(Vec<usize>, Vec<usize>)> {
     if d.stride < 1 || d.window_dilation < 1 || d.base_dilation < 1 || d.size < 0 {
         return None;
     }
