@@ -24,3 +24,6 @@ pub(crate) mod window_plan;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod fast_tests;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
+mod window_tests;

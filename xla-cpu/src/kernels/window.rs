@@ -23,12 +23,12 @@ pub(crate) struct Groups {
 }
 
 impl Groups {
-    fn group(&self, o: usize) -> &[usize] {
+    pub(crate) fn group(&self, o: usize) -> &[usize] {
         let a = self.starts.get(o).copied().unwrap_or(0);
         let b = self.starts.get(o + 1).copied().unwrap_or(a);
         self.offsets.get(a..b).unwrap_or(&[])
     }
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
 }
@@ -71,7 +71,7 @@ fn split_variadic<'a>(
     Ok((xs, dims, inits))
 }
 
-fn fold_native<T: Combine>(
+pub(crate) fn fold_native<T: Combine>(
     v: &[T],
     init: &ArrayData,
     g: &Groups,
@@ -255,7 +255,12 @@ fn check_window(w: &Window, rank: usize, what: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
-fn window_groups(dims: &[usize], out_dims: &[usize], w: &Window, what: &str) -> Result<Groups> {
+pub(crate) fn window_groups(
+    dims: &[usize],
+    out_dims: &[usize],
+    w: &Window,
+    what: &str,
+) -> Result<Groups> {
     let wsize = check_window(w, dims.len(), what)?;
     let st = strides(dims);
     let mut starts = vec![0usize];
@@ -309,7 +314,7 @@ pub fn reduce_window(
     results(out, fold(cx, &xs, &inits, &g, f)?)
 }
 
-fn select_native<T: NativeData + PartialOrd>(
+pub(crate) fn select_native<T: NativeData + PartialOrd>(
     v: &[T],
     g: &[usize],
     dir: ComparisonDirection,
