@@ -1,8 +1,10 @@
-//! Argmax / argmin as a native fold: a two-operand reduce computation of the form
-//! `(select(P0, acc0, x0), select(P1, acc1, x1))`, where `P0` and `P1` are boolean
+//! Argmax / argmin as a native fold: a two-operand reduce computation whose outputs are
+//! trees of `select`s (and, on integer operands, `minimum`/`maximum`) over the
+//! accumulator and the element of the same operand, the `select` predicates being boolean
 //! expressions (`and`, `or`, `xor`, `not`, pred constants) of `compare`s between the
-//! computation's parameters. JAX's argmax and argmin comparators have this form
-//! (`gt`/`lt` on the values, `ne(a, a)` for NaN, `eq` and `lt` on the indices for ties).
+//! computation's parameters. JAX's argmax and argmin comparators have this form (`gt`/`lt`
+//! on the values, `ne(a, a)` for NaN, `eq` and `lt` on the indices for ties), and so has
+//! XLA's own (`ge`/`le`, then `select(eq, minimum(ai, bi), select(cmp, ai, bi))`).
 //!
 //! [`recognise`] is a pure function over the computation; the plan keeps its result and
 //! [`fold`] evaluates the same compares with the same semantics as the `compare` kernel
@@ -52,12 +54,24 @@ pub(crate) enum Node {
     Xor(usize, usize),
 }
 
-/// A recognised arg-reduce computation: for each of the two outputs, the node whose value
-/// says "keep the accumulator" (else the element is taken).
+/// One node of an output's value tree (all of one operand's type); children are indices
+/// of earlier value nodes, predicates indices of [`Node`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Val {
+    Acc,
+    Elem,
+    Select(usize, usize, usize),
+    Min(usize, usize),
+    Max(usize, usize),
+}
+
+/// A recognised arg-reduce computation: predicate nodes, value nodes, and the value node
+/// of each of the two outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ArgFold {
     nodes: Vec<Node>,
-    keep: [usize; 2],
+    vals: Vec<Val>,
+    out: [usize; 2],
 }
 
 /// Builds the expression of a pred-valued instruction.
@@ -65,6 +79,7 @@ struct Builder<'a> {
     comp: &'a Computation,
     params: [InstrId; 4],
     nodes: Vec<Node>,
+    vals: Vec<Val>,
 }
 
 impl Builder<'_> {
@@ -133,28 +148,44 @@ impl Builder<'_> {
         None
     }
 
-    /// The "keep the accumulator" node of output `k`, computed by instruction `id`.
-    fn output(&mut self, id: InstrId, k: usize) -> Option<usize> {
-        let (acc, elem) = (self.params[k], self.params[k + 2]);
-        if id == acc {
-            return self.push(Node::Const(true));
+    fn push_val(&mut self, v: Val) -> Option<usize> {
+        if self.vals.len() >= MAX_NODES {
+            return None;
         }
-        if id == elem {
-            return self.push(Node::Const(false));
+        self.vals.push(v);
+        Some(self.vals.len() - 1)
+    }
+
+    /// The value node of instruction `id`, a value of operand `k`.
+    fn value(&mut self, id: InstrId, k: usize) -> Option<usize> {
+        if id == self.params[k] {
+            return self.push_val(Val::Acc);
+        }
+        if id == self.params[k + 2] {
+            return self.push_val(Val::Elem);
         }
         let ins = self.comp.get(id)?;
-        let [p, t, f] = ins.operands.as_slice() else {
-            return None;
-        };
-        if ins.op != Op::Select {
-            return None;
+        let ops = ins.operands.as_slice();
+        if let (Op::Select, [p, t, f]) = (&ins.op, ops) {
+            let p = self.pred(*p)?;
+            let (t, f) = (self.value(*t, k)?, self.value(*f, k)?);
+            return self.push_val(Val::Select(p, t, f));
         }
-        let p = self.pred(*p)?;
-        match (*t == acc, *f == elem, *t == elem, *f == acc) {
-            (true, true, _, _) => Some(p),
-            (_, _, true, true) => self.push(Node::Not(p)),
-            _ => None,
+        // `minimum`/`maximum` only on integers: on floats their NaN results would have to
+        // match the elementwise kernels' bit for bit.
+        let int = ins.shape.element_type().is_integer();
+        if let (Op::Binary(op @ (BinaryOp::Min | BinaryOp::Max)), [a, b], true) =
+            (&ins.op, ops, int)
+        {
+            let (a, b) = (self.value(*a, k)?, self.value(*b, k)?);
+            let v = if *op == BinaryOp::Min {
+                Val::Min(a, b)
+            } else {
+                Val::Max(a, b)
+            };
+            return self.push_val(v);
         }
+        None
     }
 }
 
@@ -181,17 +212,24 @@ pub(crate) fn recognise(comp: &Computation, params: &[InstrId]) -> Option<ArgFol
         comp,
         params: [a0, a1, e0, e1],
         nodes: Vec::new(),
+        vals: Vec::new(),
     };
-    let keep = [b.output(*r0, 0)?, b.output(*r1, 1)?];
+    let out = [b.value(*r0, 0)?, b.value(*r1, 1)?];
     Some(ArgFold {
         nodes: b.nodes,
-        keep,
+        vals: b.vals,
+        out,
     })
 }
 
 /// An element type the compares run on natively.
 trait Key: NativeData {
+    /// `compare(a, b)` as the `compare` kernel computes it.
     fn cmp(dir: ComparisonDirection, total: bool, a: Self, b: Self) -> bool;
+    /// `minimum` (only reached for integers; see [`Builder::value`]).
+    fn min(a: Self, b: Self) -> Self;
+    /// `maximum` (likewise).
+    fn max(a: Self, b: Self) -> Self;
 }
 
 fn by_dir<K: PartialOrd>(dir: ComparisonDirection, x: K, y: K) -> bool {
@@ -220,6 +258,12 @@ macro_rules! key_real {
             fn cmp(dir: ComparisonDirection, total: bool, a: Self, b: Self) -> bool {
                 cmp_real(dir, total, a, b)
             }
+            fn min(a: Self, b: Self) -> Self {
+                super::elementwise::fmin(a, b)
+            }
+            fn max(a: Self, b: Self) -> Self {
+                super::elementwise::fmax(a, b)
+            }
         }
     )*};
 }
@@ -231,6 +275,12 @@ macro_rules! key_int {
             #[inline(always)]
             fn cmp(dir: ComparisonDirection, _total: bool, a: Self, b: Self) -> bool {
                 by_dir(dir, a, b)
+            }
+            fn min(a: Self, b: Self) -> Self {
+                Ord::min(a, b)
+            }
+            fn max(a: Self, b: Self) -> Self {
+                Ord::max(a, b)
             }
         }
     )*};
@@ -272,6 +322,24 @@ impl ArgFold {
         }
     }
 
+    /// The value of value node `i` of an output whose operand has accumulator `a` and
+    /// element `x`; `acc` and `e` are both operands, for the predicates.
+    fn val<T: Key, A: Key, B: Key>(&self, i: usize, a: T, x: T, acc: (A, B), e: (A, B)) -> T {
+        let Some(&v) = self.vals.get(i) else {
+            return a;
+        };
+        match v {
+            Val::Acc => a,
+            Val::Elem => x,
+            Val::Select(p, t, f) => {
+                let pick = if self.eval(p, acc, e) { t } else { f };
+                self.val(pick, a, x, acc, e)
+            }
+            Val::Min(l, r) => T::min(self.val(l, a, x, acc, e), self.val(r, a, x, acc, e)),
+            Val::Max(l, r) => T::max(self.val(l, a, x, acc, e), self.val(r, a, x, acc, e)),
+        }
+    }
+
     fn typed<'g, A: Key, B: Key>(
         &self,
         xs: [&ArrayData; 2],
@@ -299,9 +367,10 @@ impl ArgFold {
             let mut acc = init;
             for &i in groups(o) {
                 let e = (*x0.get(i)?, *x1.get(i)?);
-                let k0 = self.eval(self.keep[0], acc, e);
-                let k1 = self.eval(self.keep[1], acc, e);
-                acc = (if k0 { acc.0 } else { e.0 }, if k1 { acc.1 } else { e.1 });
+                acc = (
+                    self.val(self.out[0], acc.0, e.0, acc, e),
+                    self.val(self.out[1], acc.1, e.1, acc, e),
+                );
             }
             out0.push(acc.0);
             out1.push(acc.1);

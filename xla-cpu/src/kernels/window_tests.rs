@@ -274,33 +274,42 @@ fn select_and_scatter_matches_the_reference_bit_for_bit() {
     }
 }
 
-/// JAX's argmax comparator (B13's `region_16.17`), with `gt` (argmax) or `lt` (argmin).
-/// With `opaque`, the value parameter goes through a `convert` to its own type first: the
-/// same function, which the recogniser does not match, so the interpreter runs it.
+/// An argmax/argmin comparator: JAX's (B13's `region_16.17`; `dir` GT for argmax, LT for
+/// argmin) or XLA's own (`CreateMinMaxComputation`; GE or LE, ties to the smaller index
+/// through `minimum`). With `opaque`, the value parameter goes through a `convert` to its
+/// own type first: the same function, which the recogniser does not match, so the
+/// interpreter runs it.
 fn comparator(dir: &str, opaque: bool) -> String {
     let a = if opaque { "pa" } else { "a" };
-    format!(
-        "cmp {{\n  a = f32[] parameter(0)\n  ai = s32[] parameter(1)\n  b = f32[] parameter(2)\n  bi = s32[] parameter(3)\n  pa = f32[] convert(a)\n  \
-         gt = pred[] compare({a}, b), direction={dir}\n  ne = pred[] compare({a}, {a}), direction=NE\n  or = pred[] or(gt, ne)\n  \
-         v = f32[] select(or, {a}, b)\n  eq = pred[] compare({a}, b), direction=EQ\n  lt = pred[] compare(ai, bi), direction=LT\n  \
-         and = pred[] and(eq, lt)\n  or2 = pred[] or(or, and)\n  i = s32[] select(or2, ai, bi)\n  ROOT t = (f32[], s32[]) tuple(v, i)\n}}\n"
-    )
+    let head = "cmp {\n  a = f32[] parameter(0)\n  ai = s32[] parameter(1)\n  b = f32[] parameter(2)\n  bi = s32[] parameter(3)\n  pa = f32[] convert(a)\n";
+    let body = if dir == "GT" || dir == "LT" {
+        format!(
+            "  gt = pred[] compare({a}, b), direction={dir}\n  ne = pred[] compare({a}, {a}), direction=NE\n  or = pred[] or(gt, ne)\n  \
+             v = f32[] select(or, {a}, b)\n  eq = pred[] compare({a}, b), direction=EQ\n  lt = pred[] compare(ai, bi), direction=LT\n  \
+             and = pred[] and(eq, lt)\n  or2 = pred[] or(or, and)\n  i = s32[] select(or2, ai, bi)\n"
+        )
+    } else {
+        format!(
+            "  c = pred[] compare({a}, b), direction={dir}\n  v = f32[] select(c, {a}, b)\n  i1 = s32[] select(c, ai, bi)\n  \
+             eq = pred[] compare({a}, b), direction=EQ\n  tie = s32[] minimum(ai, bi)\n  i = s32[] select(eq, tie, i1)\n"
+        )
+    };
+    format!("{head}{body}  ROOT t = (f32[], s32[]) tuple(v, i)\n}}\n")
 }
 
-fn run_argreduce(dir: &str, opaque: bool, x: &Literal, rdim: usize, init: &str) -> Literal {
+/// The arg-reduce of an f32[6,9] `x` and its iota along `rdim`, compiled once.
+fn argreduce(dir: &str, opaque: bool, rdim: usize, init: &str) -> crate::Executable {
+    let n = if rdim == 0 { 9 } else { 6 };
     let text = format!(
         "HloModule m\n\n{}\nENTRY e {{\n  x = f32[6,9] parameter(0)\n  io = s32[6,9] iota(), iota_dimension={rdim}\n  \
-         m = f32[] constant({init})\n  z = s32[] constant(0)\n  ROOT r = (f32[{}], s32[{}]) reduce(x, io, m, z), dimensions={{{rdim}}}, to_apply=cmp\n}}\n",
+         m = f32[] constant({init})\n  z = s32[] constant(0)\n  ROOT r = (f32[{n}], s32[{n}]) reduce(x, io, m, z), dimensions={{{rdim}}}, to_apply=cmp\n}}\n",
         comparator(dir, opaque),
-        if rdim == 0 { 9 } else { 6 },
-        if rdim == 0 { 9 } else { 6 },
     );
     let m = xla_core::text::parse_module(&text).unwrap();
     let cmp = m.computations.iter().find(|c| c.name == "cmp").unwrap();
     let recognised = super::arg_reduce::recognise(cmp, &cmp.parameters()).is_some();
     assert_eq!(recognised, !opaque, "{dir} opaque={opaque}");
-    let exe = crate::Executable::compile(&m).unwrap();
-    exe.execute(&[x.clone()]).unwrap()
+    crate::Executable::compile(&m).unwrap()
 }
 
 fn literal_bits(l: &Literal) -> (Vec<u32>, Vec<i32>) {
@@ -314,8 +323,9 @@ fn literal_bits(l: &Literal) -> (Vec<u32>, Vec<i32>) {
     (v, t[1].data::<i32>().unwrap().to_vec())
 }
 
-#[test]
-fn argmax_and_argmin_match_the_interpreter() {
+/// Inputs with ties, NaNs of both signs, ±0, ±inf, and rows that are all NaN, all ±0 and
+/// all -inf.
+fn argreduce_inputs() -> Vec<Literal> {
     let mut r = Rng(0xa59_0003);
     let special = [
         f32::NAN,
@@ -327,31 +337,42 @@ fn argmax_and_argmin_match_the_interpreter() {
         1.0,
         1.0,
     ];
-    for t in 0..40 {
-        let mut v: Vec<f32> = (0..54)
-            .map(|_| match r.below(4) {
-                0 => special[r.below(special.len() as u64) as usize],
-                _ => r.range(-3, 3) as f32,
-            })
-            .collect();
-        // Rows (and columns) that are all NaN, all -0/+0, all -inf.
-        if t % 4 == 1 {
-            v[..9].fill(f32::NAN);
-            v[9..18]
-                .iter_mut()
-                .enumerate()
-                .for_each(|(i, x)| *x = if i % 2 == 0 { -0.0 } else { 0.0 });
-            v[18..27].fill(f32::NEG_INFINITY);
-        }
-        let x = Literal::from_vec(&[6, 9], v).unwrap();
-        for dir in ["GT", "LT"] {
-            for rdim in [0, 1] {
-                for init in ["-inf", "inf", "nan", "0"] {
-                    let fast = run_argreduce(dir, false, &x, rdim, init);
-                    let slow = run_argreduce(dir, true, &x, rdim, init);
+    (0..40)
+        .map(|t| {
+            let mut v: Vec<f32> = (0..54)
+                .map(|_| match r.below(4) {
+                    0 => special[r.below(special.len() as u64) as usize],
+                    _ => r.range(-3, 3) as f32,
+                })
+                .collect();
+            if t % 4 == 1 {
+                v[..9].fill(f32::NAN);
+                for (i, x) in v[9..18].iter_mut().enumerate() {
+                    *x = if i % 2 == 0 { -0.0 } else { 0.0 };
+                }
+                v[18..27].fill(f32::NEG_INFINITY);
+            }
+            Literal::from_vec(&[6, 9], v).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn argmax_and_argmin_match_the_interpreter() {
+    let inputs = argreduce_inputs();
+    for dir in ["GT", "LT", "GE", "LE"] {
+        for rdim in [0, 1] {
+            for init in ["-inf", "inf", "nan", "0"] {
+                let fast = argreduce(dir, false, rdim, init);
+                let slow = argreduce(dir, true, rdim, init);
+                for (t, x) in inputs.iter().enumerate() {
+                    let (a, b) = (
+                        fast.execute(&[x.clone()]).unwrap(),
+                        slow.execute(&[x.clone()]).unwrap(),
+                    );
                     assert_eq!(
-                        literal_bits(&fast),
-                        literal_bits(&slow),
+                        literal_bits(&a),
+                        literal_bits(&b),
                         "{dir} dim {rdim} init {init} case {t}"
                     );
                 }
