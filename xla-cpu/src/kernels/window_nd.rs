@@ -107,17 +107,25 @@ fn pool_rows<T: Copy, F: Fn(T, T) -> T + Copy>(
     s: &mut Scratch,
 ) {
     p.index_of(first, &mut s.idx);
-    for orow in out.chunks_exact_mut(p.inner) {
+    let rows = out.len() / p.inner.max(1);
+    let mut r = 0;
+    while r < rows {
+        // A segment of `m` rows whose taps are contiguous runs of the input.
+        let m = p.run_at(&s.idx, rows - r);
         p.rows_of(&s.idx, &mut s.offs, &mut s.tmp);
-        orow.fill(init);
-        for &off in &s.offs {
-            if let Some(src) = x.get(off..off + p.inner) {
-                for (a, &v) in orow.iter_mut().zip(src) {
-                    *a = f(*a, v);
+        let len = m * p.inner;
+        if let Some(seg) = out.get_mut(r * p.inner..r * p.inner + len) {
+            seg.fill(init);
+            for &off in &s.offs {
+                if let Some(src) = x.get(off..off + len) {
+                    for (a, &v) in seg.iter_mut().zip(src) {
+                        *a = f(*a, v);
+                    }
                 }
             }
         }
-        p.advance(&mut s.idx);
+        p.advance_by(&mut s.idx, m);
+        r += m;
     }
 }
 
@@ -228,24 +236,32 @@ impl<T: NativeData> Scatter<'_, T> {
     ) {
         let inner = self.p.inner;
         self.p.index_of(rows.start, &mut s.idx);
-        s.pick.resize(inner, 0);
-        let mut best: Vec<T> = vec![self.init; inner];
-        for r in rows {
+        let mut best: Vec<T> = Vec::new();
+        let mut r = rows.start;
+        while r < rows.end {
+            // A segment of `m` rows whose taps are contiguous runs of the input; selection
+            // reads only the input, and the scatter below runs in row-major source order.
+            let m = self.p.run_at(&s.idx, rows.end - r);
             self.p.rows_of(&s.idx, &mut s.offs, &mut s.tmp);
-            self.p.advance(&mut s.idx);
+            self.p.advance_by(&mut s.idx, m);
+            let len = m * inner;
+            let seg0 = r * inner;
+            r += m;
             let Some((&first, rest)) = s.offs.split_first() else {
                 continue;
             };
             let (Some(b0), Some(srow)) = (
-                self.x.get(first..first + inner),
-                self.src.get(r * inner..(r + 1) * inner),
+                self.x.get(first..first + len),
+                self.src.get(seg0..seg0 + len),
             ) else {
                 continue;
             };
-            best.copy_from_slice(b0);
-            s.pick.fill(first);
+            best.clear();
+            best.extend_from_slice(b0);
+            s.pick.clear();
+            s.pick.resize(len, first);
             for &off in rest {
-                let Some(row) = self.x.get(off..off + inner) else {
+                let Some(row) = self.x.get(off..off + len) else {
                     continue;
                 };
                 for ((b, p), &e) in best.iter_mut().zip(s.pick.iter_mut()).zip(row) {

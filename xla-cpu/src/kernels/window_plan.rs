@@ -56,6 +56,11 @@ pub(crate) struct WindowPlan {
     pub rows: usize,
     /// Input elements.
     pub in_len: usize,
+    /// For each position of the last outer dim, how many consecutive output rows from it
+    /// read input rows shifted by one position each (a stride-1 stretch away from the
+    /// padding): their rows form one contiguous segment in the output and, for every tap,
+    /// in the input.
+    runs: Vec<usize>,
 }
 
 /// The valid input positions of every output position along one dimension, as the
@@ -94,6 +99,18 @@ fn dim_taps(
     Some((starts, idx))
 }
 
+/// [`WindowPlan::runs`] of one dimension.
+fn shifted_runs(o: &Outer) -> Vec<usize> {
+    let mut runs = vec![1usize; o.out];
+    for i in (0..o.out.saturating_sub(1)).rev() {
+        let (a, b) = (o.taps(i), o.taps(i + 1));
+        if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x + 1 == *y) {
+            runs[i] = runs[i + 1] + 1;
+        }
+    }
+    runs
+}
+
 impl WindowPlan {
     /// The plan, or `None` when the window does not fit the dims (the reference reports
     /// that), is reversed, or is too large to tabulate.
@@ -128,11 +145,13 @@ impl WindowPlan {
         let mut outer: Vec<Outer> = all.into_iter().skip(peeled).collect();
         outer.reverse();
         let rows = outer.iter().try_fold(1usize, |a, o| a.checked_mul(o.out))?;
+        let runs = outer.last().map(shifted_runs).unwrap_or_default();
         Some(WindowPlan {
             outer,
             inner,
             rows,
             in_len: stride,
+            runs,
         })
     }
 
@@ -162,6 +181,22 @@ impl WindowPlan {
             }
             *i = 0;
         }
+    }
+
+    /// How many output rows from outer index `idx` on (at most `max`, at least 1) form one
+    /// segment: same taps, each shifted by one position of the last outer dim.
+    pub(crate) fn run_at(&self, idx: &[usize], max: usize) -> usize {
+        let r = idx.last().and_then(|&o| self.runs.get(o)).copied();
+        r.unwrap_or(1).clamp(1, max.max(1))
+    }
+
+    /// Steps `idx` forward by `m` rows (`m` from [`WindowPlan::run_at`], so only the last
+    /// dim moves before the final carry).
+    pub(crate) fn advance_by(&self, idx: &mut [usize], m: usize) {
+        if let Some(last) = idx.last_mut() {
+            *last += m.saturating_sub(1);
+        }
+        self.advance(idx);
     }
 
     /// The input offsets of the rows the window of outer index `idx` reads, in window
