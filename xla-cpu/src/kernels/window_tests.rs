@@ -196,9 +196,9 @@ fn reference_scatter<T: NativeData + PartialOrd + Combine>(
     f: fn(T, T) -> T,
 ) -> Vec<T> {
     let mut out = vec![init; x.len()];
-    for o in 0..g.len() {
+    for (o, &u) in src.iter().enumerate().take(g.len()) {
         if let Some(t) = select_native(x, g.group(o), dir) {
-            out[t] = f(out[t], src[o]);
+            out[t] = f(out[t], u);
         }
     }
     out
@@ -367,8 +367,8 @@ fn argmax_and_argmin_match_the_interpreter() {
                 let slow = argreduce(dir, true, rdim, init);
                 for (t, x) in inputs.iter().enumerate() {
                     let (a, b) = (
-                        fast.execute(&[x.clone()]).unwrap(),
-                        slow.execute(&[x.clone()]).unwrap(),
+                        fast.execute(std::slice::from_ref(x)).unwrap(),
+                        slow.execute(std::slice::from_ref(x)).unwrap(),
                     );
                     assert_eq!(
                         literal_bits(&a),
