@@ -10,7 +10,6 @@
 //! (rows of `reduce-window`, planes of the leading untouched dims for
 //! `select-and-scatter`), so results do not depend on the thread count.
 
-use super::elementwise::{fmax, fmin};
 use super::window_plan::WindowPlan;
 use crate::compile::Combiner;
 use crate::parallel::Parallel;
@@ -48,20 +47,77 @@ pub(crate) fn reduce_window(
         return None;
     }
     // Closures the compiler inlines (and vectorises) for the float cases; the reference's
-    // own function pointer otherwise. `fmax`/`fmin` are what `Combine::native` calls.
+    // own function pointer otherwise. `smax`/`smin` are `fmax`/`fmin` (what
+    // `Combine::native` calls) written with selects, bit for bit.
     match (x, op) {
         (ArrayData::F32(v), BinaryOp::Add) => typed(v, init, &p, |a: f32, b| a + b, par),
         (ArrayData::F32(v), BinaryOp::Mul) => typed(v, init, &p, |a: f32, b| a * b, par),
-        (ArrayData::F32(v), BinaryOp::Max) => typed(v, init, &p, fmax::<f32>, par),
-        (ArrayData::F32(v), BinaryOp::Min) => typed(v, init, &p, fmin::<f32>, par),
+        (ArrayData::F32(v), BinaryOp::Max) => typed(v, init, &p, smax::<f32>, par),
+        (ArrayData::F32(v), BinaryOp::Min) => typed(v, init, &p, smin::<f32>, par),
         (ArrayData::F64(v), BinaryOp::Add) => typed(v, init, &p, |a: f64, b| a + b, par),
         (ArrayData::F64(v), BinaryOp::Mul) => typed(v, init, &p, |a: f64, b| a * b, par),
-        (ArrayData::F64(v), BinaryOp::Max) => typed(v, init, &p, fmax::<f64>, par),
-        (ArrayData::F64(v), BinaryOp::Min) => typed(v, init, &p, fmin::<f64>, par),
+        (ArrayData::F64(v), BinaryOp::Max) => typed(v, init, &p, smax::<f64>, par),
+        (ArrayData::F64(v), BinaryOp::Min) => typed(v, init, &p, smin::<f64>, par),
         _ => with_array_data!(x, v => {
             let f = Combine::native(op)?;
             typed(v, init, &p, f, par)
         }),
+    }
+}
+
+/// A float whose bits can be and-ed and or-ed (to merge equal values' signs).
+pub(crate) trait SignBits: Copy + PartialOrd {
+    fn and_bits(self, o: Self) -> Self;
+    fn or_bits(self, o: Self) -> Self;
+}
+
+impl SignBits for f32 {
+    #[inline(always)]
+    fn and_bits(self, o: Self) -> Self {
+        f32::from_bits(self.to_bits() & o.to_bits())
+    }
+    #[inline(always)]
+    fn or_bits(self, o: Self) -> Self {
+        f32::from_bits(self.to_bits() | o.to_bits())
+    }
+}
+
+impl SignBits for f64 {
+    #[inline(always)]
+    fn and_bits(self, o: Self) -> Self {
+        f64::from_bits(self.to_bits() & o.to_bits())
+    }
+    #[inline(always)]
+    fn or_bits(self, o: Self) -> Self {
+        f64::from_bits(self.to_bits() | o.to_bits())
+    }
+}
+
+/// `fmax` with selects only (so it vectorises): `a` if it is NaN or larger, else `b` if it
+/// is NaN or larger, else (equal) the and of their bits, which is `+0` for `max(-0, +0)`
+/// either way round and the value itself otherwise; NaN payloads pass through unchanged.
+#[inline(always)]
+#[allow(clippy::eq_op)]
+pub(crate) fn smax<F: SignBits>(a: F, b: F) -> F {
+    let eq = a.and_bits(b);
+    let r = if b > a || b != b { b } else { eq };
+    if a > b || a != a {
+        a
+    } else {
+        r
+    }
+}
+
+/// `fmin` likewise; equal values give the or of their bits (`-0` for `min(-0, +0)`).
+#[inline(always)]
+#[allow(clippy::eq_op)]
+pub(crate) fn smin<F: SignBits>(a: F, b: F) -> F {
+    let eq = a.or_bits(b);
+    let r = if b < a || b != b { b } else { eq };
+    if a < b || a != a {
+        a
+    } else {
+        r
     }
 }
 

@@ -380,3 +380,31 @@ fn argmax_and_argmin_match_the_interpreter() {
         }
     }
 }
+
+#[test]
+fn select_max_and_min_are_fmax_and_fmin_bit_for_bit() {
+    use super::elementwise::{fmax, fmin};
+    use window_nd::{smax, smin};
+    let nan2 = f32::from_bits(0x7fc0_1234);
+    let v = [
+        f32::NAN,
+        -f32::NAN,
+        nan2,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE / 4.0,
+    ];
+    for &a in &v {
+        for &b in &v {
+            assert_eq!(smax(a, b).to_bits(), fmax(a, b).to_bits(), "max {a} {b}");
+            assert_eq!(smin(a, b).to_bits(), fmin(a, b).to_bits(), "min {a} {b}");
+            let (x, y) = (f64::from(a), f64::from(b));
+            assert_eq!(smax(x, y).to_bits(), fmax(x, y).to_bits(), "max {a} {b}");
+            assert_eq!(smin(x, y).to_bits(), fmin(x, y).to_bits(), "min {a} {b}");
+        }
+    }
+}
