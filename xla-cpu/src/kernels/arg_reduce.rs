@@ -80,6 +80,8 @@ struct Builder<'a> {
     params: [InstrId; 4],
     nodes: Vec<Node>,
     vals: Vec<Val>,
+    /// The node of each pred instruction already built (shared subexpressions).
+    memo: Vec<(InstrId, usize)>,
 }
 
 impl Builder<'_> {
@@ -100,6 +102,15 @@ impl Builder<'_> {
 
     /// The node of pred-valued instruction `id`.
     fn pred(&mut self, id: InstrId) -> Option<usize> {
+        if let Some(&(_, n)) = self.memo.iter().find(|m| m.0 == id) {
+            return Some(n);
+        }
+        let n = self.pred_new(id)?;
+        self.memo.push((id, n));
+        Some(n)
+    }
+
+    fn pred_new(&mut self, id: InstrId) -> Option<usize> {
         let ins = self.comp.get(id)?;
         if !ins.shape.is_scalar() || ins.shape.element_type() != xla_core::PrimitiveType::Pred {
             return None;
@@ -213,6 +224,7 @@ pub(crate) fn recognise(comp: &Computation, params: &[InstrId]) -> Option<ArgFol
         params: [a0, a1, e0, e1],
         nodes: Vec::new(),
         vals: Vec::new(),
+        memo: Vec::new(),
     };
     let out = [b.value(*r0, 0)?, b.value(*r1, 1)?];
     Some(ArgFold {
@@ -288,55 +300,63 @@ macro_rules! key_int {
 key_int!(i32, i64, u32, u64);
 
 impl ArgFold {
-    /// The value of node `i` for accumulator `acc` and element `e`.
-    fn eval<A: Key, B: Key>(&self, i: usize, acc: (A, B), e: (A, B)) -> bool {
-        let Some(&n) = self.nodes.get(i) else {
-            return false;
-        };
-        match n {
-            Node::Cmp {
-                dir,
-                total,
-                lhs,
-                rhs,
-            } => {
-                let pick0 = |s: Slot| match s {
-                    Slot::Acc(_) => acc.0,
-                    Slot::Elem(_) => e.0,
-                };
-                let pick1 = |s: Slot| match s {
-                    Slot::Acc(_) => acc.1,
-                    Slot::Elem(_) => e.1,
-                };
-                if lhs.operand() == 0 {
-                    A::cmp(dir, total, pick0(lhs), pick0(rhs))
-                } else {
-                    B::cmp(dir, total, pick1(lhs), pick1(rhs))
+    /// Every predicate node's value for accumulator `acc` and element `e`, into `v`
+    /// (nodes come after their children, so one pass in order does it).
+    fn preds<A: Key, B: Key>(&self, acc: (A, B), e: (A, B), v: &mut [bool; MAX_NODES]) {
+        for (i, &n) in self.nodes.iter().enumerate() {
+            let get = |j: usize| v.get(j).copied().unwrap_or(false);
+            let r = match n {
+                Node::Cmp {
+                    dir,
+                    total,
+                    lhs,
+                    rhs,
+                } => {
+                    let pick0 = |s: Slot| match s {
+                        Slot::Acc(_) => acc.0,
+                        Slot::Elem(_) => e.0,
+                    };
+                    let pick1 = |s: Slot| match s {
+                        Slot::Acc(_) => acc.1,
+                        Slot::Elem(_) => e.1,
+                    };
+                    if lhs.operand() == 0 {
+                        A::cmp(dir, total, pick0(lhs), pick0(rhs))
+                    } else {
+                        B::cmp(dir, total, pick1(lhs), pick1(rhs))
+                    }
                 }
+                Node::Const(c) => c,
+                Node::Not(a) => !get(a),
+                Node::And(a, b) => get(a) & get(b),
+                Node::Or(a, b) => get(a) | get(b),
+                Node::Xor(a, b) => get(a) ^ get(b),
+            };
+            if let Some(slot) = v.get_mut(i) {
+                *slot = r;
             }
-            Node::Const(v) => v,
-            Node::Not(a) => !self.eval(a, acc, e),
-            Node::And(a, b) => self.eval(a, acc, e) & self.eval(b, acc, e),
-            Node::Or(a, b) => self.eval(a, acc, e) | self.eval(b, acc, e),
-            Node::Xor(a, b) => self.eval(a, acc, e) ^ self.eval(b, acc, e),
         }
     }
 
     /// The value of value node `i` of an output whose operand has accumulator `a` and
-    /// element `x`; `acc` and `e` are both operands, for the predicates.
-    fn val<T: Key, A: Key, B: Key>(&self, i: usize, a: T, x: T, acc: (A, B), e: (A, B)) -> T {
+    /// element `x`; `p` holds the predicates' values.
+    fn val<T: Key>(&self, i: usize, a: T, x: T, p: &[bool; MAX_NODES]) -> T {
         let Some(&v) = self.vals.get(i) else {
             return a;
         };
         match v {
             Val::Acc => a,
             Val::Elem => x,
-            Val::Select(p, t, f) => {
-                let pick = if self.eval(p, acc, e) { t } else { f };
-                self.val(pick, a, x, acc, e)
+            Val::Select(c, t, f) => {
+                let pick = if p.get(c).copied().unwrap_or(false) {
+                    t
+                } else {
+                    f
+                };
+                self.val(pick, a, x, p)
             }
-            Val::Min(l, r) => T::min(self.val(l, a, x, acc, e), self.val(r, a, x, acc, e)),
-            Val::Max(l, r) => T::max(self.val(l, a, x, acc, e), self.val(r, a, x, acc, e)),
+            Val::Min(l, r) => T::min(self.val(l, a, x, p), self.val(r, a, x, p)),
+            Val::Max(l, r) => T::max(self.val(l, a, x, p), self.val(r, a, x, p)),
         }
     }
 
@@ -363,13 +383,15 @@ impl ArgFold {
     ) -> Option<(Vec<A>, Vec<B>)> {
         let mut out0 = Vec::with_capacity(n);
         let mut out1 = Vec::with_capacity(n);
+        let mut p = [false; MAX_NODES];
         for o in 0..n {
             let mut acc = init;
             for &i in groups(o) {
                 let e = (*x0.get(i)?, *x1.get(i)?);
+                self.preds(acc, e, &mut p);
                 acc = (
-                    self.val(self.out[0], acc.0, e.0, acc, e),
-                    self.val(self.out[1], acc.1, e.1, acc, e),
+                    self.val(self.out[0], acc.0, e.0, &p),
+                    self.val(self.out[1], acc.1, e.1, &p),
                 );
             }
             out0.push(acc.0);
