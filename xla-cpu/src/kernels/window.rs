@@ -2,8 +2,11 @@
 //!
 //! Each output element folds a group of operand elements (a [`Groups`] list of offsets,
 //! computed from the shapes alone) in row-major window order. A recognised combiner (add,
-//! multiply, maximum, ...) runs natively; any other computation runs through the
-//! interpreter on scalars.
+//! multiply, maximum, ...) runs natively, and so does an argmax/argmin comparator of a
+//! two-operand reduce (`arg_reduce.rs`); any other computation runs through the
+//! interpreter on scalars. `reduce-window` and `select-and-scatter` with a recognised
+//! combiner first try the direct loops (`window_fast.rs` for NCHW pooling, `window_nd.rs`
+//! for any window), which give the same results as the groups here.
 
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
