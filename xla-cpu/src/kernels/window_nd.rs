@@ -28,7 +28,7 @@ struct Scratch {
     idx: Vec<usize>,
     offs: Vec<usize>,
     tmp: Vec<usize>,
-    pick: Vec<usize>,
+    pick: Vec<u32>,
 }
 
 /// `reduce-window` of one operand with the native combiner of `op`, or `None` when the
@@ -315,21 +315,24 @@ impl<T: NativeData> Scatter<'_, T> {
             best.clear();
             best.extend_from_slice(b0);
             s.pick.clear();
-            s.pick.resize(len, first);
-            for &off in rest {
+            s.pick.resize(len, 0);
+            for (k, &off) in (1u32..).zip(rest) {
                 let Some(row) = self.x.get(off..off + len) else {
                     continue;
                 };
                 for ((b, p), &e) in best.iter_mut().zip(s.pick.iter_mut()).zip(row) {
-                    // Keep the current element when `select(cur, e)` holds.
-                    if !keep(*b, e) {
-                        *b = e;
-                        *p = off;
-                    }
+                    // Keep the current element when `select(cur, e)` holds (selects, not
+                    // branches, and a 32-bit tap number: the loop vectorises).
+                    let stay = keep(*b, e);
+                    *b = if stay { *b } else { e };
+                    *p = if stay { *p } else { k };
                 }
             }
             for (c, (&pk, &v)) in s.pick.iter().zip(srow).enumerate() {
-                if let Some(o) = (pk + c).checked_sub(base).and_then(|t| out.get_mut(t)) {
+                let Some(&off) = s.offs.get(pk as usize) else {
+                    continue;
+                };
+                if let Some(o) = (off + c).checked_sub(base).and_then(|t| out.get_mut(t)) {
                     *o = (self.f)(*o, v);
                 }
             }

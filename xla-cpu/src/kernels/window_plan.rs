@@ -119,6 +119,14 @@ impl WindowPlan {
         if w.dims.len() != r || out_dims.len() != r {
             return None;
         }
+        // Taps of one window are numbered in 32 bits (`select-and-scatter`'s picks).
+        let taps = w
+            .dims
+            .iter()
+            .try_fold(1u64, |a, d| a.checked_mul(u64::try_from(d.size).ok()?));
+        if taps.is_none_or(|t| t > u64::from(u32::MAX)) {
+            return None;
+        }
         let mut stride = 1usize;
         let mut all = Vec::with_capacity(r);
         for d in (0..r).rev() {
