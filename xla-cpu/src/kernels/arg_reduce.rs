@@ -74,6 +74,9 @@ pub(crate) struct ArgFold {
     out: [usize; 2],
 }
 
+/// A constructor of a two-child [`Node`].
+type MakeNode = fn(usize, usize) -> Node;
+
 /// Builds the expression of a pred-valued instruction.
 struct Builder<'a> {
     comp: &'a Computation,
@@ -147,12 +150,12 @@ impl Builder<'_> {
             return self.push(Node::Not(a));
         }
         if let (Op::Binary(op), [a, b]) = (&ins.op, ops) {
-            let make: fn(usize, usize) -> Node = match op {
-                BinaryOp::And => Node::And,
-                BinaryOp::Or => Node::Or,
-                BinaryOp::Xor => Node::Xor,
-                _ => return None,
-            };
+            let ops: [(BinaryOp, MakeNode); 3] = [
+                (BinaryOp::And, Node::And),
+                (BinaryOp::Or, Node::Or),
+                (BinaryOp::Xor, Node::Xor),
+            ];
+            let make = ops.iter().find(|(o, _)| o == op)?.1;
             let (a, b) = (self.pred(*a)?, self.pred(*b)?);
             return self.push(make(a, b));
         }

@@ -207,15 +207,14 @@ pub(crate) fn select_and_scatter(
     if p.in_len != x.len() || p.out_len() != src.len() {
         return None;
     }
-    match (x, src, init) {
-        (ArrayData::F32(x), ArrayData::F32(s), ArrayData::F32(i)) => {
-            Some(ArrayData::F32(by_dir(x, s, *i.first()?, &p, dir, op, par)?))
-        }
-        (ArrayData::F64(x), ArrayData::F64(s), ArrayData::F64(i)) => {
-            Some(ArrayData::F64(by_dir(x, s, *i.first()?, &p, dir, op, par)?))
-        }
-        _ => None,
+    // f32 and f64 only: other types keep the reference.
+    if let (ArrayData::F32(x), ArrayData::F32(s), ArrayData::F32(i)) = (x, src, init) {
+        return Some(ArrayData::F32(by_dir(x, s, *i.first()?, &p, dir, op, par)?));
     }
+    if let (ArrayData::F64(x), ArrayData::F64(s), ArrayData::F64(i)) = (x, src, init) {
+        return Some(ArrayData::F64(by_dir(x, s, *i.first()?, &p, dir, op, par)?));
+    }
+    None
 }
 
 /// Picks the selector closure once (so it is inlined into the row loop).
