@@ -34,6 +34,8 @@ pub(crate) struct CompPlan {
     pub last_use: Vec<usize>,
     /// Set when the computation is a recognised scalar combiner.
     pub combiner: Option<Combiner>,
+    /// Set when the computation is a recognised argmax/argmin comparator.
+    pub arg_fold: Option<crate::kernels::arg_reduce::ArgFold>,
     /// Every value is a scalar (or a tuple of scalars) and every op is elementwise, so the
     /// computation can run on vectors of argument sets at once.
     pub vectorizable: bool,
@@ -185,10 +187,12 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
         }
     }
     let combiner = recognise(comp, &params);
+    let arg_fold = crate::kernels::arg_reduce::recognise(comp, &params);
     Ok(CompPlan {
         params,
         last_use,
         combiner,
+        arg_fold,
         vectorizable: vectorizable(comp),
         steps: Vec::new(),
         frees: Vec::new(),

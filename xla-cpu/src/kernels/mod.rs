@@ -1,6 +1,7 @@
 //! Kernels, one file per op family; each dispatches on the element type once and runs a
 //! generic loop.
 
+pub(crate) mod arg_reduce;
 pub mod collective;
 pub mod contraction;
 pub mod control;
@@ -17,7 +18,12 @@ pub(crate) mod strided;
 pub mod structural;
 pub mod window;
 pub(crate) mod window_fast;
+pub(crate) mod window_nd;
+pub(crate) mod window_plan;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod fast_tests;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
+mod window_tests;

@@ -2,8 +2,11 @@
 //!
 //! Each output element folds a group of operand elements (a [`Groups`] list of offsets,
 //! computed from the shapes alone) in row-major window order. A recognised combiner (add,
-//! multiply, maximum, ...) runs natively; any other computation runs through the
-//! interpreter on scalars.
+//! multiply, maximum, ...) runs natively, and so does an argmax/argmin comparator of a
+//! two-operand reduce (`arg_reduce.rs`); any other computation runs through the
+//! interpreter on scalars. `reduce-window` and `select-and-scatter` with a recognised
+//! combiner first try the direct loops (`window_fast.rs` for NCHW pooling, `window_nd.rs`
+//! for any window), which give the same results as the groups here.
 
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
@@ -23,12 +26,12 @@ pub(crate) struct Groups {
 }
 
 impl Groups {
-    fn group(&self, o: usize) -> &[usize] {
+    pub(crate) fn group(&self, o: usize) -> &[usize] {
         let a = self.starts.get(o).copied().unwrap_or(0);
         let b = self.starts.get(o + 1).copied().unwrap_or(a);
         self.offsets.get(a..b).unwrap_or(&[])
     }
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
 }
@@ -71,7 +74,7 @@ fn split_variadic<'a>(
     Ok((xs, dims, inits))
 }
 
-fn fold_native<T: Combine>(
+pub(crate) fn fold_native<T: Combine>(
     v: &[T],
     init: &ArrayData,
     g: &Groups,
@@ -138,6 +141,16 @@ fn fold(
     if let (Some(Combiner::Binary(op)), [x], [init]) = (cx.combiner(f), xs, inits) {
         if let Some(r) = with_array_data!(x, v => fold_native(v, init, g, op)) {
             return Ok(vec![r]);
+        }
+    }
+    if let ([x0, x1], [i0, i1], Some(a)) = (xs, inits, cx.exe.plan_of(f)) {
+        let groups = |o: usize| g.group(o);
+        let native = a
+            .arg_fold
+            .as_ref()
+            .and_then(|a| a.fold([x0, x1], [i0, i1], &groups, g.len()));
+        if let Some(r) = native {
+            return Ok(r);
         }
     }
     if cx.vectorizable(f) {
@@ -245,7 +258,12 @@ fn check_window(w: &Window, rank: usize, what: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
-fn window_groups(dims: &[usize], out_dims: &[usize], w: &Window, what: &str) -> Result<Groups> {
+pub(crate) fn window_groups(
+    dims: &[usize],
+    out_dims: &[usize],
+    w: &Window,
+    what: &str,
+) -> Result<Groups> {
     let wsize = check_window(w, dims.len(), what)?;
     let st = strides(dims);
     let mut starts = vec![0usize];
@@ -287,12 +305,19 @@ pub fn reduce_window(
         if let Some(r) = fast {
             return results(out, vec![r]);
         }
+        if let Some(Combiner::Binary(op)) = cx.combiner(f) {
+            let par = cx.exe.parallel();
+            if let Some(r) = super::window_nd::reduce_window(x, init, &dims, &out_dims, w, op, par)
+            {
+                return results(out, vec![r]);
+            }
+        }
     }
     let g = window_groups(&dims, &out_dims, w, "reduce-window")?;
     results(out, fold(cx, &xs, &inits, &g, f)?)
 }
 
-fn select_native<T: NativeData + PartialOrd>(
+pub(crate) fn select_native<T: NativeData + PartialOrd>(
     v: &[T],
     g: &[usize],
     dir: ComparisonDirection,
@@ -420,7 +445,11 @@ pub fn select_and_scatter(
         w,
         combs,
         cx.exe.parallel(),
-    );
+    )
+    .or_else(|| {
+        let par = cx.exe.parallel();
+        super::window_nd::select_and_scatter([d, src, init], &dims, &sdims, w, combs, par)
+    });
     if let Some(r) = fast {
         return results(out, vec![r]);
     }
