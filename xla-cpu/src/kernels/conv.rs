@@ -11,6 +11,7 @@
 //! depend on the thread count.
 
 use super::contraction::ConvPlan;
+use super::conv_rows::{all_finite, conv_rows, form};
 use super::matmul::{gemm_par, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, strides};
 use crate::parallel::Parallel;
@@ -77,7 +78,7 @@ struct Lowered {
 }
 
 /// The lhs offset contribution of spatial dim `s` at output index `o`, window index `k`.
-fn tap(p: &ConvPlan, s: usize, o: usize, k: usize) -> isize {
+pub(super) fn tap(p: &ConvPlan, s: usize, o: usize, k: usize) -> isize {
     let (size, stride) = p.lhs_spatial[s];
     let w = &p.win[s];
     let pos = o as i64 * w.stride + k as i64 * w.window_dilation - w.padding_low;
@@ -95,7 +96,7 @@ fn tap(p: &ConvPlan, s: usize, o: usize, k: usize) -> isize {
 /// Output roles: (batch size, batch stride, features, feature stride, spatial sizes,
 /// spatial strides).
 #[allow(clippy::type_complexity)]
-fn out_roles(p: &ConvPlan) -> (usize, usize, usize, usize, Vec<usize>, Vec<usize>) {
+pub(super) fn out_roles(p: &ConvPlan) -> (usize, usize, usize, usize, Vec<usize>, Vec<usize>) {
     let ost = strides(&p.out_dims);
     let ns = p.lhs_spatial.len();
     let (mut osizes, mut ostrides) = (vec![0; ns], vec![0; ns]);
@@ -331,7 +332,7 @@ fn im2row<T: Copy + Default>(l: &[T], p: &ConvPlan, lw: &Lowered, lb: usize, col
 
 /// The output buffer, shared by tasks that write disjoint elements.
 #[derive(Clone, Copy)]
-struct OutPtr<T>(*mut T, usize);
+pub(super) struct OutPtr<T>(pub(super) *mut T, pub(super) usize);
 // SAFETY: tasks write disjoint elements (distinct (batch, feature) pairs) through it, and the
 // buffer outlives the parallel section.
 unsafe impl<T: Send> Send for OutPtr<T> {}
@@ -362,7 +363,7 @@ fn scatter<T: Copy>(
 }
 
 /// The output features of batch group `bg` and feature group `fg`, if any.
-fn features(p: &ConvPlan, bg: usize, fg: usize) -> Option<(usize, usize)> {
+pub(super) fn features(p: &ConvPlan, bg: usize, fg: usize) -> Option<(usize, usize)> {
     let o0 = (bg * p.oc_per_bgroup).max(fg * p.oc_per_fgroup);
     let o1 = ((bg + 1) * p.oc_per_bgroup).min((fg + 1) * p.oc_per_fgroup);
     (o0 < o1).then_some((o0, o1))
@@ -486,6 +487,14 @@ pub(crate) fn conv_gemm<T: FaerElem>(
     p: &ConvPlan,
     par: Parallel<'_>,
 ) -> Option<Vec<T>> {
+    if let Some(f) = form(p) {
+        if let Some(out) = conv_rows(l, r, p, f, par) {
+            return Some(out);
+        }
+        if !all_finite(r) {
+            return None;
+        }
+    }
     let lw = lower(p);
     let mut out = vec![T::default(); count(&p.out_dims)];
     let per = lw.in_features * lw.window * lw.positions;
@@ -496,6 +505,9 @@ pub(crate) fn conv_gemm<T: FaerElem>(
         return Some(out);
     }
     let w = weights(r, p, &lw);
+    if !all_finite(&w) {
+        return None;
+    }
     let bgc = lw.out_features / p.oc_per_bgroup.max(1);
     let ptr = OutPtr(out.as_mut_ptr(), out.len());
     let mut bufs = (Vec::new(), Vec::new());

@@ -5,6 +5,7 @@ pub mod collective;
 pub mod contraction;
 pub mod control;
 pub mod conv;
+pub(crate) mod conv_rows;
 pub mod elementwise;
 pub mod fft;
 pub mod indexing;
@@ -21,3 +22,7 @@ pub(crate) mod window_fast;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod fast_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod conv_tests;
