@@ -11,7 +11,7 @@
 //! depend on the thread count.
 
 use super::contraction::ConvPlan;
-use super::conv_rows::{all_finite, conv_rows, form};
+use super::conv_rows::{conv_rows, form, rhs_flat_stride, weights_ok};
 use super::matmul::{gemm_par, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, strides};
 use crate::parallel::Parallel;
@@ -395,7 +395,7 @@ fn gemm_direct<T: FaerElem>(
 #[allow(clippy::too_many_arguments)]
 fn task<T: FaerElem>(
     l: &[T],
-    w: &[T],
+    w: MatRef<'_, T>,
     p: &ConvPlan,
     lw: &Lowered,
     (b, bg): (usize, usize),
@@ -411,7 +411,7 @@ fn task<T: FaerElem>(
         let Some((o0, o1)) = features(p, bg, fg) else {
             continue;
         };
-        let lhs = MatRef::from_row_major_slice(&w[o0 * kg..o1 * kg], o1 - o0, kg);
+        let lhs = w.subrows(o0, o1 - o0);
         let rhs = MatRef::from_row_major_slice(&col[fg * kg * n..(fg + 1) * kg * n], kg, n);
         if !gemm_direct((lhs, rhs), (b, o0, o1), lw, out, par) {
             tmp.resize((o1 - o0) * n, T::default());
@@ -431,7 +431,7 @@ fn task<T: FaerElem>(
 #[allow(clippy::too_many_arguments)]
 fn job_rows<T: FaerElem>(
     l: &[T],
-    w: &[T],
+    w: MatRef<'_, T>,
     p: &ConvPlan,
     lw: &Lowered,
     (bg, b0, t): (usize, usize, usize),
@@ -464,7 +464,7 @@ fn job_rows<T: FaerElem>(
         let Some((o0, o1)) = features(p, bg, fg) else {
             continue;
         };
-        let lhs = MatRef::from_row_major_slice(&w[o0 * kg..o1 * kg], o1 - o0, kg);
+        let lhs = w.subrows(o0, o1 - o0);
         let rhs = rows.subcols(fg * kg, kg).transpose();
         tmp.resize((o1 - o0) * n, T::default());
         gemm_par(
@@ -491,10 +491,28 @@ pub(crate) fn conv_gemm<T: FaerElem>(
         if let Some(out) = conv_rows(l, r, p, f, par) {
             return Some(out);
         }
-        if !all_finite(r) {
-            return None;
-        }
     }
+    column_gemm(l, r, p, par)
+}
+
+/// The kernel viewed in place as `[out features, kic * window]` (columns ordered (input
+/// feature, window position)), when its layout allows.
+fn weights_view<'a, T>(r: &'a [T], p: &ConvPlan, lw: &Lowered) -> Option<MatRef<'a, T>> {
+    let (m, n, ros) = (lw.out_features, p.kic * lw.window, p.rhs_out_stride);
+    let u = rhs_flat_stride(p)?;
+    let s = r.get(..((m.checked_sub(1)? * ros) + (n.checked_sub(1)? * u) + 1))?;
+    if u == 1 {
+        Some(MatRef::from_row_major_slice_with_stride(s, m, n, ros))
+    } else if ros == 1 {
+        Some(MatRef::from_column_major_slice_with_stride(s, m, n, u))
+    } else {
+        None
+    }
+}
+
+/// The column (or row) gather and its products; `None` when the gather would be too big or
+/// a non-finite weight makes the product unusable (see [`weights_ok`]).
+fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -> Option<Vec<T>> {
     let lw = lower(p);
     let mut out = vec![T::default(); count(&p.out_dims)];
     let per = lw.in_features * lw.window * lw.positions;
@@ -504,10 +522,15 @@ pub(crate) fn conv_gemm<T: FaerElem>(
     if out.is_empty() {
         return Some(out);
     }
-    let w = weights(r, p, &lw);
-    if !all_finite(&w) {
-        return None;
-    }
+    let view = weights_view(r, p, &lw).filter(|_| lw.window > lw.positions);
+    let w = if view.is_some() {
+        Vec::new()
+    } else {
+        weights(r, p, &lw)
+    };
+    let kg = p.kic * lw.window;
+    let wm = view.unwrap_or_else(|| MatRef::from_row_major_slice(&w, lw.out_features, kg));
+    let wslice = if view.is_some() { r } else { &w[..] };
     let bgc = lw.out_features / p.oc_per_bgroup.max(1);
     let ptr = OutPtr(out.as_mut_ptr(), out.len());
     let mut bufs = (Vec::new(), Vec::new());
@@ -522,10 +545,10 @@ pub(crate) fn conv_gemm<T: FaerElem>(
         for bg in 0..bgc {
             for b0 in (0..lw.out_batch).step_by(t) {
                 let job = (bg, b0, t.min(lw.out_batch - b0));
-                job_rows(l, &w, p, &lw, job, &mut bufs, ptr, par);
+                job_rows(l, wm, p, &lw, job, &mut bufs, ptr, par);
             }
         }
-        return Some(out);
+        return weights_ok(wslice, &out).then_some(out);
     }
     let tasks: Vec<(usize, usize)> = (0..lw.out_batch)
         .flat_map(|b| (0..bgc).map(move |g| (b, g)))
@@ -534,13 +557,13 @@ pub(crate) fn conv_gemm<T: FaerElem>(
         par.install(|| {
             tasks.par_iter().for_each_init(
                 || (Vec::new(), Vec::new()),
-                |bufs, &t| task(l, &w, p, &lw, t, bufs, ptr, Parallel::SEQ),
+                |bufs, &t| task(l, wm, p, &lw, t, bufs, ptr, Parallel::SEQ),
             );
         });
     } else {
         for &t in &tasks {
-            task(l, &w, p, &lw, t, &mut bufs, ptr, par);
+            task(l, wm, p, &lw, t, &mut bufs, ptr, par);
         }
     }
-    Some(out)
+    weights_ok(wslice, &out).then_some(out)
 }
