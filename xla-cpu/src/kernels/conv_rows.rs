@@ -505,7 +505,7 @@ fn scatter_cols<T: FaerElem>(parts: &mut [Vec<T>], pr: Prob, g: &Geo, out: &mut 
     };
     for part in rest.iter() {
         for (x, &y) in first.iter_mut().zip(part) {
-            *x = *x + y;
+            *x += y;
         }
     }
     let n = pr.o1 - pr.o0;
@@ -538,7 +538,8 @@ fn run_cols<T: FaerElem>(
     let mut tasks = Vec::new();
     for (i, &pr) in g.probs.iter().enumerate() {
         for j in 0..parts {
-            let range = &blocks[j * blocks.len() / parts..(j + 1) * blocks.len() / parts];
+            let (b0, b1) = (j * blocks.len() / parts, (j + 1) * blocks.len() / parts);
+            let range = blocks.get(b0..b1).unwrap_or(&[]);
             tasks.push((i, pr, range, vec![T::default(); rows * (pr.o1 - pr.o0)]));
         }
     }
