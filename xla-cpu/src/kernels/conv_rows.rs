@@ -243,11 +243,20 @@ fn gather_rows<T: Copy + Default>(
         let (b, q) = (r / g.positions, r % g.positions);
         let base = (pr.lb0 + b) * p.lhs_batch_stride + pr.c0 * fs;
         let offs = g.offs.get(q * g.window..(q + 1) * g.window).unwrap_or(&[]);
-        for (seg, &off) in row.chunks_mut(kic).zip(offs) {
+        let (mut rest, mut t) = (row, 0);
+        while let Some(&off) = offs.get(t) {
+            // Taps whose runs follow each other in the lhs are copied as one run.
+            let mut n = 1;
+            while fs == 1 && off >= 0 && offs.get(t + n) == Some(&(off + (n * kic) as isize)) {
+                n += 1;
+            }
+            let len = (n * kic).min(rest.len());
+            let (seg, tail) = std::mem::take(&mut rest).split_at_mut(len);
             match usize::try_from(off) {
                 Err(_) => seg.fill(T::default()),
                 Ok(off) => copy_run(seg, l, base + off, fs),
             }
+            (rest, t) = (tail, t + n);
         }
     }
 }
