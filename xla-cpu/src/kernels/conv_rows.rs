@@ -275,12 +275,21 @@ fn gather_cols<T: Copy + Default>(
     for (q, row) in (q0..q1).zip(dst.chunks_mut(g.positions * g.batch)) {
         let (c, t) = (q / g.window, q % g.window);
         let base = pr.lb0 * bs + (pr.c0 + c) * p.lhs_feature_stride;
-        let offs = g.offs.iter().skip(t).step_by(g.window);
-        for (seg, &off) in row.chunks_mut(g.batch).zip(offs) {
+        let off_at = |q: usize| g.offs.get(q * g.window + t).copied();
+        let (mut rest, mut q) = (row, 0);
+        while let Some(off) = off_at(q) {
+            // Positions whose runs follow each other in the lhs are copied as one run.
+            let mut n = 1;
+            while bs == 1 && off >= 0 && off_at(q + n) == Some(off + (n * g.batch) as isize) {
+                n += 1;
+            }
+            let len = (n * g.batch).min(rest.len());
+            let (seg, tail) = std::mem::take(&mut rest).split_at_mut(len);
             match usize::try_from(off) {
                 Err(_) => seg.fill(T::default()),
                 Ok(off) => copy_run(seg, l, base + off, bs),
             }
+            (rest, q) = (tail, q + n);
         }
     }
 }
