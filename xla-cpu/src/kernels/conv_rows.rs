@@ -33,7 +33,9 @@ const BLOCK: usize = 1 << 16;
 const COL_BLOCK: usize = 1 << 18;
 /// Largest offset table (output positions x window positions) built; larger convolutions
 /// take the column gather.
-const MAX_OFFS: usize = 1 << 24;
+const MAX_OFFS: usize = 1 << 22;
+/// Elements of gathered blocks and partial products at most (unless one row is larger).
+const MAX_BLOCK: usize = 1 << 22;
 /// Partial products per (batch group, feature group) in the Cols form.
 const PARTIALS: usize = 8;
 
@@ -380,6 +382,14 @@ fn rows_block<T: FaerElem>(
     scatter_rows(res.as_ref(), r0, pr.o0, g, out);
 }
 
+/// Rows per block for rows of `width` elements: about `target` elements, at least 16 rows
+/// (products need some height) unless that would pass `MAX_BLOCK`, at most `most` rows.
+fn block_len(target: usize, width: usize, most: usize) -> usize {
+    let w = width.max(1);
+    let floor = 16.min(MAX_BLOCK / w).max(1);
+    (target / w).clamp(floor, most)
+}
+
 /// The Rows form.
 fn run_rows<T: FaerElem>(
     l: &[T],
@@ -397,7 +407,7 @@ fn run_rows<T: FaerElem>(
         Write::Direct { span, .. } => span,
         Write::Scatter => rows,
     };
-    let rc = (BLOCK / kg.max(1)).clamp(16, 1024);
+    let rc = block_len(BLOCK, kg, 1024);
     let mut blocks = Vec::new();
     for (i, &pr) in g.probs.iter().enumerate() {
         for s0 in (0..rows).step_by(span.max(1)) {
@@ -549,9 +559,11 @@ fn run_cols<T: FaerElem>(
 ) -> bool {
     let rows = g.positions * g.batch;
     let k = p.kic * g.window;
-    let kc = (COL_BLOCK / rows.max(1)).clamp(16, 4096).min(k);
+    let kc = block_len(COL_BLOCK, rows, 4096).min(k);
     let blocks: Vec<(usize, usize)> = (0..k).step_by(kc).map(|q| (q, (q + kc).min(k))).collect();
-    let parts = PARTIALS.min(blocks.len());
+    let most =
+        MAX_BLOCK / (rows * g.probs.iter().map(|pr| pr.o1 - pr.o0).max().unwrap_or(1)).max(1);
+    let parts = PARTIALS.min(blocks.len()).min(most.max(1));
     let flat = rhs_flat_stride(p);
     let mut tasks = Vec::new();
     for (i, &pr) in g.probs.iter().enumerate() {
