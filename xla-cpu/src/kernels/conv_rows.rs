@@ -170,33 +170,41 @@ pub(crate) enum Form {
     Cols,
 }
 
-/// The form for this plan: Rows when the window is no larger than the output, else Cols;
-/// `None` (the column gather) without spatial dims, and for Cols with a single batch element
-/// when a spatial lhs dim has unit stride (the gather then copies one element at a time,
-/// where the column gather copies runs of the spatial dim). Measured on one thread
-/// (`f32[3,3,1,32]` kernel gradients of MNIST convolutions): the column gather 0.8-1.3 ms,
-/// Cols 2.0-2.7 ms; for every other benchmark convolution, NCHW included, the products here
-/// took 0.5-0.95x the column gather's time.
+/// The form for this plan: Rows when the window is no larger than the output, else Cols.
+/// `None` (the column gather) without spatial dims, and where the run each tap copies is a
+/// single element (one input feature for Rows, one batch element for Cols) while a spatial
+/// lhs dim has unit stride: the column gather copies runs of that spatial dim instead, and
+/// for Rows it must also write its output rows in place (output spatial dims innermost).
+/// Measured on one thread: `f32[3,3,1,32]` kernel gradients 0.8-1.6 ms (column gather) vs
+/// 2.0-2.7 ms (Cols); an NCHW forward from one input feature 0.3 ms vs 0.9 ms (Rows); for
+/// every other benchmark convolution, NCHW included, the products here took 0.3-0.95x the
+/// column gather's time.
 pub(crate) fn form(p: &ConvPlan) -> Option<Form> {
-    let window: usize = p.rhs_spatial.iter().map(|s| s.0).product();
-    let positions: usize = p
-        .out_role
-        .iter()
-        .zip(&p.out_dims)
-        .filter(|(r, _)| r.0 == 2)
-        .map(|(_, &d)| d)
-        .product();
+    let role_dims = |role: u8| {
+        p.out_role
+            .iter()
+            .zip(&p.out_dims)
+            .filter(move |(r, _)| r.0 == role)
+            .map(|(_, &d)| d)
+    };
+    let (window, positions): (usize, usize) = (
+        p.rhs_spatial.iter().map(|s| s.0).product(),
+        role_dims(2).product(),
+    );
     let spatial_unit = p.lhs_spatial.iter().any(|&(size, st)| st == 1 && size > 1);
-    let batch = p
+    let batch: usize = role_dims(0).product();
+    // Output spatial dims innermost: the feature dim's stride covers every position.
+    let ost = crate::index::strides(&p.out_dims);
+    let spatial_inner = p
         .out_role
         .iter()
-        .zip(&p.out_dims)
-        .find(|(r, _)| r.0 == 0)
-        .map_or(0, |(_, &d)| d);
+        .zip(&ost)
+        .any(|(r, &st)| r.0 == 1 && st >= positions);
     if p.lhs_spatial.is_empty() {
         None
     } else if window <= positions {
-        Some(Form::Rows)
+        let single = p.kic == 1 && spatial_unit && spatial_inner;
+        (!single).then_some(Form::Rows)
     } else if batch == 1 && spatial_unit {
         None
     } else {
@@ -241,6 +249,9 @@ fn gather_rows<T: Copy + Default>(
     dst: &mut [T],
 ) {
     let (kic, fs) = (p.kic, p.lhs_feature_stride);
+    // Runs of input features are contiguous (a single feature counts as one).
+    let unit = fs == 1 || kic == 1;
+    let step = if unit { 1 } else { fs };
     for (r, row) in (r0..r1).zip(dst.chunks_mut(g.window * kic)) {
         let (b, q) = (r / g.positions, r % g.positions);
         let base = (pr.lb0 + b) * p.lhs_batch_stride + pr.c0 * fs;
@@ -249,14 +260,14 @@ fn gather_rows<T: Copy + Default>(
         while let Some(&off) = offs.get(t) {
             // Taps whose runs follow each other in the lhs are copied as one run.
             let mut n = 1;
-            while fs == 1 && off >= 0 && offs.get(t + n) == Some(&(off + (n * kic) as isize)) {
+            while unit && off >= 0 && offs.get(t + n) == Some(&(off + (n * kic) as isize)) {
                 n += 1;
             }
             let len = (n * kic).min(rest.len());
             let (seg, tail) = std::mem::take(&mut rest).split_at_mut(len);
             match usize::try_from(off) {
                 Err(_) => seg.fill(T::default()),
-                Ok(off) => copy_run(seg, l, base + off, fs),
+                Ok(off) => copy_run(seg, l, base + off, step),
             }
             (rest, t) = (tail, t + n);
         }
@@ -274,6 +285,9 @@ fn gather_cols<T: Copy + Default>(
     dst: &mut [T],
 ) {
     let bs = p.lhs_batch_stride;
+    // Runs of batch elements are contiguous (a single element counts as one).
+    let unit = bs == 1 || g.batch == 1;
+    let step = if unit { 1 } else { bs };
     for (q, row) in (q0..q1).zip(dst.chunks_mut(g.positions * g.batch)) {
         let (c, t) = (q / g.window, q % g.window);
         let base = pr.lb0 * bs + (pr.c0 + c) * p.lhs_feature_stride;
@@ -282,14 +296,14 @@ fn gather_cols<T: Copy + Default>(
         while let Some(off) = off_at(q) {
             // Positions whose runs follow each other in the lhs are copied as one run.
             let mut n = 1;
-            while bs == 1 && off >= 0 && off_at(q + n) == Some(off + (n * g.batch) as isize) {
+            while unit && off >= 0 && off_at(q + n) == Some(off + (n * g.batch) as isize) {
                 n += 1;
             }
             let len = (n * g.batch).min(rest.len());
             let (seg, tail) = std::mem::take(&mut rest).split_at_mut(len);
             match usize::try_from(off) {
                 Err(_) => seg.fill(T::default()),
-                Ok(off) => copy_run(seg, l, base + off, bs),
+                Ok(off) => copy_run(seg, l, base + off, step),
             }
             (rest, q) = (tail, q + n);
         }
