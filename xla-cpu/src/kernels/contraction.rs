@@ -293,6 +293,7 @@ pub(crate) fn dot_reference(
 }
 
 /// Everything the convolution loop needs, as strides and sizes.
+#[derive(Clone, Debug)]
 pub(crate) struct ConvPlan {
     pub(crate) out_dims: Vec<usize>,
     /// Per output dim: (role, spatial index) where role 0 = batch, 1 = feature, 2 = spatial.
@@ -508,4 +509,18 @@ pub(crate) fn convolution_reference(
     let (rd, rdims) = array(rhs)?;
     let p = conv_plan(&ldims, &rdims, dims_of(out)?, c)?;
     run_ring(ld, rd, out, &|l, r| ring_dispatch!(l, r, conv_k, &p))
+}
+
+/// The fast form a convolution takes (`None`: the column gather).
+#[cfg(test)]
+pub(crate) fn convolution_form(
+    lhs: &Literal,
+    rhs: &Literal,
+    c: &ConvConfig,
+    out: &Shape,
+) -> Result<Option<super::conv_rows::Form>> {
+    let (_, ldims) = array(lhs)?;
+    let (_, rdims) = array(rhs)?;
+    let p = conv_plan(&ldims, &rdims, dims_of(out)?, c)?;
+    Ok(super::conv_rows::form(&p))
 }

@@ -11,6 +11,7 @@
 //! depend on the thread count.
 
 use super::contraction::ConvPlan;
+use super::conv_rows::{conv_rows, form, rhs_flat_stride, weights_ok};
 use super::matmul::{gemm_par, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, strides};
 use crate::parallel::Parallel;
@@ -77,7 +78,7 @@ struct Lowered {
 }
 
 /// The lhs offset contribution of spatial dim `s` at output index `o`, window index `k`.
-fn tap(p: &ConvPlan, s: usize, o: usize, k: usize) -> isize {
+pub(super) fn tap(p: &ConvPlan, s: usize, o: usize, k: usize) -> isize {
     let (size, stride) = p.lhs_spatial[s];
     let w = &p.win[s];
     let pos = o as i64 * w.stride + k as i64 * w.window_dilation - w.padding_low;
@@ -95,7 +96,7 @@ fn tap(p: &ConvPlan, s: usize, o: usize, k: usize) -> isize {
 /// Output roles: (batch size, batch stride, features, feature stride, spatial sizes,
 /// spatial strides).
 #[allow(clippy::type_complexity)]
-fn out_roles(p: &ConvPlan) -> (usize, usize, usize, usize, Vec<usize>, Vec<usize>) {
+pub(super) fn out_roles(p: &ConvPlan) -> (usize, usize, usize, usize, Vec<usize>, Vec<usize>) {
     let ost = strides(&p.out_dims);
     let ns = p.lhs_spatial.len();
     let (mut osizes, mut ostrides) = (vec![0; ns], vec![0; ns]);
@@ -331,7 +332,7 @@ fn im2row<T: Copy + Default>(l: &[T], p: &ConvPlan, lw: &Lowered, lb: usize, col
 
 /// The output buffer, shared by tasks that write disjoint elements.
 #[derive(Clone, Copy)]
-struct OutPtr<T>(*mut T, usize);
+pub(super) struct OutPtr<T>(pub(super) *mut T, pub(super) usize);
 // SAFETY: tasks write disjoint elements (distinct (batch, feature) pairs) through it, and the
 // buffer outlives the parallel section.
 unsafe impl<T: Send> Send for OutPtr<T> {}
@@ -362,7 +363,7 @@ fn scatter<T: Copy>(
 }
 
 /// The output features of batch group `bg` and feature group `fg`, if any.
-fn features(p: &ConvPlan, bg: usize, fg: usize) -> Option<(usize, usize)> {
+pub(super) fn features(p: &ConvPlan, bg: usize, fg: usize) -> Option<(usize, usize)> {
     let o0 = (bg * p.oc_per_bgroup).max(fg * p.oc_per_fgroup);
     let o1 = ((bg + 1) * p.oc_per_bgroup).min((fg + 1) * p.oc_per_fgroup);
     (o0 < o1).then_some((o0, o1))
@@ -394,7 +395,7 @@ fn gemm_direct<T: FaerElem>(
 #[allow(clippy::too_many_arguments)]
 fn task<T: FaerElem>(
     l: &[T],
-    w: &[T],
+    w: MatRef<'_, T>,
     p: &ConvPlan,
     lw: &Lowered,
     (b, bg): (usize, usize),
@@ -410,7 +411,7 @@ fn task<T: FaerElem>(
         let Some((o0, o1)) = features(p, bg, fg) else {
             continue;
         };
-        let lhs = MatRef::from_row_major_slice(&w[o0 * kg..o1 * kg], o1 - o0, kg);
+        let lhs = w.subrows(o0, o1 - o0);
         let rhs = MatRef::from_row_major_slice(&col[fg * kg * n..(fg + 1) * kg * n], kg, n);
         if !gemm_direct((lhs, rhs), (b, o0, o1), lw, out, par) {
             tmp.resize((o1 - o0) * n, T::default());
@@ -430,7 +431,7 @@ fn task<T: FaerElem>(
 #[allow(clippy::too_many_arguments)]
 fn job_rows<T: FaerElem>(
     l: &[T],
-    w: &[T],
+    w: MatRef<'_, T>,
     p: &ConvPlan,
     lw: &Lowered,
     (bg, b0, t): (usize, usize, usize),
@@ -463,7 +464,7 @@ fn job_rows<T: FaerElem>(
         let Some((o0, o1)) = features(p, bg, fg) else {
             continue;
         };
-        let lhs = MatRef::from_row_major_slice(&w[o0 * kg..o1 * kg], o1 - o0, kg);
+        let lhs = w.subrows(o0, o1 - o0);
         let rhs = rows.subcols(fg * kg, kg).transpose();
         tmp.resize((o1 - o0) * n, T::default());
         gemm_par(
@@ -486,6 +487,32 @@ pub(crate) fn conv_gemm<T: FaerElem>(
     p: &ConvPlan,
     par: Parallel<'_>,
 ) -> Option<Vec<T>> {
+    if let Some(f) = form(p) {
+        if let Some(out) = conv_rows(l, r, p, f, par) {
+            return Some(out);
+        }
+    }
+    column_gemm(l, r, p, par)
+}
+
+/// The kernel viewed in place as `[out features, kic * window]` (columns ordered (input
+/// feature, window position)), when its layout allows.
+fn weights_view<'a, T>(r: &'a [T], p: &ConvPlan, lw: &Lowered) -> Option<MatRef<'a, T>> {
+    let (m, n, ros) = (lw.out_features, p.kic * lw.window, p.rhs_out_stride);
+    let u = rhs_flat_stride(p)?;
+    let s = r.get(..((m.checked_sub(1)? * ros) + (n.checked_sub(1)? * u) + 1))?;
+    if u == 1 {
+        Some(MatRef::from_row_major_slice_with_stride(s, m, n, ros))
+    } else if ros == 1 {
+        Some(MatRef::from_column_major_slice_with_stride(s, m, n, u))
+    } else {
+        None
+    }
+}
+
+/// The column (or row) gather and its products; `None` when the gather would be too big or
+/// a non-finite weight makes the product unusable (see [`weights_ok`]).
+fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -> Option<Vec<T>> {
     let lw = lower(p);
     let mut out = vec![T::default(); count(&p.out_dims)];
     let per = lw.in_features * lw.window * lw.positions;
@@ -495,7 +522,15 @@ pub(crate) fn conv_gemm<T: FaerElem>(
     if out.is_empty() {
         return Some(out);
     }
-    let w = weights(r, p, &lw);
+    let view = weights_view(r, p, &lw).filter(|_| lw.window > lw.positions);
+    let w = if view.is_some() {
+        Vec::new()
+    } else {
+        weights(r, p, &lw)
+    };
+    let kg = p.kic * lw.window;
+    let wm = view.unwrap_or_else(|| MatRef::from_row_major_slice(&w, lw.out_features, kg));
+    let wslice = if view.is_some() { r } else { &w[..] };
     let bgc = lw.out_features / p.oc_per_bgroup.max(1);
     let ptr = OutPtr(out.as_mut_ptr(), out.len());
     let mut bufs = (Vec::new(), Vec::new());
@@ -510,10 +545,10 @@ pub(crate) fn conv_gemm<T: FaerElem>(
         for bg in 0..bgc {
             for b0 in (0..lw.out_batch).step_by(t) {
                 let job = (bg, b0, t.min(lw.out_batch - b0));
-                job_rows(l, &w, p, &lw, job, &mut bufs, ptr, par);
+                job_rows(l, wm, p, &lw, job, &mut bufs, ptr, par);
             }
         }
-        return Some(out);
+        return weights_ok(wslice, &out).then_some(out);
     }
     let tasks: Vec<(usize, usize)> = (0..lw.out_batch)
         .flat_map(|b| (0..bgc).map(move |g| (b, g)))
@@ -522,13 +557,13 @@ pub(crate) fn conv_gemm<T: FaerElem>(
         par.install(|| {
             tasks.par_iter().for_each_init(
                 || (Vec::new(), Vec::new()),
-                |bufs, &t| task(l, &w, p, &lw, t, bufs, ptr, Parallel::SEQ),
+                |bufs, &t| task(l, wm, p, &lw, t, bufs, ptr, Parallel::SEQ),
             );
         });
     } else {
         for &t in &tasks {
-            task(l, &w, p, &lw, t, &mut bufs, ptr, par);
+            task(l, wm, p, &lw, t, &mut bufs, ptr, par);
         }
     }
-    Some(out)
+    weights_ok(wslice, &out).then_some(out)
 }

@@ -25,23 +25,37 @@ pub(crate) trait FaerElem:
     const ONE: Self;
     /// Not a number (NaN in every component).
     const NAN: Self;
+    /// Whether `x` is finite (in every component).
+    fn finite(x: Self) -> bool;
 }
 
 impl FaerElem for f32 {
     const ONE: Self = 1.0;
     const NAN: Self = f32::NAN;
+    fn finite(x: Self) -> bool {
+        x.is_finite()
+    }
 }
 impl FaerElem for f64 {
     const ONE: Self = 1.0;
     const NAN: Self = f64::NAN;
+    fn finite(x: Self) -> bool {
+        x.is_finite()
+    }
 }
 impl FaerElem for Complex32 {
     const ONE: Self = Complex32::new(1.0, 0.0);
     const NAN: Self = Complex32::new(f32::NAN, f32::NAN);
+    fn finite(x: Self) -> bool {
+        x.re.is_finite() & x.im.is_finite()
+    }
 }
 impl FaerElem for Complex64 {
     const ONE: Self = Complex64::new(1.0, 0.0);
     const NAN: Self = Complex64::new(f64::NAN, f64::NAN);
+    fn finite(x: Self) -> bool {
+        x.re.is_finite() & x.im.is_finite()
+    }
 }
 
 /// How one matrix of a batch is stored in its slice.

@@ -6,6 +6,7 @@ pub mod collective;
 pub mod contraction;
 pub mod control;
 pub mod conv;
+pub(crate) mod conv_rows;
 pub mod elementwise;
 pub mod fft;
 pub mod indexing;
@@ -27,3 +28,7 @@ mod fast_tests;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
 mod window_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod conv_tests;

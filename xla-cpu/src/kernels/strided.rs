@@ -30,7 +30,7 @@ pub(crate) fn copy(
     with_array_data!(d, v => copy_typed(v, base, dims, strides, par).map(NativeData::wrap))
 }
 
-fn copy_typed<T: Copy + Default + Send + Sync>(
+pub(crate) fn copy_typed<T: Copy + Default + Send + Sync>(
     src: &[T],
     base: isize,
     dims: &[usize],

@@ -1,0 +1,261 @@
+//! The convolution fast paths (the Rows and Cols products of `conv_rows`, the column gather
+//! of `conv`) against the reference loop, on random dimension labels, windows (strides,
+//! negative padding, lhs/rhs dilation, reversal) and feature/batch groups, with NaN, ±inf
+//! and ±0 in the operands, and for identical results on 1 and 2 threads.
+
+use super::contraction::{convolution, convolution_form, convolution_reference};
+use super::conv_rows::Form;
+use crate::parallel::{Parallel, Threads};
+use xla_core::attrs::{ConvConfig, ConvDimensionNumbers, PrecisionConfig, Window, WindowDim};
+use xla_core::literal::ArrayData;
+use xla_core::shape_inference::contraction as infer;
+use xla_core::{Literal, Shape};
+
+/// A small deterministic generator (64-bit LCG).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> i64 {
+        (self.next() % n) as i64
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() as f64 / (1u64 << 31) as f64) * 2.0 - 1.0
+    }
+    fn perm(&mut self, n: usize) -> Vec<i64> {
+        let mut v: Vec<i64> = (0..n as i64).collect();
+        for i in (1..n).rev() {
+            v.swap(i, self.below(i as u64 + 1) as usize);
+        }
+        v
+    }
+}
+
+/// Random values in [-1, 1); with `special`, about one in twelve is NaN, ±inf or ±0.
+fn values(rng: &mut Rng, dims: &[i64], special: bool) -> Literal {
+    let n: i64 = dims.iter().product();
+    let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0];
+    let v: Vec<f32> = (0..n)
+        .map(|_| {
+            if special && rng.below(12) == 0 {
+                specials[rng.below(5) as usize]
+            } else {
+                rng.unit() as f32
+            }
+        })
+        .collect();
+    Literal::from_vec(dims, v).unwrap()
+}
+
+/// Dimension numbers from three permutations: (batch, feature, spatial...) of the lhs,
+/// (input feature, output feature, spatial...) of the rhs, (batch, feature, spatial...) of
+/// the output.
+fn dnums(l: &[i64], r: &[i64], o: &[i64]) -> ConvDimensionNumbers {
+    ConvDimensionNumbers {
+        input_batch_dimension: l[0],
+        input_feature_dimension: l[1],
+        input_spatial_dimensions: l[2..].to_vec(),
+        kernel_input_feature_dimension: r[0],
+        kernel_output_feature_dimension: r[1],
+        kernel_spatial_dimensions: r[2..].to_vec(),
+        output_batch_dimension: o[0],
+        output_feature_dimension: o[1],
+        output_spatial_dimensions: o[2..].to_vec(),
+    }
+}
+
+/// Dims placed by a permutation: dim `perm[i]` gets `sizes[i]`.
+fn place(perm: &[i64], sizes: &[i64]) -> Vec<i64> {
+    let mut d = vec![0; perm.len()];
+    for (&p, &s) in perm.iter().zip(sizes) {
+        d[p as usize] = s;
+    }
+    d
+}
+
+/// A random window dim over an lhs dim of `size`; `wide` makes the window cover the
+/// (padded) lhs, as kernel gradients do.
+fn window_dim(rng: &mut Rng, size: i64, wide: bool) -> WindowDim {
+    let mut w = WindowDim::new(1 + rng.below(3));
+    w.padding_low = rng.below(4) - 1;
+    w.padding_high = rng.below(4) - 1;
+    if wide {
+        w.size = (size + w.padding_low + w.padding_high - rng.below(3)).max(1);
+        return w;
+    }
+    w.stride = 1 + rng.below(2);
+    w.base_dilation = 1 + rng.below(2);
+    w.window_dilation = 1 + rng.below(2);
+    w.window_reversal = rng.below(2) == 1;
+    w
+}
+
+/// (lhs dims, rhs dims, config) of a random convolution with `ns` spatial dims.
+fn random_case(rng: &mut Rng, ns: usize) -> (Vec<i64>, Vec<i64>, ConvConfig) {
+    let (fgc, bgc) = match rng.below(4) {
+        0 => (2 + rng.below(2), 1),
+        1 => (1, 2),
+        _ => (1, 1),
+    };
+    let (kic, ocg) = (1 + rng.below(4), 1 + rng.below(3));
+    let (batch, oc) = (bgc * (1 + rng.below(3)), ocg * fgc * bgc);
+    let wide = rng.below(3) == 0;
+    let sizes: Vec<i64> = (0..ns).map(|_| 1 + rng.below(6)).collect();
+    let win: Vec<WindowDim> = sizes.iter().map(|&s| window_dim(rng, s, wide)).collect();
+    let (lp, rp, op) = (rng.perm(ns + 2), rng.perm(ns + 2), rng.perm(ns + 2));
+    let ld = place(&lp, &[&[batch, kic * fgc][..], &sizes].concat());
+    let ks: Vec<i64> = win.iter().map(|w| w.size).collect();
+    let rd = place(&rp, &[&[kic, oc][..], &ks].concat());
+    let c = ConvConfig {
+        window: Window { dims: win },
+        dnums: dnums(&lp, &rp, &op),
+        feature_group_count: fgc,
+        batch_group_count: bgc,
+        precision: PrecisionConfig::default(),
+    };
+    (ld, rd, c)
+}
+
+fn floats(l: &Literal) -> Vec<f32> {
+    match l.array_data().unwrap() {
+        ArrayData::F32(v) => v.clone(),
+        other => panic!("expected f32, found {:?}", other.element_type()),
+    }
+}
+
+/// Runs the fast paths on 1 and 2 threads and checks them against the reference: equal, or
+/// both NaN, or within 1e-4 relative; and the two thread counts bit-identical.
+fn check(l: &Literal, r: &Literal, c: &ConvConfig, out: &Shape, two: &Threads, what: &str) {
+    let want = floats(&convolution_reference(l, r, c, out).unwrap());
+    let got = floats(&convolution(l, r, c, out, Parallel::SEQ).unwrap());
+    let got2 = floats(&convolution(l, r, c, out, two.parallel()).unwrap());
+    assert_eq!(want.len(), got.len(), "{what}");
+    for (i, (&a, &b)) in got.iter().zip(&want).enumerate() {
+        let ok = a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-4 * (1.0 + b.abs());
+        assert!(ok, "{what}: element {i}: {a} vs reference {b}");
+    }
+    for (i, (&a, &b)) in got.iter().zip(&got2).enumerate() {
+        let ok = a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        assert!(ok, "{what}: element {i}: {a} on 1 thread, {b} on 2");
+    }
+}
+
+#[test]
+fn random_layouts_match_reference() {
+    let two = Threads::new(2);
+    let mut rng = Rng(5);
+    let (mut rows, mut cols, mut gather) = (0, 0, 0);
+    for i in 0..400 {
+        let ns = [1, 2, 2, 2, 3, 0][i % 6];
+        let (ld, rd, c) = random_case(&mut rng, ns);
+        let Ok(out) = infer::convolution(
+            &Shape::array(xla_core::PrimitiveType::F32, ld.clone()),
+            &Shape::array(xla_core::PrimitiveType::F32, rd.clone()),
+            &c,
+            None,
+        ) else {
+            continue;
+        };
+        let special = i % 3;
+        let l = values(&mut rng, &ld, special == 1);
+        let r = values(&mut rng, &rd, special == 2);
+        match convolution_form(&l, &r, &c, &out).unwrap() {
+            Some(Form::Rows) => rows += 1,
+            Some(Form::Cols) => cols += 1,
+            None => gather += 1,
+        }
+        let what = format!("case {i}: {ld:?} * {rd:?} {c:?}");
+        check(&l, &r, &c, &out, &two, &what);
+    }
+    assert!(
+        rows > 40 && cols > 40 && gather > 40,
+        "{rows} {cols} {gather}"
+    );
+}
+
+/// The forms Flax writes (NHWC forward `b01f_01io->b01f`, input gradient `b01f_01oi->b01f`
+/// with a reversed kernel, kernel gradient `f01b_i01o->01bf`), large enough for several
+/// blocks and both threads, then NCHW and a scattered output layout; with and without
+/// NaN/±inf/±0.
+#[test]
+fn block_scale_layouts_match_reference() {
+    let two = Threads::new(2);
+    let mut rng = Rng(9);
+    let pad = |size: i64, reverse: bool| {
+        let mut w = WindowDim::new(size);
+        (w.padding_low, w.padding_high, w.window_reversal) = (1, 1, reverse);
+        w
+    };
+    let conv = |d: ConvDimensionNumbers, size: i64, reverse: bool| ConvConfig {
+        window: Window {
+            dims: vec![pad(size, reverse), pad(size, reverse)],
+        },
+        dnums: d,
+        feature_group_count: 1,
+        batch_group_count: 1,
+        precision: PrecisionConfig::default(),
+    };
+    let cases = [
+        (
+            vec![2, 16, 16, 32],
+            vec![3, 3, 32, 64],
+            conv(dnums(&[0, 3, 1, 2], &[2, 3, 0, 1], &[0, 3, 1, 2]), 3, false),
+            Some(Form::Rows),
+        ),
+        (
+            vec![2, 16, 16, 64],
+            vec![3, 3, 32, 64],
+            conv(dnums(&[0, 3, 1, 2], &[3, 2, 0, 1], &[0, 3, 1, 2]), 3, true),
+            Some(Form::Rows),
+        ),
+        (
+            vec![8, 24, 24, 8],
+            vec![8, 24, 24, 32],
+            conv(
+                dnums(&[3, 0, 1, 2], &[0, 3, 1, 2], &[2, 3, 0, 1]),
+                24,
+                false,
+            ),
+            Some(Form::Cols),
+        ),
+        // NCHW in and out: the output rows of one batch element written in place.
+        (
+            vec![2, 8, 10, 10],
+            vec![8, 8, 3, 3],
+            conv(dnums(&[0, 1, 2, 3], &[1, 0, 2, 3], &[0, 1, 2, 3]), 3, false),
+            Some(Form::Rows),
+        ),
+        // Output spatial dims apart (`0b1f`): the output written through a scatter.
+        (
+            vec![2, 10, 10, 8],
+            vec![3, 3, 8, 8],
+            conv(dnums(&[0, 3, 1, 2], &[2, 3, 0, 1], &[1, 3, 0, 2]), 3, true),
+            Some(Form::Rows),
+        ),
+    ];
+    for (i, (ld, rd, c, form)) in cases.iter().enumerate() {
+        let ty = xla_core::PrimitiveType::F32;
+        let out = infer::convolution(
+            &Shape::array(ty, ld.clone()),
+            &Shape::array(ty, rd.clone()),
+            c,
+            None,
+        )
+        .unwrap();
+        // A non-finite rhs sends the product back to the reference loop (three times the
+        // work in a debug build): the three large cases leave that to the small ones.
+        let variants = if i < 3 { 2 } else { 3 };
+        for special in 0..variants {
+            let l = values(&mut rng, ld, special == 1);
+            let r = values(&mut rng, rd, special == 2);
+            assert_eq!(convolution_form(&l, &r, c, &out).unwrap(), *form);
+            let what = format!("case {i} special {special}: {ld:?} * {rd:?}");
+            check(&l, &r, c, &out, &two, &what);
+        }
+    }
+}
