@@ -359,3 +359,20 @@ fn broadcast_scalars_are_multiplied_first_as_xla_does() {
     let written: Vec<f32> = k.iter().map(|&k| h * (k * 0.2f32)).collect();
     assert_ne!(bits(&written), bits(&got));
 }
+
+#[test]
+fn products_xla_keeps_in_written_order_stay_so() {
+    // From `scripts/gen_scalar_product_fixture.py` (jaxlib 0.10.2): with a parameter where
+    // the constant was, or the constant outside, XLA multiplies in the written order.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/xla_scalar_product/kept");
+    let read = |f: &str| Literal::read_npy(dir.join(f)).unwrap();
+    let (h, k, g) = (read("in0.npy"), read("in1.npy"), read("in2.npy"));
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let params = "HloModule m\n\nENTRY e {\n  h = f32[] parameter(0)\n  bh = f32[64] broadcast(h), dimensions={}\n  k = f32[64] parameter(1)\n  g = f32[] parameter(2)\n  bg = f32[64] broadcast(g), dimensions={}\n  kg = f32[64] multiply(k, bg)\n  ROOT r = f32[64] multiply(bh, kg)\n}\n";
+    let (got, _) = run(params, &[h.clone(), k.clone(), g]);
+    assert_eq!(bits(&got), bits(read("out0.npy").data::<f32>().unwrap()));
+    let outside = "HloModule m\n\nENTRY e {\n  h = f32[] parameter(0)\n  bh = f32[64] broadcast(h), dimensions={}\n  k = f32[64] parameter(1)\n  kh = f32[64] multiply(k, bh)\n  c = f32[] constant(0.2)\n  bc = f32[64] broadcast(c), dimensions={}\n  ROOT r = f32[64] multiply(kh, bc)\n}\n";
+    let (got, _) = run(outside, &[h, k]);
+    assert_eq!(bits(&got), bits(read("out1.npy").data::<f32>().unwrap()));
+}

@@ -200,11 +200,13 @@ pub fn gather(
         Some((out_dims[l], ost[st.window_operand[j]]))
     });
     let map = match (last, run) {
-        (Some(l), Some((n, step))) => rows_map(&out_dims[..l], n, step, |r| {
-            let mut o = r.to_vec();
-            o.push(0);
-            Some(offset(&o))
-        })
+        (Some(l), Some((n, step))) => {
+            let mut o = vec![0; out_dims.len()];
+            rows_map(&out_dims[..l], n, step, |r| {
+                o[..l].copy_from_slice(r);
+                Some(offset(&o))
+            })
+        }
         .into_iter()
         .map(|t| t.unwrap_or(0))
         .collect(),
@@ -280,9 +282,9 @@ fn scatter_targets(
         Some((udims[l], ost[st.window_operand[j]]))
     });
     if let (Some(l), Some((n, step))) = (last, run) {
+        let mut u = vec![0; udims.len()];
         return Ok(rows_map(&udims[..l], n, step, |r| {
-            let mut u = r.to_vec();
-            u.push(0);
+            u[..l].copy_from_slice(r);
             target(&u)
         }));
     }
