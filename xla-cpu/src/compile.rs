@@ -200,27 +200,20 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
     })
 }
 
-/// The values each step reads.
-fn step_reads<'a>(comp: &'a Computation, s: &'a Step) -> &'a [InstrId] {
-    match s {
-        Step::Eval(i) => comp
-            .instructions
-            .get(*i)
-            .map_or(&[], |ins| ins.operands.as_slice()),
-        Step::Fused(_, f) => &f.inputs,
-    }
-}
-
 /// Fills in the schedule of `comp` and when each value dies.
-fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>]) {
-    let steps = plan_steps(comp, &|c: CompId| combiners.get(c.0).copied().flatten());
+fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>], rows: bool) {
+    let steps = plan_steps(
+        comp,
+        &|c: CompId| combiners.get(c.0).copied().flatten(),
+        rows,
+    );
     let mut last = vec![usize::MAX; comp.instructions.len()];
     for (k, s) in steps.iter().enumerate() {
         // An unread value dies at once.
         if let Some(l) = last.get_mut(s.instr()) {
             *l = k;
         }
-        for o in step_reads(comp, s) {
+        for o in s.reads(comp) {
             if let Some(l) = last.get_mut(o.0) {
                 *l = k;
             }
@@ -263,7 +256,7 @@ fn element_takes(comp: &Computation, steps: &[Step]) -> Vec<bool> {
     };
     for s in steps {
         if gte(s).is_none() {
-            for o in step_reads(comp, s) {
+            for o in s.reads(comp) {
                 if let Some(g) = only_gte.get_mut(o.0) {
                     *g = false;
                 }
@@ -287,6 +280,20 @@ impl Executable {
     /// If the module fails verification or is malformed (operands after users, no root,
     /// parameter numbers with gaps, a called computation that does not exist).
     pub fn compile(module: &Module) -> Result<Executable> {
+        Executable::compile_with(module, true)
+    }
+
+    /// As [`Executable::compile`], but every fused step runs on its own (no row chains):
+    /// the baseline the chains are tested against.
+    ///
+    /// # Errors
+    /// As [`Executable::compile`].
+    #[doc(hidden)]
+    pub fn compile_without_row_chains(module: &Module) -> Result<Executable> {
+        Executable::compile_with(module, false)
+    }
+
+    fn compile_with(module: &Module, rows: bool) -> Result<Executable> {
         xla_core::verify::verify_module(module)?;
         if module.entry_computation().is_none() {
             return Err(CpuError::Malformed(
@@ -295,9 +302,9 @@ impl Executable {
         }
         let mut module = module.clone();
         crate::rewrite::simplify(&mut module);
-        let exe = Executable::planned(module)?;
+        let exe = Executable::planned(module, rows)?;
         let mut exe = match crate::fold::fold_constants(&exe) {
-            Some(folded) => Executable::planned(folded)?,
+            Some(folded) => Executable::planned(folded, rows)?,
             None => exe,
         };
         exe.native = crate::native::compile_loops(&exe);
@@ -318,11 +325,11 @@ impl Executable {
                 "the module has no entry computation".into(),
             ));
         }
-        Executable::planned(module.clone())
+        Executable::planned(module.clone(), true)
     }
 
     /// Plans every computation of an already verified (and rewritten) module.
-    fn planned(module: Module) -> Result<Executable> {
+    fn planned(module: Module, rows: bool) -> Result<Executable> {
         let mut plans = module
             .computations
             .iter()
@@ -330,7 +337,7 @@ impl Executable {
             .collect::<Result<Vec<_>>>()?;
         let combiners: Vec<Option<Combiner>> = plans.iter().map(|p| p.combiner).collect();
         for (p, comp) in plans.iter_mut().zip(&module.computations) {
-            schedule(p, comp, &combiners);
+            schedule(p, comp, &combiners, rows);
         }
         for comp in &module.computations {
             for ins in &comp.instructions {

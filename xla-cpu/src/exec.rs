@@ -224,10 +224,7 @@ impl<'a> Ctx<'a> {
                 if let (Some(p), Some(t)) = (&self.exe.profile, started) {
                     let describe = || {
                         let op = match step {
-                            Step::Fused(_, f) if f.kernel.has_code() => {
-                                format!("fusion[code]({})", ins.op.name())
-                            }
-                            Step::Fused(..) => format!("fusion({})", ins.op.name()),
+                            Step::Fused(_, f) => format!("{}({})", f.label(), ins.op.name()),
                             Step::Eval(_) => ins.op.name().to_string(),
                         };
                         [

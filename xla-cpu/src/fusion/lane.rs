@@ -23,6 +23,10 @@ pub(crate) trait Lane: Real + Default + Send + Sync + 'static {
     fn as_f32(v: &[Self]) -> Option<&[f32]>;
     /// An output block of this type as f32, when this type is f32.
     fn as_f32_out(b: &mut [MaybeUninit<Self>; V]) -> Option<&mut [MaybeUninit<f32>; V]>;
+    /// Values of this type as f32, writable, when this type is f32.
+    fn as_f32_mut(v: &mut [Self]) -> Option<&mut [f32]>;
+    /// An output range of this type as f32, when this type is f32.
+    fn as_f32_uninit(v: &mut [MaybeUninit<Self>]) -> Option<&mut [MaybeUninit<f32>]>;
     /// Fold lanes of this type as f32, when this type is f32.
     fn as_f32_lanes(b: &mut [Self; LANES]) -> Option<&mut [f32; LANES]>;
     /// An f32 block as this type, when this type is f32.
@@ -67,6 +71,12 @@ impl Lane for f32 {
     fn as_f32_lanes(b: &mut [f32; LANES]) -> Option<&mut [f32; LANES]> {
         Some(b)
     }
+    fn as_f32_mut(v: &mut [f32]) -> Option<&mut [f32]> {
+        Some(v)
+    }
+    fn as_f32_uninit(v: &mut [MaybeUninit<f32>]) -> Option<&mut [MaybeUninit<f32>]> {
+        Some(v)
+    }
     fn table() -> &'static Table<f32> {
         static T: OnceLock<Table<f32>> = OnceLock::new();
         T.get_or_init(|| table_for(super::run::simd_level()))
@@ -100,6 +110,12 @@ impl Lane for f64 {
         None
     }
     fn as_f32_lanes(_: &mut [f64; LANES]) -> Option<&mut [f32; LANES]> {
+        None
+    }
+    fn as_f32_mut(_: &mut [f64]) -> Option<&mut [f32]> {
+        None
+    }
+    fn as_f32_uninit(_: &mut [MaybeUninit<f64>]) -> Option<&mut [MaybeUninit<f32>]> {
         None
     }
     fn table() -> &'static Table<f64> {

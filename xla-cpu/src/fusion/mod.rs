@@ -12,7 +12,11 @@ mod fast;
 mod jit;
 mod kern;
 mod lane;
+#[cfg(target_arch = "x86_64")]
+mod loose;
 mod ops;
+mod rows;
+mod rows_run;
 mod run;
 
 #[cfg(target_arch = "x86_64")]
@@ -117,7 +121,7 @@ pub(crate) enum Instr {
 
 /// An elementwise expression over `n` elements in topological order; the last node is
 /// the result.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Kernel {
     /// The element type the kernel computes in: F32 or F64.
     pub ty: PrimitiveType,
@@ -159,6 +163,8 @@ pub(crate) enum FusedKind {
         /// Product of the kept trailing dims.
         inner: usize,
     },
+    /// Several steps over the same rows run tile by tile; the kernel is the last one's.
+    Rows(Box<rows::RowChain>),
 }
 
 /// A fused step: the kernel, its inputs (values of the computation) and what it yields.
@@ -178,7 +184,39 @@ pub(crate) enum Step {
     Fused(usize, Box<Fused>),
 }
 
+impl Fused {
+    /// How a profile names the step: `fusion`, `fusion[code]` (generated code), or
+    /// `fusion[rows:N]` (a row chain of `N` steps; `fusion[rows:N,code]` with code).
+    pub fn label(&self) -> String {
+        match &self.kind {
+            FusedKind::Rows(c) => {
+                let code = c.members.iter().any(|m| m.fused.kernel.has_code());
+                format!(
+                    "fusion[rows:{}{}]",
+                    c.members.len(),
+                    if code { ",code" } else { "" }
+                )
+            }
+            FusedKind::Loop { .. } | FusedKind::Reduce { .. } if self.kernel.has_code() => {
+                "fusion[code]".into()
+            }
+            FusedKind::Loop { .. } | FusedKind::Reduce { .. } => "fusion".into(),
+        }
+    }
+}
+
 impl Step {
+    /// The values this step reads.
+    pub fn reads<'a>(&'a self, comp: &'a Computation) -> &'a [InstrId] {
+        match self {
+            Step::Eval(i) => comp
+                .instructions
+                .get(*i)
+                .map_or(&[], |ins| ins.operands.as_slice()),
+            Step::Fused(_, f) => &f.inputs,
+        }
+    }
+
     /// The instruction whose value this step produces.
     pub fn instr(&self) -> usize {
         match self {
@@ -685,10 +723,13 @@ impl Planner<'_> {
     }
 }
 
-/// The schedule of `comp`: one step per instruction that is not inlined into a kernel.
+/// The schedule of `comp`: one step per instruction that is not inlined into a kernel; with
+/// `rows`, steps over the same rows are chained ([`rows`]), and a costly value two chained
+/// kernels would each recompute is computed once per tile instead.
 pub(crate) fn plan_steps(
     comp: &Computation,
     combiner: &dyn Fn(CompId) -> Option<Combiner>,
+    rows: bool,
 ) -> Vec<Step> {
     let mut users = vec![Vec::new(); comp.instructions.len()];
     for (i, ins) in comp.instructions.iter().enumerate() {
@@ -705,30 +746,78 @@ pub(crate) fn plan_steps(
         combiner,
         users,
     };
-    let mut inline = p.inlined();
+    let inline = p.inlined();
     let live = crate::rewrite::live(comp);
-    loop {
-        let steps: Vec<Step> = (0..comp.instructions.len())
-            .filter(|&i| !inline[i] && live.get(i).copied().unwrap_or(true))
-            .map(|i| match p.step(&inline, i) {
-                Some(f) => Step::Fused(i, Box::new(f)),
-                None => Step::Eval(i),
-            })
-            .collect();
-        // A value inlined into a user that did not become a kernel must be stored after all.
-        let mut changed = false;
-        for s in &steps {
-            if let Step::Eval(i) = s {
-                for o in &comp.instructions[*i].operands {
-                    if let Some(f) = inline.get_mut(o.0).filter(|f| **f) {
-                        *f = false;
-                        changed = true;
+    let plain = p.settle(inline.clone(), &live);
+    if !rows {
+        return plain;
+    }
+    let shared: Vec<usize> = (0..inline.len())
+        .filter(|&i| inline[i] && p.users[i].len() >= 2 && p.costly(i))
+        .collect();
+    if !shared.is_empty() {
+        let mut once = inline;
+        for &i in &shared {
+            once[i] = false;
+        }
+        let chained = rows::chain_rows(comp, p.settle(once, &live));
+        // Kept only when every such value ended up inside a chain (else it would be stored).
+        if !chained.iter().any(|s| shared.contains(&s.instr())) {
+            return chained;
+        }
+    }
+    rows::chain_rows(comp, plain)
+}
+
+impl Planner<'_> {
+    /// True when instruction `i` is a transcendental function (worth computing once).
+    fn costly(&self, i: usize) -> bool {
+        use UnaryOp as U;
+        self.comp.instructions.get(i).is_some_and(|ins| {
+            matches!(
+                ins.op,
+                Op::Unary(
+                    U::Exp
+                        | U::Expm1
+                        | U::Log
+                        | U::Log1p
+                        | U::Logistic
+                        | U::Tanh
+                        | U::Sin
+                        | U::Cos
+                        | U::Tan
+                        | U::Erf
+                ) | Op::Binary(BinaryOp::Pow | BinaryOp::Atan2)
+            )
+        })
+    }
+
+    /// The steps for inlining decisions `inline`, settled: a value inlined into a user that
+    /// did not become a kernel is stored after all.
+    fn settle(&self, mut inline: Vec<bool>, live: &[bool]) -> Vec<Step> {
+        let comp = self.comp;
+        loop {
+            let steps: Vec<Step> = (0..comp.instructions.len())
+                .filter(|&i| !inline[i] && live.get(i).copied().unwrap_or(true))
+                .map(|i| match self.step(&inline, i) {
+                    Some(f) => Step::Fused(i, Box::new(f)),
+                    None => Step::Eval(i),
+                })
+                .collect();
+            let mut changed = false;
+            for s in &steps {
+                if let Step::Eval(i) = s {
+                    for o in &comp.instructions[*i].operands {
+                        if let Some(f) = inline.get_mut(o.0).filter(|f| **f) {
+                            *f = false;
+                            changed = true;
+                        }
                     }
                 }
             }
-        }
-        if !changed {
-            return steps;
+            if !changed {
+                return steps;
+            }
         }
     }
 }

@@ -66,7 +66,9 @@ pub(crate) struct Scratch<'i, L> {
 }
 
 impl Kernel {
-    fn scratch<'i, L: Lane>(&self, ins: &[In<'i, L>]) -> Scratch<'i, L> {
+    /// One value per register: constants and scalars filled in, zero elsewhere. Scalar
+    /// inputs are checked non-empty by [`check`] (or the caller) first.
+    pub(super) fn fixed_values<L: Lane>(&self, ins: &[In<L>]) -> Vec<L> {
         let mut fixed = vec![L::zero(); self.nregs];
         for (node, slot) in self.nodes.iter().zip(&self.slots) {
             if let (Node::Load(l), Slot::Fixed(r)) = (node, slot) {
@@ -80,6 +82,11 @@ impl Kernel {
                 }
             }
         }
+        fixed
+    }
+
+    fn scratch<'i, L: Lane>(&self, ins: &[In<'i, L>]) -> Scratch<'i, L> {
+        let fixed = self.fixed_values(ins);
         Scratch {
             regs: fixed.iter().map(|&v| vec![v; V]).collect(),
             fast: Fast::new(self, ins, &fixed),
@@ -136,7 +143,7 @@ impl Kernel {
     /// The slow path (node by node on slices), for ranges the fast path cannot take: a
     /// tail shorter than a fast block, or a kernel whose program could not be bound.
     #[inline(never)]
-    fn block_slices<L: Lane>(
+    pub(super) fn block_slices<L: Lane>(
         &self,
         ins: &[In<L>],
         start: usize,
@@ -206,11 +213,11 @@ fn isa_cap(v: Option<&str>) -> u8 {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod simd {
+pub(super) mod simd {
     use std::sync::OnceLock;
 
     /// 2: AVX-512, 1: AVX2, 0: the baseline.
-    pub(super) fn level() -> u8 {
+    pub(in crate::fusion) fn level() -> u8 {
         static LEVEL: OnceLock<u8> = OnceLock::new();
         *LEVEL.get_or_init(|| {
             let cap = super::isa_cap(std::env::var("XLA_CPU_ISA").ok().as_deref());
@@ -281,15 +288,20 @@ pub(crate) fn load<L: Lane>(l: Load, ins: &[In<L>], start: usize, dst: &mut [L])
 
 /// Checks every input is as long as the kernel reads it.
 fn check<L: Lane>(k: &Kernel, ins: &[In<L>]) -> Result<()> {
-    for n in &k.nodes {
-        let (input, need) = match n {
-            Node::Load(Load::Full(i)) => (*i, k.n),
+    check_over(k, ins, k.n)
+}
+
+/// Checks every input is as long as the kernel reads it over elements `0..n`.
+pub(super) fn check_over<L: Lane>(k: &Kernel, ins: &[In<L>], n: usize) -> Result<()> {
+    for node in &k.nodes {
+        let (input, need) = match node {
+            Node::Load(Load::Full(i)) => (*i, n),
             Node::Load(Load::Scalar(i)) => (*i, 1),
             Node::Load(Load::Bcast { input, len, inner }) => {
                 if *inner == 0 || *len == 0 {
                     return Err(invalid("fused broadcast of an empty operand"));
                 }
-                (*input, *len)
+                (*input, (*len).min(n.div_ceil(*inner)))
             }
             Node::Load(Load::Const(_)) | Node::Op(..) => continue,
         };
@@ -333,7 +345,7 @@ fn write_chunk_impl<L: Lane>(
 
 /// A reduce's combiner, applied in the hot loops without a call per element.
 #[derive(Clone, Copy)]
-enum Comb {
+pub(super) enum Comb {
     Add,
     Mul,
     Max,
@@ -341,7 +353,7 @@ enum Comb {
 }
 
 impl Comb {
-    fn of(op: BinaryOp) -> Comb {
+    pub(super) fn of(op: BinaryOp) -> Comb {
         match op {
             BinaryOp::Mul => Comb::Mul,
             BinaryOp::Max => Comb::Max,
@@ -351,7 +363,7 @@ impl Comb {
     }
 
     /// The identity (`-0` for add, so sums of `-0` stay `-0`).
-    fn identity<L: Lane>(self) -> L {
+    pub(super) fn identity<L: Lane>(self) -> L {
         match self {
             Comb::Add => L::neg_zero(),
             Comb::Mul => L::one(),
@@ -361,7 +373,7 @@ impl Comb {
     }
 
     #[inline(always)]
-    fn apply<L: Lane>(self, a: L, b: L) -> L {
+    pub(super) fn apply<L: Lane>(self, a: L, b: L) -> L {
         match self {
             Comb::Add => a + b,
             Comb::Mul => a * b,
@@ -372,7 +384,7 @@ impl Comb {
 
     /// `acc[i] = acc[i] op v[i]` for every `i` of the shorter.
     #[inline(always)]
-    fn fold_into<L: Lane>(self, acc: &mut [L], v: &[L]) {
+    pub(super) fn fold_into<L: Lane>(self, acc: &mut [L], v: &[L]) {
         let it = acc.iter_mut().zip(v);
         match self {
             Comb::Add => it.for_each(|(a, &x)| *a += x),
@@ -462,6 +474,7 @@ macro_rules! simd_dispatch {
         }
     )*};
 }
+pub(super) use simd_dispatch;
 
 simd_dispatch! {
     fn write_chunk<L>(k: &Kernel, ins: &[In<L>], s: &mut Scratch<L>, start: usize, o: &mut Sink<L>) => write_chunk_impl;
@@ -573,8 +586,11 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
         })
         .collect::<Result<Vec<_>>>()?;
     let k = &f.kernel;
+    if let FusedKind::Rows(chain) = &f.kind {
+        return make(out, L::wrap(super::rows_run::run(chain, &ins, min)?));
+    }
     check(k, &ins)?;
-    let data = match f.kind {
+    let data = match &f.kind {
         FusedKind::Loop { pred: false } => L::wrap(run_loop(k, &ins, min)),
         FusedKind::Loop { pred: true } => ArrayData::Pred(
             run_loop(k, &ins, min)
@@ -589,17 +605,18 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
             red,
             inner,
         } => {
-            let init = ins.get(init).filter(|i| i.len() == 1).map(|i| i.get(0));
+            let init = ins.get(*init).filter(|i| i.len() == 1).map(|i| i.get(0));
             let init = init.ok_or_else(|| invalid("fused reduce: init is not a scalar"))?;
             let r = Red {
                 min,
-                outer,
-                red,
-                inner,
+                outer: *outer,
+                red: *red,
+                inner: *inner,
                 init,
             };
-            L::wrap(run_reduce(k, &ins, op, &r))
+            L::wrap(run_reduce(k, &ins, *op, &r))
         }
+        FusedKind::Rows(_) => return Err(invalid("row chain run as a single kernel")),
     };
     make(out, data)
 }

@@ -12,6 +12,7 @@
 //!   for a row, scalar-parameter and scalar-constant divisor equal `a * (1 / b)` bit for
 //!   bit and differ from IEEE division in a quarter of the elements. The reciprocal is
 //!   computed once per divisor element instead of a division per output element.
+//! - Chains of reshapes and size-1 broadcasts collapse ([`shapes`]).
 //! - Products of broadcast scalars are combined as XLA combines them ([`algebra`]).
 //! - Instructions computing the same value as an earlier one are merged into it ([`cse`]).
 //! - Loop-invariant instructions move out of while bodies ([`licm`]).
@@ -20,6 +21,7 @@
 mod algebra;
 mod cse;
 mod licm;
+mod shapes;
 
 use xla_core::attrs::DotDims;
 use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
@@ -27,6 +29,9 @@ use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
 /// Applies every rewrite to every computation of `m`.
 pub(crate) fn simplify(m: &mut Module) {
     inline_calls(m);
+    for c in &mut m.computations {
+        shapes::simplify_shapes(c);
+    }
     cse::eliminate_common_subexpressions(m);
     licm::hoist_loop_invariants(m);
     for c in &mut m.computations {
