@@ -12,7 +12,7 @@ use xla_core::{Literal, PrimitiveType, Shape};
 
 use super::conv::conv_gemm;
 use super::elementwise::convert;
-use super::matmul::{bmm_faer, bmm_ring, Orient};
+use super::matmul::{bmm_faer, bmm_ring, Layout, Orient};
 use super::structural::{index_map, take};
 use crate::parallel::Parallel;
 use std::borrow::Cow;
@@ -162,24 +162,83 @@ pub(crate) fn in_place(batch: &[usize], first: &[usize], second: &[usize]) -> Op
     }
 }
 
-/// An operand as `B` matrices: in place when the layout allows, else one transposing copy
-/// to row-major `[B, first, second]`.
+/// `(size, stride)` of a group of dims read as one: each dim's stride is the next one's
+/// times its size (`(1, 1)` for no dims).
+fn merged(dims: &[usize], st: &[usize], group: &[usize]) -> Option<(usize, usize)> {
+    let size = group
+        .iter()
+        .map(|&d| dims.get(d).copied())
+        .product::<Option<usize>>()?;
+    for w in group.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if *st.get(a)? != st.get(b)? * dims.get(b)? {
+            return None;
+        }
+    }
+    Some((size, group.last().map_or(Some(1), |&d| st.get(d).copied())?))
+}
+
+/// The operand's matrices read in place with strides, when the row dims and the column dims
+/// each merge into one dim and one of the two is contiguous (any batch dims).
+fn strided(dims: &[usize], [b, first, second]: [&[usize]; 3]) -> Option<Layout> {
+    let st = strides(dims);
+    let (rows, rs) = merged(dims, &st, first)?;
+    let (cols, cs) = merged(dims, &st, second)?;
+    let (orient, stride) = if cs == 1 || cols <= 1 {
+        (Orient::RowMajor, if rows <= 1 { cols } else { rs })
+    } else if rs == 1 || rows <= 1 {
+        (Orient::ColMajor, cs)
+    } else {
+        return None;
+    };
+    let bdims: Vec<usize> = b
+        .iter()
+        .map(|&d| dims.get(d).copied())
+        .collect::<Option<_>>()?;
+    let bst: Vec<usize> = b
+        .iter()
+        .map(|&d| st.get(d).copied())
+        .collect::<Option<_>>()?;
+    let offsets = index_map(&bdims, |o| crate::index::offset(o, &bst));
+    Some(Layout {
+        offsets,
+        orient,
+        stride,
+    })
+}
+
+/// An operand as `B` matrices: in place when the layout allows (packed, or strided for
+/// faer's types), else one transposing copy to row-major `[B, first, second]`.
 fn operand<'a>(
     d: &'a ArrayData,
     dims: &[usize],
     groups: [&[usize]; 3],
     par: Parallel<'_>,
-) -> (Cow<'a, ArrayData>, Orient) {
+) -> (Cow<'a, ArrayData>, Layout) {
     let [b, first, second] = groups;
-    match in_place(b, first, second) {
-        Some(o) => (Cow::Borrowed(d), o),
-        None => {
-            let order: Vec<usize> = b.iter().chain(first).chain(second).copied().collect();
-            let copy = super::strided::permute(d, dims, &order, par)
-                .unwrap_or_else(|| take(d, &canon(dims, &order, &[]).0));
-            (Cow::Owned(copy), Orient::RowMajor)
-        }
+    let size = |g: &[usize]| {
+        g.iter()
+            .map(|&x| dims.get(x).copied().unwrap_or(0))
+            .product()
+    };
+    let (nb, rows, cols): (usize, usize, usize) = (size(b), size(first), size(second));
+    if let Some(o) = in_place(b, first, second) {
+        return (Cow::Borrowed(d), Layout::packed(o, nb, rows, cols));
     }
+    let faer = matches!(
+        d,
+        ArrayData::F32(_) | ArrayData::F64(_) | ArrayData::C64(_) | ArrayData::C128(_)
+    );
+    if let Some(l) = strided(dims, groups).filter(|l| faer && l.fits(rows, cols, d.len())) {
+        return (Cow::Borrowed(d), l);
+    }
+    let order: Vec<usize> = b.iter().chain(first).chain(second).copied().collect();
+    let copy = super::strided::permute(d, dims, &order, par)
+        .unwrap_or_else(|| take(d, &canon(dims, &order, &[]).0));
+    (
+        Cow::Owned(copy),
+        Layout::packed(Orient::RowMajor, nb, rows, cols),
+    )
 }
 
 /// `dot` with general dimension numbers: result dims are batch, lhs free, rhs free.
@@ -217,20 +276,20 @@ pub fn dot(
     let (r, ro) = operand(&r, &rdims, [&rb, &rc, &rf], par);
     use ArrayData as D;
     let res = match (&*l, &*r) {
-        (D::F32(a), D::F32(b)) => D::F32(bmm_faer(a, lo, b, ro, bmkn, par)),
-        (D::F64(a), D::F64(b)) => D::F64(bmm_faer(a, lo, b, ro, bmkn, par)),
-        (D::C64(a), D::C64(b)) => D::C64(bmm_faer(a, lo, b, ro, bmkn, par)),
-        (D::C128(a), D::C128(b)) => D::C128(bmm_faer(a, lo, b, ro, bmkn, par)),
+        (D::F32(a), D::F32(b)) => D::F32(bmm_faer((a, &lo), (b, &ro), bmkn, par)),
+        (D::F64(a), D::F64(b)) => D::F64(bmm_faer((a, &lo), (b, &ro), bmkn, par)),
+        (D::C64(a), D::C64(b)) => D::C64(bmm_faer((a, &lo), (b, &ro), bmkn, par)),
+        (D::C128(a), D::C128(b)) => D::C128(bmm_faer((a, &lo), (b, &ro), bmkn, par)),
         (a, b) => {
-            let row = |d: &ArrayData, o: Orient, dims: &[usize], g: [&[usize]; 3]| match o {
+            let row = |d: &ArrayData, o: &Layout, dims: &[usize], g: [&[usize]; 3]| match o.orient {
                 Orient::RowMajor => d.clone(),
                 Orient::ColMajor => {
                     let order: Vec<usize> = g.iter().flat_map(|v| v.iter()).copied().collect();
                     take(d, &canon(dims, &order, &[]).0)
                 }
             };
-            let a = row(a, lo, &ldims, [&lb, &lf, &lc]);
-            let b = row(b, ro, &rdims, [&rb, &rc, &rf]);
+            let a = row(a, &lo, &ldims, [&lb, &lf, &lc]);
+            let b = row(b, &ro, &rdims, [&rb, &rc, &rf]);
             ring_dispatch!(&a, &b, bmm_ring_data, bmkn)?
         }
     };

@@ -130,6 +130,18 @@ fn dot_cases() -> Vec<(Vec<i64>, Vec<i64>, DotDims)> {
             dd(&[0], &[2], &[0], &[1]),
         ),
         (vec![300, 200], vec![200, 260], dd(&[], &[1], &[], &[0])),
+        // Batch dims not leading: read in place with strides (attention's q.K and p.V).
+        (vec![4, 16], vec![10, 4, 16], dd(&[0], &[1], &[1], &[2])),
+        (vec![4, 10], vec![10, 4, 16], dd(&[0], &[1], &[1], &[0])),
+        (vec![10, 4, 16], vec![4, 16, 7], dd(&[1], &[2], &[0], &[1])),
+        (
+            vec![2, 7, 3, 5],
+            vec![3, 5, 2, 6],
+            dd(&[0, 2], &[3], &[2, 0], &[1]),
+        ),
+        (vec![6, 3, 2, 5], vec![2, 5, 4], dd(&[2], &[3], &[0], &[1])),
+        // Neither matrix dim contiguous: the transposing copy.
+        (vec![5, 3, 4], vec![3, 6, 4], dd(&[2], &[1], &[2], &[0])),
     ]
 }
 

@@ -75,6 +75,70 @@ pub(crate) fn view<T>(s: &[T], rows: usize, cols: usize, o: Orient) -> MatRef<'_
     }
 }
 
+/// Where the matrices of a batch sit in a buffer: matrix `b` starts at `offsets[b]`, its
+/// elements one apart along rows (`RowMajor`: `(i, j)` at `i * stride + j`) or columns
+/// (`ColMajor`: `(i, j)` at `j * stride + i`). Packed operands have `stride` = the row (or
+/// column) length; a strided one reads a dot operand whose batch dims are not leading in
+/// place (an attention product's keys `[seq, heads, dim]`) instead of transposing it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub offsets: Vec<usize>,
+    pub orient: Orient,
+    pub stride: usize,
+}
+
+impl Layout {
+    /// `batch` packed `rows x cols` matrices stored as `o`.
+    pub(crate) fn packed(o: Orient, batch: usize, rows: usize, cols: usize) -> Layout {
+        let stride = match o {
+            Orient::RowMajor => cols,
+            Orient::ColMajor => rows,
+        };
+        Layout {
+            offsets: (0..batch).map(|b| b * rows * cols).collect(),
+            orient: o,
+            stride,
+        }
+    }
+
+    /// True when every `rows x cols` matrix lies inside a buffer of `len` elements.
+    pub(crate) fn fits(&self, rows: usize, cols: usize, len: usize) -> bool {
+        if rows == 0 || cols == 0 {
+            return true;
+        }
+        let (outer, inner) = match self.orient {
+            Orient::RowMajor => (rows, cols),
+            Orient::ColMajor => (cols, rows),
+        };
+        let last = (outer - 1)
+            .checked_mul(self.stride)
+            .and_then(|x| x.checked_add(inner - 1));
+        self.offsets
+            .iter()
+            .all(|&o| last.and_then(|l| l.checked_add(o)).is_some_and(|e| e < len))
+    }
+
+    /// The `rows x cols` view of matrix `b` of `s` (checked by [`Layout::fits`]).
+    pub(crate) fn view<'a, T>(
+        &self,
+        s: &'a [T],
+        b: usize,
+        rows: usize,
+        cols: usize,
+    ) -> MatRef<'a, T> {
+        let at = self.offsets.get(b).copied().unwrap_or(0);
+        let s = s.get(at..).unwrap_or(&[]);
+        match self.orient {
+            Orient::RowMajor => {
+                MatRef::from_row_major_slice_with_stride(s, rows, cols, self.stride)
+            }
+            Orient::ColMajor => {
+                MatRef::from_column_major_slice_with_stride(s, rows, cols, self.stride)
+            }
+        }
+    }
+}
+
 /// `dst = lhs * rhs` with faer.
 pub(crate) fn gemm<T: FaerElem>(
     dst: MatMut<'_, T>,
@@ -133,24 +197,23 @@ pub(crate) fn gemm_par<T: FaerElem>(
     });
 }
 
-/// Batched product through faer; `l` holds `B` matrices `M x K` stored as `lo`, `r` holds
-/// `B` matrices `K x N` stored as `ro`. Returns `[B, M, N]` row-major.
+/// Batched product through faer; `l` holds `B` matrices `M x K` laid out as `ll`, `r`
+/// holds `B` matrices `K x N` laid out as `rl` (both checked with [`Layout::fits`]).
+/// Returns `[B, M, N]` row-major.
 pub(crate) fn bmm_faer<T: FaerElem>(
-    l: &[T],
-    lo: Orient,
-    r: &[T],
-    ro: Orient,
+    (l, ll): (&[T], &Layout),
+    (r, rl): (&[T], &Layout),
     bmkn: [usize; 4],
     par: Parallel<'_>,
 ) -> Vec<T> {
     let [b, m, k, n] = bmkn;
     let mut out = vec![T::default(); b * m * n];
-    if out.is_empty() || k == 0 {
+    if out.is_empty() || k == 0 || !ll.fits(m, k, l.len()) || !rl.fits(k, n, r.len()) {
         return out;
     }
     let one = |bi: usize, o: &mut [T], p: Parallel<'_>| {
-        let lhs = view(&l[bi * m * k..(bi + 1) * m * k], m, k, lo);
-        let rhs = view(&r[bi * k * n..(bi + 1) * k * n], k, n, ro);
+        let lhs = ll.view(l, bi, m, k);
+        let rhs = rl.view(r, bi, k, n);
         gemm_par(MatMut::from_row_major_slice_mut(o, m, n), lhs, rhs, p);
     };
     let per = m * n * k;
