@@ -57,6 +57,12 @@ pub(crate) fn copy_typed<T: Copy + Default + Send + Sync>(
     if lo < 0 || hi >= src.len() as isize {
         return None;
     }
+    // One contiguous run (a slice along the outermost dims, a reshape's copy): one memcpy,
+    // without first zeroing the output.
+    if let ([_], [1]) = (dims.as_slice(), strides.as_slice()) {
+        let at = usize::try_from(base).ok()?;
+        return src.get(at..at.checked_add(n)?).map(<[T]>::to_vec);
+    }
     let mut out = vec![T::default(); n];
     let job = Job {
         src,
