@@ -341,6 +341,34 @@ pub fn infer_shape(
             source_target_pairs,
             ..
         } => collective::collective_permute(take::<1>(name, operands)?[0], source_target_pairs),
+        Op::AllReduceStart { .. } => {
+            collective::all_reduce(operands, &callees::<1>(name, called)?[0])
+        }
+        Op::AllReduceDone => Ok(take::<1>(name, operands)?[0].without_layout()),
+        Op::AllGatherStart { dimension, config } => {
+            let shards = match declared.and_then(Shape::tuple_elements) {
+                Some([_, result]) => shard_count(
+                    name,
+                    &config.replica_groups,
+                    operands,
+                    Some(result),
+                    *dimension,
+                    true,
+                )?,
+                _ => collective::group_size(name, &config.replica_groups)?.unwrap_or(1),
+            };
+            collective::all_gather_start(operands, *dimension, shards)
+        }
+        Op::AllGatherDone | Op::CollectivePermuteDone => {
+            collective::async_done(name, take::<1>(name, operands)?[0])
+        }
+        Op::CollectivePermuteStart {
+            source_target_pairs,
+            ..
+        } => {
+            collective::collective_permute_start(take::<1>(name, operands)?[0], source_target_pairs)
+        }
+        Op::CollectiveBroadcast { .. } => collective::collective_broadcast(operands),
         Op::ReplicaId => take::<0>(name, operands).map(|[]| collective::replica_id()),
         Op::PartitionId => take::<0>(name, operands).map(|[]| collective::partition_id()),
         Op::Send { .. } => take::<2>(name, operands).and_then(|[d, t]| collective::send(d, t)),
