@@ -1,4 +1,4 @@
-//! Multi-device modules on threads: every case of `testdata/replicas/*/` (made on real
+//! Multi-device modules on threads: every case of `testdata/replicas/{public,own}/` (made on real
 //! XLA:CPU with `replica_count × num_partitions` devices; inputs and outputs stacked along a
 //! leading device axis) run through `Executable::execute_replicated`, and the errors of bad
 //! multi-device input.
@@ -154,6 +154,14 @@ fn run_split(split: &str, expected: usize) {
 #[test]
 fn replicas_public_cases_match_xla() {
     run_split("public", 17);
+}
+
+/// Cases made by `scripts/make_replica_cases.py` on real XLA: reduce-scatter and all-to-all on
+/// dimension 1, iota groups over 8 replicas, collectives in loops and conditionals, async
+/// pairs in a loop, and every group mode on 2 replicas × 2 partitions.
+#[test]
+fn replicas_own_cases_match_xla() {
+    run_split("own", 8);
 }
 
 fn module(text: &str) -> Executable {
