@@ -331,3 +331,20 @@ fn a_single_device_module_runs_as_before() {
         out
     );
 }
+
+#[test]
+fn a_reduction_that_does_not_vectorise_runs_per_element() {
+    // `broadcast` keeps the combiner off the vectorised path; the result is the max.
+    let exe = module(
+        "HloModule m, replica_count=3\n\
+         mx { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ab = f32[] broadcast(a), dimensions={}\n \
+         ROOT c = f32[] maximum(ab, b) }\n\
+         ENTRY e { x = f32[2] parameter(0)\n ROOT s = f32[2] all-reduce(x), replica_groups={}, to_apply=mx }",
+    );
+    let out = exe
+        .execute_replicated(&vecs(&[&[1., -5.], &[7., -6.], &[3., -4.]]))
+        .unwrap();
+    for o in &out {
+        assert_eq!(o.data::<f32>(), Some(&[7f32, -4.][..]));
+    }
+}
