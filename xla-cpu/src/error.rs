@@ -106,6 +106,16 @@ pub enum CpuError {
         /// Argument sets given.
         found: usize,
     },
+    /// An MPI run has a number of ranks other than the module's device count.
+    #[error(
+        "--backend mpi: the module runs on {expected} device(s) (replicas × partitions) but there are {found} MPI rank(s); start it with mpirun -np {expected}"
+    )]
+    RankCount {
+        /// Devices of the module.
+        expected: usize,
+        /// MPI ranks.
+        found: usize,
+    },
     /// The run of one device failed.
     #[error("device {device} (replica {replica}, partition {partition}): {source}")]
     OnDevice {

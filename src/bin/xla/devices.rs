@@ -10,6 +10,61 @@ use xla::cpu::devices::{split_devices, stack_devices};
 use xla::cpu::Executable;
 use xla::Literal;
 
+/// Where the devices of a multi-device module run.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// One thread per device in this process.
+    Threads,
+    /// One MPI rank per device (this process is one of them).
+    Mpi,
+}
+
+/// Runs on `backend`: the stacked output leaves, or `None` on an MPI rank other than 0.
+pub fn run_on(
+    backend: Backend,
+    exe: &Executable,
+    args: &[Vec<Literal>],
+    module: &Path,
+) -> Result<Option<Vec<Literal>>, CliError> {
+    match backend {
+        Backend::Threads => execute(exe, args, module).map(Some),
+        Backend::Mpi => execute_mpi(exe, args, module),
+    }
+}
+
+#[cfg(feature = "mpi")]
+fn execute_mpi(
+    exe: &Executable,
+    args: &[Vec<Literal>],
+    module: &Path,
+) -> Result<Option<Vec<Literal>>, CliError> {
+    use xla::cpu::devices::mpi::MpiWorld;
+    let at = |e: &dyn std::fmt::Display| CliError::new(format!("{}: {e}", module.display()));
+    let timeout = xla::cpu::devices::ReplicaOptions::default().timeout;
+    let world = MpiWorld::initialize(timeout).map_err(|e| at(&e))?;
+    let rank = world.communicator().rank();
+    let mine = args.get(rank).map(Vec::as_slice).unwrap_or(&[]);
+    let Some(results) = world
+        .run(exe, mine)
+        .map_err(|e| at(&format!("rank {rank}: {e}")))?
+    else {
+        return Ok(None);
+    };
+    stack_results(results, module).map(Some)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn execute_mpi(
+    _: &Executable,
+    _: &[Vec<Literal>],
+    module: &Path,
+) -> Result<Option<Vec<Literal>>, CliError> {
+    Err(CliError::new(format!(
+        "{}: --backend mpi needs an xla built with the `mpi` feature (cargo build --release --features mpi)",
+        module.display()
+    )))
+}
+
 /// True when the module runs on more than one device.
 pub fn is_multi_device(m: &Module) -> bool {
     m.config.replica_count != 1 || m.config.num_partitions != 1
@@ -78,6 +133,12 @@ pub fn execute(
 ) -> Result<Vec<Literal>, CliError> {
     let at = |e: &dyn std::fmt::Display| CliError::new(format!("{}: {e}", module.display()));
     let results = exe.execute_replicated(args).map_err(|e| at(&e))?;
+    stack_results(results, module)
+}
+
+/// Each output leaf of the devices' results, stacked over the devices.
+fn stack_results(results: Vec<Literal>, module: &Path) -> Result<Vec<Literal>, CliError> {
+    let at = |e: &dyn std::fmt::Display| CliError::new(format!("{}: {e}", module.display()));
     let per_device: Vec<Vec<Literal>> = results
         .into_iter()
         .map(|r| {

@@ -16,6 +16,10 @@ pub struct Args {
     /// depth-first).
     #[arg(long)]
     pub out: PathBuf,
+    /// How a multi-device module runs: one thread per device, or one MPI rank per device
+    /// (`mpirun -np N xla run --backend mpi ...`, a build with the `mpi` feature).
+    #[arg(long, value_enum, default_value = "threads")]
+    pub backend: crate::devices::Backend,
 }
 
 /// Loads, compiles and runs the module, then writes every output leaf. A multi-device
@@ -25,7 +29,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let m = load_module(&args.module)?;
     let leaves = if crate::devices::is_multi_device(&m) {
         let (exe, per_device) = crate::devices::prepare(&m, &args.module, &args.inputs)?;
-        crate::devices::execute(&exe, &per_device, &args.module)?
+        match crate::devices::run_on(args.backend, &exe, &per_device, &args.module)? {
+            Some(leaves) => leaves,
+            None => return Ok(()), // an MPI rank other than 0 writes nothing
+        }
     } else {
         let (exe, inputs) = prepare_loaded(&m, &args.module, &args.inputs)?;
         let result = exe

@@ -26,7 +26,7 @@ pub struct Exchange<'a> {
 /// its value and gets the values of all members, in group order. Collective semantics
 /// (reductions, gathers, permutes) are computed from these values by the caller, so a
 /// transport (threads, MPI) only implements this.
-pub trait Communicator: Send + Sync {
+pub trait Communicator {
     /// Contributes `value` to exchange `x` and returns every member's value in group order.
     ///
     /// # Errors

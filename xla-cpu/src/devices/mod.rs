@@ -14,6 +14,8 @@
 mod comm;
 pub mod groups;
 mod layout;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub(crate) mod ops;
 mod run;
 pub mod stack;
