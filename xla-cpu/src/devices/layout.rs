@@ -34,8 +34,14 @@ fn same_shapes(vs: &[Literal]) -> Result<&Literal> {
 ///
 /// # Errors
 /// Shapes differ across members, or the computation fails.
-pub fn reduce_members(cx: &Ctx<'_>, to_apply: CompId, vs: &[Literal]) -> Result<Literal> {
-    let first = same_shapes(vs)?;
+pub fn reduce_members(cx: &Ctx<'_>, to_apply: CompId, mut vs: Vec<Literal>) -> Result<Literal> {
+    if vs.len() == 1 {
+        // A group of one (every single-device run): the value itself, not a copy.
+        if let Some(v) = vs.pop() {
+            return Ok(v);
+        }
+    }
+    let first = same_shapes(&vs)?;
     let shape = first.shape().without_layout();
     let arr = shape
         .as_array()
@@ -68,8 +74,13 @@ pub fn reduce_members(cx: &Ctx<'_>, to_apply: CompId, vs: &[Literal]) -> Result<
 ///
 /// # Errors
 /// Shapes differ across members, or do not fit `out`.
-pub fn concat_members(vs: &[Literal], dim: i64, out: &Shape) -> Result<Literal> {
-    same_shapes(vs)?;
+pub fn concat_members(mut vs: Vec<Literal>, dim: i64, out: &Shape) -> Result<Literal> {
+    if vs.len() == 1 && vs.first().is_some_and(|v| v.shape().compatible(out)) {
+        if let Some(v) = vs.pop() {
+            return Ok(v);
+        }
+    }
+    same_shapes(&vs)?;
     let refs: Vec<&Literal> = vs.iter().collect();
     st::concatenate(&refs, dim, &out.without_layout())
 }

@@ -98,7 +98,7 @@ pub fn all_reduce(
     let (group, _) = my_group(cx, config, Some(config.use_global_device_ids))?;
     let values = exchange(cx.device, "all-reduce", &group, pack(a)?)?;
     let results = unpack(values, a.len())?
-        .iter()
+        .into_iter()
         .map(|vs| reduce_members(cx, to_apply, vs))
         .collect::<Result<Vec<_>>>()?;
     Ok(single_or_tuple(results))
@@ -119,7 +119,7 @@ pub fn all_gather(
     let values = exchange(cx.device, "all-gather", &group, pack(a)?)?;
     let n = a.len();
     let results = unpack(values, n)?
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(j, vs)| concat_members(vs, dimension, out_at(out, j, n)?))
         .collect::<Result<Vec<_>>>()?;
@@ -143,7 +143,7 @@ pub fn reduce_scatter(
     let values = exchange(cx.device, "reduce-scatter", &group, pack(a)?)?;
     let n = a.len();
     let mut results = Vec::with_capacity(n);
-    for (j, vs) in unpack(values, n)?.iter().enumerate() {
+    for (j, vs) in unpack(values, n)?.into_iter().enumerate() {
         let full = reduce_members(cx, to_apply, vs)?;
         results.push(slice_piece(cx, &full, dimension, pos, out_at(out, j, n)?)?);
     }
@@ -187,7 +187,7 @@ pub fn all_to_all(
             .iter()
             .map(|v| slice_piece(cx, v, dim, pos, &piece_shape(v, dim, group.len())?))
             .collect::<Result<Vec<_>>>()?;
-        results.push(concat_members(&pieces, dim, o)?);
+        results.push(concat_members(pieces, dim, o)?);
     }
     Ok(single_or_tuple(results))
 }
