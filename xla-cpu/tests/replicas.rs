@@ -348,3 +348,23 @@ fn a_reduction_that_does_not_vectorise_runs_per_element() {
         assert_eq!(o.data::<f32>(), Some(&[7f32, -4.][..]));
     }
 }
+
+#[test]
+fn devices_running_different_collectives_is_an_error() {
+    // Replica 0 all-reduces while replica 1 all-gathers at the same point.
+    let exe = module(&format!(
+        "HloModule m, replica_count=2\n{ADD}\
+         sum {{ p = f32[2] parameter(0)\n ROOT s = f32[2] all-reduce(p), replica_groups={{}}, to_apply=add }}\n\
+         gather {{ p = f32[2] parameter(0)\n g = f32[4] all-gather(p), replica_groups={{}}, dimensions={{0}}\n \
+         ROOT h = f32[2] slice(g), slice={{[0:2]}} }}\n\
+         ENTRY e {{ x = f32[2] parameter(0)\n r = u32[] replica-id()\n z = u32[] constant(0)\n \
+         c = pred[] compare(r, z), direction=EQ\n \
+         ROOT o = f32[2] conditional(c, x, x), true_computation=sum, false_computation=gather }}"
+    ));
+    let e = exe
+        .execute_replicated(&vecs(&[&[1., 2.], &[3., 4.]]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("devices disagree"), "{e}");
+    assert!(e.contains("all-reduce") && e.contains("all-gather"), "{e}");
+}

@@ -58,28 +58,23 @@ impl MpiCommunicator {
         }
     }
 
-    fn fail(&self, e: &CpuError) -> ! {
-        eprintln!("rank {}: {e}", self.rank());
-        self.world.abort(3)
-    }
-}
-
-impl Communicator for MpiCommunicator {
-    fn exchange(&self, x: Exchange<'_>, value: Literal) -> Result<Vec<Literal>> {
-        let header = format!("{} {:?} {}", x.op, x.group, x.sequence);
-        let mut bytes = Vec::new();
-        put_str(&mut bytes, &header);
-        encode(&value, &mut bytes)?;
-        let peers: Vec<usize> = x.group.iter().copied().filter(|&d| d != x.device).collect();
+    /// Sends `bytes` to every peer (non-blocking) and receives each peer's message; aborts
+    /// the job when a peer does not send in time.
+    fn transfer(
+        &self,
+        x: &Exchange<'_>,
+        bytes: &[u8],
+        peers: &[usize],
+    ) -> Vec<(usize, Option<Vec<u8>>)> {
         let deadline = Instant::now() + self.timeout;
-        let received: Vec<(usize, Option<Vec<u8>>)> = mpi::request::scope(|scope| {
+        mpi::request::scope(|scope| {
             let sends: Vec<_> = peers
                 .iter()
                 .filter_map(|&d| i32::try_from(d).ok())
                 .map(|d| {
                     self.world
                         .process_at_rank(d)
-                        .immediate_send_with_tag(scope, &bytes[..], TAG)
+                        .immediate_send_with_tag(scope, bytes, TAG)
                 })
                 .collect();
             let got: Vec<(usize, Option<Vec<u8>>)> = peers
@@ -102,7 +97,23 @@ impl Communicator for MpiCommunicator {
                 s.wait();
             }
             got
-        });
+        })
+    }
+
+    fn fail(&self, e: &CpuError) -> ! {
+        eprintln!("rank {}: {e}", self.rank());
+        self.world.abort(3)
+    }
+}
+
+impl Communicator for MpiCommunicator {
+    fn exchange(&self, x: Exchange<'_>, value: Literal) -> Result<Vec<Literal>> {
+        let header = format!("{} {:?} {}", x.op, x.group, x.sequence);
+        let mut bytes = Vec::new();
+        put_str(&mut bytes, &header);
+        encode(&value, &mut bytes)?;
+        let peers: Vec<usize> = x.group.iter().copied().filter(|&d| d != x.device).collect();
+        let received = self.transfer(&x, &bytes, &peers);
         let mut out = Vec::with_capacity(x.group.len());
         let mut mine = Some(value);
         let mut from_peers = received.into_iter();

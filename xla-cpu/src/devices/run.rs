@@ -114,7 +114,8 @@ impl Executable {
     /// Runs device `d` of `topo` through `comm` (any transport, e.g. one MPI rank).
     ///
     /// # Errors
-    /// As [`Executable::execute`], or a failed collective.
+    /// [`CpuError::DeviceCount`] if `d` is not a device of `topo`; as
+    /// [`Executable::execute`]; or a failed collective.
     pub fn execute_on_device(
         &self,
         topo: Topology,
@@ -122,6 +123,12 @@ impl Executable {
         comm: &dyn Communicator,
         args: &[Literal],
     ) -> Result<Literal> {
+        if d >= topo.devices() {
+            return Err(CpuError::DeviceCount {
+                expected: topo.devices(),
+                found: d + 1,
+            });
+        }
         let device = Device::new(topo, d, comm);
         let refs: Vec<&Literal> = args.iter().collect();
         self.execute_device(&refs, Mode::Fused, Some(&device))
