@@ -195,7 +195,7 @@ pub fn group_of(
 /// device it receives from (`None`: it gets zeros).
 ///
 /// # Errors
-/// An id out of range, or a repeated source or target.
+/// A repeated source or target. (A pair naming a device that does not exist moves nothing.)
 pub fn permute_plan(
     topo: Topology,
     pairs: &[(i64, i64)],
@@ -214,26 +214,24 @@ pub fn permute_plan(
             .collect();
         (peers, replica, topo.replicas, "replica")
     };
-    let mut sources = vec![false; n];
-    let mut targets = vec![false; n];
+    let mut sources = std::collections::HashSet::new();
+    let mut targets = std::collections::HashSet::new();
     let mut from = None;
     for &(s, t) in pairs {
         for (id, seen, role) in [(s, &mut sources, "source"), (t, &mut targets, "target")] {
-            let slot = usize::try_from(id).ok().and_then(|i| seen.get_mut(i));
-            let Some(slot) = slot else {
-                return Err(CpuError::ReplicaGroups(format!(
-                    "collective-permute: {role} {kind} {id} is out of range (there are {n})"
-                )));
-            };
-            if *slot {
+            if !seen.insert(id) {
                 return Err(CpuError::ReplicaGroups(format!(
                     "collective-permute: {kind} {id} is the {role} of two pairs"
                 )));
             }
-            *slot = true;
         }
-        if t as usize == me {
-            from = Some(s as usize);
+        // A pair naming a device that does not exist moves nothing (as with one replica,
+        // where `{0,1}` leaves replica 0 without a source).
+        let (Ok(s), Ok(t)) = (usize::try_from(s), usize::try_from(t)) else {
+            continue;
+        };
+        if t == me && s < n {
+            from = Some(s);
         }
     }
     Ok((peers, from))
@@ -323,6 +321,8 @@ mod tests {
         assert_eq!(permute_plan(t4, &pairs, false, 0).unwrap().1, None);
         assert!(permute_plan(t4, &[(0, 1), (0, 2)], false, 0).is_err());
         assert!(permute_plan(t4, &[(0, 1), (2, 1)], false, 0).is_err());
+        // Replica 7 does not exist: replica 1 gets nothing from it.
+        assert_eq!(permute_plan(t4, &[(7, 1)], false, 1).unwrap().1, None);
         // With a channel the ids are partitions of the device's replica.
         assert_eq!(
             permute_plan(T22, &[(0, 1)], true, 3).unwrap(),
