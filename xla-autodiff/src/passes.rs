@@ -122,5 +122,6 @@ fn prune(m: Module) -> Module {
         name: m.name,
         computations: comps,
         entry,
+        config: m.config,
     }
 }

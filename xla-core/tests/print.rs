@@ -67,6 +67,7 @@ fn root_line(op: Op, shape: Shape, operands: &[Shape]) -> String {
         name: "m".into(),
         computations,
         entry: CompId(3),
+        config: Default::default(),
     };
     let text = print_module(&module);
     let line = text
@@ -91,6 +92,7 @@ fn module_header_and_computation_order() {
         name: "jit_fn".into(),
         computations: callees(),
         entry: COMP,
+        config: Default::default(),
     };
     let text = print_module(&m);
     let want = "HloModule jit_fn, entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n\n\
@@ -124,6 +126,7 @@ fn callees_are_printed_before_callers() {
         name: "m".into(),
         computations: comps,
         entry: CompId(0),
+        config: Default::default(),
     });
     let comp_at = text.find("\ncomp {").expect("comp printed");
     let entry_at = text.find("ENTRY main {").expect("entry printed");
@@ -778,6 +781,7 @@ fn invalid_references_do_not_panic() {
         name: "bad".into(),
         computations: vec![comp],
         entry: CompId(0),
+        config: Default::default(),
     });
     assert!(
         text.contains("call(<invalid operand 4>), to_apply=<invalid computation 9>"),

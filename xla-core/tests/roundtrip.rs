@@ -428,6 +428,7 @@ fn random_module(params: &[(bool, Vec<i64>)], steps: &[(u8, usize, usize, u64)])
             main,
         ],
         entry: CompId(2),
+        config: Default::default(),
     }
 }
 

@@ -43,6 +43,7 @@ fn valid() -> Module {
         name: "m".into(),
         computations: vec![adder("add"), main],
         entry: CompId(1),
+        config: Default::default(),
     }
 }
 
@@ -241,6 +242,7 @@ fn recursion_is_reported() {
         name: "rec".into(),
         computations: vec![a, b, selfrec],
         entry: CompId(0),
+        config: Default::default(),
     };
     expect(
         &m,

@@ -70,6 +70,64 @@ pub enum CpuError {
     /// A host queue (infeed, recv) was empty.
     #[error("{0}: the host queue is empty")]
     QueueEmpty(String),
+    /// A collective's `replica_groups` (or `source_target_pairs`) do not fit the devices.
+    #[error("replica groups: {0}")]
+    ReplicaGroups(String),
+    /// Devices disagree about a collective (different ops or shapes at the same exchange).
+    #[error("devices disagree: {0}")]
+    DeviceMismatch(String),
+    /// A device waited at a collective for devices that never arrived.
+    #[error("{op}: device(s) {missing:?} {reason}")]
+    CollectiveTimeout {
+        /// The op waiting.
+        op: String,
+        /// The devices that did not arrive.
+        missing: Vec<usize>,
+        /// Why waiting stopped (finished elsewhere, or the timeout).
+        reason: String,
+    },
+    /// A device waited at a collective for a device whose run failed.
+    #[error("{op}: device {device} failed before reaching this collective: {message}")]
+    PeerFailed {
+        /// The op waiting.
+        op: String,
+        /// The device that failed.
+        device: usize,
+        /// Its error.
+        message: String,
+    },
+    /// A multi-device run got arguments for the wrong number of devices.
+    #[error(
+        "execute: the module runs on {expected} device(s) (replicas × partitions) but arguments for {found} were given"
+    )]
+    DeviceCount {
+        /// Devices of the module.
+        expected: usize,
+        /// Argument sets given.
+        found: usize,
+    },
+    /// An MPI run has a number of ranks other than the module's device count.
+    #[error(
+        "--backend mpi: the module runs on {expected} device(s) (replicas × partitions) but there are {found} MPI rank(s); start it with mpirun -np {expected}"
+    )]
+    RankCount {
+        /// Devices of the module.
+        expected: usize,
+        /// MPI ranks.
+        found: usize,
+    },
+    /// The run of one device failed.
+    #[error("device {device} (replica {replica}, partition {partition}): {source}")]
+    OnDevice {
+        /// Global device id.
+        device: usize,
+        /// Its replica.
+        replica: usize,
+        /// Its partition.
+        partition: usize,
+        /// What went wrong.
+        source: Box<CpuError>,
+    },
     /// A literal could not be built.
     #[error(transparent)]
     Literal(#[from] LiteralError),

@@ -2,6 +2,7 @@
 //! computations run through [`Ctx::call`].
 
 use crate::compile::{Combiner, Executable};
+use crate::devices::ops as dev;
 use crate::error::{invalid, CpuError, Result};
 use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
@@ -36,6 +37,8 @@ pub(crate) struct Ctx<'a> {
     /// Every computation runs one instruction at a time with the reference kernels, called
     /// computations too (the baseline fast paths are tested against).
     pub reference: bool,
+    /// The device this run is, in a multi-device run (`None`: a single device).
+    pub device: Option<&'a crate::devices::Device<'a>>,
 }
 
 impl Executable {
@@ -67,6 +70,16 @@ impl Executable {
     }
 
     fn execute_with(&self, args: &[&Literal], mode: Mode) -> Result<Literal> {
+        self.execute_device(args, mode, None)
+    }
+
+    /// Runs the entry computation as `device` (`None`: a single-device run).
+    pub(crate) fn execute_device(
+        &self,
+        args: &[&Literal],
+        mode: Mode,
+        device: Option<&crate::devices::Device<'_>>,
+    ) -> Result<Literal> {
         let entry = self.module.entry;
         let comp = self
             .module
@@ -96,6 +109,7 @@ impl Executable {
             exe: self,
             rng_calls: Cell::new(0),
             reference: mode == Mode::Unfused,
+            device,
         };
         let args = args.iter().map(|a| Cow::Borrowed(*a)).collect();
         without_layouts(cx.run_cow(entry, args, mode)?)
@@ -431,13 +445,34 @@ impl<'a> Ctx<'a> {
             Op::RngBitGenerator { algorithm } => rng::rng_bit_generator(arg(0)?, *algorithm, out),
             Op::RngGetAndUpdateState { delta } => rng::get_and_update_state(self, *delta, out),
             Op::AfterAll => Ok(Literal::token()),
-            Op::AllGather { .. } | Op::AllToAll { .. } => collective::identity(a),
-            Op::AllReduce { .. } | Op::ReduceScatter { .. } => collective::identity(a),
+            Op::AllReduce { config, to_apply } | Op::AllReduceStart { config, to_apply } => {
+                dev::all_reduce(self, a, config, *to_apply)
+            }
+            Op::AllGather { dimension, config } => {
+                dev::all_gather(self, a, *dimension, config, out)
+            }
+            Op::ReduceScatter {
+                dimension,
+                config,
+                to_apply,
+            } => dev::reduce_scatter(self, a, *dimension, config, *to_apply, out),
+            Op::AllToAll { dimension, config } => dev::all_to_all(self, a, *dimension, config, out),
             Op::CollectivePermute {
                 source_target_pairs,
-                ..
-            } => collective::collective_permute(arg(0)?, source_target_pairs),
-            Op::ReplicaId | Op::PartitionId => Ok(Literal::scalar(0u32)),
+                channel_id,
+            } => dev::collective_permute(self, arg(0)?, source_target_pairs, *channel_id, out),
+            Op::AllGatherStart { dimension, config } => {
+                dev::all_gather_start(self, a, *dimension, config, out)
+            }
+            Op::CollectivePermuteStart {
+                source_target_pairs,
+                channel_id,
+            } => dev::collective_permute_start(self, arg(0)?, source_target_pairs, *channel_id),
+            Op::AllReduceDone => Ok(arg(0)?.clone()),
+            Op::AllGatherDone | Op::CollectivePermuteDone => dev::async_done(arg(0)?),
+            Op::CollectiveBroadcast { config } => dev::collective_broadcast(self, a, config),
+            Op::ReplicaId => Ok(dev::device_id(self, false)),
+            Op::PartitionId => Ok(dev::device_id(self, true)),
             Op::Send { channel_id, .. } => collective::send(self, arg(0)?, *channel_id),
             Op::SendDone { .. } => Ok(Literal::token()),
             Op::Recv { channel_id, .. } => collective::recv(self, *channel_id, out),

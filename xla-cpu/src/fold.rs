@@ -22,6 +22,7 @@ pub(crate) fn fold_constants(exe: &Executable) -> Option<Module> {
         exe,
         rng_calls: Cell::new(0),
         reference: false,
+        device: None,
     };
     let mut m = exe.module.clone();
     let mut changed = false;
@@ -97,6 +98,13 @@ pub(crate) fn pure(op: &Op) -> bool {
             | Op::RecvDone { .. }
             | Op::ReplicaId
             | Op::PartitionId
+            | Op::AllReduceStart { .. }
+            | Op::AllReduceDone
+            | Op::AllGatherStart { .. }
+            | Op::AllGatherDone
+            | Op::CollectivePermuteStart { .. }
+            | Op::CollectivePermuteDone
+            | Op::CollectiveBroadcast { .. }
             | Op::OptimizationBarrier
             | Op::BatchNormTraining { .. }
             | Op::BatchNormGrad { .. }

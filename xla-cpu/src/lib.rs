@@ -7,7 +7,7 @@
 //! let p = |n: i64| Instruction { name: format!("p{n}"), op: Op::Parameter { number: n }, operands: vec![], shape: s.clone() };
 //! let add = Instruction { name: "add".into(), op: Op::Binary(BinaryOp::Add), operands: vec![InstrId(0), InstrId(1)], shape: s.clone() };
 //! let comp = Computation { name: "main".into(), instructions: vec![p(0), p(1), add], root: InstrId(2) };
-//! let module = Module { name: "m".into(), computations: vec![comp], entry: CompId(0) };
+//! let module = Module { name: "m".into(), computations: vec![comp], entry: CompId(0), config: Default::default() };
 //! let exe = xla_cpu::Executable::compile(&module)?;
 //! let out = exe.execute(&[Literal::vec1(&[1f32, 2.]), Literal::vec1(&[10f32, 20.])])?;
 //! assert_eq!(out.data::<f32>(), Some(&[11f32, 22.][..]));
@@ -16,6 +16,7 @@
 
 mod buffer;
 mod compile;
+pub mod devices;
 mod error;
 mod exec;
 mod fold;

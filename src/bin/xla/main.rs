@@ -16,6 +16,7 @@
 mod bench;
 mod check;
 mod common;
+mod devices;
 mod fmt;
 mod grad;
 mod run;

@@ -16,16 +16,32 @@ pub struct Args {
     /// depth-first).
     #[arg(long)]
     pub out: PathBuf,
+    /// How a multi-device module runs: one thread per device, or one MPI rank per device
+    /// (`mpirun -np N xla run --backend mpi ...`, a build with the `mpi` feature).
+    #[arg(long, value_enum, default_value = "threads")]
+    pub backend: crate::devices::Backend,
 }
 
-/// Loads, compiles and runs the module, then writes every output leaf.
+/// Loads, compiles and runs the module, then writes every output leaf. A multi-device
+/// module (`replica_count` / `num_partitions` in its header) runs one thread per device on
+/// inputs stacked along a leading device axis, and its outputs are written stacked.
 pub fn run(args: Args) -> Result<(), CliError> {
-    let (exe, inputs) = prepare(&args.module, &args.inputs)?;
-    let result = exe
-        .execute(&inputs)
-        .map_err(|e| CliError::new(format!("{}: {e}", args.module.display())))?;
-    let mut leaves = Vec::new();
-    flatten(result, &mut leaves);
+    let m = load_module(&args.module)?;
+    let leaves = if crate::devices::is_multi_device(&m) {
+        let (exe, per_device) = crate::devices::prepare(&m, &args.module, &args.inputs)?;
+        match crate::devices::run_on(args.backend, &exe, &per_device, &args.module)? {
+            Some(leaves) => leaves,
+            None => return Ok(()), // an MPI rank other than 0 writes nothing
+        }
+    } else {
+        let (exe, inputs) = prepare_loaded(&m, &args.module, &args.inputs)?;
+        let result = exe
+            .execute(&inputs)
+            .map_err(|e| CliError::new(format!("{}: {e}", args.module.display())))?;
+        let mut leaves = Vec::new();
+        flatten(result, &mut leaves);
+        leaves
+    };
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError::new(format!("{}: cannot create: {e}", args.out.display())))?;
     for (i, leaf) in leaves.iter().enumerate() {
@@ -36,12 +52,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Parses and compiles `module` and reads one `.npy` input per parameter, checking their
-/// number, element types and shapes against the entry's parameters.
-pub fn prepare(module: &Path, inputs: &[PathBuf]) -> Result<(Executable, Vec<Literal>), CliError> {
-    let m = load_module(module)?;
+/// Compiles `m` (loaded from `module`) and reads one `.npy` input per parameter, checking
+/// their number, element types and shapes against the entry's parameters.
+pub fn prepare_loaded(
+    m: &xla::Module,
+    module: &Path,
+    inputs: &[PathBuf],
+) -> Result<(Executable, Vec<Literal>), CliError> {
     let exe =
-        Executable::compile(&m).map_err(|e| CliError::new(format!("{}: {e}", module.display())))?;
+        Executable::compile(m).map_err(|e| CliError::new(format!("{}: {e}", module.display())))?;
     let entry = m.entry_computation().ok_or_else(|| {
         CliError::new(format!(
             "{}: module has no entry computation",
@@ -77,7 +96,7 @@ pub fn prepare(module: &Path, inputs: &[PathBuf]) -> Result<(Executable, Vec<Lit
 }
 
 /// Appends the array leaves of `lit` depth-first.
-fn flatten(lit: Literal, out: &mut Vec<Literal>) {
+pub fn flatten(lit: Literal, out: &mut Vec<Literal>) {
     match lit.tuple_elements() {
         Some(elements) => {
             for e in elements.iter().cloned() {

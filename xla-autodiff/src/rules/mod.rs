@@ -190,6 +190,13 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         | Op::ReduceScatter { .. }
         | Op::AllToAll { .. }
         | Op::CollectivePermute { .. }
+        | Op::AllReduceStart { .. }
+        | Op::AllReduceDone
+        | Op::AllGatherStart { .. }
+        | Op::AllGatherDone
+        | Op::CollectivePermuteStart { .. }
+        | Op::CollectivePermuteDone
+        | Op::CollectiveBroadcast { .. }
         | Op::ReplicaId
         | Op::PartitionId
         | Op::Send { .. }
@@ -294,7 +301,14 @@ pub fn differentiability(op: Opcode) -> Differentiability {
         | Opcode::AllReduce
         | Opcode::ReduceScatter
         | Opcode::AllToAll
-        | Opcode::CollectivePermute => No("collectives have no gradient rule"),
+        | Opcode::CollectivePermute
+        | Opcode::AllReduceStart
+        | Opcode::AllReduceDone
+        | Opcode::AllGatherStart
+        | Opcode::AllGatherDone
+        | Opcode::CollectivePermuteStart
+        | Opcode::CollectivePermuteDone
+        | Opcode::CollectiveBroadcast => No("collectives have no gradient rule"),
         Opcode::ReplicaId | Opcode::PartitionId => No("replica and partition ids are integers"),
         Opcode::AfterAll
         | Opcode::Send

@@ -606,6 +606,7 @@ fn prune(name: &str, comps: &[Computation], entry: CompId) -> Module {
         name: name.to_string(),
         computations,
         entry,
+        config: crate::ir::ModuleConfig::default(),
     }
 }
 

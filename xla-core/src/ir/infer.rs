@@ -85,17 +85,22 @@ fn halves<'a, 'b>(
 }
 
 /// The shard count of all-gather / reduce-scatter: the replica-group size, or with no groups
+/// (or groups of replicas spanning every partition: a channel without global ids)
 /// the ratio between the declared and the operand size along `dimension` (1 without a
 /// declared shape).
 fn shard_count(
     op: &str,
-    groups: &crate::attrs::ReplicaGroups,
+    config: &crate::attrs::CollectiveConfig,
     operands: &[&Shape],
     declared: Option<&Shape>,
     dimension: i64,
     gather: bool,
 ) -> Result<i64, ShapeError> {
-    if let Some(size) = collective::group_size(op, groups)? {
+    let size = collective::group_size(op, &config.replica_groups)?;
+    // With a channel and no global ids the groups list replicas and span every partition,
+    // so the shard count (group size × partitions) comes from the declared shape.
+    let spans_partitions = config.channel_id.is_some() && !config.use_global_device_ids;
+    if let (Some(size), false) = (size, spans_partitions) {
         return Ok(size);
     }
     let first_array = |s: &Shape| match s {
@@ -304,28 +309,14 @@ pub fn infer_shape(
             take::<2>(name, operands).and_then(|[x, t]| collective::add_dependency(x, t))
         }
         Op::AllGather { dimension, config } => {
-            let shards = shard_count(
-                name,
-                &config.replica_groups,
-                operands,
-                declared,
-                *dimension,
-                true,
-            )?;
+            let shards = shard_count(name, config, operands, declared, *dimension, true)?;
             collective::all_gather(operands, *dimension, shards)
         }
         Op::AllReduce { .. } => collective::all_reduce(operands, &callees::<1>(name, called)?[0]),
         Op::ReduceScatter {
             dimension, config, ..
         } => {
-            let shards = shard_count(
-                name,
-                &config.replica_groups,
-                operands,
-                declared,
-                *dimension,
-                false,
-            )?;
+            let shards = shard_count(name, config, operands, declared, *dimension, false)?;
             collective::reduce_scatter(
                 operands,
                 *dimension,
@@ -341,6 +332,29 @@ pub fn infer_shape(
             source_target_pairs,
             ..
         } => collective::collective_permute(take::<1>(name, operands)?[0], source_target_pairs),
+        Op::AllReduceStart { .. } => {
+            collective::all_reduce(operands, &callees::<1>(name, called)?[0])
+        }
+        Op::AllReduceDone => Ok(take::<1>(name, operands)?[0].without_layout()),
+        Op::AllGatherStart { dimension, config } => {
+            let shards = match declared.and_then(Shape::tuple_elements) {
+                Some([_, result]) => {
+                    shard_count(name, config, operands, Some(result), *dimension, true)?
+                }
+                _ => collective::group_size(name, &config.replica_groups)?.unwrap_or(1),
+            };
+            collective::all_gather_start(operands, *dimension, shards)
+        }
+        Op::AllGatherDone | Op::CollectivePermuteDone => {
+            collective::async_done(name, take::<1>(name, operands)?[0])
+        }
+        Op::CollectivePermuteStart {
+            source_target_pairs,
+            ..
+        } => {
+            collective::collective_permute_start(take::<1>(name, operands)?[0], source_target_pairs)
+        }
+        Op::CollectiveBroadcast { .. } => collective::collective_broadcast(operands),
         Op::ReplicaId => take::<0>(name, operands).map(|[]| collective::replica_id()),
         Op::PartitionId => take::<0>(name, operands).map(|[]| collective::partition_id()),
         Op::Send { .. } => take::<2>(name, operands).and_then(|[d, t]| collective::send(d, t)),

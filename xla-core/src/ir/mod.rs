@@ -117,6 +117,43 @@ pub struct Module {
     pub computations: Vec<Computation>,
     /// The entry computation.
     pub entry: CompId,
+    /// Devices the module runs on (`replica_count`, `num_partitions` of the header) and the
+    /// `sharding` annotations of its instructions.
+    pub config: ModuleConfig,
+}
+
+/// What a module says about the devices it runs on.
+///
+/// A module runs as `replica_count × num_partitions` devices; device `d` is replica
+/// `d / num_partitions`, partition `d % num_partitions`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleConfig {
+    /// `replica_count=` of the `HloModule` header (1 when absent).
+    pub replica_count: i64,
+    /// `num_partitions=` of the `HloModule` header (1 when absent).
+    pub num_partitions: i64,
+    /// The `sharding=` attribute of each instruction that has one, by instruction name, as
+    /// written (kept and printed back; the executor runs the per-device program as it is).
+    pub shardings: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for ModuleConfig {
+    fn default() -> Self {
+        ModuleConfig {
+            replica_count: 1,
+            num_partitions: 1,
+            shardings: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+impl ModuleConfig {
+    /// The number of devices, `replica_count × num_partitions` (`None` on overflow or a
+    /// count below 1).
+    pub fn device_count(&self) -> Option<usize> {
+        let d = self.replica_count.checked_mul(self.num_partitions)?;
+        usize::try_from(d).ok().filter(|&d| d >= 1)
+    }
 }
 
 impl Module {

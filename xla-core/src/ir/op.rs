@@ -328,6 +328,42 @@ pub enum Op {
         /// Channel id.
         channel_id: Option<i64>,
     },
+    /// `all-reduce-start`: an all-reduce begun asynchronously; its value is the result,
+    /// which `all-reduce-done` yields.
+    AllReduceStart {
+        /// Groups and channel.
+        config: CollectiveConfig,
+        /// Combiner.
+        to_apply: CompId,
+    },
+    /// `all-reduce-done(start)`: the result of an `all-reduce-start`.
+    AllReduceDone,
+    /// `all-gather-start`: `(operand, result)` of an all-gather begun asynchronously.
+    AllGatherStart {
+        /// Concatenation dimension.
+        dimension: i64,
+        /// Groups and channel.
+        config: CollectiveConfig,
+    },
+    /// `all-gather-done(start)`: the result (tuple element 1) of an `all-gather-start`.
+    AllGatherDone,
+    /// `collective-permute-start`: `(operand, result, u32[], u32[])` of a permute begun
+    /// asynchronously.
+    CollectivePermuteStart {
+        /// `(source, target)` pairs.
+        source_target_pairs: Vec<(i64, i64)>,
+        /// Channel id.
+        channel_id: Option<i64>,
+    },
+    /// `collective-permute-done(start)`: the result (tuple element 1) of a
+    /// `collective-permute-start`.
+    CollectivePermuteDone,
+    /// `collective-broadcast`: every device of a group gets the operand of the group's first
+    /// device.
+    CollectiveBroadcast {
+        /// Groups and channel.
+        config: CollectiveConfig,
+    },
     /// The replica id (U32).
     ReplicaId,
     /// The partition id (U32).
@@ -475,6 +511,13 @@ opcode_table! {
     ReduceScatter => "reduce-scatter",
     AllToAll => "all-to-all",
     CollectivePermute => "collective-permute",
+    AllReduceStart => "all-reduce-start",
+    AllReduceDone => "all-reduce-done",
+    AllGatherStart => "all-gather-start",
+    AllGatherDone => "all-gather-done",
+    CollectivePermuteStart => "collective-permute-start",
+    CollectivePermuteDone => "collective-permute-done",
+    CollectiveBroadcast => "collective-broadcast",
     ReplicaId => "replica-id",
     PartitionId => "partition-id",
     Send => "send",
@@ -546,6 +589,13 @@ impl Op {
             Op::ReduceScatter { .. } => Opcode::ReduceScatter,
             Op::AllToAll { .. } => Opcode::AllToAll,
             Op::CollectivePermute { .. } => Opcode::CollectivePermute,
+            Op::AllReduceStart { .. } => Opcode::AllReduceStart,
+            Op::AllReduceDone => Opcode::AllReduceDone,
+            Op::AllGatherStart { .. } => Opcode::AllGatherStart,
+            Op::AllGatherDone => Opcode::AllGatherDone,
+            Op::CollectivePermuteStart { .. } => Opcode::CollectivePermuteStart,
+            Op::CollectivePermuteDone => Opcode::CollectivePermuteDone,
+            Op::CollectiveBroadcast { .. } => Opcode::CollectiveBroadcast,
             Op::ReplicaId => Opcode::ReplicaId,
             Op::PartitionId => Opcode::PartitionId,
             Op::Send { .. } => Opcode::Send,
@@ -572,6 +622,7 @@ impl Op {
             | Op::Sort { to_apply, .. }
             | Op::Call { to_apply, .. }
             | Op::AllReduce { to_apply, .. }
+            | Op::AllReduceStart { to_apply, .. }
             | Op::ReduceScatter { to_apply, .. } => vec![*to_apply],
             Op::SelectAndScatter {
                 select, scatter, ..
@@ -624,6 +675,12 @@ impl Op {
             | Op::AllGather { .. }
             | Op::AllToAll { .. }
             | Op::CollectivePermute { .. }
+            | Op::AllReduceDone
+            | Op::AllGatherStart { .. }
+            | Op::AllGatherDone
+            | Op::CollectivePermuteStart { .. }
+            | Op::CollectivePermuteDone
+            | Op::CollectiveBroadcast { .. }
             | Op::ReplicaId
             | Op::PartitionId
             | Op::Send { .. }
@@ -646,6 +703,7 @@ impl Op {
             | Op::Sort { to_apply, .. }
             | Op::Call { to_apply, .. }
             | Op::AllReduce { to_apply, .. }
+            | Op::AllReduceStart { to_apply, .. }
             | Op::ReduceScatter { to_apply, .. } => *to_apply = f(*to_apply),
             Op::SelectAndScatter {
                 select, scatter, ..
@@ -704,6 +762,12 @@ impl Op {
             | Op::AllGather { .. }
             | Op::AllToAll { .. }
             | Op::CollectivePermute { .. }
+            | Op::AllReduceDone
+            | Op::AllGatherStart { .. }
+            | Op::AllGatherDone
+            | Op::CollectivePermuteStart { .. }
+            | Op::CollectivePermuteDone
+            | Op::CollectiveBroadcast { .. }
             | Op::ReplicaId
             | Op::PartitionId
             | Op::Send { .. }
@@ -731,7 +795,14 @@ impl Op {
             | Op::AllGather { .. }
             | Op::ReduceScatter { .. }
             | Op::AllToAll { .. }
-            | Op::CollectivePermute { .. } => true,
+            | Op::CollectivePermute { .. }
+            | Op::AllReduceStart { .. }
+            | Op::AllReduceDone
+            | Op::AllGatherStart { .. }
+            | Op::AllGatherDone
+            | Op::CollectivePermuteStart { .. }
+            | Op::CollectivePermuteDone
+            | Op::CollectiveBroadcast { .. } => true,
             Op::Parameter { .. }
             | Op::Constant { .. }
             | Op::Iota { .. }

@@ -222,6 +222,58 @@ pub fn collective_permute(operand: &Shape, pairs: &[(i64, i64)]) -> Result<Shape
     Ok(plain(a))
 }
 
+/// The shape of `all-gather-start`: `(operand, result)` (each a tuple when variadic).
+///
+/// # Errors
+/// As [`all_gather`].
+pub fn all_gather_start(
+    operands: &[&Shape],
+    dimension: i64,
+    shard_count: i64,
+) -> Result<Shape, ShapeError> {
+    let result = all_gather(operands, dimension, shard_count)?;
+    let inputs = single_or_tuple(operands.iter().map(|s| s.without_layout()).collect());
+    Ok(Shape::Tuple(vec![inputs, result]))
+}
+
+/// The shape of `collective-permute-start`: `(operand, result, u32[], u32[])`.
+///
+/// # Errors
+/// As [`collective_permute`].
+pub fn collective_permute_start(
+    operand: &Shape,
+    pairs: &[(i64, i64)],
+) -> Result<Shape, ShapeError> {
+    let r = collective_permute(operand, pairs)?;
+    let u = Shape::scalar(PrimitiveType::U32);
+    Ok(Shape::Tuple(vec![r.clone(), r, u.clone(), u]))
+}
+
+/// The shape of an async `-done` (`all-gather-done`, `collective-permute-done`): element
+/// 1 (the result) of its `-start`'s tuple.
+///
+/// # Errors
+/// When the operand is not such a tuple.
+pub fn async_done(op: &str, start: &Shape) -> Result<Shape, ShapeError> {
+    match start.tuple_elements() {
+        Some([_, result, ..]) => Ok(result.without_layout()),
+        _ => Err(ShapeError::at_operand(
+            op,
+            0,
+            format!("operand must be the tuple of a -start op, got {start}"),
+        )),
+    }
+}
+
+/// The shape of `collective-broadcast`: the operands' (a tuple when variadic).
+///
+/// # Errors
+/// When an operand is not an array.
+pub fn collective_broadcast(operands: &[&Shape]) -> Result<Shape, ShapeError> {
+    let a = arrays("collective-broadcast", operands)?;
+    Ok(single_or_tuple(a.into_iter().map(plain).collect()))
+}
+
 /// The shape of `replica-id`: `u32[]`.
 pub fn replica_id() -> Shape {
     Shape::scalar(PrimitiveType::U32)

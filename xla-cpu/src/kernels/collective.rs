@@ -1,36 +1,10 @@
-//! Collectives with single-replica semantics (every collective is the identity, except that
-//! collective-permute zeroes a value not sent to replica 0), custom calls to registered host
-//! functions, and host transfers (infeed, outfeed, send, recv) through the executable's
-//! queues.
+//! Custom calls to registered host functions, and host transfers (infeed, outfeed, send,
+//! recv) through the executable's queues. (The collectives are in `crate::devices`.)
 
 use crate::error::{invalid, CpuError, Result};
 use crate::exec::Ctx;
 use xla_core::attrs::CustomCallConfig;
 use xla_core::{Literal, Shape};
-
-/// A collective over one replica: its operand (or the tuple of its operands).
-///
-/// # Errors
-/// If there is no operand.
-pub fn identity(a: &[&Literal]) -> Result<Literal> {
-    match a {
-        [x] => Ok((*x).clone()),
-        [] => Err(invalid("collective without operands")),
-        many => Ok(Literal::tuple(many.iter().map(|l| (*l).clone()).collect())),
-    }
-}
-
-/// `collective-permute` on replica 0: the operand if a pair sends 0 to 0, else zeros.
-///
-/// # Errors
-/// If the operand's shape has no zero value.
-pub fn collective_permute(x: &Literal, pairs: &[(i64, i64)]) -> Result<Literal> {
-    if pairs.contains(&(0, 0)) {
-        Ok(x.clone())
-    } else {
-        Ok(Literal::zeros(x.shape())?)
-    }
-}
 
 /// `custom-call` to a function registered with
 /// [`Executable::register_custom_call`](crate::Executable::register_custom_call).

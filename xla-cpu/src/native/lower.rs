@@ -279,6 +279,13 @@ impl Lowerer<'_> {
             | Op::CollectivePermute { .. }
             | Op::ReplicaId
             | Op::PartitionId
+            | Op::AllReduceStart { .. }
+            | Op::AllReduceDone
+            | Op::AllGatherStart { .. }
+            | Op::AllGatherDone
+            | Op::CollectivePermuteStart { .. }
+            | Op::CollectivePermuteDone
+            | Op::CollectiveBroadcast { .. }
             | Op::Send { .. }
             | Op::SendDone { .. }
             | Op::Recv { .. }

@@ -23,6 +23,8 @@ pub(super) struct RawInstr {
     pub shape: Shape,
     pub op: Op,
     pub operands: Vec<(String, Pos)>,
+    /// The `sharding=` attribute as written, if any.
+    pub sharding: Option<String>,
 }
 
 /// What was inside the parentheses: operands, a parameter number or a literal.
@@ -66,6 +68,7 @@ impl<'t> Parser<'t> {
         };
         self.expect(&Tok::RParen)?;
         let attrs = self.attributes()?;
+        let sharding = attrs.get("sharding").map(|a| self.raw_text(a.start, a.end));
         let mut ctx = Ctx {
             p: self,
             st,
@@ -82,6 +85,7 @@ impl<'t> Parser<'t> {
             shape,
             op,
             operands,
+            sharding,
         })
     }
 
@@ -621,6 +625,24 @@ fn build_op(c: &mut Ctx<'_, '_, '_>, opcode: Opcode, inside: Inside) -> PResult<
         Opcode::CollectivePermute => Op::CollectivePermute {
             source_target_pairs: source_target_pairs(c)?,
             channel_id: c.opt("channel_id", Parser::int)?,
+        },
+        Opcode::AllReduceStart => Op::AllReduceStart {
+            config: c.collective()?,
+            to_apply: c.comp("to_apply")?,
+        },
+        Opcode::AllReduceDone => Op::AllReduceDone,
+        Opcode::AllGatherStart => Op::AllGatherStart {
+            dimension: c.dim("dimensions")?,
+            config: c.collective()?,
+        },
+        Opcode::AllGatherDone => Op::AllGatherDone,
+        Opcode::CollectivePermuteStart => Op::CollectivePermuteStart {
+            source_target_pairs: source_target_pairs(c)?,
+            channel_id: c.opt("channel_id", Parser::int)?,
+        },
+        Opcode::CollectivePermuteDone => Op::CollectivePermuteDone,
+        Opcode::CollectiveBroadcast => Op::CollectiveBroadcast {
+            config: c.collective()?,
         },
         Opcode::ReplicaId => Op::ReplicaId,
         Opcode::PartitionId => Op::PartitionId,

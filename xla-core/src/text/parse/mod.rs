@@ -162,6 +162,19 @@ pub(crate) struct Parser<'t> {
 const EOF: Tok = Tok::Eof;
 
 impl<'t> Parser<'t> {
+    /// The source text of tokens `start..end` as written.
+    pub(super) fn raw_text(&self, start: usize, end: usize) -> String {
+        let from = self.toks.get(start).map(|t| t.start);
+        let to = end
+            .checked_sub(1)
+            .and_then(|e| self.toks.get(e))
+            .map(|t| t.end);
+        match (from, to) {
+            (Some(a), Some(b)) => self.src.get(a..b).unwrap_or_default().to_string(),
+            _ => String::new(),
+        }
+    }
+
     fn new(toks: &'t [Token], src: &'t str) -> Parser<'t> {
         let end = toks.len().saturating_sub(1);
         Parser {

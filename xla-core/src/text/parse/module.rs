@@ -9,7 +9,7 @@
 
 use super::instruction::RawInstr;
 use super::{PResult, ParseError, ParseErrorKind, Parser};
-use crate::ir::{CompId, Computation, InstrId, Instruction, Module};
+use crate::ir::{CompId, Computation, InstrId, Instruction, Module, ModuleConfig};
 use crate::text::lexer::{Pos, Tok};
 use std::collections::HashMap;
 
@@ -30,6 +30,8 @@ pub(super) struct State {
     /// Provisional ids in definition order.
     defined: Vec<usize>,
     entry: Option<(usize, Pos)>,
+    /// The header's device counts and the instructions' `sharding` attributes.
+    pub(super) config: ModuleConfig,
 }
 
 impl State {
@@ -120,6 +122,7 @@ impl State {
             name,
             computations,
             entry: remap(CompId(entry)),
+            config: self.config,
         })
     }
 
@@ -213,13 +216,19 @@ pub(super) fn parse_module(p: &mut Parser<'_>) -> PResult<Module> {
         ));
     }
     let (name, _) = p.name("a module name")?;
+    let mut st = State::default();
     while p.eat(&Tok::Comma) {
-        p.word("a module attribute name")?;
+        let (attr, _) = p.word("a module attribute name")?;
         p.expect(&Tok::Eq)?;
-        p.skip_value()?;
+        match attr.as_str() {
+            "replica_count" => st.config.replica_count = p.device_count("replica_count")?,
+            "num_partitions" => st.config.num_partitions = p.device_count("num_partitions")?,
+            _ => {
+                p.skip_value()?;
+            }
+        }
     }
     p.skip_debug_tables()?;
-    let mut st = State::default();
     while p.peek() != &Tok::Eof {
         p.computation(&mut st)?;
     }
@@ -227,6 +236,20 @@ pub(super) fn parse_module(p: &mut Parser<'_>) -> PResult<Module> {
 }
 
 impl Parser<'_> {
+    /// A positive device count of the header (`replica_count=4`).
+    fn device_count(&mut self, what: &str) -> PResult<i64> {
+        let pos = self.here();
+        let n = self.int()?;
+        if n < 1 {
+            return Err(ParseError::new(
+                pos,
+                ParseErrorKind::Syntax,
+                format!("{what} must be at least 1, got {n}"),
+            ));
+        }
+        Ok(n)
+    }
+
     /// Skips `FileNames` / `FunctionNames` / `FileLocations` / `StackFrames` tables: each
     /// entry is a number followed by a string or a braced record.
     fn skip_debug_tables(&mut self) -> PResult<()> {
@@ -303,7 +326,11 @@ impl Parser<'_> {
             if self.peek() == &Tok::Eof {
                 return Err(self.expected("an instruction or '}'"));
             }
-            raw.push(self.instruction(st)?);
+            let r = self.instruction(st)?;
+            if let Some(sh) = &r.sharding {
+                st.config.shardings.insert(r.name.clone(), sh.clone());
+            }
+            raw.push(r);
         }
         self.leave_by(super::COMPUTATION_DEPTH_COST);
         resolve(name, raw, self.here())

@@ -20,6 +20,7 @@ pub(super) fn attributes(ctx: &Ctx<'_>, ins: &Instruction) -> Vec<String> {
         Op::Reshape | Op::DynamicUpdateSlice | Op::Bitcast | Op::Copy => vec![],
         Op::OptimizationBarrier | Op::AfterAll | Op::AddDependency => vec![],
         Op::ReplicaId | Op::PartitionId => vec![],
+        Op::AllReduceDone | Op::AllGatherDone | Op::CollectivePermuteDone => vec![],
         Op::Iota { dimension } => vec![format!("iota_dimension={dimension}")],
         Op::Compare {
             direction,
@@ -143,7 +144,11 @@ pub(super) fn attributes(ctx: &Ctx<'_>, ins: &Instruction) -> Vec<String> {
         Op::RngBitGenerator { algorithm } => vec![format!("algorithm={algorithm}")],
         Op::RngGetAndUpdateState { delta } => vec![format!("delta={delta}")],
         Op::AllGather { dimension, config } => collective_attrs(config, Some(*dimension), false),
-        Op::AllReduce { config, to_apply } => {
+        Op::AllGatherStart { dimension, config } => {
+            collective_attrs(config, Some(*dimension), false)
+        }
+        Op::CollectiveBroadcast { config } => collective_attrs(config, None, false),
+        Op::AllReduce { config, to_apply } | Op::AllReduceStart { config, to_apply } => {
             [collective_attrs(config, None, false), vec![apply(to_apply)]].concat()
         }
         Op::ReduceScatter {
@@ -157,6 +162,10 @@ pub(super) fn attributes(ctx: &Ctx<'_>, ins: &Instruction) -> Vec<String> {
         .concat(),
         Op::AllToAll { dimension, config } => collective_attrs(config, *dimension, false),
         Op::CollectivePermute {
+            source_target_pairs,
+            channel_id,
+        }
+        | Op::CollectivePermuteStart {
             source_target_pairs,
             channel_id,
         } => permute_attrs(source_target_pairs, *channel_id),

@@ -19,6 +19,12 @@ pub fn print_module(module: &Module) -> String {
     let mut out = String::new();
     out.push_str("HloModule ");
     out.push_str(&module.name);
+    if module.config.replica_count != 1 {
+        let _ = write!(out, ", replica_count={}", module.config.replica_count);
+    }
+    if module.config.num_partitions != 1 {
+        let _ = write!(out, ", num_partitions={}", module.config.num_partitions);
+    }
     if let Some(entry) = module.entry_computation() {
         out.push_str(", entry_computation_layout={");
         out.push_str(&program_layout(entry));
@@ -144,6 +150,9 @@ fn print_instruction(out: &mut String, module: &Module, comp: &Computation, ins:
     for attr in attrs::attributes(&ctx, ins) {
         out.push_str(", ");
         out.push_str(&attr);
+    }
+    if let Some(sharding) = module.config.shardings.get(&ins.name) {
+        let _ = write!(out, ", sharding={sharding}");
     }
 }
 

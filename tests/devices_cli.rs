@@ -1,0 +1,154 @@
+//! `xla run` on multi-device modules (inputs and outputs stacked along a leading device axis):
+//! one thread per device, and, with the `mpi` feature, one MPI rank per device under `mpirun`
+//! (whose outputs must be the same bytes as the threads').
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn cases() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for split in ["public", "own"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/replicas")
+            .join(split);
+        for e in std::fs::read_dir(root).unwrap() {
+            let p = e.unwrap().path();
+            if p.join("module.hlo").exists() {
+                dirs.push(p);
+            }
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+fn inputs(dir: &Path) -> Vec<String> {
+    (0..)
+        .map(|i| dir.join(format!("in{i}.npy")))
+        .take_while(|p| p.exists())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("xla-devices-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// `xla run` of a case (through `prefix`, e.g. mpirun) with outputs in `out`.
+fn run(prefix: &[&str], dir: &Path, out: &Path, extra: &[&str]) -> Output {
+    let xla = env!("CARGO_BIN_EXE_xla");
+    let (program, mut args): (&str, Vec<String>) = match prefix.split_first() {
+        Some((p, rest)) => (p, rest.iter().map(|s| s.to_string()).collect()),
+        None => (xla, Vec::new()),
+    };
+    if !prefix.is_empty() {
+        args.push(xla.into());
+    }
+    args.push("run".into());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.push(dir.join("module.hlo").to_string_lossy().into_owned());
+    args.extend(inputs(dir));
+    args.push("--out".into());
+    args.push(out.to_string_lossy().into_owned());
+    Command::new(program).args(&args).output().unwrap()
+}
+
+fn outputs(dir: &Path) -> Vec<Vec<u8>> {
+    (0..)
+        .map(|i| dir.join(format!("out{i}.npy")))
+        .take_while(|p| p.exists())
+        .map(|p| std::fs::read(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn threads_write_the_stacked_outputs() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/replicas/public/permute_partial");
+    let out = scratch("threads");
+    let o = run(&[], &dir, &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = xla::Literal::read_npy(out.join("out0.npy")).unwrap();
+    let want = xla::Literal::read_npy(dir.join("out0.npy")).unwrap();
+    assert_eq!(got, want); // s32: exact
+}
+
+#[test]
+fn a_wrong_leading_axis_is_an_error_and_writes_nothing() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/replicas/public/allgather_dim0");
+    let bad = scratch("bad-input");
+    std::fs::create_dir_all(&bad).unwrap();
+    // Three devices' values for a module on four.
+    let x = xla::Literal::from_vec(&[3, 2, 3], vec![0f32; 18]).unwrap();
+    x.write_npy(bad.join("in0.npy")).unwrap();
+    let out = bad.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_xla"))
+        .args(["run", dir.join("module.hlo").to_str().unwrap()])
+        .arg(bad.join("in0.npy"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("leading axis of 4 devices"), "{err}");
+    assert!(err.contains("f32[3,2,3]"), "{err}");
+    assert!(!out.exists());
+}
+
+/// Every case on MPI ranks gives the same bytes as on threads; the wrong rank count is an
+/// error naming the right one.
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_ranks_match_threads_bit_for_bit() {
+    let mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np"];
+    for dir in cases() {
+        let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
+        let exe =
+            xla::cpu::Executable::compile(&xla::core::text::parse_module(&text).unwrap()).unwrap();
+        let n = exe.topology().devices().to_string();
+        let (t, m) = (scratch("t"), scratch("m"));
+        let o = run(&[], &dir, &t, &[]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let prefix: Vec<&str> = mpirun.iter().copied().chain([n.as_str()]).collect();
+        let o = run(&prefix, &dir, &m, &["--backend", "mpi"]);
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(outputs(&t), outputs(&m), "{}", dir.display());
+        assert!(!outputs(&t).is_empty());
+    }
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/replicas/public/allreduce_sum_all");
+    let out = scratch("ranks");
+    let o = run(
+        &[mpirun[0], mpirun[1], mpirun[2], mpirun[3], "3"],
+        &dir,
+        &out,
+        &["--backend", "mpi"],
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("there are 3 MPI rank(s); start it with mpirun -np 4"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_backend_needs_the_feature() {
+    let _ = cases();
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/replicas/public/allreduce_sum_all");
+    let o = run(&[], &dir, &scratch("nompi"), &["--backend", "mpi"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`mpi` feature"));
+}
