@@ -1,0 +1,127 @@
+//! What JAX itself prints: each folder of `testdata/stablehlo_jax/` holds
+//! `jax.jit(f).lower(...).as_text()` of a real JAX program (with `sdy`/`mhlo` attributes,
+//! private functions and `func.call`s, `chlo` ops), its inputs and the outputs JAX returned
+//! (`scripts/make_stablehlo_fixtures.py`). Each must parse, run and match within the
+//! tolerances of its `meta.json`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, PrimitiveType};
+
+fn read_numbered(dir: &Path, prefix: &str) -> Vec<Literal> {
+    (0..)
+        .map(|i| dir.join(format!("{prefix}{i}.npy")))
+        .take_while(|p| p.exists())
+        .map(|p| Literal::read_npy(&p).unwrap())
+        .collect()
+}
+
+fn flatten(l: Literal, out: &mut Vec<Literal>) {
+    match l.tuple_elements() {
+        Some(t) => t.iter().cloned().for_each(|e| flatten(e, out)),
+        None => out.push(l),
+    }
+}
+
+fn floats(d: &ArrayData) -> Option<Vec<f64>> {
+    let ty = d.element_type();
+    if !ty.is_float() && !ty.is_complex() {
+        return None;
+    }
+    if ty.is_complex() {
+        return match d {
+            ArrayData::C64(v) => Some(v.iter().flat_map(|c| [c.re as f64, c.im as f64]).collect()),
+            ArrayData::C128(v) => Some(v.iter().flat_map(|c| [c.re, c.im]).collect()),
+            _ => None,
+        };
+    }
+    (0..d.len()).map(|i| d.get_as_f64(i)).collect()
+}
+
+fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), String> {
+    if got.shape().without_layout() != *want.shape() {
+        return Err(format!(
+            "shape {} vs expected {}",
+            got.shape(),
+            want.shape()
+        ));
+    }
+    let (g, w) = (got.array_data().unwrap(), want.array_data().unwrap());
+    let (Some(gv), Some(wv)) = (floats(g), floats(w)) else {
+        return if g.bitwise_eq(w) {
+            Ok(())
+        } else {
+            Err(format!("got {g:?} want {w:?}"))
+        };
+    };
+    // 16-bit floats: one unit in the last place of the type.
+    let rtol = match want.shape().element_type() {
+        PrimitiveType::F16 => rtol.max(1e-3),
+        PrimitiveType::Bf16 => rtol.max(8e-3),
+        _ => rtol,
+    };
+    for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
+        let ok = if y.is_nan() {
+            x.is_nan()
+        } else if y.is_infinite() {
+            x == y
+        } else {
+            (x - y).abs() <= atol + rtol * y.abs()
+        };
+        if !ok {
+            return Err(format!("element {i}: got {x} want {y}"));
+        }
+    }
+    Ok(())
+}
+
+fn run_case(dir: &Path) -> Result<(), String> {
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+    let text = std::fs::read_to_string(dir.join("module.mlir")).unwrap();
+    let module = xla_core::mlir::parse_stablehlo(&text).map_err(|e| format!("parse: {e}"))?;
+    xla_core::verify::verify_module(&module).map_err(|e| format!("verify: {e}"))?;
+    let exe = xla_cpu::Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
+    let mut got = Vec::new();
+    flatten(
+        exe.execute(&read_numbered(dir, "in"))
+            .map_err(|e| format!("execute: {e}"))?,
+        &mut got,
+    );
+    let wants = read_numbered(dir, "out");
+    if got.len() != wants.len() {
+        return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
+    }
+    let (rtol, atol) = (
+        meta["rtol"].as_f64().unwrap(),
+        meta["atol"].as_f64().unwrap(),
+    );
+    for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
+        compare(g, w, rtol, atol).map_err(|e| format!("out{i}: {e}"))?;
+    }
+    Ok(())
+}
+
+#[test]
+fn jax_printed_stablehlo_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/stablehlo_jax");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.join("module.mlir").exists())
+        .collect();
+    dirs.sort();
+    let failures: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| run_case(d).err().map(|e| format!("{}: {e}", d.display())))
+        .collect();
+    println!(
+        "{} of {} JAX programs passed",
+        dirs.len() - failures.len(),
+        dirs.len()
+    );
+    assert!(dirs.len() >= 10);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
