@@ -133,6 +133,20 @@ def int_types(a, b):
             jnp.left_shift(a, 2), (a.astype(jnp.complex64) * 1j).real)
 
 
+HEX_F32 = np.arange(200, dtype=np.float32).reshape(10, 20) * 0.5 - 7.0
+HEX_PRED = np.arange(300) % 3 == 0
+HEX_BF16 = (np.arange(150) - 20).astype(jnp.bfloat16)
+HEX_C64 = (np.arange(120) + 0.5j * np.arange(120)).astype(np.complex64)
+HEX_U8 = np.arange(130).astype(np.uint8)
+HEX_S16 = (np.arange(140) - 70).astype(np.int16)
+
+
+def hex_constants(x):
+    """Constants large enough that MLIR prints them as hex strings."""
+    return (x + HEX_F32, jnp.logical_and(HEX_PRED, x[0, 0] > 0), HEX_BF16 * 2, HEX_C64 * x[0, 1],
+            HEX_U8 + 1, HEX_S16 * 3)
+
+
 PROGRAMS = {
     "mlp_adam": (adam_step, mlp_adam_args),
     "cnn_step": (cnn_step, cnn_args),
@@ -143,6 +157,7 @@ PROGRAMS = {
     "special": (special, lambda: (normal(2, 6),)),
     "scan_cumsum": (scan_cumsum, lambda: (normal(6, 3), np.array([0, 5, 2, 2], np.int32))),
     "switch": (switch, lambda: (np.int32(1), normal(5))),
+    "hex_constants": (hex_constants, lambda: (normal(10, 20),)),
     "int_types": (int_types, lambda: (np.array([7, -3, 12, 5], np.int32), np.array([2, 4, 5, -3], np.int32))),
 }
 
