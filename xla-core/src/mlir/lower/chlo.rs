@@ -5,6 +5,9 @@
 //! in f32 and converted back, as the legalisation does; `erfc` and `erf_inv` on f64 (which
 //! XLA computes with separate f64 polynomials) are reported as unsupported.
 
+// The coefficients are XLA's, digit for digit.
+#![allow(clippy::excessive_precision)]
+
 use super::{check, err, shape_of, LResult};
 use crate::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
 use crate::builder::{XlaBuilder, XlaOp};

@@ -2,12 +2,15 @@
 //! in the loop state or the branch operand), func.call, composite, custom_call.
 
 use super::{
-    attrs, check, declared, emit, err, free_vars, lookup, shape_of, tuple_of, Env, LResult, Lowerer,
+    attrs, check, declared, emit, err, free_vars, shape_of, tuple_of, Env, LResult, Lowerer,
 };
 use crate::attrs::CustomCallConfig;
 use crate::builder::{XlaBuilder, XlaOp};
 use crate::ir::Op;
-use crate::mlir::ast::{Attr, OpAst, Region, ValueRef};
+use crate::mlir::ast::{Attr, OpAst, Region};
+
+/// Captured names with their group sizes, and their values in order.
+type Captures = (Vec<(String, usize)>, Vec<XlaOp>);
 use crate::mlir::MlirErrorKind;
 
 /// Lowers `op` if it is control flow or a call.
@@ -84,26 +87,27 @@ fn call(
     results(b, op, v, op.result_count())
 }
 
-/// The values of the names a region uses from outside.
-fn captured(env: &Env, r: &Region) -> LResult<(Vec<String>, Vec<XlaOp>)> {
-    let names = free_vars(r);
-    let vals = names
-        .iter()
-        .map(|n| {
-            lookup(
-                env,
-                &ValueRef {
-                    name: n.clone(),
-                    index: None,
-                    pos: r.pos,
-                },
-            )
-        })
-        .collect::<LResult<Vec<_>>>()?;
+/// The names a region uses from outside and their values (every result of a group).
+fn captured(env: &Env, r: &Region) -> LResult<Captures> {
+    let mut names = Vec::new();
+    let mut vals = Vec::new();
+    for n in free_vars(r) {
+        let group = env.get(&n).ok_or_else(|| err_at(r, &n))?;
+        names.push((n, group.len()));
+        vals.extend(group.iter().cloned());
+    }
     Ok((names, vals))
 }
 
-/// Binds `names` to elements `offset..` of the tuple parameter `p`.
+fn err_at(r: &Region, n: &str) -> crate::mlir::MlirError {
+    crate::mlir::MlirError::new(
+        r.pos,
+        MlirErrorKind::UndefinedName,
+        format!("use of undefined value %{n}"),
+    )
+}
+
+/// Binds region arguments (one value each) to elements `offset..` of the tuple `p`.
 fn bind_elems(
     b: &XlaBuilder,
     op: &OpAst,
@@ -112,9 +116,31 @@ fn bind_elems(
     offset: usize,
     env: &mut Env,
 ) -> LResult<()> {
-    for (i, n) in names.iter().enumerate() {
-        let idx = i64::try_from(offset + i).unwrap_or(0);
-        env.insert(n.clone(), vec![check(b, op, b.get_tuple_element(p, idx))?]);
+    let groups: Vec<(String, usize)> = names.iter().map(|n| (n.clone(), 1)).collect();
+    bind_groups(b, op, p, &groups, offset, env)
+}
+
+/// Binds captured groups to consecutive elements `offset..` of the tuple `p`.
+fn bind_groups(
+    b: &XlaBuilder,
+    op: &OpAst,
+    p: &XlaOp,
+    groups: &[(String, usize)],
+    offset: usize,
+    env: &mut Env,
+) -> LResult<()> {
+    let mut idx = offset;
+    for (n, len) in groups {
+        let mut vals = Vec::with_capacity(*len);
+        for _ in 0..*len {
+            vals.push(check(
+                b,
+                op,
+                b.get_tuple_element(p, i64::try_from(idx).unwrap_or(0)),
+            )?);
+            idx += 1;
+        }
+        env.insert(n.clone(), vals);
     }
     Ok(())
 }
@@ -135,11 +161,19 @@ fn while_loop(
     };
     let (mut caps, mut cap_vals) = captured(env, cond)?;
     let (body_caps, body_vals) = captured(env, body)?;
-    for (n, v) in body_caps.into_iter().zip(body_vals) {
-        if !caps.contains(&n) {
-            caps.push(n);
-            cap_vals.push(v);
+    let mut at = 0;
+    for (n, len) in body_caps {
+        if !caps.iter().any(|(c, _)| *c == n) {
+            cap_vals.extend(
+                body_vals
+                    .get(at..at + len)
+                    .unwrap_or_default()
+                    .iter()
+                    .cloned(),
+            );
+            caps.push((n, len));
         }
+        at += len;
     }
     let n = ops.len();
     let state = check(b, op, b.tuple([ops, &cap_vals].concat()))?;
@@ -149,7 +183,7 @@ fn while_loop(
     let p = check(&cb, op, cb.parameter(0, state_shape.clone(), "state"))?;
     let mut cenv = Env::new();
     bind_elems(&cb, op, &p, &arg_names(cond), 0, &mut cenv)?;
-    bind_elems(&cb, op, &p, &caps, n, &mut cenv)?;
+    bind_groups(&cb, op, &p, &caps, n, &mut cenv)?;
     let pred = lw.nested(|| lw.block(&cb, cond, &mut cenv))?;
     let pred = tuple_of(&cb, op, &pred)?;
     let condition = cb
@@ -159,9 +193,9 @@ fn while_loop(
     let p = check(&bb, op, bb.parameter(0, state_shape, "state"))?;
     let mut benv = Env::new();
     bind_elems(&bb, op, &p, &arg_names(body), 0, &mut benv)?;
-    bind_elems(&bb, op, &p, &caps, n, &mut benv)?;
+    bind_groups(&bb, op, &p, &caps, n, &mut benv)?;
     let mut next = lw.nested(|| lw.block(&bb, body, &mut benv))?;
-    for i in 0..caps.len() {
+    for i in 0..cap_vals.len() {
         next.push(check(
             &bb,
             op,
@@ -208,7 +242,7 @@ fn branches(
         let sb = b.sub_builder(&format!("branch_{k}"));
         let p = check(&sb, op, sb.parameter(0, shape_of(op, &arg)?, "captured"))?;
         let mut renv = Env::new();
-        bind_elems(&sb, op, &p, &caps, 0, &mut renv)?;
+        bind_groups(&sb, op, &p, &caps, 0, &mut renv)?;
         let vals = lw.nested(|| lw.block(&sb, r, &mut renv))?;
         let root = check(&sb, op, sb.tuple(&vals))?;
         comps.push(

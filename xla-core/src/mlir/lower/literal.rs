@@ -161,7 +161,7 @@ fn half_of(e: &DenseElem, bits: u32) -> Result<u16, String> {
 fn from_bytes(ty: PrimitiveType, bytes: &[u8], count: usize) -> Result<ArrayData, String> {
     let size = ty.byte_size().max(1);
     let n = bytes.len() / size;
-    if bytes.len() % size != 0 || (n != count && n != 1) {
+    if !bytes.len().is_multiple_of(size) || (n != count && n != 1) {
         return Err(format!(
             "a hex string of {} bytes does not hold {count} {ty} values",
             bytes.len()

@@ -3,7 +3,7 @@
 //! optimization_barrier, get_dimension_size.
 
 use super::literal::dense_literal;
-use super::{attrs, emit, err, result_type, untuple, LResult};
+use super::{attrs, emit, err, result_type, LResult};
 use crate::attrs::PadDim;
 use crate::builder::{XlaBuilder, XlaOp};
 use crate::ir::Op;
@@ -178,9 +178,4 @@ fn pad(b: &XlaBuilder, op: &OpAst, ops: &[XlaOp]) -> LResult<XlaOp> {
         })
         .collect();
     emit(b, op, Op::Pad { padding }, ops, None)
-}
-
-#[allow(dead_code)]
-fn _keep(b: &XlaBuilder, op: &OpAst, v: XlaOp) -> LResult<Vec<XlaOp>> {
-    untuple(b, op, v, 1)
 }
