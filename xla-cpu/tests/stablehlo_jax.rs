@@ -125,3 +125,22 @@ fn jax_printed_stablehlo_runs() {
     assert!(dirs.len() >= 10);
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// HLO text with constants elided as `constant({...})` (XLA's dumps and benchmark files):
+/// the placeholder values must be the ones XLA's own parser fills in, bit for bit
+/// (`scripts/make_elided_fixture.py` ran the module on real XLA).
+#[test]
+fn elided_hlo_constants_match_xla() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/hlo_elided");
+    let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
+    let module = xla_core::text::parse_module(&text).unwrap();
+    let exe = xla_cpu::Executable::compile(&module).unwrap();
+    let mut got = Vec::new();
+    flatten(exe.execute(&read_numbered(&dir, "in")).unwrap(), &mut got);
+    let wants = read_numbered(&dir, "out");
+    assert_eq!(got.len(), wants.len());
+    for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
+        let (gd, wd) = (g.array_data().unwrap(), w.array_data().unwrap());
+        assert!(gd.bitwise_eq(wd), "out{i}: got {gd:?} want {wd:?}");
+    }
+}

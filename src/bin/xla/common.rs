@@ -50,6 +50,13 @@ pub fn load_module(path: &Path) -> Result<Module, CliError> {
     if path.extension().is_some_and(|e| e == "mlir") || looks_like_mlir(&text) {
         return parse_stablehlo(&text).map_err(|e| located(e.line, e.column, &e.message));
     }
+    let elided = text.matches("constant({...})").count();
+    if elided > 0 {
+        eprintln!(
+            "warning: {}: {elided} constant(s) elided as {{...}}; they hold XLA's placeholder values (counting bit patterns), not the real data",
+            path.display()
+        );
+    }
     parse_module(&text).map_err(|e| located(e.line, e.column, &e.message))
 }
 
