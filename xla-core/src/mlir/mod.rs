@@ -19,7 +19,10 @@
 mod ast;
 mod lexer;
 mod lower;
+mod print;
 mod syntax;
+
+pub use print::{print_stablehlo, StablehloPrintError};
 
 use crate::ir::Module;
 use lexer::Pos;
