@@ -60,6 +60,7 @@ pub fn print_stablehlo(module: &Module) -> PResult<String> {
             vals: HashMap::new(),
             body: String::new(),
             next: 0,
+            prefix: String::new(),
         };
         out.push_str(&f.func(entry)?);
     }
@@ -83,6 +84,8 @@ struct FuncPrinter<'a> {
     vals: HashMap<InstrId, Val>,
     body: String,
     next: usize,
+    /// Prefix of the SSA names, unique per inlined region.
+    prefix: String,
 }
 
 impl FuncPrinter<'_> {
@@ -176,7 +179,7 @@ impl FuncPrinter<'_> {
 
     fn fresh(&mut self) -> String {
         self.next += 1;
-        format!("%t{}", self.next)
+        format!("%{}t{}", self.prefix, self.next)
     }
 
     fn line(&mut self, s: &str) {

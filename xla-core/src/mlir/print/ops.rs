@@ -162,6 +162,46 @@ impl FuncPrinter<'_> {
         Ok(body)
     }
 
+    /// A region holding computation `c` itself (XLA's map inliner wants the body inline).
+    fn inline_region(&mut self, c: CompId, args: &[Shape]) -> PResult<String> {
+        let comp = self.module.get(c).ok_or_else(|| {
+            super::StablehloPrintError(format!("computation {} does not exist", c.0))
+        })?;
+        self.next += 1;
+        let mut inner = FuncPrinter {
+            module: self.module,
+            comp,
+            vals: std::collections::HashMap::new(),
+            body: String::new(),
+            next: 0,
+            prefix: format!("{}r{}_", self.prefix, self.next),
+        };
+        let mut decl = Vec::new();
+        for (i, (p, a)) in comp.parameters().iter().zip(args).enumerate() {
+            let n = format!("%{}a{i}", inner.prefix);
+            decl.push(format!("{n}: {}", ty(a)?));
+            inner.vals.insert(*p, Val::One(n));
+        }
+        for (i, ins) in comp.instructions.iter().enumerate() {
+            if !matches!(ins.op, Op::Parameter { .. }) {
+                let v = inner.instr(InstrId(i))?;
+                inner.vals.insert(InstrId(i), v);
+            }
+        }
+        let root = inner.use_val(comp.root)?;
+        let rt = ty(comp
+            .result_shape()
+            .ok_or_else(|| super::StablehloPrintError("no root".into()))?)?;
+        Ok(format!(
+            "{{\n    ^bb0({}):\n{}      \"stablehlo.return\"({root}) : ({rt}) -> ()\n    }}",
+            decl.join(", "),
+            inner
+                .body
+                .replace("\n    ", "\n      ")
+                .replacen("    ", "      ", 1)
+        ))
+    }
+
     /// Scalar parameter shapes of a reducer over `operands` (N values then N inits).
     fn scalar_args(&self, id: InstrId, from: usize) -> Vec<Shape> {
         let ins = self.comp.instr(id);
@@ -259,7 +299,7 @@ impl FuncPrinter<'_> {
                     "stablehlo.map",
                     vec![format!("dimensions = {}", i64s(dimensions))],
                 );
-                s.regions.push(self.call_region(*to_apply, &args, false)?);
+                s.regions.push(self.inline_region(*to_apply, &args)?);
                 s
             }
             Op::Tuple => spec("stablehlo.tuple", Vec::new()),
@@ -313,6 +353,9 @@ impl FuncPrinter<'_> {
                 "stablehlo.get_dimension_size",
                 vec![format!("dimension = {dimension} : i64")],
             ),
+            Op::OptimizationBarrier if shape.is_tuple() => {
+                return self.flat_tuple_op(id, "stablehlo.optimization_barrier", &shape)
+            }
             Op::OptimizationBarrier => spec("stablehlo.optimization_barrier", Vec::new()),
             other => return self.instr_more(id, other, &shape),
         };
@@ -396,7 +439,7 @@ impl FuncPrinter<'_> {
                     Op::BatchNormInference { .. } => "stablehlo.batch_norm_inference",
                     _ => "stablehlo.batch_norm_grad",
                 };
-                let mut s = spec(name, vec![format!("epsilon = {epsilon:e} : f32"), format!("feature_index = {feature_index} : i64")]);
+                let mut s = spec(name, vec![format!("epsilon = {epsilon:.8e} : f32"), format!("feature_index = {feature_index} : i64")]);
                 s.multi = multi;
                 s
             }
@@ -460,7 +503,7 @@ impl FuncPrinter<'_> {
     fn emit(&mut self, id: InstrId, s: Spec, shape: &Shape) -> PResult<Val> {
         let (names, tys) = self.operands(id)?;
         self.next += 1;
-        let v = format!("%v{}", self.next);
+        let v = format!("%{}v{}", self.prefix, self.next);
         let (lhs, result_tys, val) = match (shape, s.multi) {
             (Shape::Tuple(elems), true) => (
                 format!("{v}:{}", elems.len()),
@@ -518,7 +561,7 @@ impl FuncPrinter<'_> {
         let c = self.call_region(cond, elems, false)?;
         let b = self.call_region(body, elems, true)?;
         self.next += 1;
-        let v = format!("%v{}", self.next);
+        let v = format!("%{}v{}", self.prefix, self.next);
         let tys = elems
             .iter()
             .map(ty)
@@ -532,33 +575,109 @@ impl FuncPrinter<'_> {
         Ok(Val::Many(v, elems.clone()))
     }
 
+    /// The elements of a tuple-shaped operand as separate values.
+    fn split_tuple(&mut self, v: &str, shape: &Shape) -> PResult<Vec<String>> {
+        let Shape::Tuple(elems) = shape else {
+            return Ok(vec![v.to_string()]);
+        };
+        let mut parts = Vec::new();
+        for (i, e) in elems.iter().enumerate() {
+            let g = self.fresh();
+            self.line(&format!(
+                "{g} = \"stablehlo.get_tuple_element\"({v}) <{{index = {i} : i32}}> : ({}) -> {}",
+                ty(shape)?,
+                ty(e)?
+            ));
+            parts.push(g);
+        }
+        Ok(parts)
+    }
+
+    /// An op over the elements of its one tuple operand, with one result per element.
+    fn flat_tuple_op(&mut self, id: InstrId, name: &str, shape: &Shape) -> PResult<Val> {
+        let Shape::Tuple(elems) = shape else {
+            return fail(format!("{name} of a non-tuple"));
+        };
+        let src = self.comp.instr(id).operands.first().copied().unwrap_or(id);
+        let v = self.use_val(src)?;
+        let parts = self.split_tuple(&v, shape)?;
+        self.next += 1;
+        let out = format!("%{}v{}", self.prefix, self.next);
+        let tys = elems
+            .iter()
+            .map(ty)
+            .collect::<PResult<Vec<_>>>()?
+            .join(", ");
+        self.line(&format!(
+            "{out}:{} = \"{name}\"({}) : ({tys}) -> ({tys})",
+            elems.len(),
+            parts.join(", ")
+        ));
+        Ok(Val::Many(out, elems.clone()))
+    }
+
     fn conditional(&mut self, id: InstrId, branches: &[CompId], shape: &Shape) -> PResult<Val> {
         let ins = self.comp.instr(id);
         let ops: Vec<InstrId> = ins.operands.clone();
         let sel = ops.first().copied().unwrap_or(id);
         let pred = self.comp.instr(sel).shape.element_type() == crate::types::PrimitiveType::Pred;
         let sel_name = self.use_val(sel)?;
+        let elems: Vec<Shape> = match shape {
+            Shape::Tuple(e) => e.clone(),
+            s => vec![s.clone()],
+        };
+        let etys = elems
+            .iter()
+            .map(ty)
+            .collect::<PResult<Vec<_>>>()?
+            .join(", ");
         let mut regions = Vec::new();
         for (k, &b) in branches.iter().enumerate() {
             let arg = ops.get(k + 1).copied().unwrap_or(id);
             let a = self.use_val(arg)?;
             let at = ty(&self.comp.instr(arg).shape)?;
             let r = self.fresh();
-            regions.push(format!("{{\n      {r} = \"func.call\"({a}) <{{callee = @{}}}> : ({at}) -> {}\n      \"stablehlo.return\"({r}) : ({}) -> ()\n    }}", func_name(self.module, b)?, ty(shape)?, ty(shape)?));
+            let mut body = format!(
+                "{{\n      {r} = \"func.call\"({a}) <{{callee = @{}}}> : ({at}) -> {}\n",
+                func_name(self.module, b)?,
+                ty(shape)?
+            );
+            let mut outs = vec![r.clone()];
+            if shape.is_tuple() {
+                outs.clear();
+                for (i, e) in elems.iter().enumerate() {
+                    let g = self.fresh();
+                    body.push_str(&format!("      {g} = \"stablehlo.get_tuple_element\"({r}) <{{index = {i} : i32}}> : ({}) -> {}\n", ty(shape)?, ty(e)?));
+                    outs.push(g);
+                }
+            }
+            body.push_str(&format!(
+                "      \"stablehlo.return\"({}) : ({etys}) -> ()\n    }}",
+                outs.join(", ")
+            ));
+            regions.push(body);
         }
         self.next += 1;
-        let v = format!("%v{}", self.next);
+        let v = format!("%{}v{}", self.prefix, self.next);
         let name = if pred {
             "stablehlo.if"
         } else {
             "stablehlo.case"
         };
+        let lhs = if shape.is_tuple() {
+            format!("{v}:{}", elems.len())
+        } else {
+            v.clone()
+        };
         self.line(&format!(
-            "{v} = \"{name}\"({sel_name}) ({}) : ({}) -> {}",
+            "{lhs} = \"{name}\"({sel_name}) ({}) : ({}) -> ({etys})",
             regions.join(", "),
-            ty(&self.comp.instr(sel).shape)?,
-            ty(shape)?
+            ty(&self.comp.instr(sel).shape)?
         ));
-        Ok(Val::One(v))
+        Ok(if shape.is_tuple() {
+            Val::Many(v, elems)
+        } else {
+            Val::One(v)
+        })
     }
 }
