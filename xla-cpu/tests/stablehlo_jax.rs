@@ -144,3 +144,76 @@ fn elided_hlo_constants_match_xla() {
         assert!(gd.bitwise_eq(wd), "out{i}: got {gd:?} want {wd:?}");
     }
 }
+
+/// `print_stablehlo` then `parse_stablehlo` gives a module with the same results: every
+/// public conformance case (small inputs in debug builds) through our own StableHLO printer
+/// and reader. (That real XLA runs the printed text is checked by
+/// `scripts/stablehlo_fmt_runner.py` with the conformance checker.)
+#[test]
+fn printed_stablehlo_reads_back_and_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/public");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.join("module.hlo").exists())
+        .filter(|d| {
+            let bytes: u64 = std::fs::read_dir(d)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok()?.metadata().ok())
+                        .map(|m| m.len())
+                        .sum()
+                })
+                .unwrap_or(0);
+            !cfg!(debug_assertions) || bytes < 64 * 1024
+        })
+        .collect();
+    dirs.sort();
+    let mut failures = Vec::new();
+    let mut printed = 0;
+    for d in &dirs {
+        let text = std::fs::read_to_string(d.join("module.hlo")).unwrap();
+        let module = xla_core::text::parse_module(&text).unwrap();
+        let Ok(mlir) = xla_core::mlir::print_stablehlo(&module) else {
+            continue;
+        };
+        printed += 1;
+        let r = xla_core::mlir::parse_stablehlo(&mlir)
+            .map_err(|e| format!("read back: {e}"))
+            .and_then(|m| {
+                let meta: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(d.join("meta.json")).unwrap())
+                        .unwrap();
+                let exe = xla_cpu::Executable::compile(&m).map_err(|e| e.to_string())?;
+                let mut got = Vec::new();
+                flatten(
+                    exe.execute(&read_numbered(d, "in"))
+                        .map_err(|e| e.to_string())?,
+                    &mut got,
+                );
+                let wants = read_numbered(d, "out");
+                if got.len() != wants.len() {
+                    return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
+                }
+                let (rtol, atol) = (
+                    meta["rtol"].as_f64().unwrap_or(0.0),
+                    meta["atol"].as_f64().unwrap_or(0.0),
+                );
+                got.iter()
+                    .zip(&wants)
+                    .try_for_each(|(g, w)| compare(g, w, rtol, atol))
+            });
+        if let Err(e) = r {
+            failures.push(format!("{}: {e}", d.display()));
+        }
+    }
+    println!(
+        "{} of {printed} printed modules read back and ran",
+        printed - failures.len()
+    );
+    assert!(
+        printed * 10 >= dirs.len() * 9,
+        "only {printed} of {} printed",
+        dirs.len()
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -26,7 +26,17 @@ pub(crate) fn lower(
         (_, "while") => while_loop(lw, b, op, ops, env)?,
         (_, "case" | "if") => branches(lw, b, op, ops, env)?,
         ("func.call" | "call", _) => {
-            let name = op.callee.clone().unwrap_or_default();
+            let name = match (&op.callee, op.attr(&["callee"])) {
+                (Some(c), _) => c.clone(),
+                (None, Some(Attr::Symbol(s))) => s.clone(),
+                _ => {
+                    return Err(err(
+                        op,
+                        MlirErrorKind::Attribute,
+                        "call needs a callee @function",
+                    ))
+                }
+            };
             call(lw, b, op, &name, ops)?
         }
         (_, "composite") => {
