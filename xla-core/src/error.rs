@@ -14,6 +14,9 @@ pub enum Error {
     /// HLO text could not be parsed.
     #[error(transparent)]
     Parse(#[from] crate::text::ParseError),
+    /// StableHLO (MLIR) text could not be read.
+    #[error(transparent)]
+    Mlir(#[from] crate::mlir::MlirError),
     /// A module failed verification.
     #[error(transparent)]
     Verify(#[from] crate::verify::VerifyErrors),

@@ -12,6 +12,7 @@ pub mod builder;
 pub mod error;
 pub mod ir;
 pub mod literal;
+pub mod mlir;
 pub mod shape;
 pub mod shape_inference;
 pub mod text;

@@ -205,3 +205,73 @@ fn grad_public_forward_modules_run() {
     assert!(!dirs.is_empty());
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Reads a case's `module.mlir` (StableHLO, as XLA's `hlo_to_stablehlo` prints the same
+/// program), runs it and compares with the case's expected outputs: the StableHLO reader
+/// must give the same results as the HLO text.
+fn run_mlir_case(dir: &Path) -> Result<(), String> {
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("meta.json")).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(dir.join("module.mlir")).map_err(|e| e.to_string())?;
+    let module = xla_core::mlir::parse_stablehlo(&text).map_err(|e| format!("parse: {e}"))?;
+    let args = read_numbered(dir, "in")?;
+    let exe = xla_cpu::Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
+    let mut got = Vec::new();
+    flatten(
+        exe.execute(&args).map_err(|e| format!("execute: {e}"))?,
+        &mut got,
+    );
+    let wants = read_numbered(dir, "out")?;
+    if got.len() != wants.len() {
+        return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
+    }
+    let (rtol, atol) = (
+        meta["rtol"].as_f64().unwrap_or(0.0),
+        meta["atol"].as_f64().unwrap_or(0.0),
+    );
+    for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
+        compare(g, w, rtol, atol).map_err(|e| format!("out{i}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Every public case through its `module.mlir` (inputs under 64 KiB in debug builds, to
+/// keep `cargo test` quick; all of them in release).
+#[test]
+fn conformance_public_stablehlo() {
+    let small = |d: &PathBuf| {
+        let bytes: u64 = std::fs::read_dir(d)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok()?.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        !cfg!(debug_assertions) || bytes < 64 * 1024
+    };
+    let dirs: Vec<PathBuf> = case_dirs()
+        .into_iter()
+        .filter(|d| d.join("module.mlir").exists() && small(d))
+        .collect();
+    let failures: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| {
+            run_mlir_case(d)
+                .err()
+                .map(|e| format!("{}: {e}", d.display()))
+        })
+        .collect();
+    println!(
+        "{} of {} StableHLO cases passed",
+        dirs.len() - failures.len(),
+        dirs.len()
+    );
+    assert!(
+        dirs.len() >= 300,
+        "only {} cases with module.mlir",
+        dirs.len()
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use xla::core::mlir::{looks_like_mlir, parse_stablehlo};
 use xla::core::text::parse_module;
 use xla::Module;
 
@@ -38,18 +39,25 @@ pub fn read_text(path: &Path) -> Result<String, CliError> {
         .map_err(|e| CliError::new(format!("{}: cannot read: {e}", path.display())))
 }
 
-/// Reads and parses an HLO module; a parse error becomes `FILE:LINE:COL: message`.
+/// Reads and parses a module: StableHLO (MLIR) for a `.mlir` file or text that starts like
+/// MLIR, HLO text otherwise; a parse error becomes `FILE:LINE:COL: message`.
 pub fn load_module(path: &Path) -> Result<Module, CliError> {
     let text = read_text(path)?;
-    parse_module(&text).map_err(|e| {
-        let message = e.message.lines().next().unwrap_or_default();
-        CliError::new(format!(
-            "{}:{}:{}: {message}",
-            path.display(),
-            e.line,
-            e.column
-        ))
-    })
+    let located = |line: usize, column: usize, message: &str| {
+        let message = message.lines().next().unwrap_or_default();
+        CliError::new(format!("{}:{line}:{column}: {message}", path.display()))
+    };
+    if path.extension().is_some_and(|e| e == "mlir") || looks_like_mlir(&text) {
+        return parse_stablehlo(&text).map_err(|e| located(e.line, e.column, &e.message));
+    }
+    let elided = text.matches("constant({...})").count();
+    if elided > 0 {
+        eprintln!(
+            "warning: {}: {elided} constant(s) elided as {{...}}; they hold XLA's placeholder values (counting bit patterns), not the real data",
+            path.display()
+        );
+    }
+    parse_module(&text).map_err(|e| located(e.line, e.column, &e.message))
 }
 
 /// Writes `text` to stdout; a closed pipe (`xla fmt m.hlo | head`) is not an error.

@@ -69,6 +69,17 @@ impl Parser<'_> {
                 ParseErrorKind::InvalidValue,
                 "a constant cannot have a token shape",
             )),
+            Shape::Array(a) if self.at_elided() => {
+                let pos = self.here();
+                for _ in 0..3 {
+                    self.bump();
+                }
+                let mut next = self.elided.get();
+                let lit = elided_literal(a.ty, &a.dims, &mut next)
+                    .map_err(|e| ParseError::new(pos, ParseErrorKind::InvalidValue, e))?;
+                self.elided.set(next);
+                Ok(lit)
+            }
             Shape::Array(a) => {
                 let pos = self.here();
                 let Some(mut data) = ArrayData::zeros(a.ty, 0) else {
@@ -83,6 +94,13 @@ impl Parser<'_> {
                     .map_err(|e| ParseError::new(pos, ParseErrorKind::InvalidValue, e.to_string()))
             }
         }
+    }
+
+    /// True at `{...}`: a constant XLA's printer elided.
+    fn at_elided(&self) -> bool {
+        self.peek() == &Tok::LBrace
+            && matches!(self.peek_at(1), Tok::Word(w) if w == "...")
+            && self.peek_at(2) == &Tok::RBrace
     }
 
     fn tuple_literal(&mut self, elements: &[Shape]) -> PResult<Literal> {
@@ -312,4 +330,75 @@ mod tests {
             );
         }
     }
+}
+
+/// The placeholder value XLA's HLO parser gives an elided constant (`constant({...})`):
+/// its bytes are filled with little-endian 32-bit words counting up from `*next`, a count
+/// that runs on across the module's elided constants (XLA's runs across the process, so the
+/// values agree with XLA for the first module parsed); PRED words hold the count modulo 2,
+/// and bytes past the last whole word are zero (XLA leaves them unspecified).
+pub(crate) fn elided_literal(
+    ty: crate::types::PrimitiveType,
+    dims: &[i64],
+    next: &mut u32,
+) -> Result<Literal, String> {
+    use crate::types::PrimitiveType as P;
+    let count: usize = dims
+        .iter()
+        .map(|&d| usize::try_from(d).unwrap_or(0))
+        .product();
+    let size = ty.byte_size();
+    let mut bytes = vec![0u8; count.checked_mul(size).ok_or("the constant is too large")?];
+    for word in bytes.chunks_exact_mut(4) {
+        let v = if ty == P::Pred { *next % 2 } else { *next };
+        word.copy_from_slice(&v.to_le_bytes());
+        *next = next.wrapping_add(1);
+    }
+    macro_rules! read {
+        ($t:ty, $n:literal) => {
+            bytes
+                .chunks_exact($n)
+                .map(|c| {
+                    let mut b = [0u8; $n];
+                    b.copy_from_slice(c);
+                    <$t>::from_le_bytes(b)
+                })
+                .collect::<Vec<$t>>()
+        };
+    }
+    let data = match ty {
+        P::Pred => ArrayData::Pred(bytes.iter().map(|&b| b != 0).collect()),
+        P::S8 => ArrayData::S8(read!(i8, 1)),
+        P::U8 => ArrayData::U8(bytes.clone()),
+        P::S16 => ArrayData::S16(read!(i16, 2)),
+        P::U16 => ArrayData::U16(read!(u16, 2)),
+        P::F16 => ArrayData::F16(read!(u16, 2).into_iter().map(f16::from_bits).collect()),
+        P::Bf16 => ArrayData::Bf16(read!(u16, 2).into_iter().map(bf16::from_bits).collect()),
+        P::S32 => ArrayData::S32(read!(i32, 4)),
+        P::U32 => ArrayData::U32(read!(u32, 4)),
+        P::F32 => ArrayData::F32(read!(u32, 4).into_iter().map(f32::from_bits).collect()),
+        P::S64 => ArrayData::S64(read!(i64, 8)),
+        P::U64 => ArrayData::U64(read!(u64, 8)),
+        P::F64 => ArrayData::F64(read!(u64, 8).into_iter().map(f64::from_bits).collect()),
+        P::C64 => {
+            let parts: Vec<f32> = read!(u32, 4).into_iter().map(f32::from_bits).collect();
+            ArrayData::C64(
+                parts
+                    .chunks_exact(2)
+                    .map(|c| Complex32::new(c[0], c[1]))
+                    .collect(),
+            )
+        }
+        P::C128 => {
+            let parts: Vec<f64> = read!(u64, 8).into_iter().map(f64::from_bits).collect();
+            ArrayData::C128(
+                parts
+                    .chunks_exact(2)
+                    .map(|c| Complex64::new(c[0], c[1]))
+                    .collect(),
+            )
+        }
+        P::Tuple | P::Token => return Err(format!("no constant of type {ty}")),
+    };
+    Literal::from_array_data(Shape::array(ty, dims.to_vec()), data).map_err(|e| e.to_string())
 }

@@ -157,6 +157,8 @@ pub(crate) struct Parser<'t> {
     pos: usize,
     end: usize,
     depth: usize,
+    /// Words of elided constants (`{...}`) filled so far, shared with sub-parsers.
+    elided: std::rc::Rc<std::cell::Cell<u32>>,
 }
 
 const EOF: Tok = Tok::Eof;
@@ -183,6 +185,7 @@ impl<'t> Parser<'t> {
             pos: 0,
             end,
             depth: 0,
+            elided: std::rc::Rc::default(),
         }
     }
 

@@ -1,0 +1,219 @@
+//! What JAX itself prints: each folder of `testdata/stablehlo_jax/` holds
+//! `jax.jit(f).lower(...).as_text()` of a real JAX program (with `sdy`/`mhlo` attributes,
+//! private functions and `func.call`s, `chlo` ops), its inputs and the outputs JAX returned
+//! (`scripts/make_stablehlo_fixtures.py`). Each must parse, run and match within the
+//! tolerances of its `meta.json`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, PrimitiveType};
+
+fn read_numbered(dir: &Path, prefix: &str) -> Vec<Literal> {
+    (0..)
+        .map(|i| dir.join(format!("{prefix}{i}.npy")))
+        .take_while(|p| p.exists())
+        .map(|p| Literal::read_npy(&p).unwrap())
+        .collect()
+}
+
+fn flatten(l: Literal, out: &mut Vec<Literal>) {
+    match l.tuple_elements() {
+        Some(t) => t.iter().cloned().for_each(|e| flatten(e, out)),
+        None => out.push(l),
+    }
+}
+
+fn floats(d: &ArrayData) -> Option<Vec<f64>> {
+    let ty = d.element_type();
+    if !ty.is_float() && !ty.is_complex() {
+        return None;
+    }
+    if ty.is_complex() {
+        return match d {
+            ArrayData::C64(v) => Some(v.iter().flat_map(|c| [c.re as f64, c.im as f64]).collect()),
+            ArrayData::C128(v) => Some(v.iter().flat_map(|c| [c.re, c.im]).collect()),
+            _ => None,
+        };
+    }
+    (0..d.len()).map(|i| d.get_as_f64(i)).collect()
+}
+
+fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), String> {
+    if got.shape().without_layout() != *want.shape() {
+        return Err(format!(
+            "shape {} vs expected {}",
+            got.shape(),
+            want.shape()
+        ));
+    }
+    let (g, w) = (got.array_data().unwrap(), want.array_data().unwrap());
+    let (Some(gv), Some(wv)) = (floats(g), floats(w)) else {
+        return if g.bitwise_eq(w) {
+            Ok(())
+        } else {
+            Err(format!("got {g:?} want {w:?}"))
+        };
+    };
+    // 16-bit floats: one unit in the last place of the type.
+    let rtol = match want.shape().element_type() {
+        PrimitiveType::F16 => rtol.max(1e-3),
+        PrimitiveType::Bf16 => rtol.max(8e-3),
+        _ => rtol,
+    };
+    for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
+        let ok = if y.is_nan() {
+            x.is_nan()
+        } else if y.is_infinite() {
+            x == y
+        } else {
+            (x - y).abs() <= atol + rtol * y.abs()
+        };
+        if !ok {
+            return Err(format!("element {i}: got {x} want {y}"));
+        }
+    }
+    Ok(())
+}
+
+fn run_case(dir: &Path) -> Result<(), String> {
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+    let text = std::fs::read_to_string(dir.join("module.mlir")).unwrap();
+    let module = xla_core::mlir::parse_stablehlo(&text).map_err(|e| format!("parse: {e}"))?;
+    xla_core::verify::verify_module(&module).map_err(|e| format!("verify: {e}"))?;
+    let exe = xla_cpu::Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
+    let mut got = Vec::new();
+    flatten(
+        exe.execute(&read_numbered(dir, "in"))
+            .map_err(|e| format!("execute: {e}"))?,
+        &mut got,
+    );
+    let wants = read_numbered(dir, "out");
+    if got.len() != wants.len() {
+        return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
+    }
+    let (rtol, atol) = (
+        meta["rtol"].as_f64().unwrap(),
+        meta["atol"].as_f64().unwrap(),
+    );
+    for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
+        compare(g, w, rtol, atol).map_err(|e| format!("out{i}: {e}"))?;
+    }
+    Ok(())
+}
+
+#[test]
+fn jax_printed_stablehlo_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/stablehlo_jax");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.join("module.mlir").exists())
+        .collect();
+    dirs.sort();
+    let failures: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| run_case(d).err().map(|e| format!("{}: {e}", d.display())))
+        .collect();
+    println!(
+        "{} of {} JAX programs passed",
+        dirs.len() - failures.len(),
+        dirs.len()
+    );
+    assert!(dirs.len() >= 10);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// HLO text with constants elided as `constant({...})` (XLA's dumps and benchmark files):
+/// the placeholder values must be the ones XLA's own parser fills in, bit for bit
+/// (`scripts/make_elided_fixture.py` ran the module on real XLA).
+#[test]
+fn elided_hlo_constants_match_xla() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/hlo_elided");
+    let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
+    let module = xla_core::text::parse_module(&text).unwrap();
+    let exe = xla_cpu::Executable::compile(&module).unwrap();
+    let mut got = Vec::new();
+    flatten(exe.execute(&read_numbered(&dir, "in")).unwrap(), &mut got);
+    let wants = read_numbered(&dir, "out");
+    assert_eq!(got.len(), wants.len());
+    for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
+        let (gd, wd) = (g.array_data().unwrap(), w.array_data().unwrap());
+        assert!(gd.bitwise_eq(wd), "out{i}: got {gd:?} want {wd:?}");
+    }
+}
+
+/// `print_stablehlo` then `parse_stablehlo` gives a module with the same results: every
+/// public conformance case (small inputs in debug builds) through our own StableHLO printer
+/// and reader. (That real XLA runs the printed text is checked by
+/// `scripts/stablehlo_fmt_runner.py` with the conformance checker.)
+#[test]
+fn printed_stablehlo_reads_back_and_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/conformance/public");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.join("module.hlo").exists())
+        .filter(|d| {
+            let bytes: u64 = std::fs::read_dir(d)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok()?.metadata().ok())
+                        .map(|m| m.len())
+                        .sum()
+                })
+                .unwrap_or(0);
+            !cfg!(debug_assertions) || bytes < 64 * 1024
+        })
+        .collect();
+    dirs.sort();
+    let mut failures = Vec::new();
+    let mut printed = 0;
+    for d in &dirs {
+        let text = std::fs::read_to_string(d.join("module.hlo")).unwrap();
+        let module = xla_core::text::parse_module(&text).unwrap();
+        let Ok(mlir) = xla_core::mlir::print_stablehlo(&module) else {
+            continue;
+        };
+        printed += 1;
+        let r = xla_core::mlir::parse_stablehlo(&mlir)
+            .map_err(|e| format!("read back: {e}"))
+            .and_then(|m| {
+                let meta: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(d.join("meta.json")).unwrap())
+                        .unwrap();
+                let exe = xla_cpu::Executable::compile(&m).map_err(|e| e.to_string())?;
+                let mut got = Vec::new();
+                flatten(
+                    exe.execute(&read_numbered(d, "in"))
+                        .map_err(|e| e.to_string())?,
+                    &mut got,
+                );
+                let wants = read_numbered(d, "out");
+                if got.len() != wants.len() {
+                    return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
+                }
+                let (rtol, atol) = (
+                    meta["rtol"].as_f64().unwrap_or(0.0),
+                    meta["atol"].as_f64().unwrap_or(0.0),
+                );
+                got.iter()
+                    .zip(&wants)
+                    .try_for_each(|(g, w)| compare(g, w, rtol, atol))
+            });
+        if let Err(e) = r {
+            failures.push(format!("{}: {e}", d.display()));
+        }
+    }
+    println!(
+        "{} of {printed} printed modules read back and ran",
+        printed - failures.len()
+    );
+    assert!(
+        printed * 10 >= dirs.len() * 9,
+        "only {printed} of {} printed",
+        dirs.len()
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+}
