@@ -89,7 +89,7 @@ pub const MAX_NESTING: usize = 64;
 ///
 /// let err = parse_stablehlo("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  \
 ///     %0 = stablehlo.frob %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}").unwrap_err();
-/// assert_eq!(err.to_string(), "2:8: unknown op 'stablehlo.frob'");
+/// assert_eq!(err.to_string(), "2:3: unknown op 'stablehlo.frob'");
 /// # Ok::<(), xla_core::mlir::MlirError>(())
 /// ```
 ///
