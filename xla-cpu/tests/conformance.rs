@@ -5,91 +5,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod cases;
+
+use cases::{compare, flatten, read_numbered};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use xla_core::literal::ArrayData;
 use xla_core::Literal;
 
 /// Cases that must pass; raise it as the executor improves.
 const PASS_FLOOR: usize = 420;
-
-fn read_npy(path: &Path) -> Result<Literal, String> {
-    Literal::read_npy(path).map_err(|e| e.to_string())
-}
-
-fn flatten(l: Literal, out: &mut Vec<Literal>) {
-    match l.tuple_elements() {
-        Some(t) => t.iter().cloned().for_each(|e| flatten(e, out)),
-        None => out.push(l),
-    }
-}
-
-fn as_f64(d: &ArrayData) -> Option<Vec<f64>> {
-    match d {
-        ArrayData::F32(v) => Some(v.iter().map(|&x| x as f64).collect()),
-        ArrayData::F64(v) => Some(v.clone()),
-        _ => None,
-    }
-}
-
-fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), String> {
-    if got.shape().without_layout() != *want.shape() {
-        return Err(format!(
-            "shape {} vs expected {}",
-            got.shape(),
-            want.shape()
-        ));
-    }
-    let (g, w) = (
-        got.array_data().ok_or("not an array")?,
-        want.array_data().ok_or("not an array")?,
-    );
-    let (Some(gv), Some(wv)) = (as_f64(g), as_f64(w)) else {
-        return if g.bitwise_eq(w) {
-            Ok(())
-        } else {
-            Err(first_diff(g, w))
-        };
-    };
-    for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
-        let ok = if y.is_nan() {
-            x.is_nan()
-        } else if y.is_infinite() {
-            x == y
-        } else {
-            (x - y).abs() <= atol + rtol * y.abs()
-        };
-        if !ok {
-            return Err(format!("element {i}: got {x} want {y}"));
-        }
-    }
-    Ok(())
-}
-
-fn first_diff(g: &ArrayData, w: &ArrayData) -> String {
-    format!(
-        "exact mismatch: got {:?} want {:?}",
-        truncate(format!("{g:?}")),
-        truncate(format!("{w:?}"))
-    )
-}
-
-fn truncate(s: String) -> String {
-    s.chars().take(200).collect()
-}
-
-/// The `.npy` files `PREFIX0.npy, PREFIX1.npy, ...` of a case, in order.
-fn read_numbered(dir: &Path, prefix: &str) -> Result<Vec<Literal>, String> {
-    let mut out = Vec::new();
-    for i in 0.. {
-        let p = dir.join(format!("{prefix}{i}.npy"));
-        if !p.exists() {
-            break;
-        }
-        out.push(read_npy(&p)?);
-    }
-    Ok(out)
-}
 
 /// Parses and compiles a case's module and runs it on its inputs.
 fn execute_case(dir: &Path) -> Result<Literal, String> {

@@ -5,71 +5,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod cases;
+
+use cases::{compare, flatten, read_numbered};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use xla_core::literal::ArrayData;
 use xla_core::Literal;
 use xla_cpu::devices::{split_devices, stack_devices, ReplicaOptions};
 use xla_cpu::{CpuError, Executable};
-
-fn flatten(l: Literal, out: &mut Vec<Literal>) {
-    match l.tuple_elements() {
-        Some(t) => t.iter().cloned().for_each(|e| flatten(e, out)),
-        None => out.push(l),
-    }
-}
-
-/// Floats (and complex parts) as f64; `None` for exact types.
-fn as_f64(d: &ArrayData) -> Option<Vec<f64>> {
-    match d {
-        ArrayData::F16(v) => Some(v.iter().map(|x| x.to_f64()).collect()),
-        ArrayData::Bf16(v) => Some(v.iter().map(|x| x.to_f64()).collect()),
-        ArrayData::F32(v) => Some(v.iter().map(|&x| x as f64).collect()),
-        ArrayData::F64(v) => Some(v.clone()),
-        ArrayData::C64(v) => Some(v.iter().flat_map(|c| [c.re as f64, c.im as f64]).collect()),
-        ArrayData::C128(v) => Some(v.iter().flat_map(|c| [c.re, c.im]).collect()),
-        _ => None,
-    }
-}
-
-fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), String> {
-    if got.shape().without_layout() != *want.shape() {
-        return Err(format!(
-            "shape {} vs expected {}",
-            got.shape(),
-            want.shape()
-        ));
-    }
-    let (g, w) = (got.array_data().unwrap(), want.array_data().unwrap());
-    let (Some(gv), Some(wv)) = (as_f64(g), as_f64(w)) else {
-        return if g.bitwise_eq(w) {
-            Ok(())
-        } else {
-            Err(format!("exact mismatch: got {g:?} want {w:?}"))
-        };
-    };
-    for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
-        let ok = if y.is_nan() {
-            x.is_nan()
-        } else if y.is_infinite() {
-            x == y
-        } else {
-            (x - y).abs() <= atol + rtol * y.abs()
-        };
-        if !ok {
-            return Err(format!("element {i}: got {x} want {y}"));
-        }
-    }
-    Ok(())
-}
-
-fn read_numbered(dir: &Path, prefix: &str) -> Vec<Literal> {
-    (0..)
-        .map(|i| dir.join(format!("{prefix}{i}.npy")))
-        .take_while(|p| p.exists())
-        .map(|p| Literal::read_npy(&p).unwrap())
-        .collect()
-}
 
 fn compile(dir: &Path) -> Executable {
     let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
@@ -112,8 +55,8 @@ fn run_case(dir: &Path) -> Result<(), String> {
         devices,
         "header vs meta.json"
     );
-    let got = run_stacked(&exe, &read_numbered(dir, "in")).map_err(|e| e.to_string())?;
-    let wants = read_numbered(dir, "out");
+    let got = run_stacked(&exe, &read_numbered(dir, "in")?).map_err(|e| e.to_string())?;
+    let wants = read_numbered(dir, "out")?;
     if got.len() != wants.len() {
         return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
     }
@@ -121,7 +64,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         compare(g, w, rtol, atol).map_err(|e| format!("out{i}: {e}"))?;
     }
     // Reductions run in group order: a second run gives the same bits.
-    let again = run_stacked(&exe, &read_numbered(dir, "in")).map_err(|e| e.to_string())?;
+    let again = run_stacked(&exe, &read_numbered(dir, "in")?).map_err(|e| e.to_string())?;
     if again != got {
         return Err("a second run gave different bits".into());
     }

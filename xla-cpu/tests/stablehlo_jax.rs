@@ -6,76 +6,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod cases;
+
+use cases::{compare, flatten, read_numbered, rtol_for};
 use std::path::{Path, PathBuf};
-use xla_core::literal::ArrayData;
-use xla_core::{Literal, PrimitiveType};
-
-fn read_numbered(dir: &Path, prefix: &str) -> Vec<Literal> {
-    (0..)
-        .map(|i| dir.join(format!("{prefix}{i}.npy")))
-        .take_while(|p| p.exists())
-        .map(|p| Literal::read_npy(&p).unwrap())
-        .collect()
-}
-
-fn flatten(l: Literal, out: &mut Vec<Literal>) {
-    match l.tuple_elements() {
-        Some(t) => t.iter().cloned().for_each(|e| flatten(e, out)),
-        None => out.push(l),
-    }
-}
-
-fn floats(d: &ArrayData) -> Option<Vec<f64>> {
-    let ty = d.element_type();
-    if !ty.is_float() && !ty.is_complex() {
-        return None;
-    }
-    if ty.is_complex() {
-        return match d {
-            ArrayData::C64(v) => Some(v.iter().flat_map(|c| [c.re as f64, c.im as f64]).collect()),
-            ArrayData::C128(v) => Some(v.iter().flat_map(|c| [c.re, c.im]).collect()),
-            _ => None,
-        };
-    }
-    (0..d.len()).map(|i| d.get_as_f64(i)).collect()
-}
-
-fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<(), String> {
-    if got.shape().without_layout() != *want.shape() {
-        return Err(format!(
-            "shape {} vs expected {}",
-            got.shape(),
-            want.shape()
-        ));
-    }
-    let (g, w) = (got.array_data().unwrap(), want.array_data().unwrap());
-    let (Some(gv), Some(wv)) = (floats(g), floats(w)) else {
-        return if g.bitwise_eq(w) {
-            Ok(())
-        } else {
-            Err(format!("got {g:?} want {w:?}"))
-        };
-    };
-    // 16-bit floats: one unit in the last place of the type.
-    let rtol = match want.shape().element_type() {
-        PrimitiveType::F16 => rtol.max(1e-3),
-        PrimitiveType::Bf16 => rtol.max(8e-3),
-        _ => rtol,
-    };
-    for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
-        let ok = if y.is_nan() {
-            x.is_nan()
-        } else if y.is_infinite() {
-            x == y
-        } else {
-            (x - y).abs() <= atol + rtol * y.abs()
-        };
-        if !ok {
-            return Err(format!("element {i}: got {x} want {y}"));
-        }
-    }
-    Ok(())
-}
 
 fn run_case(dir: &Path) -> Result<(), String> {
     let meta: serde_json::Value =
@@ -86,11 +20,11 @@ fn run_case(dir: &Path) -> Result<(), String> {
     let exe = xla_cpu::Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
     let mut got = Vec::new();
     flatten(
-        exe.execute(&read_numbered(dir, "in"))
+        exe.execute(&read_numbered(dir, "in")?)
             .map_err(|e| format!("execute: {e}"))?,
         &mut got,
     );
-    let wants = read_numbered(dir, "out");
+    let wants = read_numbered(dir, "out")?;
     if got.len() != wants.len() {
         return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
     }
@@ -99,7 +33,8 @@ fn run_case(dir: &Path) -> Result<(), String> {
         meta["atol"].as_f64().unwrap(),
     );
     for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
-        compare(g, w, rtol, atol).map_err(|e| format!("out{i}: {e}"))?;
+        compare(g, w, rtol_for(w.shape().element_type(), rtol), atol)
+            .map_err(|e| format!("out{i}: {e}"))?;
     }
     Ok(())
 }
@@ -136,8 +71,11 @@ fn elided_hlo_constants_match_xla() {
     let module = xla_core::text::parse_module(&text).unwrap();
     let exe = xla_cpu::Executable::compile(&module).unwrap();
     let mut got = Vec::new();
-    flatten(exe.execute(&read_numbered(&dir, "in")).unwrap(), &mut got);
-    let wants = read_numbered(&dir, "out");
+    flatten(
+        exe.execute(&read_numbered(&dir, "in").unwrap()).unwrap(),
+        &mut got,
+    );
+    let wants = read_numbered(&dir, "out").unwrap();
     assert_eq!(got.len(), wants.len());
     for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
         let (gd, wd) = (g.array_data().unwrap(), w.array_data().unwrap());
@@ -186,11 +124,11 @@ fn printed_stablehlo_reads_back_and_runs() {
                 let exe = xla_cpu::Executable::compile(&m).map_err(|e| e.to_string())?;
                 let mut got = Vec::new();
                 flatten(
-                    exe.execute(&read_numbered(d, "in"))
+                    exe.execute(&read_numbered(d, "in")?)
                         .map_err(|e| e.to_string())?,
                     &mut got,
                 );
-                let wants = read_numbered(d, "out");
+                let wants = read_numbered(d, "out")?;
                 if got.len() != wants.len() {
                     return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
                 }
@@ -198,9 +136,9 @@ fn printed_stablehlo_reads_back_and_runs() {
                     meta["rtol"].as_f64().unwrap_or(0.0),
                     meta["atol"].as_f64().unwrap_or(0.0),
                 );
-                got.iter()
-                    .zip(&wants)
-                    .try_for_each(|(g, w)| compare(g, w, rtol, atol))
+                got.iter().zip(&wants).try_for_each(|(g, w)| {
+                    compare(g, w, rtol_for(w.shape().element_type(), rtol), atol)
+                })
             });
         if let Err(e) = r {
             failures.push(format!("{}: {e}", d.display()));
