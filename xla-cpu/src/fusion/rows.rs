@@ -107,10 +107,17 @@ fn shape_of(f: &Fused, rows: usize) -> Option<(usize, usize)> {
     }
 }
 
+/// A member while the chain is grown: its step stays in the schedule until the chain is kept.
+struct Pending {
+    instr: usize,
+    sources: Vec<Source>,
+    per_row: usize,
+}
+
 /// A chain being grown: members, chain inputs, and the tile divisor the loads need.
 struct Growing {
     rows: usize,
-    members: Vec<Member>,
+    members: Vec<Pending>,
     inputs: Vec<InstrId>,
     den: usize,
 }
@@ -213,36 +220,14 @@ fn try_chain(comp: &Computation, steps: &mut [Option<Step>], start: usize) -> Op
             continue;
         };
         picked.push(k);
-        g.members.push(Member {
+        g.members.push(Pending {
             instr: *i,
-            fused: placeholder(),
             sources,
             per_row,
         });
     }
     let last = valid_prefix(comp, steps, &g, &picked)?;
     finish(steps, g, &picked[..=last])
-}
-
-/// An empty fused step, standing in until the member's own is moved into the chain.
-fn placeholder() -> Fused {
-    Fused {
-        kernel: Kernel {
-            ty: xla_core::PrimitiveType::F32,
-            nodes: Vec::new(),
-            slots: Vec::new(),
-            nregs: 0,
-            prog: Vec::new(),
-            result: super::Src::Reg(0),
-            n: 0,
-            #[cfg(target_arch = "x86_64")]
-            jit: None,
-            #[cfg(target_arch = "x86_64")]
-            fold_jit: None,
-        },
-        inputs: Vec::new(),
-        kind: FusedKind::Loop { pred: false },
-    }
 }
 
 /// The index (into `picked`) of the last member of the longest valid chain: every earlier
@@ -304,25 +289,30 @@ fn finish(steps: &mut [Option<Step>], mut g: Growing, picked: &[usize]) -> Optio
         }
     }
     g.inputs = inputs;
-    for (m, &k) in g.members.iter_mut().zip(picked) {
+    let mut members = Vec::with_capacity(picked.len());
+    for (m, &k) in g.members.into_iter().zip(picked) {
         let Some(Step::Fused(_, f)) = steps.get_mut(k)?.take() else {
             return None;
         };
-        m.fused = *f;
+        members.push(Member {
+            instr: m.instr,
+            fused: *f,
+            sources: m.sources,
+            per_row: m.per_row,
+        });
     }
-    let widest = g
-        .members
+    let widest = members
         .iter()
         .map(|m| m.fused.kernel.n / g.rows.max(1))
         .max()?;
     let per_tile = (TILE_ELEMS / widest.max(1)).max(1);
     let tile = per_tile.div_ceil(g.den) * g.den;
-    let last = g.members.last()?;
+    let last = members.last()?;
     let (instr, kernel) = (last.instr, last.fused.kernel.clone());
     let chain = RowChain {
         rows: g.rows,
         tile,
-        members: g.members,
+        members,
     };
     *steps.get_mut(end)? = Some(Step::Fused(
         instr,

@@ -247,23 +247,17 @@ fn as_f32<'a, L: Lane>(ins: &[In<'a, L>]) -> Option<Vec<In<'a, f32>>> {
 /// The longest range from `start` a call of generated code may cover: per-call scalars
 /// (a per-row value broadcast along the row) stay constant within one run.
 fn call_span(k: &Kernel, start: usize, n: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    let runs = k
-        .jit
-        .iter()
-        .chain(&k.fold_jit)
-        .flat_map(|c| c.scalars.iter());
-    #[cfg(not(target_arch = "x86_64"))]
-    let runs = std::iter::empty::<&()>();
     let mut end = n;
     #[cfg(target_arch = "x86_64")]
-    for s in runs {
-        if let super::jit::Scalar::Run { inner, .. } = *s {
-            end = end.min((start / inner.max(1) + 1) * inner.max(1));
+    for code in k.jit.iter().chain(&k.fold_jit) {
+        for s in &code.scalars {
+            if let super::jit::Scalar::Run { inner, .. } = *s {
+                end = end.min((start / inner.max(1) + 1) * inner.max(1));
+            }
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (k, runs);
+    let _ = k;
     end.saturating_sub(start)
 }
 
