@@ -14,11 +14,7 @@ use xla_core::attrs::DotDims;
 use xla_core::Shape;
 
 fn dims_of(s: &Shape) -> Option<Vec<usize>> {
-    s.as_array()?
-        .dims
-        .iter()
-        .map(|&d| usize::try_from(d).ok())
-        .collect()
+    crate::index::dims_of(s).ok()
 }
 
 /// The operand as `[batch, first, second]` matrices: in place, or a permuted copy.

@@ -4,28 +4,13 @@
 
 use super::emit::{Em, Ix};
 use super::lower::Lowerer;
-use super::program::{Inst, Run, SlotId, Ty};
+use super::program::{Inst, Run, SlotId, Start, Ty};
 use super::structural::runs_of;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use xla_core::Shape;
 
-/// One start index: its slot, the largest start that fits, and the dim's stride.
-pub(crate) type Start = (SlotId, i64, usize);
-
 fn dims(s: &Shape) -> Option<Vec<usize>> {
-    s.as_array()?
-        .dims
-        .iter()
-        .map(|&d| usize::try_from(d).ok())
-        .collect()
-}
-
-fn strides(dims: &[usize]) -> Vec<usize> {
-    let mut st = vec![1; dims.len()];
-    for d in (0..dims.len().saturating_sub(1)).rev() {
-        st[d] = st[d + 1] * dims[d + 1];
-    }
-    st
+    crate::index::dims_of(s).ok()
 }
 
 /// The starts of an operand of `dims` sliced to `sizes`, and the offset (relative to the
@@ -39,7 +24,7 @@ fn layout(
     if starts.len() != dims.len() || sizes.len() != dims.len() {
         return None;
     }
-    let st = strides(dims);
+    let st = crate::index::strides(dims);
     let mut out = Vec::new();
     for ((&s, (&d, &z)), &stride) in starts.iter().zip(dims.iter().zip(sizes)).zip(&st) {
         let si = lw.info(s)?;
@@ -50,7 +35,12 @@ fn layout(
         if !int || si.n != 1 || z > d {
             return None;
         }
-        out.push((s, i64::try_from(d - z).ok()?, stride));
+        out.push(Start {
+            slot: s,
+            elem: 0,
+            hi: i64::try_from(d - z).ok()?,
+            stride,
+        });
     }
     let n: usize = sizes.iter().product();
     let mut rel = Vec::with_capacity(n);
@@ -114,34 +104,51 @@ pub(crate) fn lower_update(
     })
 }
 
+/// Start `s` as an i64.
+pub(crate) fn index(em: &mut Em<'_, '_>, s: &Start) -> Option<Value> {
+    let ty = em.slot(s.slot)?.ty;
+    let v = em.load(s.slot, Ix::C(s.elem))?;
+    Some(if super::emit::clif(ty) == types::I64 {
+        v
+    } else if ty.is_signed() {
+        em.b.ins().sextend(types::I64, v)
+    } else {
+        em.b.ins().uextend(types::I64, v)
+    })
+}
+
 /// The clamped start offset, in elements, as an i64.
 fn base(em: &mut Em<'_, '_>, starts: &[Start]) -> Option<Value> {
     let mut acc = em.b.ins().iconst(types::I64, 0);
-    for &(s, hi, stride) in starts {
-        let ty = em.slot(s)?.ty;
-        let v = em.load(s, Ix::C(0))?;
-        let w = if super::emit::clif(ty) == types::I64 {
-            v
-        } else if ty.is_signed() {
-            em.b.ins().sextend(types::I64, v)
-        } else {
-            em.b.ins().uextend(types::I64, v)
-        };
+    for s in starts {
+        let w = index(em, s)?;
         let zero = em.b.ins().iconst(types::I64, 0);
-        let top = em.b.ins().iconst(types::I64, hi);
+        let top = em.b.ins().iconst(types::I64, s.hi);
         let lo = em.b.ins().smax(w, zero);
         let c = em.b.ins().smin(lo, top);
-        let off = em.b.ins().imul_imm_s(c, i64::try_from(stride).ok()?);
+        let off = em.b.ins().imul_imm_s(c, i64::try_from(s.stride).ok()?);
         acc = em.b.ins().iadd(acc, off);
     }
     Some(acc)
 }
 
-fn shifted(em: &mut Em<'_, '_>, base: Value, ix: Ix) -> Ix {
+pub(crate) fn shifted(em: &mut Em<'_, '_>, base: Value, ix: Ix) -> Ix {
     match ix {
         Ix::C(c) => Ix::D(em.b.ins().iadd_imm_s(base, c as i64)),
         Ix::D(v) => Ix::D(em.b.ins().iadd(base, v)),
     }
+}
+
+/// `dst = operand` (nothing when the update runs in place, `dst` being `operand`).
+pub(crate) fn copy_whole(em: &mut Em<'_, '_>, dst: SlotId, operand: SlotId) -> Option<()> {
+    if dst != operand {
+        let n = em.slot(dst)?.n;
+        em.each(n, |em, ix| {
+            let v = em.load_raw(operand, ix)?;
+            em.store_raw(dst, ix, v)
+        })?;
+    }
+    Some(())
 }
 
 /// Emits a dynamic slice: `dst[d] = src[base + rel]` along the runs.
@@ -174,11 +181,7 @@ pub(crate) fn emit_update(
     starts: &[Start],
     runs: &[Run],
 ) -> Option<()> {
-    let n = em.slot(dst)?.n;
-    em.each(n, |em, ix| {
-        let v = em.load_raw(operand, ix)?;
-        em.store_raw(dst, ix, v)
-    })?;
+    copy_whole(em, dst, operand)?;
     let b = base(em, starts)?;
     for r in runs {
         em.each(r.len, |em, ix| {

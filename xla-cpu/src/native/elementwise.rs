@@ -79,6 +79,14 @@ pub(crate) fn lower(
     let any = |k: usize| s(k).filter(|x| x.n == d.n || x.n == 1);
     let o = |k: usize| ops.get(k).copied();
     let inst = match op {
+        Ew::Unary(UnaryOp::IsFinite) => {
+            full(0).filter(|x| x.ty.is_float() && d.ty == Ty::Pred)?;
+            Inst::Unary {
+                op: UnaryOp::IsFinite,
+                x: o(0)?,
+                dst,
+            }
+        }
         Ew::Unary(u) => {
             full(0).filter(|x| x.ty == d.ty && unary_ok(u, d.ty))?;
             Inst::Unary {
@@ -141,6 +149,19 @@ pub(crate) fn lower(
 /// Emits an elementwise instruction.
 pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
     match *ins {
+        Inst::Unary {
+            op: UnaryOp::IsFinite,
+            x,
+            dst,
+        } => {
+            let ty = em.slot(x)?.ty;
+            each(em, dst, |em, ix| {
+                let v = em.load(x, ix)?;
+                let a = em.b.ins().fabs(v);
+                let inf = fconst(em, ty, f64::INFINITY);
+                Some(em.b.ins().fcmp(FloatCC::LessThan, a, inf))
+            })
+        }
         Inst::Unary { op, x, dst } => {
             let ty = em.slot(dst)?.ty;
             each(em, dst, |em, ix| {
@@ -197,7 +218,10 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
         | Inst::Fold { .. }
         | Inst::Dot { .. }
         | Inst::DynSlice { .. }
-        | Inst::DynUpdate { .. } => None,
+        | Inst::DynUpdate { .. }
+        | Inst::Scatter { .. }
+        | Inst::Loop { .. }
+        | Inst::Branch { .. } => None,
     }
 }
 

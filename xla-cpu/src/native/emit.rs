@@ -236,7 +236,7 @@ impl Em<'_, '_> {
         self.module.target_config().pointer_type()
     }
 
-    fn inst(&mut self, ins: &Inst) -> Option<()> {
+    pub(crate) fn inst(&mut self, ins: &Inst) -> Option<()> {
         match ins {
             Inst::Unary { .. }
             | Inst::Binary { .. }
@@ -256,6 +256,9 @@ impl Em<'_, '_> {
                 runs,
             } => super::dynamic::emit_update(self, *dst, *operand, starts, runs),
             Inst::Dot { .. } => contraction::emit(self, ins),
+            Inst::Scatter { .. } => super::indexing::emit_scatter(self, ins),
+            Inst::Loop { cond, pred, body } => super::control::emit_loop(self, cond, *pred, body),
+            Inst::Branch { sel, arms } => super::control::emit_branch(self, *sel, arms),
         }
     }
 }

@@ -9,12 +9,14 @@ use crate::fusion::Step;
 use xla_core::ir::{CompId, Computation, Op};
 use xla_core::{Literal, Shape};
 
-/// Largest element count of one value.
-pub(crate) const MAX_ELEMS: usize = 4096;
+/// Largest element count of one value. Large values cost no code (ops over them are
+/// counted loops, products are faer calls); what grows with size is bounded by [`MAX_COST`].
+pub(crate) const MAX_ELEMS: usize = 1 << 16;
 /// Largest state buffer, in bytes.
-const MAX_BYTES: usize = 4 << 20;
-/// Largest number of program instructions.
-const MAX_INSTS: usize = 20_000;
+const MAX_BYTES: usize = 16 << 20;
+/// Largest code size, in [`cost`] units (about one emitted loop or unrolled step each):
+/// keeps Cranelift's compile time in milliseconds.
+const MAX_COST: usize = 40_000;
 /// Deepest nesting of `call`s.
 const MAX_DEPTH: usize = 16;
 
@@ -24,7 +26,7 @@ pub(crate) struct Lowerer<'e> {
     pub(crate) slots: Vec<Slot>,
     pub(crate) image: Vec<u8>,
     depth: usize,
-    count: usize,
+    cost: usize,
 }
 
 /// The lowered form of `while(condition, body)`, or `None` when it is not eligible.
@@ -34,7 +36,7 @@ pub(crate) fn lower(exe: &Executable, cond: CompId, body: CompId) -> Option<Prog
         slots: Vec::new(),
         image: Vec::new(),
         depth: 0,
-        count: 0,
+        cost: 0,
     };
     let bcomp = exe.module.get(body)?;
     let pshape = &bcomp.instructions.get(bcomp.parameters().first()?.0)?.shape;
@@ -89,7 +91,7 @@ impl Lowerer<'_> {
     }
 
     /// Fresh slots for a value of `shape`.
-    fn fresh(&mut self, shape: &Shape) -> Option<Val> {
+    pub(crate) fn fresh(&mut self, shape: &Shape) -> Option<Val> {
         match shape {
             Shape::Array(a) => {
                 let n = usize::try_from(shape.element_count()?).ok()?;
@@ -123,7 +125,7 @@ impl Lowerer<'_> {
     }
 
     /// Lowers computation `c` applied to `args`; returns its root value.
-    fn comp(&mut self, c: CompId, args: Vec<Val>, out: &mut Vec<Inst>) -> Option<Val> {
+    pub(crate) fn comp(&mut self, c: CompId, args: Vec<Val>, out: &mut Vec<Inst>) -> Option<Val> {
         if self.depth >= MAX_DEPTH {
             return None;
         }
@@ -147,10 +149,25 @@ impl Lowerer<'_> {
                 i,
                 fused: !eval.get(i).copied().unwrap_or(false),
             };
-            vals[i] = Some(self.instr(&cx, &vals, &args, out)?);
-            self.count = out.len();
-            if self.count > MAX_INSTS {
-                return None;
+            let before = out.len();
+            let v = self.instr(&cx, &vals, &args, out);
+            if v.is_none() && std::env::var_os("XLA_CPU_WHY_NOT_NATIVE").is_some() {
+                if let Some(ins) = comp.instructions.get(i) {
+                    eprintln!(
+                        "native loop: {} ({}) is not lowered",
+                        ins.name,
+                        ins.op.name()
+                    );
+                }
+            }
+            vals[i] = Some(v?);
+            // Counted at the loop's own computations (depth 1), whose `out` also receives
+            // what nested calls emit.
+            if self.depth == 1 {
+                self.cost += out.get(before..)?.iter().map(cost).sum::<usize>();
+                if self.cost > MAX_COST {
+                    return None;
+                }
             }
         }
         self.depth -= 1;
@@ -246,13 +263,42 @@ impl Lowerer<'_> {
                 contraction::lower(self, dims, [l, r], shapes, d, out)?;
                 Some(dst)
             }
+            Op::While { condition, body } => {
+                let init = opv.first()?;
+                super::control::lower_while(self, [*condition, *body], init, shape, out)
+            }
+            Op::Conditional { branches } => {
+                super::control::lower_conditional(self, branches, &opv, shape, out)
+            }
+            Op::Gather(g) => {
+                let dst = self.fresh(shape)?;
+                let Val::Leaf(d) = dst else { return None };
+                let shapes = [
+                    &at.comp.instructions.get(ins.operands.first()?.0)?.shape,
+                    &at.comp.instructions.get(ins.operands.get(1)?.0)?.shape,
+                    shape,
+                ];
+                let gi = super::indexing::lower_gather(self, g, [leaf(0)?, leaf(1)?], shapes, d)?;
+                out.extend(gi);
+                Some(dst)
+            }
+            Op::Scatter { dims, to_apply } if opv.len() == 3 => {
+                let shapes = [
+                    &at.comp.instructions.get(ins.operands.first()?.0)?.shape,
+                    &at.comp.instructions.get(ins.operands.get(1)?.0)?.shape,
+                    &at.comp.instructions.get(ins.operands.get(2)?.0)?.shape,
+                ];
+                let ops = [leaf(0)?, leaf(1)?, leaf(2)?];
+                self.array_op(&opv, shape, out, |lw, _, d| {
+                    super::indexing::lower_scatter(lw, dims, *to_apply, ops, shapes, d)
+                })
+            }
             Op::BitcastConvert
+            | Op::Scatter { .. }
             | Op::ReducePrecision { .. }
             | Op::Map { .. }
             | Op::GetDimensionSize { .. }
             | Op::SetDimensionSize { .. }
-            | Op::Gather(_)
-            | Op::Scatter { .. }
             | Op::Convolution(_)
             | Op::ReduceWindow { .. }
             | Op::SelectAndScatter { .. }
@@ -264,8 +310,6 @@ impl Lowerer<'_> {
             | Op::Fft { .. }
             | Op::Sort { .. }
             | Op::TopK { .. }
-            | Op::Conditional { .. }
-            | Op::While { .. }
             | Op::CustomCall { .. }
             | Op::Rng { .. }
             | Op::RngBitGenerator { .. }
@@ -362,7 +406,7 @@ impl Lowerer<'_> {
 
     /// Moves the body's result into the state: pass-through leaves stay, leaves that are
     /// other state slots go through a temporary first, the rest are copied.
-    fn carry(&mut self, state: &Val, result: &Val, out: &mut Vec<Inst>) -> Option<()> {
+    pub(crate) fn carry(&mut self, state: &Val, result: &Val, out: &mut Vec<Inst>) -> Option<()> {
         let (mut s, mut r) = (Vec::new(), Vec::new());
         state.leaves(&mut s);
         result.leaves(&mut r);
@@ -389,6 +433,26 @@ impl Lowerer<'_> {
         }
         out.extend(pairs.into_iter().map(|(d, src, n)| st::copy(d, src, n)));
         Some(())
+    }
+}
+
+/// The code size of `ins`: its runs or fold steps, at least 1.
+fn cost(ins: &Inst) -> usize {
+    match ins {
+        Inst::Move { runs, .. } | Inst::DynSlice { runs, .. } | Inst::DynUpdate { runs, .. } => {
+            runs.len().max(1)
+        }
+        Inst::Fold { plan, .. } => plan.steps.len().max(1),
+        Inst::Scatter { windows, .. } => windows.iter().map(|w| w.1.len() + 1).sum::<usize>() + 1,
+        Inst::Loop { cond, body, .. } => cond.iter().chain(body).map(cost).sum::<usize>() + 1,
+        Inst::Branch { arms, .. } => arms.iter().flatten().map(cost).sum::<usize>() + 1,
+        Inst::Unary { .. }
+        | Inst::Binary { .. }
+        | Inst::Compare { .. }
+        | Inst::Select { .. }
+        | Inst::Clamp { .. }
+        | Inst::Convert { .. }
+        | Inst::Dot { .. } => 1,
     }
 }
 

@@ -6,11 +6,13 @@
 //! Results are bit-identical to the interpreter's; anything else falls back to it.
 
 mod contraction;
+mod control;
 mod dynamic;
 mod elementwise;
 mod emit;
 mod externs;
 mod hoist;
+mod indexing;
 mod lower;
 mod pack;
 mod program;

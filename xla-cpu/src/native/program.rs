@@ -184,10 +184,10 @@ pub(crate) enum Inst {
     /// Element moves (broadcast, slice, concatenate, transpose, carry, ...).
     Move { dst: SlotId, runs: Vec<Run> },
     /// `dst[dst_start + i] = src[base + src_start + i * src_step]` along `runs`, `base`
-    /// the clamped start.
+    /// the clamped start (also one batch position of a `gather`).
     DynSlice {
         dst: SlotId,
-        starts: Vec<super::dynamic::Start>,
+        starts: Vec<Start>,
         runs: Vec<Run>,
     },
     /// `dst = operand`, then `dst[base + src_start + i * src_step] = src[dst_start + i]`
@@ -195,9 +195,31 @@ pub(crate) enum Inst {
     DynUpdate {
         dst: SlotId,
         operand: SlotId,
-        starts: Vec<super::dynamic::Start>,
+        starts: Vec<Start>,
         runs: Vec<Run>,
     },
+    /// `dst = operand`, then for each window whose start fits (else it is skipped, as the
+    /// interpreter does), `dst[base + src_start + i * src_step] =
+    /// op(dst[..], update[dst_start + i])` along its runs, windows in update order;
+    /// `op: None` stores the update.
+    Scatter {
+        dst: SlotId,
+        operand: SlotId,
+        update: SlotId,
+        op: Option<BinaryOp>,
+        windows: Vec<(Vec<Start>, Vec<Run>)>,
+    },
+    /// A nested `while`: `cond` then, while `pred` holds, `body` (which ends with the
+    /// carry into the loop's own state slots).
+    Loop {
+        cond: Vec<Inst>,
+        pred: SlotId,
+        body: Vec<Inst>,
+    },
+    /// A `conditional`: arm `sel` (a PRED: arm 0 when true, 1 when false; an integer: out of
+    /// range → the last arm). Every arm ends with the moves of its result into the shared
+    /// result slots.
+    Branch { sel: SlotId, arms: Vec<Vec<Inst>> },
     /// A reduce with a recognised combiner, in the interpreter's order.
     Fold {
         op: BinaryOp,
@@ -215,6 +237,120 @@ pub(crate) enum Inst {
         orient: [Orient; 2],
         bmkn: [usize; 4],
     },
+}
+
+/// One start index of a dynamic slice or update, gather or scatter window: element `elem`
+/// of slot `slot`, clamped to `[0, hi]` (a scatter window instead is skipped outside it),
+/// times the dim's `stride`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Start {
+    /// The slot holding the index.
+    pub slot: SlotId,
+    /// Its element.
+    pub elem: usize,
+    /// The largest start that fits.
+    pub hi: i64,
+    /// Elements per step of the dim.
+    pub stride: usize,
+}
+
+impl Inst {
+    /// Calls `f` on every slot `self` reads (nested instructions included; a nested loop's
+    /// own state counts as read, being read before the loop writes it again).
+    pub(crate) fn each_read(&self, f: &mut impl FnMut(SlotId)) {
+        let starts = |st: &[Start], f: &mut dyn FnMut(SlotId)| st.iter().for_each(|s| f(s.slot));
+        match self {
+            Inst::Unary { x, .. } | Inst::Convert { x, .. } => f(*x),
+            Inst::Binary { a, b, .. } | Inst::Compare { a, b, .. } => {
+                f(*a);
+                f(*b);
+            }
+            Inst::Select { p: x, a, b, .. }
+            | Inst::Clamp {
+                lo: x, x: a, hi: b, ..
+            } => {
+                f(*x);
+                f(*a);
+                f(*b);
+            }
+            Inst::Move { runs, .. } => runs.iter().for_each(|r| f(r.src)),
+            Inst::Fold {
+                src: a, init: b, ..
+            }
+            | Inst::Dot { lhs: a, rhs: b, .. } => {
+                f(*a);
+                f(*b);
+            }
+            Inst::DynSlice {
+                starts: st, runs, ..
+            } => {
+                starts(st, f);
+                runs.iter().for_each(|r| f(r.src));
+            }
+            Inst::DynUpdate {
+                operand,
+                starts: st,
+                runs,
+                ..
+            } => {
+                f(*operand);
+                starts(st, f);
+                runs.iter().for_each(|r| f(r.src));
+            }
+            Inst::Scatter {
+                operand,
+                update,
+                windows,
+                ..
+            } => {
+                f(*operand);
+                f(*update);
+                windows.iter().for_each(|(st, _)| starts(st, f));
+            }
+            Inst::Loop { cond, pred, body } => {
+                cond.iter().chain(body).for_each(|i| i.each_read(f));
+                f(*pred);
+            }
+            Inst::Branch { sel, arms } => {
+                f(*sel);
+                arms.iter().flatten().for_each(|i| i.each_read(f));
+            }
+        }
+    }
+
+    /// Calls `f` on every slot `self` writes (nested instructions included).
+    pub(crate) fn each_write(&self, f: &mut impl FnMut(SlotId)) {
+        match self {
+            Inst::Unary { dst, .. }
+            | Inst::Convert { dst, .. }
+            | Inst::Binary { dst, .. }
+            | Inst::Compare { dst, .. }
+            | Inst::Select { dst, .. }
+            | Inst::Clamp { dst, .. }
+            | Inst::Move { dst, .. }
+            | Inst::Fold { dst, .. }
+            | Inst::DynSlice { dst, .. }
+            | Inst::DynUpdate { dst, .. }
+            | Inst::Scatter { dst, .. }
+            | Inst::Dot { dst, .. } => f(*dst),
+            Inst::Loop { cond, body, .. } => cond.iter().chain(body).for_each(|i| i.each_write(f)),
+            Inst::Branch { arms, .. } => arms.iter().flatten().for_each(|i| i.each_write(f)),
+        }
+    }
+
+    /// The slots `self` reads.
+    pub(crate) fn reads(&self) -> Vec<SlotId> {
+        let mut v = Vec::new();
+        self.each_read(&mut |s| v.push(s));
+        v
+    }
+
+    /// The slots `self` writes.
+    pub(crate) fn writes(&self) -> Vec<SlotId> {
+        let mut v = Vec::new();
+        self.each_write(&mut |s| v.push(s));
+        v
+    }
 }
 
 /// A whole loop: condition, body and carry over one state buffer.

@@ -4,6 +4,7 @@
 use super::emit::{Em, Ix};
 use super::lower::Lowerer;
 use super::program::{Inst, Run, SlotId};
+use crate::index::strides;
 use xla_core::attrs::PadDim;
 use xla_core::ir::Computation;
 
@@ -28,14 +29,6 @@ fn dims(comp: &Computation, id: usize) -> Option<Vec<usize>> {
         .iter()
         .map(|&d| usize::try_from(d).ok())
         .collect()
-}
-
-fn strides(dims: &[usize]) -> Vec<usize> {
-    let mut st = vec![1; dims.len()];
-    for d in (0..dims.len().saturating_sub(1)).rev() {
-        st[d] = st[d + 1] * dims[d + 1];
-    }
-    st
 }
 
 /// Calls `f` with every multi-index of `dims` in row-major order.
@@ -217,12 +210,18 @@ fn pad_map(
 
 /// Runs of constant stride covering `map` (destination elements in order).
 pub(crate) fn runs_of(map: &[(SlotId, usize)]) -> Vec<Run> {
+    runs_along(map.iter().enumerate().map(|(d, &(src, j))| (d, src, j)))
+}
+
+/// Runs over `(a, src, b)` items: a run continues while `a` advances by one, `src` stays
+/// and `b` advances by a fixed step; `dst_start` takes `a`, `src_start`/`src_step` take `b`.
+pub(crate) fn runs_along(items: impl IntoIterator<Item = (usize, SlotId, usize)>) -> Vec<Run> {
     let mut runs: Vec<Run> = Vec::new();
-    for (d, &(src, j)) in map.iter().enumerate() {
+    for (a, src, j) in items {
         if let Some(r) = runs.last_mut() {
             let last = r.src_start as isize + (r.len as isize - 1) * r.src_step;
             let step = j as isize - last;
-            if r.src == src && (r.len == 1 || step == r.src_step) {
+            if r.src == src && a == r.dst_start + r.len && (r.len == 1 || step == r.src_step) {
                 r.src_step = step;
                 r.len += 1;
                 continue;
@@ -232,7 +231,7 @@ pub(crate) fn runs_of(map: &[(SlotId, usize)]) -> Vec<Run> {
             src,
             src_start: j,
             src_step: 1,
-            dst_start: d,
+            dst_start: a,
             len: 1,
         });
     }
