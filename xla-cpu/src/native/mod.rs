@@ -12,6 +12,7 @@ mod elementwise;
 mod emit;
 mod externs;
 mod hoist;
+mod in_place;
 mod indexing;
 mod lower;
 mod pack;

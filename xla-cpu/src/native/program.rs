@@ -338,6 +338,71 @@ impl Inst {
         }
     }
 
+    /// Makes every read of slot `from` (nested instructions included) read `to`.
+    pub(crate) fn rename_reads(&mut self, from: SlotId, to: SlotId) {
+        let r = |s: &mut SlotId| {
+            if *s == from {
+                *s = to;
+            }
+        };
+        let starts = |st: &mut [Start]| st.iter_mut().for_each(|s| r(&mut s.slot));
+        let runs = |rs: &mut [Run]| rs.iter_mut().for_each(|x| r(&mut x.src));
+        match self {
+            Inst::Unary { x, .. } | Inst::Convert { x, .. } => r(x),
+            Inst::Binary { a, b, .. } | Inst::Compare { a, b, .. } => {
+                [a, b].into_iter().for_each(r)
+            }
+            Inst::Select { p: x, a, b, .. }
+            | Inst::Clamp {
+                lo: x, x: a, hi: b, ..
+            } => [x, a, b].into_iter().for_each(r),
+            Inst::Move { runs: rs, .. } => runs(rs),
+            Inst::Fold {
+                src: a, init: b, ..
+            }
+            | Inst::Dot { lhs: a, rhs: b, .. } => [a, b].into_iter().for_each(r),
+            Inst::DynSlice {
+                starts: st,
+                runs: rs,
+                ..
+            } => {
+                starts(st);
+                runs(rs);
+            }
+            Inst::DynUpdate {
+                operand,
+                starts: st,
+                runs: rs,
+                ..
+            } => {
+                r(operand);
+                starts(st);
+                runs(rs);
+            }
+            Inst::Scatter {
+                operand,
+                update,
+                windows,
+                ..
+            } => {
+                [operand, update].into_iter().for_each(r);
+                windows.iter_mut().for_each(|(st, _)| starts(st));
+            }
+            Inst::Loop { cond, pred, body } => {
+                cond.iter_mut()
+                    .chain(body.iter_mut())
+                    .for_each(|i| i.rename_reads(from, to));
+                r(pred);
+            }
+            Inst::Branch { sel, arms } => {
+                r(sel);
+                arms.iter_mut()
+                    .flatten()
+                    .for_each(|i| i.rename_reads(from, to));
+            }
+        }
+    }
+
     /// The slots `self` reads.
     pub(crate) fn reads(&self) -> Vec<SlotId> {
         let mut v = Vec::new();
