@@ -1,4 +1,4 @@
-//! Custom calls to registered host functions, and host transfers (infeed, outfeed, send,
+//! Custom calls to registered host functions (and the built-in LAPACK targets), and host transfers (infeed, outfeed, send,
 //! recv) through the executable's queues. (The collectives are in `crate::devices`.)
 
 use crate::error::{invalid, CpuError, Result};
@@ -17,14 +17,26 @@ pub fn custom_call(
     config: &CustomCallConfig,
     out: &Shape,
 ) -> Result<Literal> {
-    let f = cx
-        .exe
-        .custom_calls
-        .get(&config.target)
-        .ok_or_else(|| CpuError::CustomCall {
-            target: config.target.clone(),
-            message: "no function is registered under this name".into(),
-        })?;
+    let registered = cx.exe.custom_calls.get(&config.target);
+    if registered.is_none() {
+        let built_in = super::lapack::call(
+            &config.target,
+            a,
+            &config.backend_config,
+            out,
+            cx.exe.parallel(),
+        );
+        if let Some(r) = built_in {
+            return r.map_err(|e| CpuError::CustomCall {
+                target: config.target.clone(),
+                message: e.to_string(),
+            });
+        }
+    }
+    let f = registered.ok_or_else(|| CpuError::CustomCall {
+        target: config.target.clone(),
+        message: "no function is registered under this name".into(),
+    })?;
     let args: Vec<Literal> = a.iter().map(|l| (*l).clone()).collect();
     let r = f(&args, out, &config.backend_config).map_err(|message| CpuError::CustomCall {
         target: config.target.clone(),

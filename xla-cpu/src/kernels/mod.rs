@@ -10,6 +10,7 @@ pub(crate) mod conv_rows;
 pub mod elementwise;
 pub mod fft;
 pub mod indexing;
+pub(crate) mod lapack;
 pub mod linalg;
 pub mod matmul;
 pub(crate) mod reduce_fast;

@@ -1,0 +1,289 @@
+//! The LAPACK custom calls JAX's CPU lowering emits for `jnp.linalg` (and
+//! `jax.scipy.linalg`): `lapack_{s,d}potrf_ffi` (Cholesky), `lapack_{s,d}getrf_ffi` (LU
+//! with partial pivoting) and `lapack_{s,d}trsm_ffi` (triangular solve), run as built-ins
+//! so a module lowered by `jax.jit(...).lower(...)` runs without registering anything.
+//! Their attributes arrive as the FFI dictionary XLA prints in `backend_config`
+//! (`{uplo = 76 : ui8, ...}`, the values LAPACK's character codes).
+
+use super::linalg::{cholesky, triangular_solve};
+use crate::error::{invalid, Result};
+use crate::index::{array, dims_of, make};
+use crate::parallel::Parallel;
+use xla_core::attrs::{Transpose, TriangularSolveOptions};
+use xla_core::literal::ArrayData;
+use xla_core::{Literal, Shape};
+
+/// The result of built-in target `target` on `args`, or `None` when `target` is not one.
+pub(crate) fn call(
+    target: &str,
+    args: &[&Literal],
+    config: &str,
+    out: &Shape,
+    par: Parallel<'_>,
+) -> Option<Result<Literal>> {
+    let kind = target.strip_prefix("lapack_")?.strip_suffix("_ffi")?;
+    let (ty, name) = (kind.get(..1)?, kind.get(1..)?);
+    if !matches!(ty, "s" | "d") {
+        return None;
+    }
+    Some(match name {
+        "potrf" => potrf(args, config, out, par),
+        "getrf" => getrf(args, out),
+        "trsm" => trsm(args, config, out, par),
+        _ => return None,
+    })
+}
+
+/// Attribute `key` of an FFI dictionary (`{key = 76 : ui8, ...}`) as a character.
+fn attr(config: &str, key: &str) -> Option<char> {
+    let body = config.trim().trim_start_matches('{').trim_end_matches('}');
+    body.split(',').find_map(|kv| {
+        let (k, v) = kv.split_once('=')?;
+        if k.trim() != key {
+            return None;
+        }
+        let n: u8 = v.split(':').next()?.trim().parse().ok()?;
+        Some(char::from(n))
+    })
+}
+
+fn need(config: &str, key: &str, target: &str) -> Result<char> {
+    attr(config, key).ok_or_else(|| {
+        invalid(format!(
+            "custom-call {target}: backend_config {config:?} has no `{key}`"
+        ))
+    })
+}
+
+fn operand<'a>(args: &[&'a Literal], k: usize, target: &str) -> Result<&'a Literal> {
+    args.get(k)
+        .copied()
+        .ok_or_else(|| invalid(format!("custom-call {target}: operand {k} is missing")))
+}
+
+fn tuple_shapes<'a>(out: &'a Shape, n: usize, target: &str) -> Result<&'a [Shape]> {
+    match out {
+        Shape::Tuple(t) if t.len() == n => Ok(t),
+        _ => Err(invalid(format!(
+            "custom-call {target}: result {out} is not a {n}-tuple"
+        ))),
+    }
+}
+
+/// `(factor, info)`: the Cholesky factor in the `uplo` triangle, the other triangle as
+/// given (LAPACK does not touch it), and `info` the order of the first leading minor that
+/// is not positive definite (0 when none is).
+fn potrf(args: &[&Literal], config: &str, out: &Shape, par: Parallel<'_>) -> Result<Literal> {
+    let t = "lapack potrf";
+    let x = operand(args, 0, t)?;
+    let [fs, is] = tuple_shapes(out, 2, t)? else {
+        return Err(invalid("custom-call potrf: two results expected"));
+    };
+    let lower = need(config, "uplo", t)? == 'L';
+    let l = cholesky(x, lower, fs, par)?;
+    let (ld, dims) = array(&l)?;
+    let (xd, _) = array(x)?;
+    let n = *dims.last().unwrap_or(&0);
+    macro_rules! go {
+        ($lv:expr, $xv:expr) => {{
+            let mut v = $lv.clone();
+            let mut info = Vec::new();
+            for (m, orig) in v.chunks_mut((n * n).max(1)).zip($xv.chunks((n * n).max(1))) {
+                let bad = (0..n).find(|&i| !m.get(i * n + i).is_some_and(|d| d.is_finite()));
+                info.push(bad.map_or(0, |i| i32::try_from(i + 1).unwrap_or(i32::MAX)));
+                for i in 0..n {
+                    for j in 0..n {
+                        let other = if lower { j > i } else { j < i };
+                        if other {
+                            m[i * n + j] = orig[i * n + j];
+                        }
+                    }
+                }
+            }
+            (v, info)
+        }};
+    }
+    let (data, info) = match (ld, xd) {
+        (ArrayData::F32(lv), ArrayData::F32(xv)) => {
+            let (v, i) = go!(lv, xv);
+            (ArrayData::F32(v), i)
+        }
+        (ArrayData::F64(lv), ArrayData::F64(xv)) => {
+            let (v, i) = go!(lv, xv);
+            (ArrayData::F64(v), i)
+        }
+        _ => {
+            return Err(invalid(format!(
+                "custom-call potrf: {} is not f32 or f64",
+                x.shape()
+            )))
+        }
+    };
+    Ok(Literal::tuple(vec![
+        make(fs, data)?,
+        make(is, ArrayData::S32(info))?,
+    ]))
+}
+
+/// LU with partial pivoting of one row-major `m`×`n` matrix in place, as LAPACK's getrf
+/// defines it: the pivot of each column is the first entry of largest magnitude; returns
+/// the 1-based pivot rows and `info` (the 1-based index of the first zero pivot, or 0).
+/// Unblocked (right-looking): the matrices JAX programs factor on a CPU are small, and the
+/// result only differs from a blocked factorisation by rounding.
+fn lu_in_place<T>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32)
+where
+    T: Copy + PartialOrd + num_traits::Float,
+{
+    let k = m.min(n);
+    let mut piv = Vec::with_capacity(k);
+    let mut info = 0i32;
+    for j in 0..k {
+        let mut p = j;
+        let mut best = T::zero();
+        for i in j..m {
+            let v = a[i * n + j].abs();
+            if v > best || (i == j && v.is_nan()) {
+                best = v;
+                p = i;
+            }
+        }
+        piv.push(i32::try_from(p + 1).unwrap_or(i32::MAX));
+        if p != j {
+            for c in 0..n {
+                a.swap(j * n + c, p * n + c);
+            }
+        }
+        let d = a[j * n + j];
+        if d == T::zero() {
+            if info == 0 {
+                info = i32::try_from(j + 1).unwrap_or(i32::MAX);
+            }
+            continue;
+        }
+        for i in j + 1..m {
+            let f = a[i * n + j] / d;
+            a[i * n + j] = f;
+            for c in j + 1..n {
+                let u = a[j * n + c];
+                a[i * n + c] = a[i * n + c] - f * u;
+            }
+        }
+    }
+    (piv, info)
+}
+
+/// `(lu, pivots, info)` of a batch of matrices.
+fn getrf(args: &[&Literal], out: &Shape) -> Result<Literal> {
+    let t = "lapack getrf";
+    let x = operand(args, 0, t)?;
+    let [ls, ps, is] = tuple_shapes(out, 3, t)? else {
+        return Err(invalid("custom-call getrf: three results expected"));
+    };
+    let dims = dims_of(x.shape())?;
+    let (m, n) = match dims.as_slice() {
+        [.., m, n] => (*m, *n),
+        _ => {
+            return Err(invalid(format!(
+                "custom-call getrf: {} is not a matrix",
+                x.shape()
+            )))
+        }
+    };
+    let (xd, _) = array(x)?;
+    let (mut piv, mut info) = (Vec::new(), Vec::new());
+    macro_rules! go {
+        ($v:expr) => {{
+            let mut v = $v.clone();
+            for a in v.chunks_mut((m * n).max(1)) {
+                let (p, i) = lu_in_place(a, m, n);
+                piv.extend(p);
+                info.push(i);
+            }
+            v
+        }};
+    }
+    let data = match xd {
+        ArrayData::F32(v) => ArrayData::F32(go!(v)),
+        ArrayData::F64(v) => ArrayData::F64(go!(v)),
+        _ => {
+            return Err(invalid(format!(
+                "custom-call getrf: {} is not f32 or f64",
+                x.shape()
+            )))
+        }
+    };
+    Ok(Literal::tuple(vec![
+        make(ls, data)?,
+        make(ps, ArrayData::S32(piv))?,
+        make(is, ArrayData::S32(info))?,
+    ]))
+}
+
+/// `op(a) x = b` or `x op(a) = b`: the `triangular-solve` op with LAPACK's flags.
+fn trsm(args: &[&Literal], config: &str, out: &Shape, par: Parallel<'_>) -> Result<Literal> {
+    let t = "lapack trsm";
+    let (a, b) = (operand(args, 0, t)?, operand(args, 1, t)?);
+    let o = TriangularSolveOptions {
+        left_side: need(config, "side", t)? == 'L',
+        lower: need(config, "uplo", t)? == 'L',
+        unit_diagonal: need(config, "diag", t)? == 'U',
+        transpose_a: match need(config, "trans_x", t)? {
+            'T' => Transpose::Transpose,
+            'C' => Transpose::Adjoint,
+            _ => Transpose::NoTranspose,
+        },
+    };
+    triangular_solve(a, b, &o, out, par)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ffi_attributes_parse() {
+        let c = "{diag = 85 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}";
+        assert_eq!(attr(c, "diag"), Some('U'));
+        assert_eq!(attr(c, "trans_x"), Some('N'));
+        assert_eq!(attr(c, "uplo"), Some('L'));
+        assert_eq!(attr(c, "mode"), None);
+    }
+
+    #[test]
+    fn lu_pivots_on_the_first_largest_entry() {
+        // Column 0 has |4| twice: row 1 (the first) is the pivot.
+        let orig = [1.0f64, 2.0, -4.0, 1.0, 4.0, 3.0];
+        let mut a = orig.to_vec();
+        let (piv, info) = lu_in_place(&mut a, 3, 2);
+        assert_eq!((piv.clone(), info), (vec![2, 3], 0));
+        // The pivots applied to the rows of the original give L·U.
+        let mut p = orig.to_vec();
+        for (j, &r) in piv.iter().enumerate() {
+            for c in 0..2 {
+                p.swap(j * 2 + c, (r as usize - 1) * 2 + c);
+            }
+        }
+        for i in 0..3 {
+            for j in 0..2 {
+                let lu: f64 = (0..=i.min(j))
+                    .map(|k| {
+                        let l = if k == i { 1.0 } else { a[i * 2 + k] };
+                        l * a[k * 2 + j]
+                    })
+                    .sum();
+                assert!(
+                    (lu - p[i * 2 + j]).abs() < 1e-12,
+                    "({i},{j}): {lu} vs {}",
+                    p[i * 2 + j]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn singular_matrix_reports_info() {
+        let mut a = vec![1.0f32, 2.0, 2.0, 4.0];
+        let (_, info) = lu_in_place(&mut a, 2, 2);
+        assert_eq!(info, 2);
+    }
+}
