@@ -693,14 +693,15 @@ fn real_program(name: &str) -> String {
 fn ecosystem_loops_match_the_interpreter() {
     // Every while loop of these runs natively: CG and BiCGSTAB (a 256x256 and a 128x128
     // matrix in the state), BFGS with its line-search loops nested inside, odeint and its
-    // adjoint (nested loops, scatters into the stage matrix), a scanned GRU at batch 1 and
-    // eight-schools HMC.
+    // adjoint (nested loops, scatters into the stage matrix), a scanned GRU at batch 1, a
+    // Kalman filter (LAPACK getrf/trsm custom calls inside the scan) and eight-schools HMC.
     for (name, loops) in [
         ("E1_cg_solve", 1),
         ("E2_bicgstab", 1),
         ("E3_bfgs_logreg", 4),
         ("E4_odeint_grad", 7),
         ("E5_gru_scan_b1", 1),
+        ("E7_kalman_scan", 2),
         ("E8_eight_schools_hmc", 1),
     ] {
         // Against the interpreter's own plan: its fused and unfused paths sum in different

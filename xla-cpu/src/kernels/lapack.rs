@@ -5,7 +5,8 @@
 //! Their attributes arrive as the FFI dictionary XLA prints in `backend_config`
 //! (`{uplo = 76 : ui8, ...}`, the values LAPACK's character codes).
 
-use super::linalg::{cholesky, triangular_solve};
+use super::linalg::{cholesky_k, triangular_solve};
+use super::matmul::FaerElem;
 use crate::error::{invalid, Result};
 use crate::index::{array, dims_of, make};
 use crate::parallel::Parallel;
@@ -27,7 +28,7 @@ pub(crate) fn call(
         return None;
     }
     Some(match name {
-        "potrf" => potrf(args, config, out, par),
+        "potrf" => potrf(args, config, out),
         "getrf" => getrf(args, out),
         "trsm" => trsm(args, config, out, par),
         _ => return None,
@@ -35,7 +36,7 @@ pub(crate) fn call(
 }
 
 /// Attribute `key` of an FFI dictionary (`{key = 76 : ui8, ...}`) as a character.
-fn attr(config: &str, key: &str) -> Option<char> {
+pub(crate) fn attr(config: &str, key: &str) -> Option<char> {
     let body = config.trim().trim_start_matches('{').trim_end_matches('}');
     body.split(',').find_map(|kv| {
         let (k, v) = kv.split_once('=')?;
@@ -70,47 +71,58 @@ fn tuple_shapes<'a>(out: &'a Shape, n: usize, target: &str) -> Result<&'a [Shape
     }
 }
 
-/// `(factor, info)`: the Cholesky factor in the `uplo` triangle, the other triangle as
-/// given (LAPACK does not touch it), and `info` the order of the first leading minor that
-/// is not positive definite (0 when none is).
-fn potrf(args: &[&Literal], config: &str, out: &Shape, par: Parallel<'_>) -> Result<Literal> {
+/// `potrf` of a batch of `n`×`n` matrices `x`: the Cholesky factor in the `lower` (or
+/// upper) triangle, the other triangle as given (LAPACK does not touch it), and per matrix
+/// `info`, the order of the first leading minor that is not positive definite (0 if none).
+pub(crate) fn potrf_slices<T: FaerElem + num_traits::Float>(
+    x: &[T],
+    n: usize,
+    lower: bool,
+) -> (Vec<T>, Vec<i32>) {
+    let mut v = cholesky_k(x, n, lower, Parallel::SEQ);
+    let mut info = Vec::new();
+    let size = (n * n).max(1);
+    for (m, orig) in v.chunks_mut(size).zip(x.chunks(size)) {
+        let bad = (0..n).find(|&i| !m.get(i * n + i).is_some_and(|d| d.is_finite()));
+        info.push(bad.map_or(0, |i| i32::try_from(i + 1).unwrap_or(i32::MAX)));
+        for i in 0..n {
+            for j in 0..n {
+                let other = if lower { j > i } else { j < i };
+                if let (true, Some(d), Some(&o)) =
+                    (other, m.get_mut(i * n + j), orig.get(i * n + j))
+                {
+                    *d = o;
+                }
+            }
+        }
+    }
+    (v, info)
+}
+
+/// `(factor, info)` of [`potrf_slices`].
+fn potrf(args: &[&Literal], config: &str, out: &Shape) -> Result<Literal> {
     let t = "lapack potrf";
     let x = operand(args, 0, t)?;
     let [fs, is] = tuple_shapes(out, 2, t)? else {
         return Err(invalid("custom-call potrf: two results expected"));
     };
     let lower = need(config, "uplo", t)? == 'L';
-    let l = cholesky(x, lower, fs, par)?;
-    let (ld, dims) = array(&l)?;
-    let (xd, _) = array(x)?;
-    let n = *dims.last().unwrap_or(&0);
-    macro_rules! go {
-        ($lv:expr, $xv:expr) => {{
-            let mut v = $lv.clone();
-            let mut info = Vec::new();
-            for (m, orig) in v.chunks_mut((n * n).max(1)).zip($xv.chunks((n * n).max(1))) {
-                let bad = (0..n).find(|&i| !m.get(i * n + i).is_some_and(|d| d.is_finite()));
-                info.push(bad.map_or(0, |i| i32::try_from(i + 1).unwrap_or(i32::MAX)));
-                for i in 0..n {
-                    for j in 0..n {
-                        let other = if lower { j > i } else { j < i };
-                        if other {
-                            m[i * n + j] = orig[i * n + j];
-                        }
-                    }
-                }
-            }
-            (v, info)
-        }};
+    let (xd, dims) = array(x)?;
+    let n = dims.last().copied().unwrap_or(0);
+    if dims.len() < 2 || dims.get(dims.len() - 2) != Some(&n) {
+        return Err(invalid(format!(
+            "custom-call potrf: {} is not a batch of square matrices",
+            x.shape()
+        )));
     }
-    let (data, info) = match (ld, xd) {
-        (ArrayData::F32(lv), ArrayData::F32(xv)) => {
-            let (v, i) = go!(lv, xv);
-            (ArrayData::F32(v), i)
+    let (data, info) = match xd {
+        ArrayData::F32(v) => {
+            let (f, i) = potrf_slices(v, n, lower);
+            (ArrayData::F32(f), i)
         }
-        (ArrayData::F64(lv), ArrayData::F64(xv)) => {
-            let (v, i) = go!(lv, xv);
-            (ArrayData::F64(v), i)
+        ArrayData::F64(v) => {
+            let (f, i) = potrf_slices(v, n, lower);
+            (ArrayData::F64(f), i)
         }
         _ => {
             return Err(invalid(format!(
@@ -172,7 +184,24 @@ where
     (piv, info)
 }
 
-/// `(lu, pivots, info)` of a batch of matrices.
+/// `getrf` of a batch of `m`×`n` matrices: `(lu, pivots, info)`, per matrix
+/// `min(m, n)` pivots.
+pub(crate) fn getrf_slices<T: Copy + num_traits::Float>(
+    x: &[T],
+    m: usize,
+    n: usize,
+) -> (Vec<T>, Vec<i32>, Vec<i32>) {
+    let mut v = x.to_vec();
+    let (mut piv, mut info) = (Vec::new(), Vec::new());
+    for a in v.chunks_mut((m * n).max(1)) {
+        let (p, i) = lu_in_place(a, m, n);
+        piv.extend(p);
+        info.push(i);
+    }
+    (v, piv, info)
+}
+
+/// `(lu, pivots, info)` of [`getrf_slices`].
 fn getrf(args: &[&Literal], out: &Shape) -> Result<Literal> {
     let t = "lapack getrf";
     let x = operand(args, 0, t)?;
@@ -190,21 +219,15 @@ fn getrf(args: &[&Literal], out: &Shape) -> Result<Literal> {
         }
     };
     let (xd, _) = array(x)?;
-    let (mut piv, mut info) = (Vec::new(), Vec::new());
-    macro_rules! go {
-        ($v:expr) => {{
-            let mut v = $v.clone();
-            for a in v.chunks_mut((m * n).max(1)) {
-                let (p, i) = lu_in_place(a, m, n);
-                piv.extend(p);
-                info.push(i);
-            }
-            v
-        }};
-    }
-    let data = match xd {
-        ArrayData::F32(v) => ArrayData::F32(go!(v)),
-        ArrayData::F64(v) => ArrayData::F64(go!(v)),
+    let (data, piv, info) = match xd {
+        ArrayData::F32(v) => {
+            let (l, p, i) = getrf_slices(v, m, n);
+            (ArrayData::F32(l), p, i)
+        }
+        ArrayData::F64(v) => {
+            let (l, p, i) = getrf_slices(v, m, n);
+            (ArrayData::F64(l), p, i)
+        }
         _ => {
             return Err(invalid(format!(
                 "custom-call getrf: {} is not f32 or f64",
@@ -219,11 +242,11 @@ fn getrf(args: &[&Literal], out: &Shape) -> Result<Literal> {
     ]))
 }
 
-/// `op(a) x = b` or `x op(a) = b`: the `triangular-solve` op with LAPACK's flags.
-fn trsm(args: &[&Literal], config: &str, out: &Shape, par: Parallel<'_>) -> Result<Literal> {
+/// LAPACK's trsm flags (`side`, `uplo`, `diag`, `trans_x` of the FFI dictionary) as
+/// `triangular-solve` options.
+pub(crate) fn trsm_options(config: &str) -> Result<TriangularSolveOptions> {
     let t = "lapack trsm";
-    let (a, b) = (operand(args, 0, t)?, operand(args, 1, t)?);
-    let o = TriangularSolveOptions {
+    Ok(TriangularSolveOptions {
         left_side: need(config, "side", t)? == 'L',
         lower: need(config, "uplo", t)? == 'L',
         unit_diagonal: need(config, "diag", t)? == 'U',
@@ -232,8 +255,14 @@ fn trsm(args: &[&Literal], config: &str, out: &Shape, par: Parallel<'_>) -> Resu
             'C' => Transpose::Adjoint,
             _ => Transpose::NoTranspose,
         },
-    };
-    triangular_solve(a, b, &o, out, par)
+    })
+}
+
+/// `op(a) x = b` or `x op(a) = b`: the `triangular-solve` op with LAPACK's flags.
+fn trsm(args: &[&Literal], config: &str, out: &Shape, par: Parallel<'_>) -> Result<Literal> {
+    let t = "lapack trsm";
+    let (a, b) = (operand(args, 0, t)?, operand(args, 1, t)?);
+    triangular_solve(a, b, &trsm_options(config)?, out, par)
 }
 
 #[cfg(test)]

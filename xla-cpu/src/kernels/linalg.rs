@@ -320,7 +320,7 @@ fn cholesky_one<T: FaerElem>(a: &[T], dst: &mut [T], n: usize, lower: bool, par:
     }
 }
 
-fn cholesky_k<T: FaerElem>(a: &[T], n: usize, lower: bool, par: Parallel<'_>) -> Vec<T> {
+pub(crate) fn cholesky_k<T: FaerElem>(a: &[T], n: usize, lower: bool, par: Parallel<'_>) -> Vec<T> {
     let mut out = vec![T::default(); a.len()];
     per_matrix(&mut out, n * n, n * n * n / 3, par, |b, dst, p| {
         cholesky_one(&a[b * n * n..(b + 1) * n * n], dst, n, lower, p);
@@ -404,7 +404,7 @@ fn trsm_one<T: FaerElem>(
     }
 }
 
-fn trsm_k<T: FaerElem>(
+pub(crate) fn trsm_k<T: FaerElem>(
     a: &[T],
     b: &[T],
     mrc: (usize, usize, usize),

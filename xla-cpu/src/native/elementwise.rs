@@ -221,7 +221,8 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
         | Inst::DynUpdate { .. }
         | Inst::Scatter { .. }
         | Inst::Loop { .. }
-        | Inst::Branch { .. } => None,
+        | Inst::Branch { .. }
+        | Inst::Host(_) => None,
     }
 }
 

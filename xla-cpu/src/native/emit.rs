@@ -231,6 +231,21 @@ impl Em<'_, '_> {
         Some(f)
     }
 
+    /// A new signature of the module's calling convention.
+    pub(crate) fn signature(&self) -> Signature {
+        self.module.make_signature()
+    }
+
+    /// The state buffer's address.
+    pub(crate) fn addr_of_state(&self) -> Value {
+        self.state
+    }
+
+    /// The program's slot table (address and length; it outlives the compiled code).
+    pub(crate) fn slot_table(&self) -> (*const Slot, usize) {
+        (self.slots.as_ptr(), self.slots.len())
+    }
+
     /// The pointer type.
     pub(crate) fn ptr(&self) -> Type {
         self.module.target_config().pointer_type()
@@ -259,6 +274,7 @@ impl Em<'_, '_> {
             Inst::Scatter { .. } => super::indexing::emit_scatter(self, ins),
             Inst::Loop { cond, pred, body } => super::control::emit_loop(self, cond, *pred, body),
             Inst::Branch { sel, arms } => super::control::emit_branch(self, *sel, arms),
+            Inst::Host(op) => super::host::emit(self, op),
         }
     }
 }

@@ -20,6 +20,12 @@ macro_rules! wrappers {
                 $((stringify!($bn), $bn as extern "C" fn($bt, $bt) -> $bt as *const u8),)*
             ];
             v.extend(super::contraction::symbols());
+            v.push((
+                "native_host",
+                super::host::native_host
+                    as unsafe extern "C" fn(*mut u8, *const super::host::HostOp, *const super::program::Slot, usize)
+                    as *const u8,
+            ));
             fma::replace(&mut v);
             v
         }

@@ -23,7 +23,8 @@ fn update_of(ins: &Inst) -> Option<(SlotId, SlotId)> {
         | Inst::Fold { .. }
         | Inst::Dot { .. }
         | Inst::Loop { .. }
-        | Inst::Branch { .. } => None,
+        | Inst::Branch { .. }
+        | Inst::Host(_) => None,
     }
 }
 

@@ -294,6 +294,14 @@ impl Lowerer<'_> {
                     super::indexing::lower_scatter(lw, dims, *to_apply, ops, shapes, d)
                 })
             }
+            Op::CustomCall { config, .. } => {
+                let shapes = ins
+                    .operands
+                    .iter()
+                    .map(|o| at.comp.instructions.get(o.0).map(|i| &i.shape))
+                    .collect::<Option<Vec<_>>>()?;
+                super::host::lower(self, config, &shapes, &opv, shape, out)
+            }
             Op::BitcastConvert
             | Op::Scatter { .. }
             | Op::ReducePrecision { .. }
@@ -311,7 +319,6 @@ impl Lowerer<'_> {
             | Op::Fft { .. }
             | Op::Sort { .. }
             | Op::TopK { .. }
-            | Op::CustomCall { .. }
             | Op::Rng { .. }
             | Op::RngBitGenerator { .. }
             | Op::RngGetAndUpdateState { .. }
@@ -453,7 +460,8 @@ fn cost(ins: &Inst) -> usize {
         | Inst::Select { .. }
         | Inst::Clamp { .. }
         | Inst::Convert { .. }
-        | Inst::Dot { .. } => 1,
+        | Inst::Dot { .. }
+        | Inst::Host(_) => 1,
     }
 }
 

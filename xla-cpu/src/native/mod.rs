@@ -12,6 +12,7 @@ mod elementwise;
 mod emit;
 mod externs;
 mod hoist;
+mod host;
 mod in_place;
 mod indexing;
 mod lower;

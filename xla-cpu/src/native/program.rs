@@ -220,6 +220,8 @@ pub(crate) enum Inst {
     /// range → the last arm). Every arm ends with the moves of its result into the shared
     /// result slots.
     Branch { sel: SlotId, arms: Vec<Vec<Inst>> },
+    /// A LAPACK custom call run by the host on the slots.
+    Host(Box<super::host::HostOp>),
     /// A reduce with a recognised combiner, in the interpreter's order.
     Fold {
         op: BinaryOp,
@@ -315,6 +317,7 @@ impl Inst {
                 f(*sel);
                 arms.iter().flatten().for_each(|i| i.each_read(f));
             }
+            Inst::Host(op) => op.ins.iter().for_each(|&s| f(s)),
         }
     }
 
@@ -335,6 +338,7 @@ impl Inst {
             | Inst::Dot { dst, .. } => f(*dst),
             Inst::Loop { cond, body, .. } => cond.iter().chain(body).for_each(|i| i.each_write(f)),
             Inst::Branch { arms, .. } => arms.iter().flatten().for_each(|i| i.each_write(f)),
+            Inst::Host(op) => op.outs.iter().for_each(|&s| f(s)),
         }
     }
 
@@ -400,6 +404,7 @@ impl Inst {
                     .flatten()
                     .for_each(|i| i.rename_reads(from, to));
             }
+            Inst::Host(op) => op.ins.iter_mut().for_each(r),
         }
     }
 
