@@ -137,14 +137,20 @@ fn sub_kernel<T: Copy + Default + Send + Sync>(
 
 /// Writes `sub` (dense over `dims`) into `out` at `base + sum(index * dst[d])`.
 fn place<T: Copy>(sub: &[T], dims: &[usize], base: usize, dst: &[usize], out: &mut [T]) {
+    // Dims of size 1 dropped, so that the inner loop runs along a longer one.
+    let (dims, dst): (Vec<usize>, Vec<usize>) =
+        dims.iter().zip(dst).filter(|(&d, _)| d != 1).unzip();
     let Some((&last, outer)) = dims.split_last() else {
+        if let (Some(o), Some(&v)) = (out.get_mut(base), sub.first()) {
+            *o = v;
+        }
         return;
     };
     let ls = dst.last().copied().unwrap_or(0);
     let mut rows = sub.chunks(last.max(1));
     for_each_index(outer, |i| {
         let Some(src) = rows.next() else { return };
-        let at = base + i.iter().zip(dst).map(|(a, b)| a * b).sum::<usize>();
+        let at = base + i.iter().zip(&dst).map(|(a, b)| a * b).sum::<usize>();
         for (j, &v) in src.iter().enumerate() {
             if let Some(o) = out.get_mut(at + j * ls) {
                 *o = v;

@@ -4,7 +4,7 @@
 //! and ±0 in the operands, and for identical results on 1 and 2 threads.
 
 use super::contraction::{convolution, convolution_form, convolution_plan, convolution_reference};
-use super::conv_rows::Form;
+use super::conv_rows::{small, Form};
 use super::conv_subpixel::conv_subpixel;
 use crate::parallel::{Parallel, Threads};
 use xla_core::attrs::{ConvConfig, ConvDimensionNumbers, PrecisionConfig, Window, WindowDim};
@@ -380,6 +380,81 @@ fn subpixel_flax_shapes_match_reference() {
             let what = format!("case {i} special {special}: {ld:?} * {rd:?} -> {out}");
             let ran = check_subpixel(&l, &r, c, &out, &two, &what);
             assert!(ran || special == 2, "{what}: declined");
+            check(&l, &r, c, &out, &two, &what);
+        }
+    }
+}
+
+/// The direct kernels for one or two output features per product (`conv_small`): Rows
+/// (NHWC forward with 20 input features, so lane remainders and merged tap runs; NCHW;
+/// feature groups of one output feature; strides, padding, rhs dilation, reversal) and
+/// Cols (kernel gradients with one or two output features over 16 or 5 batch elements,
+/// contiguous or relaid out), with and without NaN/±inf/±0.
+#[test]
+fn small_features_match_reference() {
+    let two = Threads::new(2);
+    let mut rng = Rng(31);
+    let dim = |size: i64, stride: i64, dil: i64, rev: bool| {
+        let mut w = WindowDim::new(size);
+        (w.padding_low, w.padding_high, w.stride) = (1, 2, stride);
+        (w.window_dilation, w.window_reversal) = (dil, rev);
+        w
+    };
+    let conv = |d: ConvDimensionNumbers, w: WindowDim, fgc: i64| ConvConfig {
+        window: Window {
+            dims: vec![w.clone(), w],
+        },
+        dnums: d,
+        feature_group_count: fgc,
+        batch_group_count: 1,
+        precision: PrecisionConfig::default(),
+    };
+    let nhwc = dnums(&[0, 3, 1, 2], &[2, 3, 0, 1], &[0, 3, 1, 2]);
+    let nchw = dnums(&[0, 1, 2, 3], &[1, 0, 2, 3], &[0, 1, 2, 3]);
+    let kgrad = dnums(&[3, 0, 1, 2], &[0, 3, 1, 2], &[2, 3, 0, 1]);
+    let cases = [
+        (
+            vec![3, 9, 9, 20],
+            vec![3, 3, 20, 1],
+            conv(nhwc.clone(), dim(3, 1, 1, false), 1),
+        ),
+        (
+            vec![2, 9, 8, 20],
+            vec![3, 3, 20, 2],
+            conv(nhwc.clone(), dim(3, 2, 2, true), 1),
+        ),
+        (
+            vec![2, 6, 9, 9],
+            vec![1, 6, 3, 3],
+            conv(nchw, dim(3, 1, 1, true), 1),
+        ),
+        (
+            vec![2, 8, 8, 6],
+            vec![3, 3, 2, 3],
+            conv(nhwc, dim(3, 1, 2, false), 3),
+        ),
+        (
+            vec![3, 8, 8, 16],
+            vec![3, 8, 8, 1],
+            conv(kgrad.clone(), dim(8, 1, 1, false), 1),
+        ),
+        (
+            vec![3, 8, 8, 5],
+            vec![3, 5, 5, 2],
+            conv(kgrad, dim(5, 1, 2, true), 1),
+        ),
+    ];
+    for (i, (ld, rd, c)) in cases.iter().enumerate() {
+        let out = out_shape(ld, rd, c).unwrap();
+        for special in 0..3 {
+            let l = values(&mut rng, ld, special == 1);
+            let r = values(&mut rng, rd, special == 2);
+            let p = convolution_plan(&l, &r, c, &out).unwrap();
+            assert!(small(&p), "case {i}: not the direct kernels");
+            let form = convolution_form(&l, &r, c, &out).unwrap();
+            let want = if i < 4 { Form::Rows } else { Form::Cols };
+            assert_eq!(form, Some(want), "case {i}");
+            let what = format!("case {i} special {special}: {ld:?} * {rd:?} -> {out}");
             check(&l, &r, c, &out, &two, &what);
         }
     }

@@ -1,0 +1,260 @@
+//! The Rows and Cols forms of `conv_rows` without a gather, for products with few output
+//! features (Flax's last `ConvTranspose` to one channel, its kernel gradient): with one or
+//! two columns the product is a matrix-vector product, so gathering `A` costs more than
+//! the arithmetic. Here each output element is summed straight from the lhs:
+//! - **Rows**: `out[(batch, position), o] = sum over taps t, input features c of
+//!   lhs[batch, pos(position, t), c] * w[t, c, o]`, each tap a dot product over the
+//!   contiguous input features, summed in lanes.
+//! - **Cols**: `out[(position, batch), o] = sum over input features c, taps t of
+//!   lhs[c, pos(position, t), batch] * w[c, t, o]`, each tap an axpy over the contiguous
+//!   batch elements.
+//!
+//! Taps in padding or between dilated lhs elements are skipped, as in the reference loop,
+//! so a non-finite weight never meets an implicit zero. Each output element is summed by
+//! one task in a fixed order, so results do not depend on the thread count.
+
+use super::contraction::ConvPlan;
+use super::conv::OutPtr;
+use super::conv_rows::{Geo, Prob};
+use super::matmul::{FaerElem, MIN_PAR_FLOPS};
+use crate::parallel::Parallel;
+use rayon::prelude::*;
+
+/// Products with at most this many output features take these kernels.
+pub(super) const SMALL_N: usize = 2;
+/// Lanes of the Rows dot products.
+const LANES: usize = 8;
+/// Multiply-adds from which the work is split over threads: these loops do about one per
+/// cycle, a product's kernel many more, so the products' threshold is divided.
+const MIN_PAR_MACS: usize = MIN_PAR_FLOPS / 32;
+/// Output rows per Rows task.
+const ROWS_TASK: usize = 256;
+
+/// The kernel of `pr` per output feature: `n` runs of `window * kic` weights, each ordered
+/// (window position, input feature) with reversal applied (`tap_major`) or (input feature,
+/// window position).
+fn weights_per_feature<T: Copy + Default>(
+    r: &[T],
+    p: &ConvPlan,
+    g: &Geo,
+    pr: Prob,
+    tap_major: bool,
+) -> Vec<T> {
+    let mut w = Vec::with_capacity((pr.o1 - pr.o0) * g.window * p.kic);
+    let mut k = vec![0; g.ksizes.len()];
+    for o in pr.o0..pr.o1 {
+        for i in 0..g.window * p.kic {
+            let (t, c) = if tap_major {
+                (i / p.kic, i % p.kic)
+            } else {
+                (i % g.window, i / g.window)
+            };
+            super::conv_rows::unflatten(t, &g.ksizes, &mut k);
+            let mut at = o * p.rhs_out_stride + c * p.rhs_in_stride;
+            for (s, &(size, stride)) in p.rhs_spatial.iter().enumerate() {
+                let kk = if p.win[s].window_reversal {
+                    size - 1 - k[s]
+                } else {
+                    k[s]
+                };
+                at += kk * stride;
+            }
+            w.push(r.get(at).copied().unwrap_or_default());
+        }
+    }
+    w
+}
+
+/// `sum(x[i] * w[i])` into `lanes` (lane `i % LANES`).
+#[inline]
+fn dot_lanes<T: FaerElem>(lanes: &mut [T; LANES], x: &[T], w: &[T]) {
+    let mut xs = x.chunks_exact(LANES);
+    let mut ws = w.chunks_exact(LANES);
+    for (xc, wc) in (&mut xs).zip(&mut ws) {
+        for ((a, &xv), &wv) in lanes.iter_mut().zip(xc).zip(wc) {
+            *a += xv * wv;
+        }
+    }
+    for ((a, &xv), &wv) in lanes.iter_mut().zip(xs.remainder()).zip(ws.remainder()) {
+        *a += xv * wv;
+    }
+}
+
+/// The sum of the lanes, as a tree (three dependent adds).
+#[inline]
+fn reduce<T: FaerElem>(l: [T; LANES]) -> T {
+    let [a0, a1, a2, a3, a4, a5, a6, a7] = l;
+    ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
+}
+
+/// The Rows output rows `r0..r1` of `pr` (weights `w` from [`weights_per_feature`],
+/// tap-major).
+fn rows_task<T: FaerElem>(
+    l: &[T],
+    p: &ConvPlan,
+    g: &Geo,
+    (pr, w): (Prob, &[T]),
+    (r0, r1): (usize, usize),
+    out: OutPtr<T>,
+) {
+    let (kic, fs) = (p.kic, p.lhs_feature_stride);
+    let kg = g.window * kic;
+    // Input features are contiguous (a single one counts as contiguous).
+    let unit = fs == 1 || kic == 1;
+    let mut x = vec![T::default(); kic];
+    for row in r0..r1 {
+        let (b, q) = (row / g.positions, row % g.positions);
+        let base = (pr.lb0 + b) * p.lhs_batch_stride + pr.c0 * fs;
+        let offs = g.offs.get(q * g.window..(q + 1) * g.window).unwrap_or(&[]);
+        let at = b * g.obs + g.out_pos.get(q).copied().unwrap_or(0);
+        for (j, wo) in w.chunks(kg.max(1)).enumerate() {
+            let mut lanes = [T::default(); LANES];
+            let mut t = 0;
+            while let Some(&off) = offs.get(t) {
+                let Ok(start) = usize::try_from(off) else {
+                    t += 1;
+                    continue;
+                };
+                // Taps whose runs follow each other in the lhs (and so in `wo`) are one dot.
+                let mut n = 1;
+                while unit && offs.get(t + n) == Some(&(off + (n * kic) as isize)) {
+                    n += 1;
+                }
+                let (start, len) = (base + start, n * kic);
+                let xs = match l.get(start..start + len).filter(|_| unit) {
+                    Some(s) => s,
+                    None => {
+                        for (c, v) in x.iter_mut().enumerate() {
+                            *v = l.get(start + c * fs).copied().unwrap_or_default();
+                        }
+                        &x[..]
+                    }
+                };
+                dot_lanes(
+                    &mut lanes,
+                    xs,
+                    wo.get(t * kic..t * kic + len).unwrap_or(&[]),
+                );
+                t += n;
+            }
+            let sum = reduce(lanes);
+            let o = at + (pr.o0 + j) * g.ofs;
+            if o < out.1 {
+                // SAFETY: `o` is in bounds, and only the task owning rows `r0..r1` of
+                // these features writes element `o`.
+                unsafe { *out.0.add(o) = sum };
+            }
+        }
+    }
+}
+
+/// The Rows form for products of at most [`SMALL_N`] features.
+pub(super) fn rows_small<T: FaerElem>(
+    l: &[T],
+    r: &[T],
+    p: &ConvPlan,
+    g: &Geo,
+    out: OutPtr<T>,
+    par: Parallel<'_>,
+) {
+    let rows = g.positions * g.batch;
+    let mut tasks = Vec::new();
+    for &pr in &g.probs {
+        let w = weights_per_feature(r, p, g, pr, true);
+        for r0 in (0..rows).step_by(ROWS_TASK) {
+            tasks.push((pr, w.clone(), r0, (r0 + ROWS_TASK).min(rows)));
+        }
+    }
+    let run = |(pr, w, r0, r1): &(Prob, Vec<T>, usize, usize)| {
+        rows_task(l, p, g, (*pr, w), (*r0, *r1), out);
+    };
+    let macs = rows * g.window * p.kic * SMALL_N * g.probs.len();
+    if par.threads() > 1 && macs >= MIN_PAR_MACS && tasks.len() > 1 {
+        par.install(|| tasks.par_iter().for_each(run));
+    } else {
+        tasks.iter().for_each(run);
+    }
+}
+
+/// The Cols output of position `q` for `pr` (weights `w` from [`weights_per_feature`],
+/// feature-major): `batch` sums per feature, in `acc`.
+fn cols_task<T: FaerElem>(
+    l: &[T],
+    p: &ConvPlan,
+    g: &Geo,
+    (pr, w): (Prob, &[T]),
+    q: usize,
+    acc: &mut [T],
+) {
+    let (nb, bs) = (g.batch, p.lhs_batch_stride);
+    let offs = g.offs.get(q * g.window..(q + 1) * g.window).unwrap_or(&[]);
+    let k = g.window * p.kic;
+    for (a, wo) in acc.chunks_mut(nb.max(1)).zip(w.chunks(k.max(1))) {
+        for c in 0..p.kic {
+            let base = pr.lb0 * bs + (pr.c0 + c) * p.lhs_feature_stride;
+            let wc = wo.get(c * g.window..(c + 1) * g.window).unwrap_or(&[]);
+            for (&off, &wv) in offs.iter().zip(wc) {
+                let Ok(off) = usize::try_from(off) else {
+                    continue;
+                };
+                let start = base + off;
+                match l.get(start..start + nb).filter(|_| bs == 1 || nb == 1) {
+                    Some(xs) => {
+                        for (y, &xv) in a.iter_mut().zip(xs) {
+                            *y += xv * wv;
+                        }
+                    }
+                    None => {
+                        for (i, y) in a.iter_mut().enumerate() {
+                            *y += l.get(start + i * bs).copied().unwrap_or_default() * wv;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The Cols form for products of at most [`SMALL_N`] features.
+pub(super) fn cols_small<T: FaerElem>(
+    l: &[T],
+    r: &[T],
+    p: &ConvPlan,
+    g: &Geo,
+    out: &mut [T],
+    par: Parallel<'_>,
+) {
+    let ws: Vec<Vec<T>> = g
+        .probs
+        .iter()
+        .map(|&pr| weights_per_feature(r, p, g, pr, false))
+        .collect();
+    let mut tasks: Vec<(usize, usize, Vec<T>)> = Vec::new();
+    for (i, pr) in g.probs.iter().enumerate() {
+        for q in 0..g.positions {
+            tasks.push((i, q, vec![T::default(); g.batch * (pr.o1 - pr.o0)]));
+        }
+    }
+    let run = |(i, q, acc): &mut (usize, usize, Vec<T>)| {
+        if let (Some(&pr), Some(w)) = (g.probs.get(*i), ws.get(*i)) {
+            cols_task(l, p, g, (pr, w), *q, acc);
+        }
+    };
+    let macs = g.positions * g.batch * g.window * p.kic * SMALL_N * g.probs.len();
+    if par.threads() > 1 && macs >= MIN_PAR_MACS && tasks.len() > 1 {
+        par.install(|| tasks.par_iter_mut().for_each(run));
+    } else {
+        tasks.iter_mut().for_each(run);
+    }
+    for (i, q, acc) in &tasks {
+        let Some(pr) = g.probs.get(*i) else { continue };
+        let at = g.out_pos.get(*q).copied().unwrap_or(0);
+        for (j, feature) in acc.chunks(g.batch.max(1)).enumerate() {
+            for (b, &v) in feature.iter().enumerate() {
+                if let Some(o) = out.get_mut(at + b * g.obs + (pr.o0 + j) * g.ofs) {
+                    *o = v;
+                }
+            }
+        }
+    }
+}
