@@ -158,15 +158,20 @@ pub(super) fn rows_small<T: FaerElem>(
     par: Parallel<'_>,
 ) {
     let rows = g.positions * g.batch;
+    let ws: Vec<Vec<T>> = g
+        .probs
+        .iter()
+        .map(|&pr| weights_per_feature(r, p, g, pr, true))
+        .collect();
     let mut tasks = Vec::new();
-    for &pr in &g.probs {
-        let w = weights_per_feature(r, p, g, pr, true);
+    for (i, &pr) in g.probs.iter().enumerate() {
         for r0 in (0..rows).step_by(ROWS_TASK) {
-            tasks.push((pr, w.clone(), r0, (r0 + ROWS_TASK).min(rows)));
+            tasks.push((i, pr, r0, (r0 + ROWS_TASK).min(rows)));
         }
     }
-    let run = |(pr, w, r0, r1): &(Prob, Vec<T>, usize, usize)| {
-        rows_task(l, p, g, (*pr, w), (*r0, *r1), out);
+    let run = |&(i, pr, r0, r1): &(usize, Prob, usize, usize)| {
+        let w = ws.get(i).map_or(&[][..], |w| &w[..]);
+        rows_task(l, p, g, (pr, w), (r0, r1), out);
     };
     let macs = rows * g.window * p.kic * SMALL_N * g.probs.len();
     if par.threads() > 1 && macs >= MIN_PAR_MACS && tasks.len() > 1 {
