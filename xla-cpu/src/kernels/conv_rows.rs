@@ -115,7 +115,7 @@ fn geo(p: &ConvPlan) -> Option<Geo> {
 }
 
 /// `o` set to the row-major multi-index of flat index `q` over `dims`.
-pub(super) fn unflatten(mut q: usize, dims: &[usize], o: &mut [usize]) {
+fn unflatten(mut q: usize, dims: &[usize], o: &mut [usize]) {
     for (x, &d) in o.iter_mut().zip(dims).rev() {
         *x = q % d.max(1);
         q /= d.max(1);

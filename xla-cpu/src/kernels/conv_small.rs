@@ -17,6 +17,7 @@ use super::contraction::ConvPlan;
 use super::conv::OutPtr;
 use super::conv_rows::{Geo, Prob};
 use super::matmul::{FaerElem, MIN_PAR_FLOPS};
+use crate::index::for_each_index;
 use crate::parallel::Parallel;
 use rayon::prelude::*;
 
@@ -27,6 +28,8 @@ const LANES: usize = 8;
 /// Multiply-adds from which the work is split over threads: these loops do about one per
 /// cycle, a product's kernel many more, so the products' threshold is divided.
 const MIN_PAR_MACS: usize = MIN_PAR_FLOPS / 32;
+/// Batch elements summed together in the Cols kernel.
+const BATCH_CHUNK: usize = 16;
 /// Output rows per Rows task.
 const ROWS_TASK: usize = 256;
 
@@ -40,26 +43,29 @@ fn weights_per_feature<T: Copy + Default>(
     pr: Prob,
     tap_major: bool,
 ) -> Vec<T> {
+    // The kernel offset of each window position, in flat window order.
+    let mut taps = Vec::with_capacity(g.window);
+    for_each_index(&g.ksizes, |k| {
+        let mut at = 0;
+        for (s, (&(size, stride), &kk)) in p.rhs_spatial.iter().zip(k).enumerate() {
+            let rev = p.win.get(s).is_some_and(|w| w.window_reversal);
+            at += if rev { size - 1 - kk } else { kk } * stride;
+        }
+        taps.push(at);
+    });
+    let get = |at: usize| r.get(at).copied().unwrap_or_default();
     let mut w = Vec::with_capacity((pr.o1 - pr.o0) * g.window * p.kic);
-    let mut k = vec![0; g.ksizes.len()];
     for o in pr.o0..pr.o1 {
-        for i in 0..g.window * p.kic {
-            let (t, c) = if tap_major {
-                (i / p.kic, i % p.kic)
-            } else {
-                (i % g.window, i / g.window)
-            };
-            super::conv_rows::unflatten(t, &g.ksizes, &mut k);
-            let mut at = o * p.rhs_out_stride + c * p.rhs_in_stride;
-            for (s, &(size, stride)) in p.rhs_spatial.iter().enumerate() {
-                let kk = if p.win[s].window_reversal {
-                    size - 1 - k[s]
-                } else {
-                    k[s]
-                };
-                at += kk * stride;
+        let ob = o * p.rhs_out_stride;
+        if tap_major {
+            for &t in &taps {
+                w.extend((0..p.kic).map(|c| get(ob + t + c * p.rhs_in_stride)));
             }
-            w.push(r.get(at).copied().unwrap_or_default());
+        } else {
+            for c in 0..p.kic {
+                let cb = ob + c * p.rhs_in_stride;
+                w.extend(taps.iter().map(|&t| get(cb + t)));
+            }
         }
     }
     w
@@ -182,7 +188,8 @@ pub(super) fn rows_small<T: FaerElem>(
 }
 
 /// The Cols output of position `q` for `pr` (weights `w` from [`weights_per_feature`],
-/// feature-major): `batch` sums per feature, in `acc`.
+/// feature-major): `batch` sums per feature, in `acc`, [`BATCH_CHUNK`] batch elements at a
+/// time held in registers.
 fn cols_task<T: FaerElem>(
     l: &[T],
     p: &ConvPlan,
@@ -195,26 +202,46 @@ fn cols_task<T: FaerElem>(
     let offs = g.offs.get(q * g.window..(q + 1) * g.window).unwrap_or(&[]);
     let k = g.window * p.kic;
     for (a, wo) in acc.chunks_mut(nb.max(1)).zip(w.chunks(k.max(1))) {
-        for c in 0..p.kic {
-            let base = pr.lb0 * bs + (pr.c0 + c) * p.lhs_feature_stride;
-            let wc = wo.get(c * g.window..(c + 1) * g.window).unwrap_or(&[]);
-            for (&off, &wv) in offs.iter().zip(wc) {
-                let Ok(off) = usize::try_from(off) else {
-                    continue;
-                };
-                let start = base + off;
-                match l.get(start..start + nb).filter(|_| bs == 1 || nb == 1) {
-                    Some(xs) => {
-                        for (y, &xv) in a.iter_mut().zip(xs) {
-                            *y += xv * wv;
-                        }
-                    }
-                    None => {
-                        for (i, y) in a.iter_mut().enumerate() {
-                            *y += l.get(start + i * bs).copied().unwrap_or_default() * wv;
-                        }
+        for (i, dst) in a.chunks_mut(BATCH_CHUNK).enumerate() {
+            let mut sums = [T::default(); BATCH_CHUNK];
+            for c in 0..p.kic {
+                let base = (pr.lb0 + i * BATCH_CHUNK) * bs + (pr.c0 + c) * p.lhs_feature_stride;
+                let wc = wo.get(c * g.window..(c + 1) * g.window).unwrap_or(&[]);
+                for (&off, &wv) in offs.iter().zip(wc) {
+                    if let Ok(off) = usize::try_from(off) {
+                        axpy(&mut sums, l, (base + off, bs, dst.len()), wv);
                     }
                 }
+            }
+            dst.copy_from_slice(sums.get(..dst.len()).unwrap_or(&[]));
+        }
+    }
+}
+
+/// `sums[i] += l[at + i * stride] * wv` for `i < len` (`len <= BATCH_CHUNK`).
+#[inline]
+fn axpy<T: FaerElem>(
+    sums: &mut [T; BATCH_CHUNK],
+    l: &[T],
+    (at, stride, len): (usize, usize, usize),
+    wv: T,
+) {
+    match l.get(at..at + len).filter(|_| stride == 1 || len == 1) {
+        Some(run) => match <&[T; BATCH_CHUNK]>::try_from(run) {
+            Ok(xs) => {
+                for (y, &xv) in sums.iter_mut().zip(xs) {
+                    *y += xv * wv;
+                }
+            }
+            Err(_) => {
+                for (y, &xv) in sums.iter_mut().zip(run) {
+                    *y += xv * wv;
+                }
+            }
+        },
+        None => {
+            for (j, y) in sums.iter_mut().take(len).enumerate() {
+                *y += l.get(at + j * stride).copied().unwrap_or_default() * wv;
             }
         }
     }

@@ -388,7 +388,7 @@ fn subpixel_flax_shapes_match_reference() {
 /// The direct kernels for one or two output features per product (`conv_small`): Rows
 /// (NHWC forward with 20 input features, so lane remainders and merged tap runs; NCHW;
 /// feature groups of one output feature; strides, padding, rhs dilation, reversal) and
-/// Cols (kernel gradients with one or two output features over 16 or 5 batch elements,
+/// Cols (kernel gradients with one or two output features over 20 or 5 batch elements,
 /// contiguous or relaid out), with and without NaN/±inf/±0.
 #[test]
 fn small_features_match_reference() {
@@ -434,7 +434,7 @@ fn small_features_match_reference() {
             conv(nhwc, dim(3, 1, 2, false), 3),
         ),
         (
-            vec![3, 8, 8, 16],
+            vec![3, 8, 8, 20],
             vec![3, 8, 8, 1],
             conv(kgrad.clone(), dim(8, 1, 1, false), 1),
         ),
