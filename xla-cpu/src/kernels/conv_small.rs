@@ -93,41 +93,67 @@ fn reduce<T: FaerElem>(l: [T; LANES]) -> T {
     ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
 }
 
+/// One run of a Rows dot product: `len` lhs elements from spatial offset `off`, against
+/// the weights from `woff`.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    off: usize,
+    woff: usize,
+    len: usize,
+}
+
+/// Per output position, its runs (`starts[q]..starts[q + 1]` of the list): taps in padding
+/// or between dilated lhs elements left out, taps whose input features follow each other
+/// in the lhs (and so in the weights) merged when `unit`.
+fn rows_runs(g: &Geo, kic: usize, unit: bool) -> (Vec<Run>, Vec<usize>) {
+    let (mut runs, mut starts) = (Vec::new(), vec![0]);
+    for offs in g.offs.chunks(g.window.max(1)) {
+        let mut t = 0;
+        while let Some(&off) = offs.get(t) {
+            let mut n = 1;
+            while unit && off >= 0 && offs.get(t + n) == Some(&(off + (n * kic) as isize)) {
+                n += 1;
+            }
+            if let Ok(off) = usize::try_from(off) {
+                let (woff, len) = (t * kic, n * kic);
+                runs.push(Run { off, woff, len });
+            }
+            t += n;
+        }
+        starts.push(runs.len());
+    }
+    (runs, starts)
+}
+
 /// The Rows output rows `r0..r1` of `pr` (weights `w` from [`weights_per_feature`],
-/// tap-major).
+/// tap-major; runs from [`rows_runs`]).
 fn rows_task<T: FaerElem>(
     l: &[T],
     p: &ConvPlan,
     g: &Geo,
     (pr, w): (Prob, &[T]),
+    (runs, starts): (&[Run], &[usize]),
     (r0, r1): (usize, usize),
     out: OutPtr<T>,
 ) {
     let (kic, fs) = (p.kic, p.lhs_feature_stride);
     let kg = g.window * kic;
-    // Input features are contiguous (a single one counts as contiguous).
     let unit = fs == 1 || kic == 1;
     let mut x = vec![T::default(); kic];
-    for row in r0..r1 {
-        let (b, q) = (row / g.positions, row % g.positions);
+    let np = g.positions.max(1);
+    let (mut b, mut q) = (r0 / np, r0 % np);
+    for _ in r0..r1 {
         let base = (pr.lb0 + b) * p.lhs_batch_stride + pr.c0 * fs;
-        let offs = g.offs.get(q * g.window..(q + 1) * g.window).unwrap_or(&[]);
+        let mine = match (starts.get(q), starts.get(q + 1)) {
+            (Some(&a), Some(&z)) => runs.get(a..z).unwrap_or(&[]),
+            _ => &[],
+        };
         let at = b * g.obs + g.out_pos.get(q).copied().unwrap_or(0);
         for (j, wo) in w.chunks(kg.max(1)).enumerate() {
             let mut lanes = [T::default(); LANES];
-            let mut t = 0;
-            while let Some(&off) = offs.get(t) {
-                let Ok(start) = usize::try_from(off) else {
-                    t += 1;
-                    continue;
-                };
-                // Taps whose runs follow each other in the lhs (and so in `wo`) are one dot.
-                let mut n = 1;
-                while unit && offs.get(t + n) == Some(&(off + (n * kic) as isize)) {
-                    n += 1;
-                }
-                let (start, len) = (base + start, n * kic);
-                let xs = match l.get(start..start + len).filter(|_| unit) {
+            for run in mine {
+                let start = base + run.off;
+                let xs = match l.get(start..start + run.len).filter(|_| unit) {
                     Some(s) => s,
                     None => {
                         for (c, v) in x.iter_mut().enumerate() {
@@ -136,20 +162,19 @@ fn rows_task<T: FaerElem>(
                         &x[..]
                     }
                 };
-                dot_lanes(
-                    &mut lanes,
-                    xs,
-                    wo.get(t * kic..t * kic + len).unwrap_or(&[]),
-                );
-                t += n;
+                let ws = wo.get(run.woff..run.woff + run.len).unwrap_or(&[]);
+                dot_lanes(&mut lanes, xs, ws);
             }
-            let sum = reduce(lanes);
             let o = at + (pr.o0 + j) * g.ofs;
             if o < out.1 {
                 // SAFETY: `o` is in bounds, and only the task owning rows `r0..r1` of
                 // these features writes element `o`.
-                unsafe { *out.0.add(o) = sum };
+                unsafe { *out.0.add(o) = reduce(lanes) };
             }
+        }
+        q += 1;
+        if q == np {
+            (b, q) = (b + 1, 0);
         }
     }
 }
@@ -175,9 +200,11 @@ pub(super) fn rows_small<T: FaerElem>(
             tasks.push((i, pr, r0, (r0 + ROWS_TASK).min(rows)));
         }
     }
+    let unit = p.lhs_feature_stride == 1 || p.kic == 1;
+    let (runs, starts) = rows_runs(g, p.kic, unit);
     let run = |&(i, pr, r0, r1): &(usize, Prob, usize, usize)| {
         let w = ws.get(i).map_or(&[][..], |w| &w[..]);
-        rows_task(l, p, g, (pr, w), (r0, r1), out);
+        rows_task(l, p, g, (pr, w), (&runs, &starts), (r0, r1), out);
     };
     let macs = rows * g.window * p.kic * SMALL_N * g.probs.len();
     if par.threads() > 1 && macs >= MIN_PAR_MACS && tasks.len() > 1 {
