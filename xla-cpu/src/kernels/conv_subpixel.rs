@@ -120,17 +120,28 @@ fn sub_kernel<T: Copy + Default + Send + Sync>(
     }
     // The copy's dims in the kernel's order (outermost first).
     let mut order: Vec<usize> = (0..dims.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(dims[i].2));
-    let sizes: Vec<usize> = order.iter().map(|&i| dims[i].0).collect();
-    let src: Vec<isize> = order.iter().map(|&i| dims[i].1).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(dims.get(i).map_or(0, |d| d.2)));
+    let picked: Vec<(usize, isize, usize)> =
+        order.iter().filter_map(|&i| dims.get(i).copied()).collect();
+    let sizes: Vec<usize> = picked.iter().map(|d| d.0).collect();
+    let src: Vec<isize> = picked.iter().map(|d| d.1).collect();
     let w = copy_typed(r, base, &sizes, &src, Parallel::SEQ)?;
     let mut dense = vec![0; dims.len()];
     for (&i, st) in order.iter().zip(strides(&sizes)) {
-        dense[i] = st;
+        *dense.get_mut(i)? = st;
     }
-    (q.rhs_in_stride, q.rhs_out_stride) = (dense[0], dense[1]);
-    for (s, x) in q.rhs_spatial.iter_mut().enumerate() {
-        *x = (dims[s + 2].0, dense[s + 2]);
+    let (&[si, so], spatial) = dense.split_first_chunk::<2>()?;
+    (q.rhs_in_stride, q.rhs_out_stride) = (si, so);
+    if spatial.len() != q.rhs_spatial.len() {
+        return None;
+    }
+    for ((x, d), &st) in q
+        .rhs_spatial
+        .iter_mut()
+        .zip(dims.iter().skip(2))
+        .zip(spatial)
+    {
+        *x = (d.0, st);
     }
     Some(w)
 }
@@ -173,12 +184,12 @@ fn run_class<T: FaerElem>(
     let w = sub_kernel(r, p, cls, oc, &mut q)?;
     let ost = strides(&p.out_dims);
     let (mut base, mut dst) = (0, ost.clone());
-    for (d, &(role, s)) in p.out_role.iter().enumerate() {
+    let dims = q.out_dims.iter_mut().zip(dst.iter_mut()).zip(&ost);
+    for (((size, step), &st), &(role, s)) in dims.zip(&p.out_role) {
         if role == 2 {
             let c = cls.get(s)?;
-            q.out_dims[d] = c.count;
-            base += c.r * ost[d];
-            dst[d] = c.m * ost[d];
+            (*size, *step) = (c.count, c.m * st);
+            base += c.r * st;
         }
     }
     for (x, c) in q.win.iter_mut().zip(cls) {
