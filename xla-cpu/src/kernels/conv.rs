@@ -3,7 +3,8 @@
 //! (zeros where the window falls into padding or between dilated lhs elements), and each
 //! feature group's output block is one faer product `W_g x col_g`. Handles any strides,
 //! padding, lhs/rhs dilation, window reversal, dimension labels, feature groups and batch
-//! groups.
+//! groups. Convolutions with lhs dilation are first split into ordinary ones
+//! (`conv_subpixel`), and most others take the products of `conv_rows`.
 //!
 //! Work is split over (batch element, batch group) tasks, each with its own gather buffer and
 //! a sequential product; with fewer tasks than threads the products themselves run in

@@ -16,6 +16,9 @@
 //!   (viewed in place when its layout allows). The blocks are summed into a fixed number of
 //!   partial products, added in a fixed order at the end.
 //!
+//! Products with one or two output features skip the gather and sum straight from the lhs
+//! (`conv_small`).
+//!
 //! Block sizes and partial counts never depend on the thread count, so neither do results.
 
 use super::contraction::ConvPlan;
