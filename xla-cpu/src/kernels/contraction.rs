@@ -578,8 +578,18 @@ pub(crate) fn convolution_form(
     c: &ConvConfig,
     out: &Shape,
 ) -> Result<Option<super::conv_rows::Form>> {
+    Ok(super::conv_rows::form(&convolution_plan(lhs, rhs, c, out)?))
+}
+
+/// The plan a convolution runs by, for the fast paths' tests.
+#[cfg(test)]
+pub(crate) fn convolution_plan(
+    lhs: &Literal,
+    rhs: &Literal,
+    c: &ConvConfig,
+    out: &Shape,
+) -> Result<ConvPlan> {
     let (_, ldims) = array(lhs)?;
     let (_, rdims) = array(rhs)?;
-    let p = conv_plan(&ldims, &rdims, dims_of(out)?, c)?;
-    Ok(super::conv_rows::form(&p))
+    conv_plan(&ldims, &rdims, dims_of(out)?, c)
 }

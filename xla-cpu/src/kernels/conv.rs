@@ -3,7 +3,8 @@
 //! (zeros where the window falls into padding or between dilated lhs elements), and each
 //! feature group's output block is one faer product `W_g x col_g`. Handles any strides,
 //! padding, lhs/rhs dilation, window reversal, dimension labels, feature groups and batch
-//! groups.
+//! groups. Convolutions with lhs dilation are first split into ordinary ones
+//! (`conv_subpixel`), and most others take the products of `conv_rows`.
 //!
 //! Work is split over (batch element, batch group) tasks, each with its own gather buffer and
 //! a sequential product; with fewer tasks than threads the products themselves run in
@@ -480,13 +481,17 @@ fn job_rows<T: FaerElem>(
 /// Row-gather jobs hold at most about this many elements.
 const ROWS_CHUNK: usize = 1 << 24;
 
-/// The convolution through im2col and faer; `None` when the gather buffer would be too big.
+/// The convolution through the sub-pixel decomposition (lhs dilation), the Rows/Cols
+/// products or im2col and faer; `None` when the gather buffer would be too big.
 pub(crate) fn conv_gemm<T: FaerElem>(
     l: &[T],
     r: &[T],
     p: &ConvPlan,
     par: Parallel<'_>,
 ) -> Option<Vec<T>> {
+    if let Some(out) = super::conv_subpixel::conv_subpixel(l, r, p, par) {
+        return Some(out);
+    }
     if let Some(f) = form(p) {
         if let Some(out) = conv_rows(l, r, p, f, par) {
             return Some(out);

@@ -16,10 +16,14 @@
 //!   (viewed in place when its layout allows). The blocks are summed into a fixed number of
 //!   partial products, added in a fixed order at the end.
 //!
+//! Products with one or two output features skip the gather and sum straight from the lhs
+//! (`conv_small`).
+//!
 //! Block sizes and partial counts never depend on the thread count, so neither do results.
 
 use super::contraction::ConvPlan;
 use super::conv::{features, out_roles, tap, OutPtr};
+use super::conv_small::{cols_small, rows_small, SMALL_N};
 use super::matmul::{gemm, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, for_each_index};
 use crate::parallel::Parallel;
@@ -42,27 +46,27 @@ const PARTIALS: usize = 8;
 /// One product: lhs batch elements from `lb0`, input features from `c0`, output features
 /// `o0..o1`.
 #[derive(Clone, Copy, Debug)]
-struct Prob {
-    lb0: usize,
-    c0: usize,
-    o0: usize,
-    o1: usize,
+pub(super) struct Prob {
+    pub(super) lb0: usize,
+    pub(super) c0: usize,
+    pub(super) o0: usize,
+    pub(super) o1: usize,
 }
 
 /// Sizes and offsets of the lowered convolution.
-struct Geo {
+pub(super) struct Geo {
     osizes: Vec<usize>,
-    ksizes: Vec<usize>,
+    pub(super) ksizes: Vec<usize>,
     /// Per output position, per window position (both flat): the lhs spatial offset, or
     /// -1 in padding or between dilated lhs elements.
-    offs: Vec<isize>,
-    positions: usize,
-    window: usize,
-    batch: usize,
-    obs: usize,
-    ofs: usize,
-    out_pos: Vec<usize>,
-    probs: Vec<Prob>,
+    pub(super) offs: Vec<isize>,
+    pub(super) positions: usize,
+    pub(super) window: usize,
+    pub(super) batch: usize,
+    pub(super) obs: usize,
+    pub(super) ofs: usize,
+    pub(super) out_pos: Vec<usize>,
+    pub(super) probs: Vec<Prob>,
 }
 
 fn geo(p: &ConvPlan) -> Option<Geo> {
@@ -655,6 +659,17 @@ fn relayout<T: Copy + Default + Send + Sync>(
     Some((copy, q))
 }
 
+/// Whether every product of the plan has at most [`SMALL_N`] features (the direct kernels
+/// of `conv_small` then run, the Cols form's from 4 batch elements).
+#[cfg(test)]
+pub(crate) fn small(p: &ConvPlan) -> bool {
+    geo(p).is_some_and(|g| small_geo(&g))
+}
+
+fn small_geo(g: &Geo) -> bool {
+    g.probs.iter().all(|pr| pr.o1 - pr.o0 <= SMALL_N)
+}
+
 /// The convolution in form `f` (see the module docs); `None` when it has no spatial dims or
 /// no work, or when the rhs has a non-finite element (the reference loop then runs).
 pub(crate) fn conv_rows<T: FaerElem>(
@@ -672,7 +687,12 @@ pub(crate) fn conv_rows<T: FaerElem>(
     };
     let g = geo(p)?;
     let mut out = vec![T::default(); count(&p.out_dims)];
+    let small = small_geo(&g);
     match f {
+        Form::Rows if small => {
+            rows_small(l, r, p, &g, OutPtr(out.as_mut_ptr(), out.len()), par);
+        }
+        Form::Cols if small && g.batch >= 4 => cols_small(l, r, p, &g, &mut out, par),
         Form::Rows => {
             let ptr = OutPtr(out.as_mut_ptr(), out.len());
             run_rows(l, r, p, &g, ptr, par);

@@ -3,8 +3,9 @@
 //! negative padding, lhs/rhs dilation, reversal) and feature/batch groups, with NaN, ±inf
 //! and ±0 in the operands, and for identical results on 1 and 2 threads.
 
-use super::contraction::{convolution, convolution_form, convolution_reference};
-use super::conv_rows::Form;
+use super::contraction::{convolution, convolution_form, convolution_plan, convolution_reference};
+use super::conv_rows::{small, Form};
+use super::conv_subpixel::conv_subpixel;
 use crate::parallel::{Parallel, Threads};
 use xla_core::attrs::{ConvConfig, ConvDimensionNumbers, PrecisionConfig, Window, WindowDim};
 use xla_core::literal::ArrayData;
@@ -121,6 +122,17 @@ fn random_case(rng: &mut Rng, ns: usize) -> (Vec<i64>, Vec<i64>, ConvConfig) {
     (ld, rd, c)
 }
 
+/// The f32 result shape of convolving `ld` by `rd` under `c`.
+fn out_shape(ld: &[i64], rd: &[i64], c: &ConvConfig) -> Result<Shape, xla_core::ShapeError> {
+    let ty = xla_core::PrimitiveType::F32;
+    infer::convolution(
+        &Shape::array(ty, ld.to_vec()),
+        &Shape::array(ty, rd.to_vec()),
+        c,
+        None,
+    )
+}
+
 fn floats(l: &Literal) -> Vec<f32> {
     match l.array_data().unwrap() {
         ArrayData::F32(v) => v.clone(),
@@ -134,12 +146,18 @@ fn check(l: &Literal, r: &Literal, c: &ConvConfig, out: &Shape, two: &Threads, w
     let want = floats(&convolution_reference(l, r, c, out).unwrap());
     let got = floats(&convolution(l, r, c, out, Parallel::SEQ).unwrap());
     let got2 = floats(&convolution(l, r, c, out, two.parallel()).unwrap());
+    compare(&got, &got2, &want, what);
+}
+
+/// `got` (1 thread) against the reference `want` (equal, both NaN, or within 1e-4
+/// relative) and bit-identical to `got2` (2 threads).
+fn compare(got: &[f32], got2: &[f32], want: &[f32], what: &str) {
     assert_eq!(want.len(), got.len(), "{what}");
-    for (i, (&a, &b)) in got.iter().zip(&want).enumerate() {
+    for (i, (&a, &b)) in got.iter().zip(want).enumerate() {
         let ok = a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-4 * (1.0 + b.abs());
         assert!(ok, "{what}: element {i}: {a} vs reference {b}");
     }
-    for (i, (&a, &b)) in got.iter().zip(&got2).enumerate() {
+    for (i, (&a, &b)) in got.iter().zip(got2).enumerate() {
         let ok = a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
         assert!(ok, "{what}: element {i}: {a} on 1 thread, {b} on 2");
     }
@@ -153,12 +171,7 @@ fn random_layouts_match_reference() {
     for i in 0..400 {
         let ns = [1, 2, 2, 2, 3, 0][i % 6];
         let (ld, rd, c) = random_case(&mut rng, ns);
-        let Ok(out) = infer::convolution(
-            &Shape::array(xla_core::PrimitiveType::F32, ld.clone()),
-            &Shape::array(xla_core::PrimitiveType::F32, rd.clone()),
-            &c,
-            None,
-        ) else {
+        let Ok(out) = out_shape(&ld, &rd, &c) else {
             continue;
         };
         let special = i % 3;
@@ -239,14 +252,7 @@ fn block_scale_layouts_match_reference() {
         ),
     ];
     for (i, (ld, rd, c, form)) in cases.iter().enumerate() {
-        let ty = xla_core::PrimitiveType::F32;
-        let out = infer::convolution(
-            &Shape::array(ty, ld.clone()),
-            &Shape::array(ty, rd.clone()),
-            c,
-            None,
-        )
-        .unwrap();
+        let out = out_shape(ld, rd, c).unwrap();
         // A non-finite rhs sends the product back to the reference loop (three times the
         // work in a debug build): the three large cases leave that to the small ones.
         let variants = if i < 3 { 2 } else { 3 };
@@ -255,6 +261,200 @@ fn block_scale_layouts_match_reference() {
             let r = values(&mut rng, rd, special == 2);
             assert_eq!(convolution_form(&l, &r, c, &out).unwrap(), *form);
             let what = format!("case {i} special {special}: {ld:?} * {rd:?}");
+            check(&l, &r, c, &out, &two, &what);
+        }
+    }
+}
+
+/// The sub-pixel decomposition run directly (no fallback behind it) on 1 and 2 threads and
+/// compared as [`check`] does; false when it declined the convolution.
+fn check_subpixel(
+    l: &Literal,
+    r: &Literal,
+    c: &ConvConfig,
+    out: &Shape,
+    two: &Threads,
+    what: &str,
+) -> bool {
+    let p = convolution_plan(l, r, c, out).unwrap();
+    let (lv, rv) = (floats(l), floats(r));
+    let Some(got) = conv_subpixel(&lv, &rv, &p, Parallel::SEQ) else {
+        return false;
+    };
+    let got2 = conv_subpixel(&lv, &rv, &p, two.parallel()).unwrap();
+    let want = floats(&convolution_reference(l, r, c, out).unwrap());
+    compare(&got, &got2, &want, what);
+    true
+}
+
+/// A random convolution with lhs dilation 2 or 3 on at least one spatial dim, strides 1-3
+/// and rhs dilation 1-2 (with the random layouts, paddings, reversal and groups of
+/// [`random_case`]).
+fn dilated_case(rng: &mut Rng) -> (Vec<i64>, Vec<i64>, ConvConfig) {
+    let ns = 1 + rng.below(3) as usize;
+    let (ld, rd, mut c) = random_case(rng, ns);
+    for w in &mut c.window.dims {
+        if rng.below(4) != 0 {
+            w.base_dilation = 2 + rng.below(2);
+        }
+        w.stride = 1 + rng.below(3);
+        w.window_dilation = 1 + rng.below(2);
+    }
+    if let Some(w) = c.window.dims.first_mut() {
+        w.base_dilation = w.base_dilation.max(2);
+    }
+    (ld, rd, c)
+}
+
+#[test]
+fn subpixel_random_matches_reference() {
+    let two = Threads::new(2);
+    let mut rng = Rng(17);
+    let (mut ran, mut declined) = (0, 0);
+    for i in 0..300 {
+        let (ld, rd, c) = dilated_case(&mut rng);
+        let Ok(out) = out_shape(&ld, &rd, &c) else {
+            continue;
+        };
+        if out.dims().contains(&0) {
+            continue;
+        }
+        let special = i % 3;
+        let l = values(&mut rng, &ld, special == 1);
+        let r = values(&mut rng, &rd, special == 2);
+        let what = format!("case {i}: {ld:?} * {rd:?} {c:?}");
+        if check_subpixel(&l, &r, &c, &out, &two, &what) {
+            ran += 1;
+        } else {
+            // Only a non-finite kernel makes the products decline.
+            assert_eq!(special, 2, "{what}: declined");
+            declined += 1;
+        }
+        check(&l, &r, &c, &out, &two, &what);
+    }
+    assert!(ran > 150 && declined > 10, "{ran} {declined}");
+}
+
+/// The lhs-dilated convolutions of Flax's `ConvTranspose` (stride 2, NHWC, padding 2_1,
+/// with 16 and with 1 output feature), the input gradient of a stride-2 convolution
+/// (`b01f_01oi`, reversed kernel) and the kernel gradients of both (`f01b_i01o->01bf` over a
+/// window covering the image), with and without NaN/±inf/±0.
+#[test]
+fn subpixel_flax_shapes_match_reference() {
+    let two = Threads::new(2);
+    let mut rng = Rng(23);
+    let win = |size: i64, reverse: bool| {
+        let mut w = WindowDim::new(size);
+        (w.padding_low, w.padding_high, w.base_dilation) = (2, 1, 2);
+        w.window_reversal = reverse;
+        ConvConfig {
+            window: Window {
+                dims: vec![w.clone(), w],
+            },
+            dnums: dnums(&[0, 3, 1, 2], &[2, 3, 0, 1], &[0, 3, 1, 2]),
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: PrecisionConfig::default(),
+        }
+    };
+    let kgrad = |size: i64| ConvConfig {
+        dnums: dnums(&[3, 0, 1, 2], &[0, 3, 1, 2], &[2, 3, 0, 1]),
+        ..win(size, false)
+    };
+    let ograd = ConvConfig {
+        dnums: dnums(&[0, 3, 1, 2], &[3, 2, 0, 1], &[0, 3, 1, 2]),
+        ..win(3, true)
+    };
+    let cases = [
+        (vec![2, 7, 7, 32], vec![3, 3, 32, 16], win(3, false)),
+        (vec![2, 14, 14, 16], vec![3, 3, 16, 1], win(3, false)),
+        (vec![2, 7, 7, 32], vec![3, 3, 16, 32], ograd),
+        (vec![2, 7, 7, 32], vec![2, 14, 14, 16], kgrad(14)),
+        (vec![2, 14, 14, 16], vec![2, 28, 28, 1], kgrad(28)),
+    ];
+    for (i, (ld, rd, c)) in cases.iter().enumerate() {
+        let out = out_shape(ld, rd, c).unwrap();
+        for special in 0..3 {
+            let l = values(&mut rng, ld, special == 1);
+            let r = values(&mut rng, rd, special == 2);
+            let what = format!("case {i} special {special}: {ld:?} * {rd:?} -> {out}");
+            let ran = check_subpixel(&l, &r, c, &out, &two, &what);
+            assert!(ran || special == 2, "{what}: declined");
+            check(&l, &r, c, &out, &two, &what);
+        }
+    }
+}
+
+/// The direct kernels for one or two output features per product (`conv_small`): Rows
+/// (NHWC forward with 20 input features, so lane remainders and merged tap runs; NCHW;
+/// feature groups of one output feature; strides, padding, rhs dilation, reversal) and
+/// Cols (kernel gradients with one or two output features over 20 or 5 batch elements,
+/// contiguous or relaid out), with and without NaN/±inf/±0.
+#[test]
+fn small_features_match_reference() {
+    let two = Threads::new(2);
+    let mut rng = Rng(31);
+    let dim = |size: i64, stride: i64, dil: i64, rev: bool| {
+        let mut w = WindowDim::new(size);
+        (w.padding_low, w.padding_high, w.stride) = (1, 2, stride);
+        (w.window_dilation, w.window_reversal) = (dil, rev);
+        w
+    };
+    let conv = |d: ConvDimensionNumbers, w: WindowDim, fgc: i64| ConvConfig {
+        window: Window {
+            dims: vec![w.clone(), w],
+        },
+        dnums: d,
+        feature_group_count: fgc,
+        batch_group_count: 1,
+        precision: PrecisionConfig::default(),
+    };
+    let nhwc = dnums(&[0, 3, 1, 2], &[2, 3, 0, 1], &[0, 3, 1, 2]);
+    let nchw = dnums(&[0, 1, 2, 3], &[1, 0, 2, 3], &[0, 1, 2, 3]);
+    let kgrad = dnums(&[3, 0, 1, 2], &[0, 3, 1, 2], &[2, 3, 0, 1]);
+    let cases = [
+        (
+            vec![3, 9, 9, 20],
+            vec![3, 3, 20, 1],
+            conv(nhwc.clone(), dim(3, 1, 1, false), 1),
+        ),
+        (
+            vec![2, 9, 8, 20],
+            vec![3, 3, 20, 2],
+            conv(nhwc.clone(), dim(3, 2, 2, true), 1),
+        ),
+        (
+            vec![2, 6, 9, 9],
+            vec![1, 6, 3, 3],
+            conv(nchw, dim(3, 1, 1, true), 1),
+        ),
+        (
+            vec![2, 8, 8, 6],
+            vec![3, 3, 2, 3],
+            conv(nhwc, dim(3, 1, 2, false), 3),
+        ),
+        (
+            vec![3, 8, 8, 20],
+            vec![3, 8, 8, 1],
+            conv(kgrad.clone(), dim(8, 1, 1, false), 1),
+        ),
+        (
+            vec![3, 8, 8, 5],
+            vec![3, 5, 5, 2],
+            conv(kgrad, dim(5, 1, 2, true), 1),
+        ),
+    ];
+    for (i, (ld, rd, c)) in cases.iter().enumerate() {
+        let out = out_shape(ld, rd, c).unwrap();
+        for special in 0..3 {
+            let l = values(&mut rng, ld, special == 1);
+            let r = values(&mut rng, rd, special == 2);
+            let p = convolution_plan(&l, &r, c, &out).unwrap();
+            assert!(small(&p), "case {i}: not the direct kernels");
+            let form = convolution_form(&l, &r, c, &out).unwrap();
+            let want = if i < 4 { Form::Rows } else { Form::Cols };
+            assert_eq!(form, Some(want), "case {i}");
+            let what = format!("case {i} special {special}: {ld:?} * {rd:?} -> {out}");
             check(&l, &r, c, &out, &two, &what);
         }
     }

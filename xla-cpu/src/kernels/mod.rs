@@ -7,6 +7,8 @@ pub mod contraction;
 pub mod control;
 pub mod conv;
 pub(crate) mod conv_rows;
+pub(crate) mod conv_small;
+pub(crate) mod conv_subpixel;
 pub mod elementwise;
 pub mod fft;
 pub mod indexing;
