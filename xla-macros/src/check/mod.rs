@@ -18,6 +18,7 @@ pub mod methods;
 mod misc;
 mod reduce;
 mod structural;
+mod suggest;
 mod window;
 
 use crate::ast::*;

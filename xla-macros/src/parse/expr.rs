@@ -15,7 +15,17 @@ pub fn parse_expr(cx: &Ctxt, e: &syn::Expr) -> Option<Expr> {
         syn::Expr::Group(g) => return parse_expr(cx, &g.expr),
         syn::Expr::Path(p) => match p.path.get_ident() {
             Some(ident) if p.qself.is_none() => ExprKind::Var(ident.clone()),
-            _ => return unsupported(cx, e, "paths: name a parameter or a `let` binding"),
+            _ => match super::constants::rust_constant(&p.path).filter(|_| p.qself.is_none()) {
+                Some(lit) => ExprKind::Lit(lit),
+                None => {
+                    return unsupported(
+                        cx,
+                        e,
+                        "paths: name a parameter, a `let` binding or one of Rust's numeric \
+                         constants (`f32::INFINITY`, `f64::MAX`, `std::f32::consts::PI`, ...)",
+                    )
+                }
+            },
         },
         syn::Expr::Lit(l) => ExprKind::Lit(parse_lit(cx, &l.lit, false)?),
         syn::Expr::Unary(u) => return parse_unary(cx, u, span),

@@ -3,6 +3,7 @@
 //! supported subset of Rust. Every construct outside the subset is a spanned error; parsing
 //! goes on after an error so that every mistake is reported.
 
+mod constants;
 mod expr;
 mod stmt;
 

@@ -375,7 +375,7 @@ fn unsupported_constructs_are_reported_each_once() {
         ("", "fn f(x: f32) -> f32 { x as f64 }", &["`as` casts"]),
         (
             "",
-            "fn f(x: f32) -> f32 { std::f32::consts::PI }",
+            "fn f(x: f32) -> f32 { std::f32::consts::PIE }",
             &["paths"],
         ),
         (
