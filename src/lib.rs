@@ -13,6 +13,7 @@ pub use xla_core as core;
 pub use xla_core::{Literal, Module, PrimitiveType, Shape};
 pub use xla_cpu as cpu;
 pub use xla_macros::computation;
+pub mod generic;
 pub mod train;
 
 /// The README's code blocks, compiled and run as doc tests so the README stays true.

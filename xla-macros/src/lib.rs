@@ -1,17 +1,15 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
-mod ast;
 mod call;
 mod callees;
-mod check;
-mod ctxt;
 mod expand;
 #[cfg(test)]
 mod expansion_cost;
 mod fallback;
-mod grad;
-mod parse;
+mod generic;
+
+use xla_dsl::{ast, check, grad};
 
 use proc_macro::TokenStream;
 

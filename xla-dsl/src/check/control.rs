@@ -415,6 +415,7 @@ impl<'a> Checker<'a> {
             let t = crate::ast::TensorType {
                 elem: p.element_type(),
                 dims: p.dims().to_vec(),
+                bare: Vec::new(),
             };
             let what = format!("argument {i} of `{name}`: the parameter is");
             let span = super::args::span(arg);

@@ -1,6 +1,7 @@
 //! Collects every diagnostic of one expansion, so that three mistakes give three errors
 //! (after serde_derive's `Ctxt`), and [`Sp`], the span of a whole expression.
 
+use crate::sizes::Sizes;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 use std::cell::RefCell;
@@ -43,16 +44,78 @@ enum Recorded {
     Syn(syn::Error),
 }
 
-/// The errors found so far.
+/// The errors found so far, and the size parameters of the computation being read.
 #[derive(Default)]
 pub struct Ctxt {
     errors: RefCell<Vec<Recorded>>,
+    /// The values the size parameters take: `None` for the generic point (compile time),
+    /// the call's sizes at instantiation.
+    bound: Option<Vec<i64>>,
+    /// Where the generic point starts in [`crate::sizes::GENERIC_VALUES`].
+    offset: usize,
+    sizes: RefCell<Sizes>,
 }
 
 impl Ctxt {
-    /// An empty collector.
+    /// An empty collector, for a check at the generic point (compile time).
     pub fn new() -> Ctxt {
         Ctxt::default()
+    }
+
+    /// A collector for a check at the generic point taken from `offset` on in
+    /// [`crate::sizes::GENERIC_VALUES`] (a retry when `{ H - K }` came out negative).
+    pub fn generic(offset: usize) -> Ctxt {
+        Ctxt {
+            offset,
+            ..Ctxt::default()
+        }
+    }
+
+    /// A collector for a check with the size parameters bound to `values` (instantiation).
+    pub fn bound(values: Vec<i64>) -> Ctxt {
+        Ctxt {
+            bound: Some(values),
+            ..Ctxt::default()
+        }
+    }
+
+    /// Declares the size parameters (the function's `const N: usize`), giving them their
+    /// values in this check.
+    ///
+    /// # Errors
+    /// When the sizes were bound to a different number of values.
+    pub fn declare_sizes(&self, names: Vec<String>) -> Result<(), String> {
+        let sizes = match &self.bound {
+            None => Sizes::generic(names, self.offset),
+            Some(values) if values.len() == names.len() => Sizes::bound(names, values.clone()),
+            Some(values) => {
+                return Err(format!(
+                    "{} size parameters ({}) but {} values given",
+                    names.len(),
+                    names.join(", "),
+                    values.len()
+                ))
+            }
+        };
+        *self.sizes.borrow_mut() = sizes;
+        Ok(())
+    }
+
+    /// The size parameters and their values in this check.
+    pub fn sizes(&self) -> std::cell::Ref<'_, Sizes> {
+        self.sizes.borrow()
+    }
+
+    /// The messages of the errors (at instantiation, where there is no source to point at).
+    pub fn messages(&self) -> Vec<String> {
+        self.errors
+            .borrow()
+            .iter()
+            .map(|e| match e {
+                Recorded::Spanned(_, message) => message.clone(),
+                Recorded::Syn(e) => e.to_string(),
+            })
+            .collect()
     }
 
     /// Records an error spanning `sp`.
@@ -91,10 +154,14 @@ impl Ctxt {
 
     /// The errors, in the order they were found.
     pub fn into_errors(self) -> Vec<syn::Error> {
+        let sizes = self.sizes.into_inner();
         let errors = self.errors.into_inner().into_iter();
         errors
             .map(|e| match e {
-                Recorded::Spanned(sp, message) => syn::Error::new_spanned(sp, message),
+                // At the generic point, the sizes' values are written back as their names.
+                Recorded::Spanned(sp, message) => {
+                    syn::Error::new_spanned(sp, sizes.symbolise(&message))
+                }
                 Recorded::Syn(e) => e,
             })
             .collect()

@@ -1,6 +1,6 @@
 //! Blocks and statements: `let`, assignments, `for` loops, and `if`/`else`.
 
-use super::expr::{int_literal, parse_expr};
+use super::expr::{int_literal, parse_expr, size_int};
 use super::{parse_type, plain_ident};
 use crate::ast::*;
 use crate::ctxt::{Ctxt, Sp};
@@ -132,7 +132,7 @@ fn parse_for(cx: &Ctxt, f: &syn::ExprForLoop) -> Option<Stmt> {
     };
     let range = match &*f.expr {
         syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
-            let bound = |b: &Option<Box<syn::Expr>>| b.as_deref().and_then(int_literal);
+            let bound = |b: &Option<Box<syn::Expr>>| b.as_deref().and_then(|e| size_int(cx, e));
             bound(&r.start).zip(bound(&r.end))
         }
         _ => None,

@@ -17,6 +17,7 @@ use xla_core::PrimitiveType;
 pub fn parse(cx: &Ctxt, attr: TokenStream, item: syn::ItemFn) -> Computation {
     let options = parse_options(cx, attr);
     check_signature_form(cx, &item.sig);
+    let sizes = parse_generics(cx, &item.sig.generics);
     let params = item
         .sig
         .inputs
@@ -44,6 +45,7 @@ pub fn parse(cx: &Ctxt, attr: TokenStream, item: syn::ItemFn) -> Computation {
         attrs,
         vis: item.vis,
         name: item.sig.ident,
+        sizes,
         params,
         result,
         body,
@@ -118,15 +120,44 @@ fn check_signature_form(cx: &Ctxt, sig: &syn::Signature) {
     if let Some(abi) = &sig.abi {
         cx.error_spanned(abi, "a computation cannot have an ABI");
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        cx.error_spanned(
-            &sig.generics,
-            "a computation cannot be generic: shapes are static",
-        );
-    }
     if let Some(v) = &sig.variadic {
         cx.error_spanned(v, "a computation cannot be variadic");
     }
+}
+
+/// The size parameters `<const B: usize, const H: usize>`, declared to `cx` so that the
+/// types and the body can use them.
+fn parse_generics(cx: &Ctxt, generics: &syn::Generics) -> Vec<proc_macro2::Ident> {
+    const HELP: &str = "a computation is generic over sizes only: `const N: usize`";
+    if let Some(w) = &generics.where_clause {
+        cx.error_spanned(w, format!("{HELP}, without a `where` clause"));
+    }
+    let mut names = Vec::new();
+    for param in &generics.params {
+        match param {
+            syn::GenericParam::Const(c) if type_name(&c.ty) == "usize" && c.default.is_none() => {
+                if names.iter().any(|n: &proc_macro2::Ident| *n == c.ident) {
+                    cx.error_spanned(&c.ident, format!("size `{}` is declared twice", c.ident));
+                }
+                names.push(c.ident.clone());
+            }
+            other => cx.error_spanned(other, HELP),
+        }
+    }
+    if names.len() > crate::sizes::GENERIC_VALUES.len() {
+        cx.error_spanned(
+            generics,
+            format!(
+                "at most {} size parameters",
+                crate::sizes::GENERIC_VALUES.len()
+            ),
+        );
+        names.truncate(crate::sizes::GENERIC_VALUES.len());
+    }
+    if let Err(message) = cx.declare_sizes(names.iter().map(ToString::to_string).collect()) {
+        cx.error_spanned(generics, message);
+    }
+    names
 }
 
 fn parse_param(cx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
@@ -227,6 +258,7 @@ fn parse_tensor_type(cx: &Ctxt, ty: &syn::Type) -> Option<TensorType> {
             Some(elem) => Some(TensorType {
                 elem,
                 dims: Vec::new(),
+                bare: Vec::new(),
             }),
             None => {
                 cx.error(span, format!("unknown element type `{name}`; {TYPE_HELP}"));
@@ -279,46 +311,62 @@ fn parse_tensor_args(
             None
         }
     };
-    let dims: Vec<Option<i64>> = iter.map(|arg| parse_dim(cx, arg)).collect();
-    let dims = dims.into_iter().collect::<Option<Vec<i64>>>()?;
-    Some(TensorType { elem: elem?, dims })
+    let dims: Vec<Option<(i64, Option<usize>)>> = iter.map(|arg| parse_dim(cx, arg)).collect();
+    let dims = dims.into_iter().collect::<Option<Vec<_>>>()?;
+    Some(TensorType {
+        elem: elem?,
+        dims: dims.iter().map(|(d, _)| *d).collect(),
+        bare: dims.iter().map(|(_, b)| *b).collect(),
+    })
 }
 
-fn parse_dim(cx: &Ctxt, arg: &syn::GenericArgument) -> Option<i64> {
+/// A dimension: an integer literal, a size parameter `B` or an expression `{ H / 2 }` over
+/// them (see [`crate::sizes`]), with the size's index when it is a bare size.
+fn parse_dim(cx: &Ctxt, arg: &syn::GenericArgument) -> Option<(i64, Option<usize>)> {
+    const HELP: &str = "a dimension must be an integer literal, a size parameter (`const N: \
+                        usize`) or an expression over them in braces, e.g. `{ H / 2 }`";
     let expr = match arg {
-        syn::GenericArgument::Const(e) => e,
+        syn::GenericArgument::Const(e) => e.clone(),
+        // `Tensor<f32, B>`: Rust reads a bare name as a type.
+        syn::GenericArgument::Type(syn::Type::Path(p)) if p.qself.is_none() => {
+            syn::Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: p.path.clone(),
+            })
+        }
         other => {
-            cx.error_spanned(
-                other,
-                "a dimension must be an integer literal, e.g. `Tensor<f32, 2, 3>`",
-            );
+            cx.error_spanned(other, HELP);
             return None;
         }
     };
-    let value = match expr {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse::<i64>().ok(),
-        syn::Expr::Block(b) => match b.block.stmts.as_slice() {
-            [syn::Stmt::Expr(
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(i),
-                    ..
-                }),
-                None,
-            )] => i.base10_parse::<i64>().ok(),
-            _ => None,
-        },
-        _ => None,
-    };
-    if value.is_none() {
-        cx.error_spanned(
-            expr,
-            "a dimension must be an integer literal (constants and expressions are not evaluated)",
-        );
+    let sizes = cx.sizes();
+    match sizes.parse(&expr) {
+        Some(Ok(d)) => {
+            let bare = match d {
+                crate::sizes::DimExpr::Size(i) => Some(i),
+                _ => None,
+            };
+            match sizes.eval(&d) {
+                Ok(v) => Some((v, bare)),
+                Err(message) => {
+                    drop(sizes);
+                    cx.error_spanned(arg, message);
+                    None
+                }
+            }
+        }
+        Some(Err(message)) => {
+            drop(sizes);
+            cx.error_spanned(arg, message);
+            None
+        }
+        None => {
+            drop(sizes);
+            cx.error_spanned(arg, HELP);
+            None
+        }
     }
-    value
 }
 
 /// The name of a one-segment type path (`f64`), or the type's tokens.

@@ -17,6 +17,9 @@ pub struct Computation {
     pub vis: Visibility,
     /// The function's name.
     pub name: Ident,
+    /// The size parameters (`const B: usize`), in order; empty for a computation of fixed
+    /// shapes.
+    pub sizes: Vec<Ident>,
     /// Parameters in order.
     pub params: Vec<Param>,
     /// The declared result type (`None` when the signature's result could not be read).
@@ -58,8 +61,11 @@ pub enum TypeSpec {
 pub struct TensorType {
     /// The element type.
     pub elem: PrimitiveType,
-    /// The dimension sizes (empty for a scalar).
+    /// The dimension sizes (empty for a scalar), at the sizes of this check.
     pub dims: Vec<i64>,
+    /// For each dimension written as a bare size parameter (`B`), that size's index: the
+    /// dimensions an argument's shape binds the sizes from.
+    pub bare: Vec<Option<usize>>,
 }
 
 /// A block: `let` statements and a tail expression.

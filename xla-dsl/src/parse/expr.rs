@@ -14,6 +14,13 @@ pub fn parse_expr(cx: &Ctxt, e: &syn::Expr) -> Option<Expr> {
         syn::Expr::Paren(p) => return parse_expr(cx, &p.expr).map(|inner| Expr { span, ..inner }),
         syn::Expr::Group(g) => return parse_expr(cx, &g.expr),
         syn::Expr::Path(p) => match p.path.get_ident() {
+            // A size parameter in the body is its value, an integer literal.
+            Some(ident) if p.qself.is_none() && cx.sizes().index(&ident.to_string()).is_some() => {
+                ExprKind::Lit(Lit {
+                    value: LitValue::Int(i128::from(size_int(cx, e)?)),
+                    ty: None,
+                })
+            }
             Some(ident) if p.qself.is_none() => ExprKind::Var(ident.clone()),
             _ => match super::constants::rust_constant(&p.path).filter(|_| p.qself.is_none()) {
                 Some(lit) => ExprKind::Lit(lit),
@@ -262,21 +269,21 @@ fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
     let elems: Vec<&syn::Expr> = array.elems.iter().collect();
     if let Some(ints) = elems
         .iter()
-        .map(|el| int_literal(el))
+        .map(|el| size_int(cx, el))
         .collect::<Option<Vec<i64>>>()
     {
         return Some(Arg::Ints(ints, sp));
     }
     if let Some(specs) = elems
         .iter()
-        .map(|el| slice_spec(el))
+        .map(|el| slice_spec(cx, el))
         .collect::<Option<Vec<_>>>()
     {
         return Some(Arg::Slices(specs, sp));
     }
     if let Some(pads) = elems
         .iter()
-        .map(|el| pad_spec(el))
+        .map(|el| pad_spec(cx, el))
         .collect::<Option<Vec<_>>>()
     {
         return Some(Arg::Pads(pads, sp));
@@ -348,7 +355,7 @@ fn parse_closure(cx: &Ctxt, c: &syn::ExprClosure) -> Option<Closure> {
 }
 
 /// `..`, `a..b`, `a..`, `..b`, `(a..b).step_by(s)` or an index `i`.
-fn slice_spec(e: &syn::Expr) -> Option<SliceSpec> {
+fn slice_spec(cx: &Ctxt, e: &syn::Expr) -> Option<SliceSpec> {
     match e {
         syn::Expr::Range(r) => {
             if matches!(r.limits, syn::RangeLimits::Closed(_)) {
@@ -356,7 +363,7 @@ fn slice_spec(e: &syn::Expr) -> Option<SliceSpec> {
             }
             let bound = |b: &Option<Box<syn::Expr>>| match b {
                 None => Some(None),
-                Some(b) => int_literal(b).map(Some),
+                Some(b) => size_int(cx, b).map(Some),
             };
             Some(SliceSpec {
                 start: bound(&r.start)?,
@@ -365,13 +372,13 @@ fn slice_spec(e: &syn::Expr) -> Option<SliceSpec> {
                 index: false,
             })
         }
-        syn::Expr::Paren(p) => slice_spec(&p.expr),
+        syn::Expr::Paren(p) => slice_spec(cx, &p.expr),
         syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
-            let step = m.args.first().and_then(int_literal)?;
-            let spec = slice_spec(&m.receiver).filter(|s| !s.index)?;
+            let step = m.args.first().and_then(|a| size_int(cx, a))?;
+            let spec = slice_spec(cx, &m.receiver).filter(|s| !s.index)?;
             Some(SliceSpec { step, ..spec })
         }
-        other => int_literal(other).map(|i| SliceSpec {
+        other => size_int(cx, other).map(|i| SliceSpec {
             start: Some(i),
             end: Some(i + 1),
             step: 1,
@@ -381,12 +388,12 @@ fn slice_spec(e: &syn::Expr) -> Option<SliceSpec> {
 }
 
 /// `(low, high)` or `(low, high, interior)`.
-fn pad_spec(e: &syn::Expr) -> Option<(i64, i64, i64)> {
+fn pad_spec(cx: &Ctxt, e: &syn::Expr) -> Option<(i64, i64, i64)> {
     let syn::Expr::Tuple(t) = e else { return None };
     let v = t
         .elems
         .iter()
-        .map(int_literal)
+        .map(|el| size_int(cx, el))
         .collect::<Option<Vec<i64>>>()?;
     match v.as_slice() {
         [lo, hi] => Some((*lo, *hi, 0)),
@@ -421,7 +428,7 @@ fn parse_index(cx: &Ctxt, ix: &syn::ExprIndex) -> Option<ExprKind> {
     };
     let specs = elems
         .iter()
-        .map(|el| slice_spec(el))
+        .map(|el| slice_spec(cx, el))
         .collect::<Option<Vec<_>>>();
     let Some(specs) = specs else {
         cx.error_spanned(
@@ -440,6 +447,32 @@ fn parse_index(cx: &Ctxt, ix: &syn::ExprIndex) -> Option<ExprKind> {
     })
 }
 
+/// An integer where a list of dims, sizes, bounds or paddings takes one: a literal, or a
+/// size parameter or a braced expression over them (`[B, { 16 * H * W }]`) at the sizes of
+/// this check. An expression that fails to evaluate (negative, overflow) is reported and
+/// read as 0, so the list still reads as integers.
+pub(super) fn size_int(cx: &Ctxt, e: &syn::Expr) -> Option<i64> {
+    if let Some(v) = int_literal(e) {
+        return Some(v);
+    }
+    let sizes = cx.sizes();
+    if sizes.names.is_empty() {
+        return None;
+    }
+    match sizes.parse(e)? {
+        Ok(d) => match sizes.eval(&d) {
+            Ok(v) => Some(v),
+            Err(message) => {
+                drop(sizes);
+                cx.error_spanned(e, message);
+                Some(0)
+            }
+        },
+        Err(_) => None,
+    }
+}
+
+/// An integer literal, possibly negated.
 pub(super) fn int_literal(e: &syn::Expr) -> Option<i64> {
     match e {
         syn::Expr::Lit(syn::ExprLit {
