@@ -38,9 +38,15 @@ pub fn expand(
         let vg_doc = format!("`{fn_name}`'s value and gradient, generic over the same sizes.");
         quote! {
             #[doc = #g_doc]
-            pub mod grad { #g }
+            pub mod grad {
+                pub use super::Error;
+                #g
+            }
             #[doc = #vg_doc]
-            pub mod value_and_grad { #vg }
+            pub mod value_and_grad {
+                pub use super::Error;
+                #vg
+            }
         }
     });
     let doc = format!(
