@@ -158,7 +158,7 @@ pub enum GenericError {
 }
 
 /// One size of a generic computation: its modules, built for these sizes, and their
-/// executables (the value's compiled with the instance, the gradients' on first use).
+/// executables (each compiled on first use, so a call of the gradient compiles only it).
 #[derive(Debug)]
 pub struct Instance {
     built: xla_dsl::Instance,
@@ -282,7 +282,6 @@ impl Generic {
             sizes,
             executables: Default::default(),
         };
-        self.executable(&instance, Variant::Value)?;
         let instance = Arc::new(instance);
         cache.insert(values, Arc::clone(&instance));
         Ok(instance)
