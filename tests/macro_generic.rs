@@ -155,3 +155,49 @@ fn a_size_no_dim_names_alone_must_be_given() {
         vec![1.0, 2.0, 3.0, 4.0]
     );
 }
+
+/// A layer generic over the batch, called by a generic model (the size passes through) and
+/// by a fixed-size one (the size is fixed); the gradient goes through the calls.
+#[computation]
+fn layer<const B: usize, const I: usize, const O: usize>(x: Tensor<f32, B, I>, w: Tensor<f32, I, O>) -> Tensor<f32, B, O> {
+    x.dot(w).tanh()
+}
+
+#[computation(grad(w1, w2))]
+fn model<const B: usize>(x: Tensor<f32, B, 4>, w1: Tensor<f32, 4, 3>, w2: Tensor<f32, 3, 1>) -> f32 {
+    layer(layer(x, w1), w2).sum()
+}
+
+#[computation(grad(w1, w2))]
+fn model2(x: Tensor<f32, 2, 4>, w1: Tensor<f32, 4, 3>, w2: Tensor<f32, 3, 1>) -> f32 {
+    layer(layer(x, w1), w2).sum()
+}
+
+#[test]
+fn generic_computations_call_generic_computations() {
+    let x: Vec<f32> = (0..8).map(|i| (i as f32 * 0.3).cos()).collect();
+    let w1: Vec<f32> = (0..12).map(|i| (i as f32 * 0.7).sin()).collect();
+    let w2 = [0.5f32, -0.25, 1.0];
+    let want: f32 = {
+        let h: Vec<f32> = (0..6).map(|k| {
+            let (r, c) = (k / 3, k % 3);
+            (0..4).map(|j| x[r * 4 + j] * w1[j * 3 + c]).sum::<f32>().tanh()
+        }).collect();
+        (0..2).map(|r| (0..3).map(|c| h[r * 3 + c] * w2[c]).sum::<f32>().tanh()).sum()
+    };
+    let got = model::call::<2>(&x, &w1, &w2).unwrap();
+    assert!((got - want).abs() < 1e-6, "{got} vs {want}");
+    assert_eq!(got.to_bits(), model2::call(&x, &w1, &w2).unwrap().to_bits());
+    // The fixed caller imported `layer` at B = 2, I = 4, O = 3 and at B = 2, I = 3, O = 1.
+    assert!(model2::HLO.contains("f32[2,4]") && model2::HLO.contains("f32[3,1]"));
+    // The gradient of the generic caller equals the fixed one's, bit for bit.
+    let (g1, g2) = model::grad::call::<2>(&x, &w1, &w2).unwrap();
+    let (f1, f2) = model2::grad::call(&x, &w1, &w2).unwrap();
+    assert_eq!((g1.len(), g2.len()), (12, 3));
+    assert!(g2.iter().any(|g| *g != 0.0));
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    assert_eq!((bits(&g1), bits(&g2)), (bits(&f1), bits(&f2)));
+    // And at another size.
+    let (g1, _) = model::grad::call::<1>(&x[..4], &w1, &w2).unwrap();
+    assert!(g1.iter().all(|g| g.is_finite()));
+}

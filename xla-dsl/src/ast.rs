@@ -37,6 +37,10 @@ pub struct Options {
     /// `__callee(name = "HLO")`, added by the callee's `__xla_with_callee!` when the
     /// function calls another `#[computation]` (empty HLO: the callee failed to compile).
     pub callees: Vec<(Ident, String)>,
+    /// `__generic_callee(name = "ATTR\u{1}SOURCE")`, added by a generic callee's
+    /// `__xla_with_callee!`: its attribute and source, instantiated at the sizes of each
+    /// call (see `check/generic_call.rs`).
+    pub generic_callees: Vec<(Ident, String, String)>,
 }
 
 /// One parameter: a name and a tensor type.

@@ -84,7 +84,8 @@ fn unresolved_callee(c: &Computation) -> bool {
     c.body.walk(&mut |e| {
         if let ExprKind::Call { func, .. } = &e.kind {
             let name = func.to_string();
-            let resolved = c.options.callees.iter().any(|(n, _)| *n == name);
+            let resolved = c.options.callees.iter().any(|(n, _)| *n == name)
+                || c.options.generic_callees.iter().any(|(n, ..)| *n == name);
             found |= !resolved && !check::methods::is_builtin_function(&name);
         }
     });

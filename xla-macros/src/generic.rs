@@ -55,7 +55,7 @@ pub fn expand(
          first use.",
         sizes.join(", ")
     );
-    let message = format!("`{fn_name}` is generic over sizes: calling it from another #[computation] is not supported yet");
+    let payload = format!("{attr}\u{1}{source}");
     quote! {
         #[doc = #doc]
         #(#attrs)*
@@ -83,7 +83,10 @@ pub fn expand(
             #[doc(hidden)]
             #[allow(unused_macros)]
             macro_rules! __xla_with_callee_def {
-                ([$($attr:tt)*] $($item:tt)*) => { ::core::compile_error!(#message); };
+                ([$($attr:tt)*] $($item:tt)*) => {
+                    #[::xla::computation($($attr)* __generic_callee(#name = #payload))]
+                    $($item)*
+                };
             }
             #[doc(hidden)]
             #[allow(unused_imports)]

@@ -388,7 +388,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `helper(a, b)` for another `#[computation] fn helper`: imports its module (once) and
-    /// emits a `call`. Literal arguments take the parameters' types.
+    /// emits a `call`. Literal arguments take the parameters' types. A generic `helper` is
+    /// instantiated at the sizes its arguments' shapes give.
     pub fn call_computation(
         &mut self,
         func: &Ident,
@@ -397,21 +398,43 @@ impl<'a> Checker<'a> {
     ) -> Option<Val> {
         let name = func.to_string();
         let callees = std::rc::Rc::clone(&self.callees);
+        if let Some((attr, source)) = callees.generic.get(&name) {
+            let vals: Vec<Option<Val>> = args.iter().map(|a| self.val(a)).collect();
+            let vals = vals.into_iter().collect::<Option<Vec<_>>>()?;
+            let (key, module) = self.instantiate_callee(&name, attr, source, &vals, sp)?;
+            return self.call_module(&name, &key, &module, args, vals, sp);
+        }
         let module = callees.modules.get(&name)?.as_ref()?;
+        let vals: Vec<Option<Val>> = args.iter().map(|a| self.val(a)).collect();
+        let vals = vals.into_iter().collect::<Option<Vec<_>>>()?;
+        self.call_module(&name, &name, module, args, vals, sp)
+    }
+
+    /// Checks the argument values `vals` against `module`'s parameters, imports the module
+    /// (once per `key`) and emits the `call`.
+    fn call_module(
+        &mut self,
+        name: &str,
+        key: &str,
+        module: &xla_core::Module,
+        args: &[crate::ast::Arg],
+        vals: Vec<Val>,
+        sp: Sp,
+    ) -> Option<Val> {
         let params = module.entry_computation()?.parameter_shapes();
-        if args.len() != params.len() {
+        if vals.len() != params.len() {
             self.cx.error(
                 sp,
                 format!(
                     "`{name}` takes {} arguments, found {}",
                     params.len(),
-                    args.len()
+                    vals.len()
                 ),
             );
             return None;
         }
         let mut ops = Vec::new();
-        for (i, (arg, p)) in args.iter().zip(&params).enumerate() {
+        for (i, ((arg, v), p)) in args.iter().zip(vals).zip(&params).enumerate() {
             let t = crate::ast::TensorType {
                 elem: p.element_type(),
                 dims: p.dims().to_vec(),
@@ -419,10 +442,11 @@ impl<'a> Checker<'a> {
             };
             let what = format!("argument {i} of `{name}`: the parameter is");
             let span = super::args::span(arg);
-            ops.push(self.val(arg).and_then(|v| self.expect(v, &t, span, &what)));
+            ops.push(self.expect(v, &t, span, &what));
         }
         let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;
-        let imported = callees.imported.borrow().get(&name).cloned();
+        let callees = std::rc::Rc::clone(&self.callees);
+        let imported = callees.imported.borrow().get(key).cloned();
         let computation = match imported {
             Some(c) => c,
             None => match self.g.import(module) {
@@ -430,7 +454,7 @@ impl<'a> Checker<'a> {
                     callees
                         .imported
                         .borrow_mut()
-                        .insert(name.clone(), c.clone());
+                        .insert(key.to_string(), c.clone());
                     c
                 }
                 Err(e) => {

@@ -10,6 +10,7 @@ mod contraction;
 mod control;
 mod elementwise;
 mod gather;
+mod generic_call;
 mod graph;
 mod indexing;
 mod linalg;
@@ -77,7 +78,7 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
         env: HashMap::new(),
         outer: HashSet::new(),
         mutable: HashSet::new(),
-        callees: Rc::new(Callees::parse(cx, &c.options.callees)),
+        callees: Rc::new(Callees::parse(cx, &c.options)),
     };
     let mut params = Vec::new();
     for (number, p) in c.params.iter().enumerate() {
@@ -168,14 +169,16 @@ pub struct Checker<'a> {
 #[derive(Default)]
 pub struct Callees {
     modules: HashMap<String, Option<Module>>,
+    /// Generic callees: their attribute and source, instantiated per call.
+    generic: HashMap<String, (String, String)>,
     imported: RefCell<HashMap<String, XlaComputation>>,
 }
 
 impl Callees {
     /// Parses the HLO text handed over by each callee.
-    fn parse(cx: &Ctxt, callees: &[(Ident, String)]) -> Callees {
+    fn parse(cx: &Ctxt, options: &Options) -> Callees {
         let mut modules = HashMap::new();
-        for (name, hlo) in callees {
+        for (name, hlo) in &options.callees {
             let module = if hlo.is_empty() {
                 None
             } else {
@@ -192,8 +195,14 @@ impl Callees {
             };
             modules.insert(name.to_string(), module);
         }
+        let generic = options
+            .generic_callees
+            .iter()
+            .map(|(name, attr, source)| (name.to_string(), (attr.clone(), source.clone())))
+            .collect();
         Callees {
             modules,
+            generic,
             imported: RefCell::default(),
         }
     }
@@ -385,7 +394,11 @@ impl Checker<'_> {
                 let recv = self.expr(first)?;
                 self.method(recv, func, turbofish, rest, sp)
             }
-            _ if self.callees.modules.contains_key(&name) => self.call_computation(func, args, sp),
+            _ if self.callees.modules.contains_key(&name)
+                || self.callees.generic.contains_key(&name) =>
+            {
+                self.call_computation(func, args, sp)
+            }
             _ => {
                 self.cx.error(sp, format!("unknown function `{func}`: not a built-in operation or a #[computation] function"));
                 None

@@ -96,6 +96,23 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
                 options.callees.push((name, hlo.value()));
                 Ok(())
             })
+        } else if meta.path.is_ident("__generic_callee") {
+            meta.parse_nested_meta(|inner| {
+                let name = inner
+                    .path
+                    .get_ident()
+                    .cloned()
+                    .ok_or_else(|| inner.error("expected a name"))?;
+                let payload: syn::LitStr = inner.value()?.parse()?;
+                let payload = payload.value();
+                let (attr, source) = payload
+                    .split_once('\u{1}')
+                    .ok_or_else(|| inner.error("expected the attribute and the source"))?;
+                options
+                    .generic_callees
+                    .push((name, attr.to_string(), source.to_string()));
+                Ok(())
+            })
         } else {
             Err(meta
                 .error("unknown option of #[computation]; expected `grad` or `grad(param, ...)`"))
