@@ -31,12 +31,13 @@ pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
     let f = xla_dsl::instantiate::front(cx, c);
     let c = &f.computation;
     match f.checked {
-        Some(checked) if !f.cx.has_errors() => {
-            if generic {
-                crate::generic::expand(c, &checked, &parsed, &attr)
-            } else {
-                expand(c, &checked, f.gradients.as_ref())
-            }
+        Some(_) if generic && !f.cx.has_errors() => crate::generic::expand(c, &parsed, &attr, true),
+        Some(checked) if !f.cx.has_errors() => expand(c, &checked, f.gradients.as_ref()),
+        _ if generic => {
+            let errors = f.cx.into_errors();
+            let errors = errors.iter().map(syn::Error::to_compile_error);
+            let stub = crate::generic::expand(c, &parsed, &attr, false);
+            quote! { #(#errors)* #stub }
         }
         _ => fallback::stub(c, f.cx.into_errors()),
     }

@@ -5,17 +5,12 @@
 
 use crate::ast::{Computation, Param, TypeSpec};
 use crate::call::{extract, value_type};
-use crate::check::Checked;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
-/// The module of a generic computation.
-pub fn expand(
-    c: &Computation,
-    _checked: &Checked,
-    item: &syn::ItemFn,
-    attr: &TokenStream,
-) -> TokenStream {
+/// The module of a generic computation; after errors (`real` false) the same items, whose
+/// source is empty, so that callers stay silent (as for a fixed computation's stub).
+pub fn expand(c: &Computation, item: &syn::ItemFn, attr: &TokenStream, real: bool) -> TokenStream {
     let (attrs, vis, name) = (&c.attrs, &c.vis, &c.name);
     let fn_name = name.to_string();
     let source = item.to_token_stream().to_string();
@@ -55,7 +50,11 @@ pub fn expand(
          first use.",
         sizes.join(", ")
     );
-    let payload = format!("{attr}\u{1}{source}");
+    let payload = if real {
+        format!("{attr}\u{1}{source}")
+    } else {
+        String::new()
+    };
     quote! {
         #[doc = #doc]
         #(#attrs)*

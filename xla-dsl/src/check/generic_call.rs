@@ -21,6 +21,9 @@ impl Checker<'_> {
         vals: &[Val],
         sp: Sp,
     ) -> Option<(String, Module)> {
+        if source.is_empty() {
+            return None; // the callee failed to compile: its errors are reported there
+        }
         let item: syn::ItemFn = match syn::parse_str(source) {
             Ok(item) => item,
             Err(e) => {
