@@ -1,0 +1,28 @@
+//! Layers: dense and layer norm.
+
+use crate::computation;
+
+/// `x·w + b` on a batch of `B` rows (flax's `nn.Dense`: `w` is `[in, out]`).
+#[computation]
+pub fn dense<const B: usize, const I: usize, const O: usize>(
+    x: Tensor<f32, B, I>,
+    w: Tensor<f32, I, O>,
+    b: Tensor<f32, O>,
+) -> Tensor<f32, B, O> {
+    x.dot(w) + b
+}
+
+/// Layer normalisation over the last axis, then `scale` and `bias` (flax's `nn.LayerNorm`
+/// with its default `epsilon = 1e-6`): `(x - mean) / sqrt(var + 1e-6) * scale + bias`, with
+/// the biased variance `mean((x - mean)²)`.
+#[computation]
+pub fn layer_norm<const B: usize, const F: usize>(
+    x: Tensor<f32, B, F>,
+    scale: Tensor<f32, F>,
+    bias: Tensor<f32, F>,
+) -> Tensor<f32, B, F> {
+    let mean = x.mean([1]).broadcast_in_dim([B, F], [0]);
+    let centred = x - mean;
+    let var = (centred * centred).mean([1]).broadcast_in_dim([B, F], [0]);
+    centred * (var + 1e-6).rsqrt() * scale + bias
+}

@@ -1,0 +1,16 @@
+//! Losses: softmax cross-entropy.
+
+use crate::computation;
+
+/// The softmax cross-entropy of `logits` against the distributions `labels` (one-hot or
+/// soft), averaged over the batch: `optax.softmax_cross_entropy(logits, labels).mean()`.
+/// With `grad(logits)`: `softmax_cross_entropy::grad` is its gradient.
+#[computation(grad(logits))]
+pub fn softmax_cross_entropy<const B: usize, const C: usize>(
+    logits: Tensor<f32, B, C>,
+    labels: Tensor<f32, B, C>,
+) -> f32 {
+    let shifted = logits - logits.max([1]).broadcast_in_dim([B, C], [0]);
+    let log_sum = shifted.exp().sum([1]).log().broadcast_in_dim([B, C], [0]);
+    -((shifted - log_sum) * labels).sum() / B
+}

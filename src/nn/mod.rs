@@ -1,0 +1,20 @@
+//! Layers and losses as `#[computation]`s generic over their sizes (a start: dense, layer
+//! norm, softmax cross-entropy). Each is a module like any generic computation:
+//! `call::<B, ...>` on Rust values, `apply`/`run` on literals with the sizes read from the
+//! shapes, `hlo(&[..])`. Their values (and the loss's gradient) are tested against
+//! `flax.linen` and `optax` (`scripts/make_nn_fixtures.py`, `tests/nn_fixtures.rs`).
+//!
+//! ```
+//! // A batch of 2 rows of 3 features, through a 3 → 2 dense layer.
+//! let x = [1.0f32, 2.0, 3.0, 0.0, 0.0, 1.0];
+//! let w = [1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0];
+//! let y = xla::nn::dense::call::<2, 3, 2>(&x, &w, &[0.5, -0.5])?;
+//! assert_eq!(y, vec![4.5, 4.5, 1.5, 0.5]);
+//! # Ok::<(), xla::nn::dense::Error>(())
+//! ```
+
+mod layers;
+mod losses;
+
+pub use layers::{dense, layer_norm};
+pub use losses::softmax_cross_entropy;
