@@ -152,7 +152,7 @@ fn parse_generics(cx: &Ctxt, generics: &syn::Generics) -> Vec<proc_macro2::Ident
     for param in &generics.params {
         match param {
             syn::GenericParam::Const(c) if type_name(&c.ty) == "usize" && c.default.is_none() => {
-                if names.iter().any(|n: &proc_macro2::Ident| *n == c.ident) {
+                if names.contains(&c.ident) {
                     cx.error_spanned(&c.ident, format!("size `{}` is declared twice", c.ident));
                 }
                 names.push(c.ident.clone());
