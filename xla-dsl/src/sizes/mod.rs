@@ -233,7 +233,9 @@ impl Sizes {
         out
     }
 
-    /// The symbolic form of `n`, if it decodes unambiguously.
+    /// The symbolic form of `n`: a size, an expression evaluated so far, or the simplest
+    /// of `a*S+b` (small `a`), `S/d+b`, `S+T+b`, `S-T+b`, `a*S+b` (larger `a`), `a*S*T`
+    /// that gives `n` (offsets `|b| ≤ 8`).
     fn symbol(&self, n: i64) -> Option<String> {
         if let Some(i) = self.values.iter().position(|v| *v == n) {
             return self.names.get(i).cloned();
@@ -241,21 +243,49 @@ impl Sizes {
         if let Some((_, text)) = self.seen.borrow().iter().find(|(v, _)| *v == n) {
             return Some(text.clone());
         }
-        for (name, v) in self.names.iter().zip(&self.values) {
-            for a in 1..=4i64 {
-                let b = n - a * v;
-                if b.abs() <= 8 {
-                    return Some(affine(name, a, 1, b));
-                }
-            }
-            for d in 2..=4i64 {
-                let b = n - v / d;
-                if b.abs() <= 8 {
-                    return Some(affine(name, 1, d, b));
-                }
-            }
-        }
-        None
+        let sizes: Vec<(&String, i64)> =
+            self.names.iter().zip(self.values.iter().copied()).collect();
+        let near = |m: Option<i64>| m.map(|m| n - m).filter(|b| b.abs() <= 8);
+        let scaled = |range: std::ops::RangeInclusive<i64>| {
+            range
+                .flat_map(|a| sizes.iter().map(move |&(s, v)| (a, s, v)))
+                .find_map(|(a, s, v)| near(v.checked_mul(a)).map(|b| affine(s, a, 1, b)))
+        };
+        let divided = || {
+            (2..=4i64)
+                .flat_map(|d| sizes.iter().map(move |&(s, v)| (d, s, v)))
+                .find_map(|(d, s, v)| near(Some(v / d)).map(|b| affine(s, 1, d, b)))
+        };
+        let pairs = || {
+            sizes
+                .iter()
+                .flat_map(|&x| sizes.iter().map(move |&y| (x, y)))
+                .find_map(|((s, v), (t, w))| {
+                    if s == t {
+                        return None;
+                    }
+                    near(v.checked_add(w))
+                        .map(|b| affine(&format!("{s}+{t}"), 1, 1, b))
+                        .or_else(|| {
+                            near(v.checked_sub(w)).map(|b| affine(&format!("{s}-{t}"), 1, 1, b))
+                        })
+                })
+        };
+        let products = || {
+            sizes
+                .iter()
+                .flat_map(|&x| sizes.iter().map(move |&y| (x, y)))
+                .find_map(|((s, v), (t, w))| {
+                    let vw = v.checked_mul(w).filter(|p| *p != 0)?;
+                    (n % vw == 0 && (1..=64).contains(&(n / vw)))
+                        .then(|| affine(&format!("{s}*{t}"), n / vw, 1, 0))
+                })
+        };
+        scaled(1..=4)
+            .or_else(divided)
+            .or_else(pairs)
+            .or_else(|| scaled(5..=64))
+            .or_else(products)
     }
 }
 

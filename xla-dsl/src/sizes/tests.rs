@@ -84,6 +84,14 @@ fn messages_at_the_generic_point_are_written_in_symbols() {
         s.symbolise(&message),
         "dot: lhs f32[B,784] dim 1 is 784, rhs s32[H,H-2] x.3049 2*B+1, H/2"
     );
+    assert_eq!(
+        s.symbolise(&format!("[{}] ({} elements)", b - h + 1, 5 * b)),
+        "[B-H+1] (5*B elements)"
+    );
+    assert_eq!(
+        s.symbolise(&format!("{} {}", b * h, 2 * b * h)),
+        "B*H 2*B*H"
+    );
     let bound = sizes(&["B"], &[b]);
     assert_eq!(bound.symbolise("f32[3049]"), "f32[3049]");
 }
