@@ -201,3 +201,22 @@ fn generic_computations_call_generic_computations() {
     let (g1, _) = model::grad::call::<1>(&x[..4], &w1, &w2).unwrap();
     assert!(g1.iter().all(|g| g.is_finite()));
 }
+
+#[test]
+fn the_cache_is_shared_by_threads_and_builds_each_size_once() {
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let x = vec![t as f32; 6 * 4];
+                let y = dense::call::<6>(&x, &[1.0; 12], &[0.0; 3]).unwrap();
+                (y, dense::instance(&[6]).unwrap())
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    for (t, (y, instance)) in results.iter().enumerate() {
+        assert_eq!(y, &vec![4.0 * t as f32; 18]);
+        assert!(std::sync::Arc::ptr_eq(instance, &results[0].1), "one instance per size");
+        assert_eq!(instance.sizes(), &[6]);
+    }
+}
