@@ -1,6 +1,7 @@
 //! `#[computation]` generic over sizes: instantiation per size (bound from the arguments or
 //! given explicitly), the cache, preconditions checked per size, bad input as errors, and
 //! each instance bit for bit equal to the fixed-size computation.
+#![allow(clippy::unwrap_used)]
 
 use xla::computation;
 use xla::Literal;

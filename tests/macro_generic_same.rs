@@ -1,6 +1,7 @@
 //! A generic computation instantiated at three sizes gives, bit for bit, what the same
 //! function written at each fixed size gives: values and gradients (`grad` of a generic
 //! computation is generic).
+#![allow(clippy::unwrap_used)]
 
 use xla::computation;
 

@@ -2,6 +2,7 @@
 //! `scripts/make_nn_fixtures.py` (flax.linen Dense and LayerNorm, optax.softmax_cross_entropy
 //! and its jax.grad) at batch sizes 3 and 5; each layer runs at both sizes from one
 //! definition.
+#![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
 use xla::Literal;
