@@ -1,6 +1,6 @@
-"""Fixtures for xla::nn (tests/nn_fixtures.rs): flax.linen Dense and LayerNorm and
-optax.softmax_cross_entropy (mean over the batch) and its gradient, on fixed random inputs
-at two batch sizes. Writes testdata/nn/<name>.txt: one `name dims... : values...` line per
+"""Fixtures for xla::nn (tests/nn_fixtures.rs): flax.linen Dense, LayerNorm, RMSNorm and
+Embed, optax.softmax_cross_entropy and squared_error (means) with their gradients, and one
+optax.adam / optax.sgd(momentum) update, on fixed random inputs at two sizes. Writes testdata/nn/<name>.txt: one `name dims... : values...` line per
 array. Usage: python3 scripts/make_nn_fixtures.py"""
 import os
 
@@ -44,3 +44,40 @@ for b in (3, 5):
     loss_fn = lambda l: optax.softmax_cross_entropy(l, labels).mean()
     loss, grad = jax.value_and_grad(loss_fn)(logits)
     write(f"softmax_cross_entropy_b{b}", [("logits", logits), ("labels", labels), ("loss", loss), ("grad", grad)])
+
+    rms = nn.RMSNorm()  # epsilon 1e-6, over the last axis, with scale
+    y = rms.apply({"params": {"scale": scale}}, x)
+    write(f"rms_norm_b{b}", [("x", x), ("scale", scale), ("y", y)])
+
+    emb = nn.Embed(7, 4)
+    table = rng.normal(size=(7, 4)).astype(np.float32)
+    ids = rng.integers(0, 7, size=b).astype(np.int32)
+    y = emb.apply({"params": {"embedding": table}}, ids)
+    write(f"embedding_n{b}", [("table", table), ("ids", ids), ("y", y)])
+
+    pred = rng.normal(size=(b, 3)).astype(np.float32)
+    target = rng.normal(size=(b, 3)).astype(np.float32)
+    mse_fn = lambda p: optax.squared_error(p, target).mean()
+    loss, grad = jax.value_and_grad(mse_fn)(pred)
+    write(f"mse_b{b}", [("pred", pred), ("target", target), ("loss", loss), ("grad", grad)])
+
+for n in (4, 9):
+    p = rng.normal(size=n).astype(np.float32)
+    grads = [rng.normal(size=n).astype(np.float32) for _ in range(3)]
+    opt = optax.adam(0.01)
+    state = opt.init(p)
+    params = p
+    for g in grads:  # three steps, so the bias corrections at t = 1, 2, 3 are all used
+        updates, state = opt.update(g, state, params)
+        params = optax.apply_updates(params, updates)
+    adam_state = state[0]
+    write(f"adam_n{n}", [("p", p), ("g1", grads[0]), ("g2", grads[1]), ("g3", grads[2]),
+                          ("p3", params), ("m3", adam_state.mu), ("v3", adam_state.nu)])
+    opt = optax.sgd(0.1, momentum=0.9)
+    state = opt.init(p)
+    params = p
+    for g in grads:
+        updates, state = opt.update(g, state, params)
+        params = optax.apply_updates(params, updates)
+    write(f"sgd_momentum_n{n}", [("p", p), ("g1", grads[0]), ("g2", grads[1]), ("g3", grads[2]),
+                                  ("p3", params), ("trace3", state[0].trace)])

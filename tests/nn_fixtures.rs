@@ -1,6 +1,7 @@
 //! `xla::nn` against flax and optax: the fixtures in testdata/nn were made by
-//! `scripts/make_nn_fixtures.py` (flax.linen Dense and LayerNorm, optax.softmax_cross_entropy
-//! and its jax.grad) at batch sizes 3 and 5; each layer runs at both sizes from one
+//! `scripts/make_nn_fixtures.py` (flax.linen Dense, LayerNorm, RMSNorm, Embed;
+//! optax.softmax_cross_entropy and squared_error with their jax.grad; three optax.adam and
+//! optax.sgd(momentum) updates) at two sizes each; each runs at both sizes from one
 //! definition.
 #![allow(clippy::unwrap_used)]
 
@@ -83,4 +84,80 @@ fn layers_take_explicit_sizes_too() {
     close(&Literal::from_vec(&[3, 4], y).unwrap(), &f["y"], 1e-6);
     let err = xla::nn::dense::call::<3, 5, 4>(&data("x"), &data("w"), &data("b")).unwrap_err();
     assert!(!err.to_string().is_empty());
+}
+
+#[test]
+fn rms_norm_matches_flax() {
+    for b in [3, 5] {
+        let f = fixture(&format!("rms_norm_b{b}"));
+        let y = xla::nn::rms_norm::apply(f["x"].clone(), f["scale"].clone()).unwrap();
+        close(&y, &f["y"], 1e-5);
+    }
+}
+
+#[test]
+fn embedding_matches_flax() {
+    for n in [3, 5] {
+        let f = fixture(&format!("embedding_n{n}"));
+        let ids: Vec<i32> = f["ids"]
+            .data::<f32>()
+            .unwrap()
+            .iter()
+            .map(|v| *v as i32)
+            .collect();
+        let ids = Literal::from_vec(&[ids.len() as i64], ids).unwrap();
+        let y = xla::nn::embedding::apply(f["table"].clone(), ids).unwrap();
+        close(&y, &f["y"], 0.0);
+    }
+}
+
+#[test]
+fn mse_and_its_gradient_match_optax() {
+    for b in [3, 5] {
+        let f = fixture(&format!("mse_b{b}"));
+        let (pred, target) = (f["pred"].clone(), f["target"].clone());
+        close(
+            &xla::nn::mse::apply(pred.clone(), target.clone()).unwrap(),
+            &f["loss"],
+            1e-6,
+        );
+        close(
+            &xla::nn::mse::grad::apply(pred, target).unwrap(),
+            &f["grad"],
+            1e-6,
+        );
+    }
+}
+
+/// Three optimizer steps (gradients `g1`, `g2`, `g3` at t = 1, 2, 3) against optax's.
+#[test]
+fn adam_and_sgd_momentum_steps_match_optax() {
+    let scalar = |v: f32| Literal::scalar(v);
+    for n in [4i64, 9] {
+        let f = fixture(&format!("adam_n{n}"));
+        let zeros = Literal::from_vec(&[n], vec![0.0f32; n as usize]).unwrap();
+        let mut state = vec![f["p"].clone(), zeros.clone(), zeros.clone()];
+        for (t, g) in ["g1", "g2", "g3"].iter().enumerate() {
+            let [p, m, v] = [&state[0], &state[1], &state[2]].map(Literal::clone);
+            let out =
+                xla::nn::adam::apply(p, f[*g].clone(), m, v, scalar(t as f32 + 1.0), scalar(0.01))
+                    .unwrap();
+            state = out.tuple_elements().unwrap().to_vec();
+        }
+        close(&state[0], &f["p3"], 1e-6);
+        close(&state[1], &f["m3"], 1e-6);
+        close(&state[2], &f["v3"], 1e-6);
+
+        let f = fixture(&format!("sgd_momentum_n{n}"));
+        let mut state = vec![f["p"].clone(), zeros.clone()];
+        for g in ["g1", "g2", "g3"] {
+            let [p, trace] = [&state[0], &state[1]].map(Literal::clone);
+            let out =
+                xla::nn::sgd_momentum::apply(p, f[g].clone(), trace, scalar(0.1), scalar(0.9))
+                    .unwrap();
+            state = out.tuple_elements().unwrap().to_vec();
+        }
+        close(&state[0], &f["p3"], 1e-6);
+        close(&state[1], &f["trace3"], 1e-6);
+    }
 }

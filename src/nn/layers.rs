@@ -26,3 +26,24 @@ pub fn layer_norm<const B: usize, const F: usize>(
     let var = (centred * centred).mean([1]).broadcast_in_dim([B, F], [0]);
     centred * (var + 1e-6).rsqrt() * scale + bias
 }
+
+/// RMS normalisation over the last axis, then `scale` (flax's `nn.RMSNorm` with its default
+/// `epsilon = 1e-6`): `x / sqrt(mean(x²) + 1e-6) * scale`.
+#[computation]
+pub fn rms_norm<const B: usize, const F: usize>(
+    x: Tensor<f32, B, F>,
+    scale: Tensor<f32, F>,
+) -> Tensor<f32, B, F> {
+    let ms = (x * x).mean([1]).broadcast_in_dim([B, F], [0]);
+    x * (ms + 1e-6).rsqrt() * scale
+}
+
+/// The rows of `table` at `ids` (flax's `nn.Embed`): `f32[N, F]` for `N` ids into a
+/// `V`-row table; an out-of-range id is clamped (XLA's gather).
+#[computation]
+pub fn embedding<const N: usize, const V: usize, const F: usize>(
+    table: Tensor<f32, V, F>,
+    ids: Tensor<i32, N>,
+) -> Tensor<f32, N, F> {
+    table.take(ids, 0)
+}

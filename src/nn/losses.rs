@@ -14,3 +14,14 @@ pub fn softmax_cross_entropy<const B: usize, const C: usize>(
     let log_sum = shifted.exp().sum([1]).log().broadcast_in_dim([B, C], [0]);
     -((shifted - log_sum) * labels).sum() / B
 }
+
+/// The mean squared error `mean((pred - target)²)` over every element (
+/// `optax.squared_error(pred, target).mean()`), with its gradient w.r.t. `pred`.
+#[computation(grad(pred))]
+pub fn mse<const B: usize, const F: usize>(
+    pred: Tensor<f32, B, F>,
+    target: Tensor<f32, B, F>,
+) -> f32 {
+    let e = pred - target;
+    (e * e).mean()
+}

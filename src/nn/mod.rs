@@ -1,5 +1,6 @@
-//! Layers and losses as `#[computation]`s generic over their sizes (a start: dense, layer
-//! norm, softmax cross-entropy). Each is a module like any generic computation:
+//! Layers, losses and optimizer updates as `#[computation]`s generic over their sizes (a
+//! start: dense, layer norm, RMS norm, embedding; softmax cross-entropy and MSE with their
+//! gradients; Adam and SGD with momentum as graph updates). Each is a module like any generic computation:
 //! `call::<B, ...>` on Rust values, `apply`/`run` on literals with the sizes read from the
 //! shapes, `hlo(&[..])`. Their values (and the loss's gradient) are tested against
 //! `flax.linen` and `optax` (`scripts/make_nn_fixtures.py`, `tests/nn_fixtures.rs`).
@@ -15,6 +16,8 @@
 
 mod layers;
 mod losses;
+mod optim;
 
-pub use layers::{dense, layer_norm};
-pub use losses::softmax_cross_entropy;
+pub use layers::{dense, embedding, layer_norm, rms_norm};
+pub use losses::{mse, softmax_cross_entropy};
+pub use optim::{adam, sgd_momentum};
