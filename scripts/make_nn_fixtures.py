@@ -81,3 +81,18 @@ for n in (4, 9):
         params = optax.apply_updates(params, updates)
     write(f"sgd_momentum_n{n}", [("p", p), ("g1", grads[0]), ("g2", grads[1]), ("g3", grads[2]),
                                   ("p3", params), ("trace3", state[0].trace)])
+
+for (b, h, w) in ((2, 5, 6), (1, 4, 3)):
+    c, o = 3, 4
+    x = rng.normal(size=(b, h, w, c)).astype(np.float32)
+    conv = nn.Conv(o, (3, 3), padding="SAME", use_bias=False)
+    k = rng.normal(size=(3, 3, c, o)).astype(np.float32)
+    y = conv.apply({"params": {"kernel": k}}, x)
+    write(f"conv2d_nhwc_{b}x{h}x{w}", [("x", x), ("k", k), ("y", y)])
+    x_nchw = np.transpose(x, (0, 3, 1, 2))
+    k_oihw = np.transpose(k, (3, 2, 0, 1))
+    y = jax.lax.conv_general_dilated(x_nchw, k_oihw, (1, 1), "SAME",
+                                     dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    write(f"conv2d_nchw_{b}x{h}x{w}", [("x", x_nchw), ("k", k_oihw), ("y", y)])
+    write(f"max_pool_{b}x{h}x{w}", [("x", x), ("y", nn.max_pool(x, (2, 2), (2, 2)))])
+    write(f"avg_pool_{b}x{h}x{w}", [("x", x), ("y", nn.avg_pool(x, (2, 2), (2, 2)))])

@@ -161,3 +161,33 @@ fn adam_and_sgd_momentum_steps_match_optax() {
         close(&state[1], &f["trace3"], 1e-6);
     }
 }
+
+#[test]
+fn convolutions_and_pools_match_flax_at_two_image_sizes() {
+    for size in ["2x5x6", "1x4x3"] {
+        let f = fixture(&format!("conv2d_nhwc_{size}"));
+        close(
+            &xla::nn::conv2d_nhwc::apply(f["x"].clone(), f["k"].clone()).unwrap(),
+            &f["y"],
+            1e-5,
+        );
+        let f = fixture(&format!("conv2d_nchw_{size}"));
+        close(
+            &xla::nn::conv2d_nchw::apply(f["x"].clone(), f["k"].clone()).unwrap(),
+            &f["y"],
+            1e-5,
+        );
+        let f = fixture(&format!("max_pool_{size}"));
+        close(
+            &xla::nn::max_pool_2x2::apply(f["x"].clone()).unwrap(),
+            &f["y"],
+            0.0,
+        );
+        let f = fixture(&format!("avg_pool_{size}"));
+        close(
+            &xla::nn::avg_pool_2x2::apply(f["x"].clone()).unwrap(),
+            &f["y"],
+            1e-6,
+        );
+    }
+}

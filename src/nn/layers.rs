@@ -47,3 +47,54 @@ pub fn embedding<const N: usize, const V: usize, const F: usize>(
 ) -> Tensor<f32, N, F> {
     table.take(ids, 0)
 }
+
+/// A 2-D convolution of `B` NHWC images (`H`×`W`, `C` channels) with an HWIO kernel of
+/// `O` filters, 3×3, stride 1, `SAME` padding (flax's `nn.Conv(O, (3, 3))` without its
+/// bias): `f32[B, H, W, O]`.
+#[computation]
+pub fn conv2d_nhwc<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const O: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+    k: Tensor<f32, 3, 3, C, O>,
+) -> Tensor<f32, B, H, W, O> {
+    x.conv_general(k, padding = SAME, dimension_numbers = "b01f_01io->b01f")
+}
+
+/// A 2-D convolution of `B` NCHW images with an OIHW kernel, 3×3, stride 1, `SAME` padding:
+/// `f32[B, O, H, W]` (the layout of `x.conv`).
+#[computation]
+pub fn conv2d_nchw<
+    const B: usize,
+    const C: usize,
+    const H: usize,
+    const W: usize,
+    const O: usize,
+>(
+    x: Tensor<f32, B, C, H, W>,
+    k: Tensor<f32, O, C, 3, 3>,
+) -> Tensor<f32, B, O, H, W> {
+    x.conv(k, [1, 1], SAME)
+}
+
+/// 2×2 max pooling with stride 2 of NHWC images (flax's `nn.max_pool(x, (2, 2), (2, 2))`):
+/// `f32[B, H/2, W/2, C]`, an odd last row or column dropped (`VALID`).
+#[computation]
+pub fn max_pool_2x2<const B: usize, const H: usize, const W: usize, const C: usize>(
+    x: Tensor<f32, B, H, W, C>,
+) -> Tensor<f32, B, { H / 2 }, { W / 2 }, C> {
+    x.max_pool([1, 2, 2, 1], [1, 2, 2, 1])
+}
+
+/// 2×2 average pooling with stride 2 of NHWC images (flax's `nn.avg_pool(x, (2, 2),
+/// (2, 2))`).
+#[computation]
+pub fn avg_pool_2x2<const B: usize, const H: usize, const W: usize, const C: usize>(
+    x: Tensor<f32, B, H, W, C>,
+) -> Tensor<f32, B, { H / 2 }, { W / 2 }, C> {
+    x.avg_pool([1, 2, 2, 1], [1, 2, 2, 1])
+}

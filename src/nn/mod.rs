@@ -18,6 +18,7 @@ mod layers;
 mod losses;
 mod optim;
 
-pub use layers::{dense, embedding, layer_norm, rms_norm};
+pub use layers::{avg_pool_2x2, conv2d_nchw, conv2d_nhwc, dense, embedding, layer_norm};
+pub use layers::{max_pool_2x2, rms_norm};
 pub use losses::{mse, softmax_cross_entropy};
 pub use optim::{adam, sgd_momentum};
