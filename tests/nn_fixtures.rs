@@ -191,3 +191,45 @@ fn convolutions_and_pools_match_flax_at_two_image_sizes() {
         );
     }
 }
+
+/// A model of this crate (another crate than xla) calling layers of `xla::nn` inside its
+/// computation, generic over the batch, with its gradient through them.
+#[xla::computation(grad(w, b))]
+fn classifier<const B: usize>(
+    x: Tensor<f32, B, 6>,
+    scale: Tensor<f32, 6>,
+    shift: Tensor<f32, 6>,
+    w: Tensor<f32, 6, 10>,
+    b: Tensor<f32, 10>,
+    labels: Tensor<f32, B, 10>,
+) -> f32 {
+    let logits = xla::nn::dense(nn::layer_norm(x, scale, shift), w, b);
+    nn::softmax_cross_entropy(logits, labels)
+}
+
+#[test]
+fn layers_are_called_inside_a_computation_of_another_crate() {
+    let f = fixture("softmax_cross_entropy_b3");
+    let labels = f["labels"].data::<f32>().unwrap().to_vec();
+    let x: Vec<f32> = (0..18).map(|i| (i as f32 * 0.7).sin()).collect();
+    let w: Vec<f32> = (0..60).map(|i| (i as f32 * 0.3).cos() * 0.5).collect();
+    let b: Vec<f32> = (0..10).map(|i| i as f32 * 0.1).collect();
+    let (scale, shift): (Vec<f32>, Vec<f32>) = (0..6)
+        .map(|i| (1.0 + i as f32 * 0.1, i as f32 * -0.05))
+        .unzip();
+    let loss = classifier::call::<3>(&x, &scale, &shift, &w, &b, &labels).unwrap();
+    // The same through the layers' own modules, step by step.
+    let lit = |d: &[i64], v: &[f32]| Literal::from_vec(d, v.to_vec()).unwrap();
+    let normed =
+        xla::nn::layer_norm::apply(lit(&[3, 6], &x), lit(&[6], &scale), lit(&[6], &shift)).unwrap();
+    let logits = xla::nn::dense::apply(normed, lit(&[6, 10], &w), lit(&[10], &b)).unwrap();
+    let want = xla::nn::softmax_cross_entropy::apply(logits, lit(&[3, 10], &labels)).unwrap();
+    assert!(
+        (loss - want.data::<f32>().unwrap()[0]).abs() < 1e-6,
+        "{loss} vs {want:?}"
+    );
+    let (gw, gb) = classifier::grad::call::<3>(&x, &scale, &shift, &w, &b, &labels).unwrap();
+    assert_eq!((gw.len(), gb.len()), (60, 10));
+    // The bias gradient of a mean softmax cross-entropy sums to zero over the classes.
+    assert!(gb.iter().sum::<f32>().abs() < 1e-6 && gb.iter().any(|g| *g != 0.0));
+}

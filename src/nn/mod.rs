@@ -5,6 +5,10 @@
 //! shapes, `hlo(&[..])`. Their values (and the loss's gradient) are tested against
 //! `flax.linen` and `optax` (`scripts/make_nn_fixtures.py`, `tests/nn_fixtures.rs`).
 //!
+//! Inside a `#[computation]` of any crate, `nn::dense(x, w, b)` (or `xla::nn::dense(..)`)
+//! calls the layer: it is instantiated at the sizes of its arguments, like any generic
+//! callee, and gradients go through it.
+//!
 //! ```
 //! // A batch of 2 rows of 3 features, through a 3 → 2 dense layer.
 //! let x = [1.0f32, 2.0, 3.0, 0.0, 0.0, 1.0];
@@ -14,11 +18,7 @@
 //! # Ok::<(), xla::nn::dense::Error>(())
 //! ```
 
-mod layers;
-mod losses;
-mod optim;
-
-pub use layers::{avg_pool_2x2, conv2d_nchw, conv2d_nhwc, dense, embedding, layer_norm};
-pub use layers::{max_pool_2x2, rms_norm};
-pub use losses::{mse, softmax_cross_entropy};
-pub use optim::{adam, sgd_momentum};
+// The computations of `xla-dsl/nn/*.rs`, each expanded by `#[computation]` into a module
+// here (`xla::nn::dense`, ...); the same sources are what a computation calling
+// `nn::dense(..)` instantiates.
+xla_macros::__nn!();

@@ -54,6 +54,8 @@ pub struct Ctxt {
     /// Where the generic point starts in [`crate::sizes::GENERIC_VALUES`].
     offset: usize,
     sizes: RefCell<Sizes>,
+    /// The layers of `xla::nn` the body calls (`nn::dense(..)`), in order of first call.
+    nn_calls: RefCell<Vec<Ident>>,
 }
 
 impl Ctxt {
@@ -99,6 +101,19 @@ impl Ctxt {
         };
         *self.sizes.borrow_mut() = sizes;
         Ok(())
+    }
+
+    /// Notes a call `nn::NAME(..)` to a layer of `xla::nn`.
+    pub fn nn_call(&self, name: &Ident) {
+        let mut calls = self.nn_calls.borrow_mut();
+        if !calls.contains(name) {
+            calls.push(name.clone());
+        }
+    }
+
+    /// The layers of `xla::nn` the body calls.
+    pub fn nn_calls(&self) -> Vec<Ident> {
+        self.nn_calls.borrow().clone()
     }
 
     /// The size parameters and their values in this check.

@@ -13,6 +13,7 @@ pub mod check;
 pub mod ctxt;
 pub mod grad;
 pub mod instantiate;
+pub mod nn;
 pub mod parse;
 pub mod sizes;
 

@@ -54,6 +54,11 @@ pub enum Val {
     Weak(LitValue),
 }
 
+/// The name of `known` nearest to `name`, for "did you mean" hints.
+pub fn suggest_nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    suggest::nearest(name, known)
+}
+
 /// A Rust name as an HLO instruction name: ASCII letters, digits and `_` (`r#type` is
 /// `type`; a name with none of those is left to the builder's default).
 pub fn hlo_name(ident: &Ident) -> String {

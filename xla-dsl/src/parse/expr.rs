@@ -205,6 +205,14 @@ fn parse_call(cx: &Ctxt, c: &syn::ExprCall) -> Option<ExprKind> {
         syn::Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
             p.path.segments.first()
         }
+        // `nn::dense(..)` or `xla::nn::dense(..)`: a layer of `xla::nn`.
+        syn::Expr::Path(p) if p.qself.is_none() && nn_path(&p.path) => {
+            let last = p.path.segments.last();
+            if let Some(s) = last {
+                cx.nn_call(&s.ident);
+            }
+            last
+        }
         _ => None,
     };
     let args = parse_args(cx, &c.args);
@@ -225,6 +233,13 @@ fn parse_call(cx: &Ctxt, c: &syn::ExprCall) -> Option<ExprKind> {
         turbofish,
         args: args?,
     })
+}
+
+/// True for `nn::NAME` and `xla::nn::NAME` (with or without a leading `::`).
+fn nn_path(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    matches!(names.as_slice(), ["nn", _] | ["xla", "nn", _])
 }
 
 /// The one element type of a turbofish `::<f64>`.

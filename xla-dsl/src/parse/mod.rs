@@ -35,6 +35,8 @@ pub fn parse(cx: &Ctxt, attr: TokenStream, item: syn::ItemFn) -> Computation {
         }
     };
     let body = parse_block(cx, &item.block);
+    let mut options = options;
+    add_nn_callees(cx, &mut options);
     let attrs = item
         .attrs
         .into_iter()
@@ -49,6 +51,33 @@ pub fn parse(cx: &Ctxt, attr: TokenStream, item: syn::ItemFn) -> Computation {
         params,
         result,
         body,
+    }
+}
+
+/// The layers of `xla::nn` the body calls, as generic callees (their sources from
+/// [`crate::nn`]); an unknown name is an error suggesting the nearest layer.
+fn add_nn_callees(cx: &Ctxt, options: &mut Options) {
+    for name in cx.nn_calls() {
+        if options.generic_callees.iter().any(|(n, ..)| *n == name) {
+            continue;
+        }
+        match crate::nn::find(&name.to_string()) {
+            Some((attr, source)) => options.generic_callees.push((name, attr, source)),
+            None => {
+                let names = crate::nn::names();
+                let known: Vec<&str> = names.iter().map(String::as_str).collect();
+                let hint = crate::check::suggest_nearest(&name.to_string(), &known)
+                    .map(|n| format!("did you mean `nn::{n}`? "))
+                    .unwrap_or_default();
+                cx.error_spanned(
+                    &name,
+                    format!(
+                        "`nn::{name}` is not a layer of xla::nn; {hint}the layers are {}",
+                        names.join(", ")
+                    ),
+                );
+            }
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Losses: softmax cross-entropy.
-
-use crate::computation;
+//! (Read by xla-dsl as text, not compiled as a module: `xla_macros::__nn!()` expands every
+//! `#[computation]` here into `xla::nn`, and a computation calling `nn::NAME(..)` takes its
+//! source from here.)
 
 /// The softmax cross-entropy of `logits` against the distributions `labels` (one-hot or
 /// soft), averaged over the batch: `optax.softmax_cross_entropy(logits, labels).mean()`.

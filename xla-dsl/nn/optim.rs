@@ -1,6 +1,7 @@
 //! Optimizer updates as graphs: one computation per step of a flat parameter vector.
-
-use crate::computation;
+//! (Read by xla-dsl as text, not compiled as a module: `xla_macros::__nn!()` expands every
+//! `#[computation]` here into `xla::nn`, and a computation calling `nn::NAME(..)` takes its
+//! source from here.)
 
 /// One Adam step (`optax.adam(lr)` with `b1 = 0.9`, `b2 = 0.999`, `eps = 1e-8`) on `N`
 /// parameters: the new parameters and moments from the gradient `g` at step `t` (1 for

@@ -1,6 +1,7 @@
-//! Layers: dense and layer norm.
-
-use crate::computation;
+//! Layers of `xla::nn`: dense, convolutions, pooling, normalisations, embedding.
+//! (Read by xla-dsl as text, not compiled as a module: `xla_macros::__nn!()` expands every
+//! `#[computation]` here into `xla::nn`, and a computation calling `nn::NAME(..)` takes its
+//! source from here.)
 
 /// `x·w + b` on a batch of `B` rows (flax's `nn.Dense`: `w` is `[in, out]`).
 #[computation]
