@@ -19,31 +19,7 @@ pub fn expand(c: &Computation, item: &syn::ItemFn, attr: &TokenStream, real: boo
     let params: Vec<String> = c.params.iter().map(|p| p.name.to_string()).collect();
     let bindings = bindings(&c.params);
     let own = items(c, quote! { GENERIC }, quote! { Value }, c.result.as_ref());
-    let nested = c.options.grad.as_ref().map(|_| {
-        let types = crate::grad::signature(c).map(|s| (s.grad, s.value_and_grad));
-        let (g_ty, vg_ty) = types.map_or((None, None), |(g, vg)| (Some(g), vg));
-        let g = items(c, quote! { super::GENERIC }, quote! { Grad }, g_ty.as_ref());
-        let vg = items(
-            c,
-            quote! { super::GENERIC },
-            quote! { ValueAndGrad },
-            vg_ty.as_ref(),
-        );
-        let g_doc = format!("The gradient of `{fn_name}`, generic over the same sizes.");
-        let vg_doc = format!("`{fn_name}`'s value and gradient, generic over the same sizes.");
-        quote! {
-            #[doc = #g_doc]
-            pub mod grad {
-                pub use super::Error;
-                #g
-            }
-            #[doc = #vg_doc]
-            pub mod value_and_grad {
-                pub use super::Error;
-                #vg
-            }
-        }
-    });
+    let nested = c.options.grad.as_ref().map(|_| gradients(c, &fn_name));
     let doc = format!(
         "The XLA computation `{fn_name}`, generic over the sizes {}: checked at compile \
          time by `#[computation]` for every size, built and compiled once per size on \
@@ -90,6 +66,34 @@ pub fn expand(c: &Computation, item: &syn::ItemFn, attr: &TokenStream, real: boo
             #[doc(hidden)]
             #[allow(unused_imports)]
             pub(crate) use __xla_with_callee_def as __xla_with_callee;
+        }
+    }
+}
+
+/// The `grad` and `value_and_grad` modules of a generic computation with
+/// `#[computation(grad(...))]`.
+fn gradients(c: &Computation, fn_name: &str) -> TokenStream {
+    let types = crate::grad::signature(c).map(|s| (s.grad, s.value_and_grad));
+    let (g_ty, vg_ty) = types.map_or((None, None), |(g, vg)| (Some(g), vg));
+    let g = items(c, quote! { super::GENERIC }, quote! { Grad }, g_ty.as_ref());
+    let vg = items(
+        c,
+        quote! { super::GENERIC },
+        quote! { ValueAndGrad },
+        vg_ty.as_ref(),
+    );
+    let g_doc = format!("The gradient of `{fn_name}`, generic over the same sizes.");
+    let vg_doc = format!("`{fn_name}`'s value and gradient, generic over the same sizes.");
+    quote! {
+        #[doc = #g_doc]
+        pub mod grad {
+            pub use super::Error;
+            #g
+        }
+        #[doc = #vg_doc]
+        pub mod value_and_grad {
+            pub use super::Error;
+            #vg
         }
     }
 }
