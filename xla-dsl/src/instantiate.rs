@@ -126,7 +126,10 @@ pub fn instantiate(source: &str, attr: &str, sizes: &[i64]) -> Result<Instance, 
     if f.deferred {
         return Err("calls between generic computations are not supported yet".to_string());
     }
-    let messages = f.cx.messages();
+    // A dimension written twice (`{ H - 2 }, { H - 2 }`) fails twice: say it once.
+    let mut messages = f.cx.messages();
+    let mut seen = std::collections::HashSet::new();
+    messages.retain(|m| seen.insert(m.clone()));
     match (f.checked, messages.is_empty()) {
         (Some(checked), true) => Ok(Instance {
             sizes: sizes.to_vec(),
