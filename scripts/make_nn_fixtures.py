@@ -96,3 +96,23 @@ for (b, h, w) in ((2, 5, 6), (1, 4, 3)):
     write(f"conv2d_nchw_{b}x{h}x{w}", [("x", x_nchw), ("k", k_oihw), ("y", y)])
     write(f"max_pool_{b}x{h}x{w}", [("x", x), ("y", nn.max_pool(x, (2, 2), (2, 2)))])
     write(f"avg_pool_{b}x{h}x{w}", [("x", x), ("y", nn.avg_pool(x, (2, 2), (2, 2)))])
+
+for (b, h, w) in ((2, 3, 4), (3, 2, 2)):
+    c = 5
+    x = rng.normal(size=(b, h, w, c)).astype(np.float32) * 2 + 1
+    scale = rng.normal(size=c).astype(np.float32)
+    bias = rng.normal(size=c).astype(np.float32)
+    mean = rng.normal(size=c).astype(np.float32) * 0.1
+    var = rng.uniform(0.5, 1.5, size=c).astype(np.float32)
+    bn = nn.BatchNorm(use_running_average=False, momentum=0.99, epsilon=1e-5)
+    variables = {"params": {"scale": scale, "bias": bias},
+                 "batch_stats": {"mean": mean, "var": var}}
+    y, updated = bn.apply(variables, x, mutable=["batch_stats"])
+    stats = updated["batch_stats"]
+    write(f"batch_norm_train_{b}x{h}x{w}", [("x", x), ("scale", scale), ("bias", bias), ("mean", mean),
+                                           ("var", var), ("y", y), ("new_mean", stats["mean"]),
+                                           ("new_var", stats["var"])])
+    bn = nn.BatchNorm(use_running_average=True, epsilon=1e-5)
+    y = bn.apply(variables, x)
+    write(f"batch_norm_infer_{b}x{h}x{w}", [("x", x), ("scale", scale), ("bias", bias), ("mean", mean),
+                                           ("var", var), ("y", y)])

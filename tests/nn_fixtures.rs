@@ -233,3 +233,23 @@ fn layers_are_called_inside_a_computation_of_another_crate() {
     // The bias gradient of a mean softmax cross-entropy sums to zero over the classes.
     assert!(gb.iter().sum::<f32>().abs() < 1e-6 && gb.iter().any(|g| *g != 0.0));
 }
+
+#[test]
+fn batch_norm_matches_flax_in_training_and_inference() {
+    for size in ["2x3x4", "3x2x2"] {
+        let f = fixture(&format!("batch_norm_train_{size}"));
+        let args = ["x", "scale", "bias", "mean", "var"].map(|k| f[k].clone());
+        let out = xla::nn::batch_norm_train::run(&args).unwrap();
+        let parts = out.tuple_elements().unwrap();
+        close(&parts[0], &f["y"], 1e-5);
+        close(&parts[1], &f["new_mean"], 1e-6);
+        close(&parts[2], &f["new_var"], 1e-6);
+        let f = fixture(&format!("batch_norm_infer_{size}"));
+        let args = ["x", "scale", "bias", "mean", "var"].map(|k| f[k].clone());
+        close(
+            &xla::nn::batch_norm_infer::run(&args).unwrap(),
+            &f["y"],
+            1e-5,
+        );
+    }
+}

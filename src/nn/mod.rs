@@ -1,5 +1,5 @@
 //! Layers, losses and optimizer updates as `#[computation]`s generic over their sizes (a
-//! start: dense, layer norm, RMS norm, embedding; softmax cross-entropy and MSE with their
+//! start: dense, convolutions, pooling, batch norm, layer norm, RMS norm, embedding; softmax cross-entropy and MSE with their
 //! gradients; Adam and SGD with momentum as graph updates). Each is a module like any generic computation:
 //! `call::<B, ...>` on Rust values, `apply`/`run` on literals with the sizes read from the
 //! shapes, `hlo(&[..])`. Their values (and the loss's gradient) are tested against

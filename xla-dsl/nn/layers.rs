@@ -99,3 +99,36 @@ pub fn avg_pool_2x2<const B: usize, const H: usize, const W: usize, const C: usi
 ) -> Tensor<f32, B, { H / 2 }, { W / 2 }, C> {
     x.avg_pool([1, 2, 2, 1], [1, 2, 2, 1])
 }
+
+/// Batch normalisation of NHWC images in training mode (flax's `nn.BatchNorm` with
+/// `use_running_average=False`, `momentum = 0.99`, `epsilon = 1e-5`): normalised with the
+/// batch's mean and (biased) variance per channel; also returns the running mean and
+/// variance moved towards them (`0.99·running + 0.01·batch`).
+#[computation]
+pub fn batch_norm_train<const B: usize, const H: usize, const W: usize, const C: usize>(
+    x: Tensor<f32, B, H, W, C>,
+    scale: Tensor<f32, C>,
+    bias: Tensor<f32, C>,
+    running_mean: Tensor<f32, C>,
+    running_var: Tensor<f32, C>,
+) -> (Tensor<f32, B, H, W, C>, Tensor<f32, C>, Tensor<f32, C>) {
+    let (y, mean, var) = x.batch_norm_training(scale, bias, 1e-5, 3);
+    (
+        y,
+        running_mean * 0.99 + mean * 0.01,
+        running_var * 0.99 + var * 0.01,
+    )
+}
+
+/// Batch normalisation of NHWC images at inference (flax's `nn.BatchNorm` with
+/// `use_running_average=True`, `epsilon = 1e-5`): normalised with the running statistics.
+#[computation]
+pub fn batch_norm_infer<const B: usize, const H: usize, const W: usize, const C: usize>(
+    x: Tensor<f32, B, H, W, C>,
+    scale: Tensor<f32, C>,
+    bias: Tensor<f32, C>,
+    mean: Tensor<f32, C>,
+    var: Tensor<f32, C>,
+) -> Tensor<f32, B, H, W, C> {
+    x.batch_norm_inference(scale, bias, mean, var, 1e-5, 3)
+}
