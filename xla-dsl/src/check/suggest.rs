@@ -43,6 +43,8 @@ fn distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
     use crate::check::methods::{is_method, METHOD_NAMES};
 

@@ -103,6 +103,8 @@ fn int_const(ty: &str, name: &str) -> Option<Lit> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     fn lit(path: &str) -> Option<Lit> {
@@ -117,7 +119,7 @@ mod tests {
         let l = lit("f32::MAX").unwrap();
         assert_eq!(l.value, LitValue::Float(3.4028234663852886e38));
         let l = lit("std::f64::consts::PI").unwrap();
-        assert_eq!(l.value, LitValue::Float(3.141592653589793));
+        assert_eq!(l.value, LitValue::Float(std::f64::consts::PI));
         assert_eq!(l.ty, Some(PrimitiveType::F64));
         let l = lit("core::f32::EPSILON").unwrap();
         assert_eq!(l.value, LitValue::Float(1.1920928955078125e-7));

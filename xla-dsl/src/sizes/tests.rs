@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)]
+
 use super::*;
 
 fn sizes(names: &[&str], values: &[i64]) -> Sizes {
