@@ -8,11 +8,17 @@
 //! - [`computation`] (`xla-macros`): the `#[computation]` attribute;
 //! - [`train`]: data sets, checkpoints, progress bars and plots for training loops.
 
+// `#[computation]`'s expansion names the facade `::xla`; inside this crate (xla::nn) that
+// is the crate itself.
+extern crate self as xla;
+
 pub use xla_autodiff as autodiff;
 pub use xla_core as core;
 pub use xla_core::{Literal, Module, PrimitiveType, Shape};
 pub use xla_cpu as cpu;
 pub use xla_macros::computation;
+pub mod generic;
+pub mod nn;
 pub mod train;
 
 /// The README's code blocks, compiled and run as doc tests so the README stays true.

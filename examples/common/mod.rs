@@ -2,6 +2,8 @@
 //! computation, and turning errors into a message and an exit code.
 #![allow(dead_code)] // each example uses a different part
 
+pub mod cnn;
+
 use clap::{Args, CommandFactory, FromArgMatches};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -167,8 +169,12 @@ pub fn exit_code(result: Result<()>) -> ExitCode {
 /// A classifier trained by [`fit`]: its state is the trainable parameters followed by any
 /// other state (batch-norm running statistics), all saved in the checkpoint.
 pub trait Classifier {
-    /// The batch size its computations are compiled for.
+    /// The batch size its computations are compiled for (training; evaluation too unless
+    /// [`Classifier::ANY_BATCH`]).
     const BATCH: usize;
+    /// True when its computations are generic over the batch size: evaluation then runs
+    /// the data at its own size (chunks of [`cnn::EVAL_CHUNK`], no padding).
+    const ANY_BATCH: bool = false;
     /// The names of the state's tensors, trainable ones first (checkpoint names).
     fn names(&self) -> &[&'static str];
     /// How many leading tensors of the state the optimiser updates.
@@ -218,6 +224,14 @@ pub fn predictions<M: Classifier>(
     data: &Dataset,
 ) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(data.len());
+    if M::ANY_BATCH {
+        let indices: Vec<usize> = (0..data.len()).collect();
+        for chunk in indices.chunks(cnn::EVAL_CHUNK) {
+            let logits = model.logits(state, data.subset(chunk)?.features_literal()?)?;
+            out.extend(argmax_literal(&logits)?);
+        }
+        return Ok(out);
+    }
     for (batch, real) in data.eval_batches(M::BATCH)? {
         let logits = model.logits(state, batch.features_literal()?)?;
         out.extend(argmax_literal(&logits)?.into_iter().take(real));
@@ -420,6 +434,7 @@ impl BatchNormNet {
 
 impl Classifier for BatchNormNet {
     const BATCH: usize = 32;
+    const ANY_BATCH: bool = true;
 
     fn names(&self) -> &[&'static str] {
         self.inner.names

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use xla_core::PrimitiveType;
 
 /// The Rust primitive of an element type, if there is one.
-fn rust_type(ty: PrimitiveType) -> Option<TokenStream> {
+pub(crate) fn rust_type(ty: PrimitiveType) -> Option<TokenStream> {
     use PrimitiveType as P;
     let name = match ty {
         P::Pred => "bool",
@@ -31,7 +31,7 @@ fn rust_type(ty: PrimitiveType) -> Option<TokenStream> {
 use quote::ToTokens;
 
 /// `&[T]` for an array, `T` for a scalar (arguments); `Vec<T>` or `T` (results).
-fn value_type(t: &TensorType, argument: bool) -> Option<TokenStream> {
+pub(crate) fn value_type(t: &TensorType, argument: bool) -> Option<TokenStream> {
     let ty = rust_type(t.elem)?;
     Some(match (t.dims.is_empty(), argument) {
         (true, _) => ty,
@@ -199,7 +199,7 @@ fn call(signature: &[Param], result: Option<&TypeSpec>, real: bool) -> Option<To
 }
 
 /// Tokens reading a result of type `t` out of the literal `lit`.
-fn extract(t: &TensorType, lit: TokenStream) -> TokenStream {
+pub(crate) fn extract(t: &TensorType, lit: TokenStream) -> TokenStream {
     let ty = rust_type(t.elem).unwrap_or_default();
     let data = quote! { (#lit).data::<#ty>().ok_or("the result has an unexpected element type")? };
     if t.dims.is_empty() {

@@ -21,7 +21,8 @@ pub fn unresolved(c: &Computation) -> Option<Ident> {
     c.body.walk(&mut |e| {
         if let (None, ExprKind::Call { func, .. }) = (&found, &e.kind) {
             let name = func.to_string();
-            let resolved = c.options.callees.iter().any(|(n, _)| *n == name);
+            let resolved = c.options.callees.iter().any(|(n, _)| *n == name)
+                || c.options.generic_callees.iter().any(|(n, ..)| *n == name);
             if !resolved && !is_builtin_function(&name) {
                 found = Some(func.clone());
             }

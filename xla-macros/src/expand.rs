@@ -4,10 +4,9 @@
 //! sees checked input.
 
 use crate::ast::{Computation, Param, TypeSpec};
-use crate::check::{self, Checked};
-use crate::ctxt::Ctxt;
+use crate::check::Checked;
+use crate::fallback;
 use crate::grad::Gradients;
-use crate::{fallback, parse};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use xla_core::{Module, Shape};
@@ -22,21 +21,25 @@ pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote! { #error #item };
         }
     };
-    let cx = Ctxt::new();
-    let c = parse::parse(&cx, attr.clone(), parsed);
+    let (cx, c) = xla_dsl::instantiate::parse_at_generic_point(&attr, &parsed);
     if !cx.has_errors() {
         if let Some(callee) = crate::callees::unresolved(&c) {
             return crate::callees::defer(&callee, attr, item);
         }
     }
-    let checked = check::check(&cx, &c).filter(|_| !cx.has_errors());
-    let gradients = match &checked {
-        Some(checked) if c.options.grad.is_some() => crate::grad::build(&cx, &c, checked),
-        _ => None,
-    };
-    match checked {
-        Some(checked) if !cx.has_errors() => expand(&c, &checked, gradients.as_ref()),
-        _ => fallback::stub(&c, cx.into_errors()),
+    let generic = !c.sizes.is_empty();
+    let f = xla_dsl::instantiate::front(cx, c);
+    let c = &f.computation;
+    match f.checked {
+        Some(_) if generic && !f.cx.has_errors() => crate::generic::expand(c, &parsed, &attr, true),
+        Some(checked) if !f.cx.has_errors() => expand(c, &checked, f.gradients.as_ref()),
+        _ if generic => {
+            let errors = f.cx.into_errors();
+            let errors = errors.iter().map(syn::Error::to_compile_error);
+            let stub = crate::generic::expand(c, &parsed, &attr, false);
+            quote! { #(#errors)* #stub }
+        }
+        _ => fallback::stub(c, f.cx.into_errors()),
     }
 }
 

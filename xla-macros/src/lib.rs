@@ -1,17 +1,15 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
-mod ast;
 mod call;
 mod callees;
-mod check;
-mod ctxt;
 mod expand;
 #[cfg(test)]
 mod expansion_cost;
 mod fallback;
-mod grad;
-mod parse;
+mod generic;
+
+use xla_dsl::{ast, check, grad};
 
 use proc_macro::TokenStream;
 
@@ -20,4 +18,31 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::computation(attr.into(), item.into()).into()
+}
+
+/// Expands the computations of `xla::nn` (their sources live in `xla-dsl/nn/`); used once,
+/// by the facade's `xla::nn` module.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __nn(_input: TokenStream) -> TokenStream {
+    let layers = match xla_dsl::nn::layers() {
+        Ok(layers) => layers,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    let mut out = proc_macro2::TokenStream::new();
+    for layer in layers {
+        let attr: proc_macro2::TokenStream = match layer.attr.parse() {
+            Ok(attr) => attr,
+            Err(e) => {
+                let message = format!("xla::nn::{}: attribute: {e}", layer.name);
+                out.extend(quote::quote! { ::core::compile_error!(#message); });
+                continue;
+            }
+        };
+        out.extend(expand::computation(
+            attr,
+            quote::ToTokens::to_token_stream(&layer.item),
+        ));
+    }
+    out.into()
 }

@@ -1,0 +1,151 @@
+//! The CNN of `cnn_digits` and `mnist`, one definition generic over the batch size `B` and
+//! the image size `H`×`W`:
+//!
+//! `conv 3×3 (16) → batch norm → ReLU → max-pool 2×2 → conv 3×3 (32) → batch norm → ReLU →
+//! max-pool 2×2 → dense (32·⌊H/4⌋·⌊W/4⌋ → 10)`.
+//!
+//! Training runs at batch 32; evaluation runs the test set at its own size (in chunks of
+//! [`EVAL_CHUNK`], the last one at whatever size is left), each size instantiated once.
+
+// A network's computations take every weight as a parameter.
+#![allow(clippy::too_many_arguments)]
+
+use super::Result;
+use xla::computation;
+use xla::train::Rng;
+use xla::Literal;
+
+/// The largest number of images one evaluation call takes.
+pub const EVAL_CHUNK: usize = 1000;
+
+/// The training loss: batch norm with the batch's statistics, mean softmax cross-entropy;
+/// `loss::value_and_grad` also gives its gradient w.r.t. the 8 trainable tensors.
+#[computation(grad(k1, g1, b1, k2, g2, b2, w, b))]
+pub fn loss<const B: usize, const H: usize, const W: usize>(
+    k1: Tensor<f32, 16, 1, 3, 3>,
+    g1: Tensor<f32, 16>,
+    b1: Tensor<f32, 16>,
+    k2: Tensor<f32, 32, 16, 3, 3>,
+    g2: Tensor<f32, 32>,
+    b2: Tensor<f32, 32>,
+    w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
+    b: Tensor<f32, 10>,
+    x: Tensor<f32, B, 1, H, W>,
+    y: Tensor<f32, B, 10>,
+) -> f32 {
+    let h = x
+        .conv(k1, [1, 1], SAME)
+        .batch_norm_training(g1, b1, 0.001, 1)
+        .0;
+    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
+    let h = h
+        .conv(k2, [1, 1], SAME)
+        .batch_norm_training(g2, b2, 0.001, 1)
+        .0;
+    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
+    let logits = h.reshape([B, { 32 * (H / 4) * (W / 4) }]).dot(w) + b;
+    let z = logits - logits.max([1]).broadcast_in_dim([B, 10], [0]);
+    (z.exp().sum([1]).ln() - (z * y).sum([1])).mean()
+}
+
+/// The batch's statistics (mean and variance per channel) of both batch norms, to update
+/// the running averages (the dense layer's `_w`, `_b` are not used).
+#[computation]
+pub fn batch_stats<const B: usize, const H: usize, const W: usize>(
+    k1: Tensor<f32, 16, 1, 3, 3>,
+    g1: Tensor<f32, 16>,
+    b1: Tensor<f32, 16>,
+    k2: Tensor<f32, 32, 16, 3, 3>,
+    g2: Tensor<f32, 32>,
+    b2: Tensor<f32, 32>,
+    _w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
+    _b: Tensor<f32, 10>,
+    x: Tensor<f32, B, 1, H, W>,
+) -> (
+    Tensor<f32, 16>,
+    Tensor<f32, 16>,
+    Tensor<f32, 32>,
+    Tensor<f32, 32>,
+) {
+    let (h, m1, v1) = x
+        .conv(k1, [1, 1], SAME)
+        .batch_norm_training(g1, b1, 0.001, 1);
+    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
+    let (_, m2, v2) = h
+        .conv(k2, [1, 1], SAME)
+        .batch_norm_training(g2, b2, 0.001, 1);
+    (m1, v1, m2, v2)
+}
+
+/// The logits at test time: batch norm with the running statistics.
+#[computation]
+pub fn predict<const B: usize, const H: usize, const W: usize>(
+    k1: Tensor<f32, 16, 1, 3, 3>,
+    g1: Tensor<f32, 16>,
+    b1: Tensor<f32, 16>,
+    k2: Tensor<f32, 32, 16, 3, 3>,
+    g2: Tensor<f32, 32>,
+    b2: Tensor<f32, 32>,
+    w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
+    b: Tensor<f32, 10>,
+    mean1: Tensor<f32, 16>,
+    var1: Tensor<f32, 16>,
+    mean2: Tensor<f32, 32>,
+    var2: Tensor<f32, 32>,
+    x: Tensor<f32, B, 1, H, W>,
+) -> Tensor<f32, B, 10> {
+    let h = x
+        .conv(k1, [1, 1], SAME)
+        .batch_norm_inference(g1, b1, mean1, var1, 0.001, 1);
+    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
+    let h = h
+        .conv(k2, [1, 1], SAME)
+        .batch_norm_inference(g2, b2, mean2, var2, 0.001, 1);
+    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
+    h.reshape([B, { 32 * (H / 4) * (W / 4) }]).dot(w) + b
+}
+
+/// The names of the state's tensors: 8 trainable, then the 4 running statistics.
+pub const NAMES: &[&str] = &[
+    "conv1", "gamma1", "beta1", "conv2", "gamma2", "beta2", "dense_w", "dense_b", "mean1", "var1",
+    "mean2", "var2",
+];
+
+/// Glorot-uniform kernels and dense weights (`features` = 32·⌊H/4⌋·⌊W/4⌋ inputs), unit
+/// scales, zero offsets and biases; running means 0 and variances 1.
+pub fn init(rng: &mut Rng, features: i64) -> Result<Vec<Literal>> {
+    let full = |n: usize, v: f32| Literal::from_vec(&[n as i64], vec![v; n]);
+    let (k1, k2) = (
+        super::conv_kernel(rng, 16, 1)?,
+        super::conv_kernel(rng, 32, 16)?,
+    );
+    let w = rng.glorot_uniform(&[features, 10])?;
+    let (g1, b1, g2, b2) = (
+        full(16, 1.0)?,
+        full(16, 0.0)?,
+        full(32, 1.0)?,
+        full(32, 0.0)?,
+    );
+    let (m1, v1, m2, v2) = (b1.clone(), g1.clone(), b2.clone(), g2.clone());
+    Ok(vec![
+        k1,
+        g1,
+        b1,
+        k2,
+        g2,
+        b2,
+        w,
+        full(10, 0.0)?,
+        m1,
+        v1,
+        m2,
+        v2,
+    ])
+}
+
+/// The model: the gradient of `loss`, `batch_stats` for the running statistics, `predict`
+/// at test time; `init` gives the initial state for the image size.
+pub fn model(init: fn(&mut Rng) -> Result<Vec<Literal>>) -> super::BatchNormNet {
+    let grad = loss::value_and_grad::run;
+    super::BatchNormNet::new(NAMES, 8, init, grad, batch_stats::run, predict::run)
+}

@@ -1,0 +1,24 @@
+//! Layers, losses and optimizer updates as `#[computation]`s generic over their sizes (a
+//! start: dense, convolutions, pooling, batch norm, layer norm, RMS norm, embedding; softmax cross-entropy and MSE with their
+//! gradients; Adam and SGD with momentum as graph updates). Each is a module like any generic computation:
+//! `call::<B, ...>` on Rust values, `apply`/`run` on literals with the sizes read from the
+//! shapes, `hlo(&[..])`. Their values (and the loss's gradient) are tested against
+//! `flax.linen` and `optax` (`scripts/make_nn_fixtures.py`, `tests/nn_fixtures.rs`).
+//!
+//! Inside a `#[computation]` of any crate, `nn::dense(x, w, b)` (or `xla::nn::dense(..)`)
+//! calls the layer: it is instantiated at the sizes of its arguments, like any generic
+//! callee, and gradients go through it.
+//!
+//! ```
+//! // A batch of 2 rows of 3 features, through a 3 → 2 dense layer.
+//! let x = [1.0f32, 2.0, 3.0, 0.0, 0.0, 1.0];
+//! let w = [1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0];
+//! let y = xla::nn::dense::call::<2, 3, 2>(&x, &w, &[0.5, -0.5])?;
+//! assert_eq!(y, vec![4.5, 4.5, 1.5, 0.5]);
+//! # Ok::<(), xla::nn::dense::Error>(())
+//! ```
+
+// The computations of `xla-dsl/nn/*.rs`, each expanded by `#[computation]` into a module
+// here (`xla::nn::dense`, ...); the same sources are what a computation calling
+// `nn::dense(..)` instantiates.
+xla_macros::__nn!();

@@ -1,0 +1,28 @@
+//! Losses: softmax cross-entropy.
+//! (Read by xla-dsl as text, not compiled as a module: `xla_macros::__nn!()` expands every
+//! `#[computation]` here into `xla::nn`, and a computation calling `nn::NAME(..)` takes its
+//! source from here.)
+
+/// The softmax cross-entropy of `logits` against the distributions `labels` (one-hot or
+/// soft), averaged over the batch: `optax.softmax_cross_entropy(logits, labels).mean()`.
+/// With `grad(logits)`: `softmax_cross_entropy::grad` is its gradient.
+#[computation(grad(logits))]
+pub fn softmax_cross_entropy<const B: usize, const C: usize>(
+    logits: Tensor<f32, B, C>,
+    labels: Tensor<f32, B, C>,
+) -> f32 {
+    let shifted = logits - logits.max([1]).broadcast_in_dim([B, C], [0]);
+    let log_sum = shifted.exp().sum([1]).log().broadcast_in_dim([B, C], [0]);
+    -((shifted - log_sum) * labels).sum() / B
+}
+
+/// The mean squared error `mean((pred - target)²)` over every element (
+/// `optax.squared_error(pred, target).mean()`), with its gradient w.r.t. `pred`.
+#[computation(grad(pred))]
+pub fn mse<const B: usize, const F: usize>(
+    pred: Tensor<f32, B, F>,
+    target: Tensor<f32, B, F>,
+) -> f32 {
+    let e = pred - target;
+    (e * e).mean()
+}

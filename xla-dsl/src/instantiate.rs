@@ -1,0 +1,143 @@
+//! The front end as one step (parse, check, differentiate), at the generic point for the
+//! macro ([`front`]) and at given sizes for a generic computation's instantiation
+//! ([`instantiate`]): the same parser and the same shape rules both times.
+
+use crate::ast::Computation;
+use crate::check::{self, Checked};
+use crate::ctxt::Ctxt;
+use crate::grad::{self, Gradients};
+use crate::parse;
+use proc_macro2::TokenStream;
+use xla_core::{Module, Shape};
+
+/// What the front end made of a function: the syntax tree, and the checked module and the
+/// gradients when there were no errors (the errors are in the `Ctxt`).
+pub struct Front {
+    /// The errors, and the sizes the check ran at.
+    pub cx: Ctxt,
+    /// The function as read.
+    pub computation: Computation,
+    /// The checked module (`None` after an error).
+    pub checked: Option<Checked>,
+    /// The gradients, with `#[computation(grad)]` (`None` after an error).
+    pub gradients: Option<Gradients>,
+    /// True when the function calls a computation whose module it has not been handed yet
+    /// (the macro defers to the callee; nothing was checked).
+    pub deferred: bool,
+}
+
+/// Parses `item` with its attribute `attr` in `cx`: at the generic point, retried with other
+/// assignments of the generic values while a dimension expression (`{ H - K + 1 }`) comes
+/// out negative, so that the order the sizes are declared in does not matter.
+pub fn parse_at_generic_point(attr: &TokenStream, item: &syn::ItemFn) -> (Ctxt, Computation) {
+    let first = parse_in(Ctxt::generic(0), attr, item);
+    if !first.0.sizes().had_negative() {
+        return first;
+    }
+    for offset in 1..crate::sizes::GENERIC_VALUES.len() {
+        let (cx, c) = parse_in(Ctxt::generic(offset), attr, item);
+        if !cx.sizes().had_negative() {
+            return (cx, c);
+        }
+    }
+    first
+}
+
+fn parse_in(cx: Ctxt, attr: &TokenStream, item: &syn::ItemFn) -> (Ctxt, Computation) {
+    let c = parse::parse(&cx, attr.clone(), item.clone());
+    (cx, c)
+}
+
+/// Checks and differentiates a parsed function (unless it calls a computation it has not
+/// been handed: then `deferred`).
+pub fn front(cx: Ctxt, computation: Computation) -> Front {
+    let deferred = !cx.has_errors() && unresolved_callee(&computation);
+    if deferred {
+        return Front {
+            cx,
+            computation,
+            checked: None,
+            gradients: None,
+            deferred,
+        };
+    }
+    let checked = check::check(&cx, &computation).filter(|_| !cx.has_errors());
+    let gradients = match &checked {
+        Some(checked) if computation.options.grad.is_some() => {
+            grad::build(&cx, &computation, checked)
+        }
+        _ => None,
+    };
+    Front {
+        cx,
+        computation,
+        checked,
+        gradients,
+        deferred,
+    }
+}
+
+/// True when the body calls a function that is neither built in nor handed over.
+fn unresolved_callee(c: &Computation) -> bool {
+    use crate::ast::{ExprKind, Walk};
+    let mut found = false;
+    c.body.walk(&mut |e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            let name = func.to_string();
+            let resolved = c.options.callees.iter().any(|(n, _)| *n == name)
+                || c.options.generic_callees.iter().any(|(n, ..)| *n == name);
+            found |= !resolved && !check::methods::is_builtin_function(&name);
+        }
+    });
+    found
+}
+
+/// A generic computation built at one set of sizes.
+#[derive(Debug)]
+pub struct Instance {
+    /// The sizes, in declaration order.
+    pub sizes: Vec<i64>,
+    /// The module.
+    pub module: Module,
+    /// The parameter shapes at these sizes, in order.
+    pub parameter_shapes: Vec<Shape>,
+    /// The result shape at these sizes.
+    pub result_shape: Shape,
+    /// The gradient modules `(grad, value_and_grad)`, with `#[computation(grad)]`.
+    pub gradients: Option<(Module, Module)>,
+}
+
+/// Builds the computation written as `source` (the function's tokens) with its attribute
+/// `attr` at `sizes`: the parser and every shape rule run again on these sizes, so a rule
+/// that holds only for some sizes (`H ≥ 3` for a 3×3 VALID window) is checked here.
+///
+/// # Errors
+/// The messages of every error found (a rule broken at these sizes, a dimension expression
+/// that is negative or overflows), one per line, each naming what broke.
+pub fn instantiate(source: &str, attr: &str, sizes: &[i64]) -> Result<Instance, String> {
+    let item: syn::ItemFn = syn::parse_str(source)
+        .map_err(|e| format!("the stored source does not parse (a bug in xla-rs): {e}"))?;
+    let attr: TokenStream = attr
+        .parse()
+        .map_err(|e| format!("the stored attribute does not parse (a bug in xla-rs): {e}"))?;
+    let cx = Ctxt::bound(sizes.to_vec());
+    let c = parse::parse(&cx, attr, item);
+    let f = front(cx, c);
+    if f.deferred {
+        return Err("calls between generic computations are not supported yet".to_string());
+    }
+    // A dimension written twice (`{ H - 2 }, { H - 2 }`) fails twice: say it once.
+    let mut messages = f.cx.messages();
+    let mut seen = std::collections::HashSet::new();
+    messages.retain(|m| seen.insert(m.clone()));
+    match (f.checked, messages.is_empty()) {
+        (Some(checked), true) => Ok(Instance {
+            sizes: sizes.to_vec(),
+            parameter_shapes: checked.params.iter().map(|(_, s)| s.clone()).collect(),
+            result_shape: checked.result,
+            module: checked.module,
+            gradients: f.gradients.map(|g| (g.grad, g.value_and_grad)),
+        }),
+        _ => Err(messages.join("\n")),
+    }
+}

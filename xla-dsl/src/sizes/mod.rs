@@ -1,0 +1,352 @@
+//! Size parameters: `fn dense<const B: usize>(x: Tensor<f32, B, 784>)`. A dimension is an
+//! expression over the sizes (`B`, `{ H / 2 }`, `{ 2 * N }`, `{ N + 1 }`, `{ H - K + 1 }`)
+//! evaluated in `i64` with Rust's integer semantics on non-negative values: `/` rounds
+//! toward zero (the floor, as sizes are non-negative), `%` is the remainder; an overflow, a
+//! division by zero or a negative dimension is an error naming the sizes.
+//!
+//! The same parser and checker run in two places:
+//! * at compile time, on a **generic point**: every size gets a distinct prime that no
+//!   program writes by accident, so a shape rule that fails there fails for every size
+//!   (contracting `B` against 784) and is a compile error, with the numbers in the message
+//!   written back as the symbols (`f32[B,784]`);
+//! * at instantiation, with the sizes of the call: every rule runs again on real sizes, so a
+//!   rule that holds only for some sizes (a 3×3 VALID window needs `H ≥ 3`) is checked
+//!   there, once per size, and its error names the sizes.
+
+use std::cell::RefCell;
+use std::fmt;
+
+/// The values the sizes take at the generic point, in declaration order (primes far from
+/// round numbers and powers of two, and far enough apart that `2*N+1` or `H/2` decode back
+/// to one symbol).
+pub const GENERIC_VALUES: [i64; 8] = [3049, 1459, 2351, 2843, 1259, 2441, 3347, 2753];
+
+/// A dimension expression over the size parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DimExpr {
+    /// An integer literal.
+    Lit(i64),
+    /// A size parameter, by its index in the declaration.
+    Size(usize),
+    /// `a op b`.
+    Bin(DimOp, Box<DimExpr>, Box<DimExpr>),
+}
+
+/// The operators of a dimension expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DimOp {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/` (rounds toward zero).
+    Div,
+    /// `%`.
+    Rem,
+}
+
+/// The size parameters of one computation and the values they have in this check.
+#[derive(Clone, Debug, Default)]
+pub struct Sizes {
+    /// The names, in declaration order.
+    pub names: Vec<String>,
+    /// The values (the generic point at compile time, the call's sizes at instantiation).
+    pub values: Vec<i64>,
+    /// True at compile time (the values are the generic point, messages are symbolised).
+    pub generic: bool,
+    /// The expressions evaluated so far, with their values (to write messages back in
+    /// symbols) and whether one came out negative.
+    seen: RefCell<Vec<(i64, String)>>,
+    negative: std::cell::Cell<bool>,
+}
+
+impl Sizes {
+    /// Sizes bound to `values` (at instantiation).
+    pub fn bound(names: Vec<String>, values: Vec<i64>) -> Sizes {
+        Sizes {
+            names,
+            values,
+            generic: false,
+            seen: RefCell::default(),
+            negative: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Sizes at the generic point, the values of [`GENERIC_VALUES`] taken from `offset`
+    /// on (cyclically), so that a caller can retry with another assignment when an
+    /// expression such as `{ H - K }` is negative for the first one.
+    pub fn generic(names: Vec<String>, offset: usize) -> Sizes {
+        let n = GENERIC_VALUES.len();
+        let values = (0..names.len())
+            .map(|i| GENERIC_VALUES.get((i + offset) % n).copied().unwrap_or(1))
+            .collect();
+        Sizes {
+            names,
+            values,
+            generic: true,
+            seen: RefCell::default(),
+            negative: std::cell::Cell::new(false),
+        }
+    }
+
+    /// The index of the size called `name`.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// `B = 32, H = 28`: the values, for messages.
+    pub fn describe(&self) -> String {
+        let pairs: Vec<String> = self
+            .names
+            .iter()
+            .zip(&self.values)
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
+        pairs.join(", ")
+    }
+
+    /// Parses a dimension written in a type or an integer list: a literal, a size name or
+    /// a block `{ ... }` of `+ - * / %` over them. `None` when `e` is not of that form
+    /// (the caller reports it); `Some(Err)` for a name that is not a size.
+    pub fn parse(&self, e: &syn::Expr) -> Option<Result<DimExpr, String>> {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => Some(
+                i.base10_parse::<i64>()
+                    .map(DimExpr::Lit)
+                    .map_err(|e| e.to_string()),
+            ),
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let ident = p.path.get_ident()?.to_string();
+                Some(self.index(&ident).map(DimExpr::Size).ok_or_else(|| {
+                    format!(
+                        "`{ident}` is not a size parameter (declare it: `const {ident}: usize`)"
+                    )
+                }))
+            }
+            syn::Expr::Paren(p) => self.parse(&p.expr),
+            syn::Expr::Group(g) => self.parse(&g.expr),
+            syn::Expr::Block(b) => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(inner, None)] => self.parse(inner),
+                _ => None,
+            },
+            syn::Expr::Binary(b) => {
+                let op = match b.op {
+                    syn::BinOp::Add(_) => DimOp::Add,
+                    syn::BinOp::Sub(_) => DimOp::Sub,
+                    syn::BinOp::Mul(_) => DimOp::Mul,
+                    syn::BinOp::Div(_) => DimOp::Div,
+                    syn::BinOp::Rem(_) => DimOp::Rem,
+                    _ => return None,
+                };
+                let (l, r) = (self.parse(&b.left)?, self.parse(&b.right)?);
+                Some(l.and_then(|l| r.map(|r| DimExpr::Bin(op, Box::new(l), Box::new(r)))))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of `d` at these sizes, remembered (with its text) for symbolic messages.
+    ///
+    /// # Errors
+    /// An overflow, a division by zero or a negative dimension, naming the expression (the
+    /// caller names the sizes).
+    pub fn eval(&self, d: &DimExpr) -> Result<i64, String> {
+        let text = self.show(d);
+        let value = self
+            .value(d)
+            .ok_or_else(|| format!("dimension `{text}` overflows or divides by zero"))?;
+        if value < 0 {
+            self.negative.set(true);
+            return Err(format!(
+                "dimension `{text}` is {value}: a dimension cannot be negative"
+            ));
+        }
+        if !matches!(d, DimExpr::Lit(_)) {
+            self.seen.borrow_mut().push((value, text));
+        }
+        Ok(value)
+    }
+
+    fn value(&self, d: &DimExpr) -> Option<i64> {
+        match d {
+            DimExpr::Lit(v) => Some(*v),
+            DimExpr::Size(i) => self.values.get(*i).copied(),
+            DimExpr::Bin(op, l, r) => {
+                let (l, r) = (self.value(l)?, self.value(r)?);
+                match op {
+                    DimOp::Add => l.checked_add(r),
+                    DimOp::Sub => l.checked_sub(r),
+                    DimOp::Mul => l.checked_mul(r),
+                    DimOp::Div => l.checked_div(r),
+                    DimOp::Rem => l.checked_rem(r),
+                }
+            }
+        }
+    }
+
+    /// True when a dimension came out negative (at the generic point: retry with another
+    /// assignment of the values, see [`Sizes::generic`]).
+    pub fn had_negative(&self) -> bool {
+        self.negative.get()
+    }
+
+    /// `d` written with the size names (`H / 2`, `2 * N + 1`).
+    pub fn show(&self, d: &DimExpr) -> String {
+        Shown(self, d).to_string()
+    }
+
+    /// `message` with every number that is the value of a size (or of a dimension
+    /// expression evaluated so far, or a small multiple or offset of a size) written as
+    /// that symbol: `f32[3049,784]` becomes `f32[B,784]`. Unchanged outside the generic
+    /// point.
+    pub fn symbolise(&self, message: &str) -> String {
+        if !self.generic {
+            return message.to_string();
+        }
+        let mut out = String::with_capacity(message.len());
+        let mut digits = String::new();
+        let mut after_word = false;
+        for c in message.chars().chain(std::iter::once('\0')) {
+            if c.is_ascii_digit() {
+                digits.push(c);
+                continue;
+            }
+            if !digits.is_empty() {
+                let symbol = digits
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|_| !after_word)
+                    .and_then(|n| self.symbol(n));
+                out.push_str(symbol.as_deref().unwrap_or(&digits));
+                digits.clear();
+            }
+            after_word = c.is_alphanumeric() || c == '_' || c == '.';
+            if c != '\0' {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// The symbolic form of `n`: a size, an expression evaluated so far, or the simplest
+    /// of `a*S+b` (small `a`), `S/d+b`, `S+T+b`, `S-T+b`, `a*S+b` (larger `a`), `a*S*T`
+    /// that gives `n` (offsets `|b| ≤ 8`).
+    fn symbol(&self, n: i64) -> Option<String> {
+        if let Some(i) = self.values.iter().position(|v| *v == n) {
+            return self.names.get(i).cloned();
+        }
+        if let Some((_, text)) = self.seen.borrow().iter().find(|(v, _)| *v == n) {
+            return Some(text.clone());
+        }
+        let sizes: Vec<(&String, i64)> =
+            self.names.iter().zip(self.values.iter().copied()).collect();
+        let near = |m: Option<i64>| m.map(|m| n - m).filter(|b| b.abs() <= 8);
+        let scaled = |range: std::ops::RangeInclusive<i64>| {
+            range
+                .flat_map(|a| sizes.iter().map(move |&(s, v)| (a, s, v)))
+                .find_map(|(a, s, v)| near(v.checked_mul(a)).map(|b| affine(s, a, 1, b)))
+        };
+        let divided = || {
+            (2..=4i64)
+                .flat_map(|d| sizes.iter().map(move |&(s, v)| (d, s, v)))
+                .find_map(|(d, s, v)| near(Some(v / d)).map(|b| affine(s, 1, d, b)))
+        };
+        let pairs = || {
+            sizes
+                .iter()
+                .flat_map(|&x| sizes.iter().map(move |&y| (x, y)))
+                .find_map(|((s, v), (t, w))| {
+                    if s == t {
+                        return None;
+                    }
+                    near(v.checked_add(w))
+                        .map(|b| affine(&format!("{s}+{t}"), 1, 1, b))
+                        .or_else(|| {
+                            near(v.checked_sub(w)).map(|b| affine(&format!("{s}-{t}"), 1, 1, b))
+                        })
+                })
+        };
+        let products = || {
+            sizes
+                .iter()
+                .flat_map(|&x| sizes.iter().map(move |&y| (x, y)))
+                .find_map(|((s, v), (t, w))| {
+                    let vw = v.checked_mul(w).filter(|p| *p != 0)?;
+                    (n % vw == 0 && (1..=64).contains(&(n / vw)))
+                        .then(|| affine(&format!("{s}*{t}"), n / vw, 1, 0))
+                })
+        };
+        scaled(1..=4)
+            .or_else(divided)
+            .or_else(pairs)
+            .or_else(|| scaled(5..=64))
+            .or_else(products)
+    }
+}
+
+/// `a*N/d+b` written simply: `N`, `2*N+1`, `N/2-1`.
+fn affine(name: &str, a: i64, d: i64, b: i64) -> String {
+    let mut s = match a {
+        1 => name.to_string(),
+        _ => format!("{a}*{name}"),
+    };
+    if d != 1 {
+        s.push_str(&format!("/{d}"));
+    }
+    match b {
+        0 => s,
+        b if b > 0 => format!("{s}+{b}"),
+        b => format!("{s}{b}"),
+    }
+}
+
+/// Display of a dimension expression with the size names.
+struct Shown<'a>(&'a Sizes, &'a DimExpr);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Shown(sizes, d) = self;
+        match d {
+            DimExpr::Lit(v) => write!(f, "{v}"),
+            DimExpr::Size(i) => match sizes.names.get(*i) {
+                Some(name) => f.write_str(name),
+                None => write!(f, "?{i}"),
+            },
+            DimExpr::Bin(op, l, r) => {
+                let text = match op {
+                    DimOp::Add => "+",
+                    DimOp::Sub => "-",
+                    DimOp::Mul => "*",
+                    DimOp::Div => "/",
+                    DimOp::Rem => "%",
+                };
+                // Parentheses only where precedence needs them: `H - K + 1`, `(H - 1) / 2`.
+                let side = |e: &DimExpr, right: bool| match e {
+                    DimExpr::Bin(inner, ..)
+                        if precedence(*inner) < precedence(*op)
+                            || (right && precedence(*inner) == precedence(*op)) =>
+                    {
+                        format!("({})", Shown(sizes, e))
+                    }
+                    _ => Shown(sizes, e).to_string(),
+                };
+                write!(f, "{}{text}{}", side(l, false), side(r, true))
+            }
+        }
+    }
+}
+
+fn precedence(op: DimOp) -> u8 {
+    match op {
+        DimOp::Add | DimOp::Sub => 1,
+        DimOp::Mul | DimOp::Div | DimOp::Rem => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests;
