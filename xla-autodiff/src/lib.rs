@@ -63,9 +63,11 @@ mod error;
 mod passes;
 pub(crate) mod rules;
 mod tape;
+pub mod vmap;
 
 pub use error::AutodiffError;
 pub use rules::{differentiability, Differentiability};
+pub use vmap::{batch_size, vmap_module, VmapError};
 
 use backward::{backprop, ct_of_value, materialize, Ct};
 use tape::Tape;

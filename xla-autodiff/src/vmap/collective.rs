@@ -1,0 +1,40 @@
+//! Collectives over the batched axis: all-reduce, collective-permute and
+//! collective-broadcast act elementwise across devices, so the batched operand goes through
+//! unchanged; all-gather, reduce-scatter and all-to-all shift their dimension. Host
+//! transfers (send, recv, infeed, outfeed) of batched data have no batched form.
+
+use super::error::VmapError;
+use super::rules::Cx;
+use super::value::Val;
+use xla_core::Op;
+
+/// Ops that act on each element independently: every operand batched, the op unchanged.
+pub(crate) fn elementwise(cx: &Cx) -> Result<Val, VmapError> {
+    let ops: Vec<_> = (0..cx.args.len())
+        .map(|i| {
+            if cx.shape(i).is_array() {
+                cx.full(i)
+            } else {
+                cx.v(i)
+            }
+        })
+        .collect();
+    cx.emit(cx.ins.op.clone(), &ops, None)
+}
+
+/// Ops with a dimension attribute: the dimension shifts past the batch dimension.
+pub(crate) fn shifted(cx: &Cx, op: Op) -> Result<Val, VmapError> {
+    let ops: Vec<_> = (0..cx.args.len()).map(|i| cx.full(i)).collect();
+    cx.emit(op, &ops, None)
+}
+
+/// Ops that pass a batched value on (`-done` of an async pair, `add-dependency`).
+pub(crate) fn pass(cx: &Cx) -> Result<Val, VmapError> {
+    let ops: Vec<_> = (0..cx.args.len()).map(|i| cx.v(i)).collect();
+    cx.emit(cx.ins.op.clone(), &ops, None)
+}
+
+/// Host transfers of batched data.
+pub(crate) fn host_transfer(cx: &Cx) -> Result<Val, VmapError> {
+    Err(cx.no_rule("a host transfer of batched data has no batched form"))
+}
