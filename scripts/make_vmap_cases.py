@@ -168,6 +168,49 @@ def rng_ops():
          [np.array([[1, 2, 3, 4], [5, 6, 7, 8], [0, 0, 0, 9]], np.uint32)], [0])
 
 
+def more_conv():
+    dn = ("NCHW", "OIHW", "NCHW")
+    grouped = lambda x, k: lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=dn, feature_group_count=2)
+    save("conv_grouped_both_batched", grouped, [normal(3, 1, 4, 5, 5), normal(3, 4, 2, 3, 3)], [0, 0], tol=(1e-4, 1e-5))
+    save("conv_grouped_kernel_batched", grouped, [normal(1, 4, 5, 5), normal(3, 4, 2, 3, 3)], [None, 0], tol=(1e-4, 1e-5))
+    bgroup = lambda x, k: lax.conv_general_dilated(x, k, (1, 1), "VALID", dimension_numbers=dn, batch_group_count=2)
+    save("conv_batch_group_both_batched", bgroup, [normal(3, 4, 2, 5, 5), normal(3, 4, 2, 3, 3)], [0, 0], tol=(1e-4, 1e-5))
+    nhwc = lambda x, k: lax.conv_general_dilated(x, k, (2, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    save("conv_nhwc_input_batched_axis_2", nhwc, [normal(2, 6, 3, 5, 2), normal(3, 3, 2, 4)], [2, None], tol=(1e-4, 1e-5))
+
+
+def nested():
+    f = lambda x, w: jnp.tanh(x @ w)
+    save_nested("nested_vmap", f, [normal(4, 3), normal(2, 3, 5)], [((0, None), 0), ((None, 0), 1)])
+
+
+def save_nested(name, f, batched, levels, tol=(1e-5, 1e-5)):
+    """`levels`: (in_axes, out_axes) innermost first; the batched inputs carry every level."""
+    d = os.path.join(OUT, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    ex = list(batched)
+    sizes = []
+    for ins, _ in reversed(levels):
+        sizes.append(next(x.shape[a] for x, a in zip(ex, ins) if a is not None))
+        ex = [example_of(x, a) for x, a in zip(ex, ins)]
+    sizes.reverse()
+    text = jax.jit(f).lower(*[jnp.asarray(x) for x in ex]).as_text(dialect="hlo")
+    open(os.path.join(d, "module.hlo"), "w").write(text)
+    g = f
+    for ins, outs in levels:
+        g = jax.vmap(g, in_axes=ins, out_axes=outs)
+    leaves = jax.tree_util.tree_leaves(g(*[jnp.asarray(x) for x in batched]))
+    for i, x in enumerate(batched):
+        np.save(os.path.join(d, f"in{i}.npy"), np.asarray(x))
+    for i, y in enumerate(leaves):
+        np.save(os.path.join(d, f"out{i}.npy"), np.asarray(y))
+    lv = [{"in_axes": list(i), "out_axes": [o], "size": n} for (i, o), n in zip(levels, sizes)]
+    meta = {"levels": lv, "rtol": tol[0], "atol": tol[1]}
+    json.dump(meta, open(os.path.join(d, "meta.json"), "w"), indent=1)
+    print(name, [x.shape for x in batched], "->", [np.shape(y) for y in leaves])
+
+
 def models():
     def mlp_loss(w1, b1, w2, b2, x, y):
         h = jnp.tanh(x @ w1 + b1)
@@ -189,7 +232,8 @@ def models():
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
-    groups = [elementwise, structural, indexing, contraction, window, linalg_sort, control, rng_ops, models]
+    groups = [elementwise, structural, indexing, contraction, more_conv, window, linalg_sort, control, rng_ops,
+              nested, models]
     only = sys.argv[1:]
     for g in groups:
         if not only or g.__name__ in only:

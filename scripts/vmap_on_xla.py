@@ -50,11 +50,14 @@ def case(xla, d):
                            capture_output=True, text=True, check=True).stdout
         module = os.path.join(d, "..", ".grad.tmp.hlo")
         open(module, "w").write(g)
-    r = subprocess.run([xla, "vmap", module, "--in-axes", axes(meta["in_axes"]),
-                        "--out-axes", axes(meta["out_axes"]), "--size", str(meta["size"])],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        return f"xla vmap failed: {r.stderr.strip()}"
+    for lvl in meta.get("levels", [meta]):
+        r = subprocess.run([xla, "vmap", module, "--in-axes", axes(lvl["in_axes"]),
+                            "--out-axes", axes(lvl["out_axes"]), "--size", str(lvl["size"])],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return f"xla vmap failed: {r.stderr.strip()}"
+        module = os.path.join(d, "..", ".level.tmp.hlo")
+        open(module, "w").write(r.stdout)
     inputs = [np.load(p) for p in sorted(glob.glob(os.path.join(d, "in*.npy")),
                                          key=lambda p: int(os.path.basename(p)[2:-4]))]
     wants = [np.load(p) for p in sorted(glob.glob(os.path.join(d, "out*.npy")),
@@ -86,9 +89,10 @@ def main():
         if err:
             failed += 1
             print(f"FAIL {os.path.basename(d)}: {err}")
-    tmp = os.path.join(ROOT, "testdata", "vmap", ".grad.tmp.hlo")
-    if os.path.exists(tmp):
-        os.remove(tmp)
+    for t in (".grad.tmp.hlo", ".level.tmp.hlo"):
+        tmp = os.path.join(ROOT, "testdata", "vmap", t)
+        if os.path.exists(tmp):
+            os.remove(tmp)
     print(f"{len(dirs) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

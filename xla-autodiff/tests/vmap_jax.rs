@@ -34,14 +34,17 @@ fn run_case(dir: &Path) -> Result<(), String> {
         meta["rtol"].as_f64().unwrap(),
         meta["atol"].as_f64().unwrap(),
     );
-    let size = meta["size"].as_i64().unwrap();
-    let batched = vmap_module(
-        &module,
-        &axes(&meta["in_axes"]),
-        &axes(&meta["out_axes"]),
-        size,
-    )
-    .map_err(|e| format!("vmap: {e}"))?;
+    // One level, or `levels` (innermost first) for nested vmap.
+    let levels: Vec<serde_json::Value> = match meta.get("levels") {
+        Some(l) => l.as_array().unwrap().clone(),
+        None => vec![meta.clone()],
+    };
+    let mut batched = module;
+    for l in &levels {
+        let size = l["size"].as_i64().unwrap();
+        batched = vmap_module(&batched, &axes(&l["in_axes"]), &axes(&l["out_axes"]), size)
+            .map_err(|e| format!("vmap: {e}"))?;
+    }
     xla_core::verify::verify_module(&batched).map_err(|e| format!("verify: {e:?}"))?;
     let printed = xla_core::text::print_module(&batched);
     xla_core::text::parse_module(&printed).map_err(|e| format!("reparse: {e}\n{printed}"))?;

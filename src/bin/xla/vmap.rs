@@ -14,7 +14,7 @@ pub struct Args {
     pub module: PathBuf,
     /// Per parameter, comma-separated: the dimension of the batched parameter that holds
     /// the batch (0 to its rank), or `none` for a parameter shared by every lane.
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(long, value_delimiter = ',', num_args = 0..)]
     pub in_axes: Vec<String>,
     /// Where each result gets the batch dimension: one value for every result, or one per
     /// element of the result tuple (`none`: the result does not depend on a batched input).
@@ -44,6 +44,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let in_axes: Vec<Option<usize>> = args
         .in_axes
         .iter()
+        .filter(|s| !s.trim().is_empty())
         .map(|s| axis(s, "in-axes"))
         .collect::<Result<_, _>>()?;
     let out_axes: Vec<Option<usize>> = args

@@ -5,8 +5,9 @@
 use super::error::VmapError;
 use super::rules::Cx;
 use super::value::{move_axis, shift, with_zero, Bt, Val};
+use xla_core::builder::XlaOp;
 use xla_core::ir::{ConvConfig, DotDims, PrecisionConfig};
-use xla_core::Op;
+use xla_core::{Op, Shape};
 
 /// `dot`.
 pub(crate) fn dot(cx: &Cx, dims: &DotDims, precision: &PrecisionConfig) -> Result<Val, VmapError> {
@@ -35,7 +36,10 @@ pub(crate) fn dot(cx: &Cx, dims: &DotDims, precision: &PrecisionConfig) -> Resul
         dims: d,
         precision: precision.clone(),
     };
-    let v = cx.b.add_op(op, &[cx.v(0), cx.v(1)], None);
+    let mut dims = cx.ins.shape.dims().to_vec();
+    dims.insert(at.min(dims.len()), cx.n());
+    let raw = Shape::array(cx.ins.shape.element_type(), dims);
+    let v = cx.b.add_op(op, &[cx.v(0), cx.v(1)], Some(raw));
     let rank = cx.ins.shape.rank() + 1;
     Ok(Val {
         v: move_axis(cx.b, &v, rank, at, 0),
@@ -43,29 +47,87 @@ pub(crate) fn dot(cx: &Cx, dims: &DotDims, precision: &PrecisionConfig) -> Resul
     })
 }
 
-/// `convolution`: a batched input (unbatched kernel) is folded into the input batch
-/// dimension and unfolded from the output batch dimension.
-pub(crate) fn convolution(cx: &Cx, conv: &ConvConfig) -> Result<Val, VmapError> {
-    if cx.is_b(1) || conv.batch_group_count != 1 {
-        return cx.lanes();
+/// `x` (batched at 0, unbatched shape `orig`) with the batch dimension merged into
+/// dimension `t` (batch-major: the new `t` index is `lane * orig[t] + i`), as JAX's
+/// `_reshape_axis_into`.
+fn fold(cx: &Cx, x: &XlaOp, orig: &Shape, t: usize) -> XlaOp {
+    let moved = move_axis(cx.b, x, orig.rank() + 1, 0, t);
+    let mut dims = orig.dims().to_vec();
+    if let Some(d) = dims.get_mut(t) {
+        *d *= cx.n();
     }
-    let b = cx.b;
-    let n = cx.n();
-    let ls = cx.shape(0);
-    let ib = conv.dnums.input_batch_dimension as usize;
-    let ob = conv.dnums.output_batch_dimension as usize;
-    let moved = move_axis(b, &cx.v(0), ls.rank() + 1, 0, ib);
-    let mut folded: Vec<i64> = ls.dims().to_vec();
-    if let Some(d) = folded.get_mut(ib) {
+    cx.b.reshape(moved, &dims)
+}
+
+/// The convolution `conv` on `lhs` and `rhs` with the result's dimension `t` holding the
+/// batch (batch-major), unfolded and moved to dimension 0.
+fn conv_unfold(
+    cx: &Cx,
+    conv: ConvConfig,
+    lhs: XlaOp,
+    rhs: XlaOp,
+    t: usize,
+) -> Result<Val, VmapError> {
+    let (b, n) = (cx.b, cx.n());
+    let out = &cx.ins.shape;
+    let mut raw = out.dims().to_vec();
+    if let Some(d) = raw.get_mut(t) {
         *d *= n;
     }
-    let lhs = b.reshape(moved, &folded);
-    let out = b.add_op(Op::Convolution(conv.clone()), &[lhs, cx.v(1)], None);
-    let mut split: Vec<i64> = cx.ins.shape.dims().to_vec();
-    split.insert(ob.min(split.len()), n);
-    let out = b.reshape(out, &split);
+    let raw = Shape::array(out.element_type(), raw);
+    let r = b.add_op(Op::Convolution(conv), &[lhs, rhs], Some(raw));
+    let mut split = out.dims().to_vec();
+    split.insert(t.min(split.len()), n);
+    let r = b.reshape(r, &split);
     Ok(Val {
-        v: move_axis(b, &out, split.len(), ob, 0),
+        v: move_axis(b, &r, split.len(), t, 0),
         bt: Bt::Leaf(true),
     })
+}
+
+/// `convolution`, as JAX batches it: a batched input alone is folded into the input batch
+/// dimension; a batched kernel alone into the kernel's output features (ungrouped
+/// convolutions); both batched into the feature groups (or the batch groups when there
+/// are several). Other grouped cases run per lane.
+pub(crate) fn convolution(cx: &Cx, conv: &ConvConfig) -> Result<Val, VmapError> {
+    let (lb, rb) = (cx.is_b(0), cx.is_b(1));
+    let d = &conv.dnums;
+    let idx = |x: i64| usize::try_from(x).unwrap_or(0);
+    let (ls, rs) = (cx.shape(0), cx.shape(1));
+    let ungrouped = conv.feature_group_count == 1 && conv.batch_group_count == 1;
+    match (lb, rb) {
+        (true, false) if conv.batch_group_count == 1 => {
+            let lhs = fold(cx, &cx.v(0), &ls, idx(d.input_batch_dimension));
+            conv_unfold(
+                cx,
+                conv.clone(),
+                lhs,
+                cx.v(1),
+                idx(d.output_batch_dimension),
+            )
+        }
+        (false, true) if ungrouped => {
+            let rhs = fold(cx, &cx.v(1), &rs, idx(d.kernel_output_feature_dimension));
+            conv_unfold(
+                cx,
+                conv.clone(),
+                cx.v(0),
+                rhs,
+                idx(d.output_feature_dimension),
+            )
+        }
+        (true, true) => {
+            let mut c = conv.clone();
+            let lhs = if conv.batch_group_count > 1 {
+                c.batch_group_count *= cx.n();
+                fold(cx, &cx.v(0), &ls, idx(d.input_batch_dimension))
+            } else {
+                c.feature_group_count *= cx.n();
+                fold(cx, &cx.v(0), &ls, idx(d.input_feature_dimension))
+            };
+            let rhs = fold(cx, &cx.v(1), &rs, idx(d.kernel_output_feature_dimension));
+            conv_unfold(cx, c, lhs, rhs, idx(d.output_feature_dimension))
+        }
+        _ => cx.lanes(),
+    }
 }
