@@ -250,7 +250,7 @@ fn a_loop_with_an_unbatched_counter_keeps_its_predicate() {
 #[test]
 fn rules_without_a_jax_fixture_match_lane_by_lane() {
     let cases: &[(&str, &[bool])] = &[
-        // batched init value of reduce and reduce-window, batched padding value: per lane
+        // batched init value of reduce and reduce-window (per lane), batched padding value
         ("x = f32[4,3] parameter(0)\ni = f32[] parameter(1)\nROOT r = f32[4] reduce(x, i), dimensions={1}, to_apply=add", &[true, true]),
         ("x = f32[4,6] parameter(0)\ni = f32[] parameter(1)\nROOT r = f32[2,3] reduce-window(x, i), window={size=2x2 stride=2x2}, to_apply=max", &[true, true]),
         ("x = f32[4] parameter(0)\ni = f32[] parameter(1)\nROOT r = f32[10] pad(x, i), padding=1_2_1", &[false, true]),

@@ -4,7 +4,7 @@
 
 use super::error::VmapError;
 use super::rules::Cx;
-use super::value::{move_axis, shift, with_zero, Bt, Val};
+use super::value::{fold, move_axis, shift, with_zero, Bt, Val};
 use xla_core::builder::XlaOp;
 use xla_core::ir::{ConvConfig, DotDims, PrecisionConfig};
 use xla_core::{Op, Shape};
@@ -47,18 +47,6 @@ pub(crate) fn dot(cx: &Cx, dims: &DotDims, precision: &PrecisionConfig) -> Resul
     })
 }
 
-/// `x` (batched at 0, unbatched shape `orig`) with the batch dimension merged into
-/// dimension `t` (batch-major: the new `t` index is `lane * orig[t] + i`), as JAX's
-/// `_reshape_axis_into`.
-fn fold(cx: &Cx, x: &XlaOp, orig: &Shape, t: usize) -> XlaOp {
-    let moved = move_axis(cx.b, x, orig.rank() + 1, 0, t);
-    let mut dims = orig.dims().to_vec();
-    if let Some(d) = dims.get_mut(t) {
-        *d *= cx.n();
-    }
-    cx.b.reshape(moved, &dims)
-}
-
 /// The convolution `conv` on `lhs` and `rhs` with the result's dimension `t` holding the
 /// batch (batch-major), unfolded and moved to dimension 0.
 fn conv_unfold(
@@ -97,7 +85,7 @@ pub(crate) fn convolution(cx: &Cx, conv: &ConvConfig) -> Result<Val, VmapError> 
     let ungrouped = conv.feature_group_count == 1 && conv.batch_group_count == 1;
     match (lb, rb) {
         (true, false) if conv.batch_group_count == 1 => {
-            let lhs = fold(cx, &cx.v(0), &ls, idx(d.input_batch_dimension));
+            let lhs = fold(cx.b, cx.n(), &cx.v(0), &ls, idx(d.input_batch_dimension));
             conv_unfold(
                 cx,
                 conv.clone(),
@@ -107,7 +95,13 @@ pub(crate) fn convolution(cx: &Cx, conv: &ConvConfig) -> Result<Val, VmapError> 
             )
         }
         (false, true) if ungrouped => {
-            let rhs = fold(cx, &cx.v(1), &rs, idx(d.kernel_output_feature_dimension));
+            let rhs = fold(
+                cx.b,
+                cx.n(),
+                &cx.v(1),
+                &rs,
+                idx(d.kernel_output_feature_dimension),
+            );
             conv_unfold(
                 cx,
                 conv.clone(),
@@ -120,12 +114,18 @@ pub(crate) fn convolution(cx: &Cx, conv: &ConvConfig) -> Result<Val, VmapError> 
             let mut c = conv.clone();
             let lhs = if conv.batch_group_count > 1 {
                 c.batch_group_count *= cx.n();
-                fold(cx, &cx.v(0), &ls, idx(d.input_batch_dimension))
+                fold(cx.b, cx.n(), &cx.v(0), &ls, idx(d.input_batch_dimension))
             } else {
                 c.feature_group_count *= cx.n();
-                fold(cx, &cx.v(0), &ls, idx(d.input_feature_dimension))
+                fold(cx.b, cx.n(), &cx.v(0), &ls, idx(d.input_feature_dimension))
             };
-            let rhs = fold(cx, &cx.v(1), &rs, idx(d.kernel_output_feature_dimension));
+            let rhs = fold(
+                cx.b,
+                cx.n(),
+                &cx.v(1),
+                &rs,
+                idx(d.kernel_output_feature_dimension),
+            );
             conv_unfold(cx, c, lhs, rhs, idx(d.output_feature_dimension))
         }
         _ => cx.lanes(),

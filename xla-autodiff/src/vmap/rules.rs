@@ -175,11 +175,9 @@ pub(crate) fn batch(cx: &Cx) -> Result<Val, VmapError> {
             select,
             scatter,
         } => window::select_and_scatter(cx, window, *select, *scatter),
-        Op::BatchNormInference {
-            epsilon,
-            feature_index,
-        } => linalg::batch_norm_inference(cx, *epsilon, *feature_index),
-        Op::BatchNormTraining { .. } | Op::BatchNormGrad { .. } => cx.lanes(),
+        Op::BatchNormInference { feature_index, .. }
+        | Op::BatchNormTraining { feature_index, .. }
+        | Op::BatchNormGrad { feature_index, .. } => linalg::batch_norm(cx, *feature_index),
         Op::Cholesky { .. } | Op::TriangularSolve(_) | Op::Fft { .. } | Op::TopK { .. } => {
             linalg::leading_batch(cx)
         }

@@ -3,7 +3,7 @@
 
 use super::error::VmapError;
 use super::rules::Cx;
-use super::value::{shift, with_zero, Bt, Val};
+use super::value::{shift, with_batch, with_zero, Bt, Val};
 use xla_core::builder::XlaOp;
 use xla_core::ir::PadDim;
 use xla_core::Op;
@@ -91,20 +91,33 @@ pub(crate) fn concatenate(cx: &Cx, dimension: i64) -> Result<Val, VmapError> {
     cx.emit(op, &cx.all_full(), Some(cx.out()))
 }
 
-/// `pad`: no padding on the batch dimension; a batched padding value runs per lane.
+/// `pad`: no padding on the batch dimension. A batched padding value (JAX's rule): pad
+/// with any value, then select the padding value where a padded mask of `true`s is false.
 pub(crate) fn pad(cx: &Cx, padding: &[PadDim]) -> Result<Val, VmapError> {
-    if cx.is_b(1) {
-        return cx.lanes();
-    }
     let none = PadDim {
         low: 0,
         high: 0,
         interior: 0,
     };
-    let padding = std::iter::once(none)
+    let padding: Vec<PadDim> = std::iter::once(none)
         .chain(padding.iter().cloned())
         .collect();
-    cx.emit(Op::Pad { padding }, &[cx.v(0), cx.v(1)], Some(cx.out()))
+    if !cx.is_b(1) {
+        let op = Op::Pad { padding };
+        return cx.emit(op, &[cx.v(0), cx.v(1)], Some(cx.out()));
+    }
+    let b = cx.b;
+    let (s, out) = (cx.shape(0), cx.out());
+    let x = cx.full(0);
+    let zero = b.constant_scalar(s.element_type(), 0);
+    let padded = b.pad(&x, zero, &padding);
+    let ones = b.broadcast(b.constant_r0(true), with_batch(&s, cx.n()).dims());
+    let mask = b.pad(ones, b.constant_r0(false), &padding);
+    let value = b.broadcast_in_dim(cx.v(1), out.dims(), &[0]);
+    Ok(Val {
+        v: b.select(mask, padded, value),
+        bt: Bt::Leaf(true),
+    })
 }
 
 /// `get-dimension-size`: the size of the shifted dimension (the same for every lane).

@@ -165,3 +165,24 @@ pub(crate) fn with_zero(dims: &[i64]) -> Vec<i64> {
         .chain(dims.iter().map(|d| d + 1))
         .collect()
 }
+
+/// `x` (batched at 0, unbatched shape `orig`) with the batch dimension merged into
+/// dimension `t` (batch-major: the new `t` index is `lane * orig[t] + i`), as JAX's
+/// `_reshape_axis_into`.
+pub(crate) fn fold(b: &XlaBuilder, n: i64, x: &XlaOp, orig: &Shape, t: usize) -> XlaOp {
+    let moved = move_axis(b, x, orig.rank() + 1, 0, t);
+    let mut dims = orig.dims().to_vec();
+    if let Some(d) = dims.get_mut(t) {
+        *d *= n;
+    }
+    b.reshape(moved, &dims)
+}
+
+/// The inverse of [`fold`]: `x` of shape `orig` with dimension `t` multiplied by `n`,
+/// split batch-major, with the batch dimension moved to 0.
+pub(crate) fn unfold(b: &XlaBuilder, n: i64, x: &XlaOp, orig: &Shape, t: usize) -> XlaOp {
+    let mut split = orig.dims().to_vec();
+    split.insert(t.min(split.len()), n);
+    let r = b.reshape(x, &split);
+    move_axis(b, &r, split.len(), t, 0)
+}
