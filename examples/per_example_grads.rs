@@ -61,6 +61,31 @@ fn median(runs: usize, mut f: impl FnMut() -> Res<()>) -> Res<f64> {
     Ok(t[runs / 2])
 }
 
+/// Clips each example's gradient to norm [`CLIP`], averages, and prints the result's norm.
+fn clip_and_average(grads: &[Vec<f32>], norms: &[f64]) {
+    let scale: Vec<f64> = norms.iter().map(|&g| (CLIP / g).min(1.0)).collect();
+    let clipped_norm: f64 = grads
+        .iter()
+        .map(|gb| {
+            let len = gb.len() / BATCH;
+            (0..len)
+                .map(|j| {
+                    let m: f64 = (0..BATCH)
+                        .map(|i| f64::from(gb[i * len + j]) * scale[i])
+                        .sum::<f64>()
+                        / BATCH as f64;
+                    m * m
+                })
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        .sqrt();
+    println!(
+        "{} of {BATCH} examples clipped to norm {CLIP}; mean clipped gradient norm {clipped_norm:.3}",
+        scale.iter().filter(|&&s| s < 1.0).count()
+    );
+}
+
 fn main() -> Res<()> {
     let (train, _) = Digits::embedded()?.split(0.8, 0)?;
     let train = Standardizer::fit(&train).apply(train)?;
@@ -114,28 +139,7 @@ fn main() -> Res<()> {
     println!("per-example gradient norms: {:.3?}", &norms[..8]);
     println!("largest relative difference from one-at-a-time gradients: {worst:.2e}");
 
-    // Clip each example's gradient to norm CLIP and average.
-    let scale: Vec<f64> = norms.iter().map(|&g| (CLIP / g).min(1.0)).collect();
-    let clipped_norm: f64 = grads
-        .iter()
-        .map(|gb| {
-            let len = gb.len() / BATCH;
-            (0..len)
-                .map(|j| {
-                    let m: f64 = (0..BATCH)
-                        .map(|i| f64::from(gb[i * len + j]) * scale[i])
-                        .sum::<f64>()
-                        / BATCH as f64;
-                    m * m
-                })
-                .sum::<f64>()
-        })
-        .sum::<f64>()
-        .sqrt();
-    println!(
-        "{} of {BATCH} examples clipped to norm {CLIP}; mean clipped gradient norm {clipped_norm:.3}",
-        scale.iter().filter(|&&s| s < 1.0).count()
-    );
+    clip_and_average(&grads, &norms);
 
     let t_batched = median(21, || {
         batched.execute(&args).map(|_| ()).map_err(Into::into)

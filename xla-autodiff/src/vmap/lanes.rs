@@ -6,7 +6,7 @@
 use super::error::VmapError;
 use super::rules::Cx;
 use super::value::{batched_shape, Bt, Val};
-use xla_core::builder::{XlaBuilder, XlaOp};
+use xla_core::builder::{XlaBuilder, XlaComputation, XlaOp};
 use xla_core::{PrimitiveType, Shape};
 
 /// Lane `i` of `x` (batched as `bt` says, unbatched shape `shape`).
@@ -69,7 +69,37 @@ fn join(b: &XlaBuilder, leaves: &mut std::vec::IntoIter<XlaOp>, shape: &Shape) -
     }
 }
 
-/// The per-lane loop for `cx`'s instruction.
+/// The loop body: lane `i` of every operand through the op, the result written into row
+/// `i` of each accumulator, `i + 1`.
+fn lane_body(cx: &Cx, state: &Shape, outs: &[Shape]) -> Result<XlaComputation, VmapError> {
+    let op = cx.bat.import(cx.b, &cx.ins.op)?;
+    let k = cx.args.len();
+    let sb = cx.b.sub_builder("vmap_lane");
+    let p = sb.parameter(0, state.clone(), "state");
+    let i = sb.get_tuple_element(&p, 0);
+    let ins: Vec<XlaOp> = (0..k)
+        .map(|j| {
+            let x = sb.get_tuple_element(&p, j as i64 + 1);
+            let bt = cx.args.get(j).map_or(Bt::Leaf(false), |a| a.bt.clone());
+            lane(&sb, &x, &bt, &cx.shape(j), &i)
+        })
+        .collect();
+    let r = sb.add_op(op, &ins, Some(cx.ins.shape.clone()));
+    let mut rs = Vec::new();
+    split(&sb, &r, &cx.ins.shape, &mut rs);
+    let mut next = vec![sb.add(&i, sb.constant_r0(1i32))];
+    next.extend((0..k).map(|j| sb.get_tuple_element(&p, j as i64 + 1)));
+    for (j, (leaf, s)) in rs.iter().zip(outs).enumerate() {
+        let acc = sb.get_tuple_element(&p, (1 + k + j) as i64);
+        let row = sb.reshape(leaf, batched_shape(s, &Bt::Leaf(true), 1).dims());
+        let mut starts = vec![i.clone()];
+        starts.extend(std::iter::repeat_n(sb.constant_r0(0i32), s.rank()));
+        next.push(sb.dynamic_update_slice(acc, row, &starts));
+    }
+    Ok(sb.build_sub(&sb.tuple(next))?)
+}
+
+/// The per-lane loop for `cx`'s instruction: state `(i, operands..., accumulators...)`.
 pub(crate) fn per_lane(cx: &Cx) -> Result<Val, VmapError> {
     let (b, n) = (cx.b, cx.n());
     let out_shape = &cx.ins.shape;
@@ -77,51 +107,15 @@ pub(crate) fn per_lane(cx: &Cx) -> Result<Val, VmapError> {
     if !leaves(out_shape, &mut outs) {
         return Err(cx.no_rule("its result holds a token, which cannot be batched"));
     }
-    let bt_out = Bt::uniform(out_shape, true);
     let accs: Vec<Shape> = outs
         .iter()
         .map(|s| batched_shape(s, &Bt::Leaf(true), n))
         .collect();
-    let args: Vec<Shape> = (0..cx.args.len())
-        .map(|k| {
-            batched_shape(
-                &cx.shape(k),
-                &cx.args.get(k).map_or(Bt::Leaf(false), |a| a.bt.clone()),
-                n,
-            )
-        })
-        .collect();
     let mut state: Vec<Shape> = vec![Shape::scalar(PrimitiveType::S32)];
-    state.extend(args.iter().cloned());
+    state.extend(cx.args.iter().filter_map(|a| a.v.shape().ok()));
     state.extend(accs.iter().cloned());
     let state = Shape::tuple(state);
-    let op = cx.bat.import(b, &cx.ins.op)?;
-    let body = {
-        let sb = b.sub_builder("vmap_lane");
-        let p = sb.parameter(0, state.clone(), "state");
-        let i = sb.get_tuple_element(&p, 0);
-        let ins: Vec<XlaOp> = (0..cx.args.len())
-            .map(|k| {
-                let x = sb.get_tuple_element(&p, k as i64 + 1);
-                let bt = cx.args.get(k).map_or(Bt::Leaf(false), |a| a.bt.clone());
-                lane(&sb, &x, &bt, &cx.shape(k), &i)
-            })
-            .collect();
-        let r = sb.add_op(op, &ins, Some(out_shape.clone()));
-        let mut rs = Vec::new();
-        split(&sb, &r, out_shape, &mut rs);
-        let mut next = vec![sb.add(&i, sb.constant_r0(1i32))];
-        next.extend((0..cx.args.len()).map(|k| sb.get_tuple_element(&p, k as i64 + 1)));
-        for (j, (leaf, s)) in rs.iter().zip(&outs).enumerate() {
-            let acc = sb.get_tuple_element(&p, (1 + cx.args.len() + j) as i64);
-            let row = sb.reshape(leaf, batched_shape(s, &Bt::Leaf(true), 1).dims());
-            let zero = sb.constant_r0(0i32);
-            let mut starts = vec![i.clone()];
-            starts.extend(std::iter::repeat_n(zero, s.rank()));
-            next.push(sb.dynamic_update_slice(acc, row, &starts));
-        }
-        sb.build_sub(&sb.tuple(next))?
-    };
+    let body = lane_body(cx, &state, &outs)?;
     let cond = {
         let sb = b.sub_builder("vmap_lanes");
         let p = sb.parameter(0, state, "state");
@@ -137,5 +131,8 @@ pub(crate) fn per_lane(cx: &Cx) -> Result<Val, VmapError> {
         .map(|j| b.get_tuple_element(&w, (first + j) as i64))
         .collect();
     let v = join(b, &mut results.into_iter(), out_shape);
-    Ok(Val { v, bt: bt_out })
+    Ok(Val {
+        v,
+        bt: Bt::uniform(out_shape, true),
+    })
 }

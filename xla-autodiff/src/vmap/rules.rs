@@ -201,41 +201,20 @@ pub(crate) fn batch(cx: &Cx) -> Result<Val, VmapError> {
             dimension: None, ..
         } => collective::elementwise(cx),
         Op::AllGather { dimension, config } => {
-            let op = Op::AllGather {
-                dimension: dimension + 1,
-                config: config.clone(),
-            };
-            collective::shifted(cx, op)
+            collective::all_gather(cx, *dimension, config, false)
         }
         Op::AllGatherStart { dimension, config } => {
-            let op = Op::AllGatherStart {
-                dimension: dimension + 1,
-                config: config.clone(),
-            };
-            collective::shifted(cx, op)
+            collective::all_gather(cx, *dimension, config, true)
         }
         Op::ReduceScatter {
             dimension,
             config,
             to_apply,
-        } => {
-            let op = Op::ReduceScatter {
-                dimension: dimension + 1,
-                config: config.clone(),
-                to_apply: *to_apply,
-            };
-            collective::shifted(cx, op)
-        }
+        } => collective::reduce_scatter(cx, *dimension, config, *to_apply),
         Op::AllToAll {
             dimension: Some(d),
             config,
-        } => {
-            let op = Op::AllToAll {
-                dimension: Some(d + 1),
-                config: config.clone(),
-            };
-            collective::shifted(cx, op)
-        }
+        } => collective::all_to_all(cx, *d, config),
         Op::AllReduceDone | Op::AllGatherDone | Op::CollectivePermuteDone | Op::AddDependency => {
             collective::pass(cx)
         }
