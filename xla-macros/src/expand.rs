@@ -34,6 +34,9 @@ pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
         Some(checked) if c.options.grad.is_some() => crate::grad::build(&cx, &c, checked),
         _ => None,
     };
+    if let Some(checked) = &checked {
+        crate::vmap::check(&cx, &c, &checked.module, gradients.as_ref().map(|g| &g.grad));
+    }
     match checked {
         Some(checked) if !cx.has_errors() => expand(&c, &checked, gradients.as_ref()),
         _ => fallback::stub(&c, cx.into_errors()),
@@ -97,6 +100,7 @@ pub fn module(c: &Computation, bodies: Bodies, nested: Option<Nested>, real: boo
     let fn_name = name.to_string();
     let with_callee = crate::callees::definition(name, &bodies.hlo);
     let own = items(&fn_name, &c.params, c.result.as_ref(), bodies, real);
+    let vmap = crate::vmap::items(c);
     let nested = nested.map(|[(g, g_ty), (vg, vg_ty)]| {
         let g_doc = format!(
             "The gradient of `{fn_name}` w.r.t. the parameters listed in `grad(...)`: same \
@@ -123,9 +127,9 @@ pub fn module(c: &Computation, bodies: Bodies, nested: Option<Nested>, real: boo
         );
         quote! {
             #[doc = #g_doc]
-            pub mod grad { #g }
+            pub mod grad { #g #vmap }
             #[doc = #vg_doc]
-            pub mod value_and_grad { #vg }
+            pub mod value_and_grad { #vg #vmap }
         }
     });
     let doc =
@@ -135,6 +139,7 @@ pub fn module(c: &Computation, bodies: Bodies, nested: Option<Nested>, real: boo
         #(#attrs)*
         #vis mod #name {
             #own
+            #vmap
 
             #nested
 

@@ -12,6 +12,7 @@ mod expansion_cost;
 mod fallback;
 mod grad;
 mod parse;
+mod vmap;
 
 use proc_macro::TokenStream;
 
