@@ -153,6 +153,8 @@ def control():
         return lax.while_loop(lambda s: s[0] < n, lambda s: (s[0] + 1, s[1] * 1.5 + 1.0), (0, x))[1]
     save("while_trip_counts_differ", loop, [normal(4, 2), np.array([0, 3, 1, 5], np.int32)], [0, 0])
     save("fori_loop_batched_state", lambda x: lax.fori_loop(0, 5, lambda i, s: s * 0.5 + i, x), [normal(3, 2)], [0])
+    save("while_state_becomes_batched",
+         lambda x: lax.fori_loop(0, 3, lambda i, acc: acc * 0.5 + x, jnp.zeros(2, f32)), [normal(4, 2)], [0])
     save("cond_batched_pred", lambda p, x: lax.cond(p > 0, lambda y: y * 2.0, lambda y: -y, x),
          [normal(4), normal(4, 3)], [0, 0])
     save("cond_unbatched_pred", lambda p, x: lax.cond(p > 0, lambda y: y * 2.0, lambda y: jnp.sin(y), x),

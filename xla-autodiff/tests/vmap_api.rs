@@ -269,6 +269,19 @@ fn rules_without_a_jax_fixture_match_lane_by_lane() {
         ("x = f32[2,5] parameter(0)\nROOT r = (f32[2,2], s32[2,2]) topk(x), k=2, largest=true", &[true]),
         ("x = f32[5] parameter(0)\ny = f32[5] parameter(1)\nROOT r = (f32[5], f32[5]) sort(x, y), dimensions={0}, to_apply=lt2", &[true, false]),
         ("x = f32[3,5] parameter(0)\ni = s32[3,5] iota(), iota_dimension=1\nm = f32[] constant(-inf)\nz = s32[] constant(0)\nROOT r = (f32[3], s32[3]) reduce(x, i, m, z), dimensions={1}, to_apply=argmax", &[true]),
+        // scatter with only the operand, or only the updates, batched; gather, operand only
+        (
+            "x = f32[5] parameter(0)\nu = f32[2] parameter(1)\ni = s32[2,1] constant({{1},{3}})\nROOT r = f32[5] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+            &[true, false],
+        ),
+        (
+            "x = f32[5] parameter(0)\nu = f32[2] parameter(1)\ni = s32[2,1] constant({{1},{3}})\nROOT r = f32[5] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+            &[false, true],
+        ),
+        (
+            "x = f32[5,3] parameter(0)\ni = s32[2,1] constant({{4},{0}})\nROOT g = f32[2,3] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}",
+            &[true],
+        ),
         // dynamic-slice of a rank-0 operand
         ("x = f32[] parameter(0)\nROOT r = f32[] dynamic-slice(x), dynamic_slice_sizes={}", &[true]),
     ];
