@@ -282,6 +282,11 @@ fn rules_without_a_jax_fixture_match_lane_by_lane() {
             "x = f32[5,3] parameter(0)\ni = s32[2,1] constant({{4},{0}})\nROOT g = f32[2,3] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}",
             &[true],
         ),
+        // a batch-grouped convolution with only the input batched
+        (
+            "x = f32[4,2,5,5] parameter(0)\nk = f32[4,2,3,3] parameter(1)\nROOT c = f32[2,4,3,3] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01, batch_group_count=2",
+            &[true, false],
+        ),
         // dynamic-slice of a rank-0 operand
         ("x = f32[] parameter(0)\nROOT r = f32[] dynamic-slice(x), dynamic_slice_sizes={}", &[true]),
     ];

@@ -76,7 +76,7 @@ fn conv_unfold(
 /// `convolution`, as JAX batches it: a batched input alone is folded into the input batch
 /// dimension; a batched kernel alone into the kernel's output features (ungrouped
 /// convolutions); both batched into the feature groups (or the batch groups when there
-/// are several). Other grouped cases run per lane.
+/// are several), a shared operand of a grouped convolution broadcast first.
 pub(crate) fn convolution(cx: &Cx, conv: &ConvConfig) -> Result<Val, VmapError> {
     let (lb, rb) = (cx.is_b(0), cx.is_b(1));
     let d = &conv.dnums;
@@ -98,7 +98,7 @@ pub(crate) fn convolution(cx: &Cx, conv: &ConvConfig) -> Result<Val, VmapError> 
             let rhs = fold(
                 cx.b,
                 cx.n(),
-                &cx.v(1),
+                &cx.full(1),
                 &rs,
                 idx(d.kernel_output_feature_dimension),
             );
@@ -110,24 +110,30 @@ pub(crate) fn convolution(cx: &Cx, conv: &ConvConfig) -> Result<Val, VmapError> 
                 idx(d.output_feature_dimension),
             )
         }
-        (true, true) => {
+        _ => {
+            // Both batched (a shared operand broadcast first: grouped convolutions).
             let mut c = conv.clone();
             let lhs = if conv.batch_group_count > 1 {
                 c.batch_group_count *= cx.n();
-                fold(cx.b, cx.n(), &cx.v(0), &ls, idx(d.input_batch_dimension))
+                fold(cx.b, cx.n(), &cx.full(0), &ls, idx(d.input_batch_dimension))
             } else {
                 c.feature_group_count *= cx.n();
-                fold(cx.b, cx.n(), &cx.v(0), &ls, idx(d.input_feature_dimension))
+                fold(
+                    cx.b,
+                    cx.n(),
+                    &cx.full(0),
+                    &ls,
+                    idx(d.input_feature_dimension),
+                )
             };
             let rhs = fold(
                 cx.b,
                 cx.n(),
-                &cx.v(1),
+                &cx.full(1),
                 &rs,
                 idx(d.kernel_output_feature_dimension),
             );
             conv_unfold(cx, c, lhs, rhs, idx(d.output_feature_dimension))
         }
-        _ => cx.lanes(),
     }
 }
