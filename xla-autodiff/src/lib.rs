@@ -1,4 +1,4 @@
-//! `xla-autodiff`: gradient graphs for HLO modules.
+//! `xla-autodiff`: gradient graphs and batching (`vmap`) for HLO modules.
 //!
 //! Each transformation takes a [`Module`] and returns a new, ordinary HLO module built with
 //! the `xla-core` builder (printable, verifiable, runnable, and differentiable again):
@@ -9,6 +9,8 @@
 //!   parameter;
 //! - [`jvp_module`]: the Jacobian-vector product (forward mode) with tangents passed as
 //!   extra parameters.
+//! - [`vmap_module`]: the batching transform (JAX's `vmap`): the module of one example
+//!   turned into the module of a batch, one batching rule per op (see [`vmap`]).
 //!
 //! ```
 //! use xla_autodiff::grad_module;
@@ -63,9 +65,11 @@ mod error;
 mod passes;
 pub(crate) mod rules;
 mod tape;
+pub mod vmap;
 
 pub use error::AutodiffError;
 pub use rules::{differentiability, Differentiability};
+pub use vmap::{batch_size, vmap_module, VmapError};
 
 use backward::{backprop, ct_of_value, materialize, Ct};
 use tape::Tape;

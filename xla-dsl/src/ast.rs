@@ -34,6 +34,8 @@ pub struct Options {
     /// `grad(a, b)`: the span of `grad` and the parameters to differentiate with respect
     /// to (`None` for a bare `grad`: every floating-point parameter).
     pub grad: Option<(Sp, Option<Vec<Ident>>)>,
+    /// `vmap(x: 0, ...)`: the span of `vmap` and each batched parameter's axis.
+    pub vmap: Option<(Sp, crate::vmap::VmapAxes)>,
     /// `__callee(name = "HLO")`, added by the callee's `__xla_with_callee!` when the
     /// function calls another `#[computation]` (empty HLO: the callee failed to compile).
     pub callees: Vec<(Ident, String)>,

@@ -16,5 +16,6 @@ pub mod instantiate;
 pub mod nn;
 pub mod parse;
 pub mod sizes;
+pub mod vmap;
 
 pub use instantiate::{instantiate, Instance};

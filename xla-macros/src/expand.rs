@@ -30,6 +30,10 @@ pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
     let generic = !c.sizes.is_empty();
     let f = xla_dsl::instantiate::front(cx, c);
     let c = &f.computation;
+    if let (Some(checked), false) = (&f.checked, generic) {
+        let grad = f.gradients.as_ref().map(|g| &g.grad);
+        crate::vmap::check(&f.cx, c, &checked.module, grad);
+    }
     match f.checked {
         Some(_) if generic && !f.cx.has_errors() => crate::generic::expand(c, &parsed, &attr, true),
         Some(checked) if !f.cx.has_errors() => expand(c, &checked, f.gradients.as_ref()),
@@ -100,6 +104,7 @@ pub fn module(c: &Computation, bodies: Bodies, nested: Option<Nested>, real: boo
     let fn_name = name.to_string();
     let with_callee = crate::callees::definition(name, &bodies.hlo);
     let own = items(&fn_name, &c.params, c.result.as_ref(), bodies, real);
+    let vmap = crate::vmap::items(c);
     let nested = nested.map(|[(g, g_ty), (vg, vg_ty)]| {
         let g_doc = format!(
             "The gradient of `{fn_name}` w.r.t. the parameters listed in `grad(...)`: same \
@@ -126,9 +131,9 @@ pub fn module(c: &Computation, bodies: Bodies, nested: Option<Nested>, real: boo
         );
         quote! {
             #[doc = #g_doc]
-            pub mod grad { #g }
+            pub mod grad { #g #vmap }
             #[doc = #vg_doc]
-            pub mod value_and_grad { #vg }
+            pub mod value_and_grad { #vg #vmap }
         }
     });
     let doc =
@@ -138,6 +143,7 @@ pub fn module(c: &Computation, bodies: Bodies, nested: Option<Nested>, real: boo
         #(#attrs)*
         #vis mod #name {
             #own
+            #vmap
 
             #nested
 

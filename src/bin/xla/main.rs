@@ -6,6 +6,7 @@
 //! xla grad MODULE.hlo    print the gradient module of a scalar-valued module
 //! xla run MODULE.hlo IN0.npy ... --out DIR     run on the CPU, write out0.npy, out1.npy, ...
 //! xla bench MODULE.hlo IN0.npy ... --iters N   time N executions, print median_s=SECONDS
+//! xla vmap MODULE.hlo --in-axes 0,none --size N   print the batched module
 //! ```
 //!
 //! Each subcommand lives in its own file (`fmt.rs`, `check.rs`, ...) with an `Args` struct
@@ -20,6 +21,7 @@ mod devices;
 mod fmt;
 mod grad;
 mod run;
+mod vmap;
 
 use clap::{Parser, Subcommand};
 use common::CliError;
@@ -46,6 +48,8 @@ enum Command {
     Run(run::Args),
     /// Time executions of an HLO module: prints `median_s=SECONDS` last.
     Bench(bench::Args),
+    /// Print the batched module: `xla vmap MODULE.hlo --in-axes 0,none --size N`.
+    Vmap(vmap::Args),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -55,6 +59,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Grad(args) => grad::run(args),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Vmap(args) => vmap::run(args),
     }
 }
 

@@ -118,6 +118,9 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
             })?;
             options.grad = Some((Sp::of(&meta.path), Some(wrt)));
             Ok(())
+        } else if meta.path.is_ident("vmap") {
+            options.vmap = Some((Sp::of(&meta.path), crate::vmap::parse(&meta)?));
+            Ok(())
         } else if meta.path.is_ident("__callee") {
             meta.parse_nested_meta(|inner| {
                 let name = inner
@@ -147,7 +150,7 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
             })
         } else {
             Err(meta
-                .error("unknown option of #[computation]; expected `grad` or `grad(param, ...)`"))
+                .error("unknown option of #[computation]; expected `grad`, `grad(param, ...)` or `vmap(param: axis, ...)`"))
         }
     });
     if let Err(e) = syn::parse::Parser::parse2(parser, attr) {

@@ -1,0 +1,102 @@
+//! `xla vmap`: prints a batched module that parses, runs with the batched shapes, and
+//! reports bad axes with exit status 2.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::{Command, Output};
+
+fn xla(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xla"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn case(name: &str) -> String {
+    format!(
+        "{}/testdata/vmap/{name}/module.hlo",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn prints_a_batched_module() {
+    let out = xla(&[
+        "vmap",
+        &case("dot_lhs_batched"),
+        "--in-axes",
+        "1,none",
+        "--size",
+        "3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let m = xla::core::text::parse_module(&text).unwrap();
+    let e = m.entry_computation().unwrap();
+    let dims: Vec<Vec<i64>> = e
+        .parameter_shapes()
+        .iter()
+        .map(|s| s.dims().to_vec())
+        .collect();
+    assert_eq!(dims, vec![vec![4, 3], vec![4, 2]]);
+    assert_eq!(e.result_shape().unwrap().dims(), &[3, 2]);
+}
+
+#[test]
+fn out_axes_and_none() {
+    let out = xla(&[
+        "vmap",
+        &case("out_axis_1"),
+        "--in-axes",
+        "0,none",
+        "--out-axes",
+        "1,0",
+        "--size",
+        "4",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m = xla::core::text::parse_module(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    let r = m
+        .entry_computation()
+        .unwrap()
+        .result_shape()
+        .unwrap()
+        .clone();
+    assert_eq!(r.to_string(), "(f32[3,4], f32[4])");
+}
+
+#[test]
+fn bad_input_exits_with_status_2() {
+    let m = case("dot_lhs_batched");
+    for (args, says) in [
+        (
+            vec!["--in-axes", "2,none", "--size", "3"],
+            "in_axes[0] = 2 is out of range",
+        ),
+        (
+            vec!["--in-axes", "0", "--size", "3"],
+            "in_axes has 1 entries",
+        ),
+        (
+            vec!["--in-axes", "0,x", "--size", "3"],
+            "`x` is neither a dimension number nor `none`",
+        ),
+        (vec!["--in-axes", "0,none"], "--size N is needed"),
+        (vec!["--in-axes", "0,none", "--size", "0"], "batch size 0"),
+    ] {
+        let mut all = vec!["vmap", m.as_str()];
+        all.extend(args);
+        let out = xla(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
+        assert!(err.contains(says), "{all:?}: {err}");
+    }
+}

@@ -1,0 +1,38 @@
+//! Elementwise ops (unary, binary, compare, select, clamp, convert, bitcast-convert,
+//! reduce-precision, map): operands brought to one batched shape, the op unchanged.
+
+use super::error::VmapError;
+use super::rules::Cx;
+use super::value::{with_batch, Val};
+use xla_core::builder::XlaOp;
+use xla_core::{CompId, Op};
+
+/// Operand `i` as a batched array of the result's dims (scalar operands of `clamp` and
+/// `select` are broadcast; a batched scalar along the batch dimension).
+fn operand(cx: &Cx, i: usize) -> XlaOp {
+    let s = cx.shape(i);
+    let out = &cx.ins.shape;
+    if s.dims() == out.dims() || cx.args.len() == 1 {
+        return cx.full(i);
+    }
+    let target: Vec<i64> = with_batch(out, cx.n()).dims().to_vec();
+    let map: &[i64] = if cx.is_b(i) { &[0] } else { &[] };
+    cx.b.broadcast_in_dim(cx.v(i), &target, map)
+}
+
+/// The rule of every elementwise op but `map`.
+pub(crate) fn elementwise(cx: &Cx) -> Result<Val, VmapError> {
+    let ops: Vec<XlaOp> = (0..cx.args.len()).map(|i| operand(cx, i)).collect();
+    cx.same(&ops, cx.out())
+}
+
+/// `map`: mapped over every dimension, the batch one included.
+pub(crate) fn map(cx: &Cx, to_apply: CompId) -> Result<Val, VmapError> {
+    let ops: Vec<XlaOp> = (0..cx.args.len()).map(|i| operand(cx, i)).collect();
+    let dimensions = (0..=cx.ins.shape.rank() as i64).collect();
+    let op = Op::Map {
+        dimensions,
+        to_apply,
+    };
+    cx.emit(op, &ops, Some(cx.out()))
+}
