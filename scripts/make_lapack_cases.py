@@ -5,7 +5,7 @@ with inputs and the outputs real XLA gives.
 
     python3 scripts/make_lapack_cases.py testdata/lapack
 
-Each case folder holds module.hlo, in*.npy, out*.npy and meta.json (rtol, atol).
+Each case folder holds module.hlo (HLO text), module.mlir (StableHLO, as JAX prints it), in*.npy, out*.npy and meta.json (rtol, atol).
 """
 import json
 import os
@@ -92,6 +92,8 @@ def main(out):
         assert "lapack_" in text, name
         with open(os.path.join(d, "module.hlo"), "w") as fh:
             fh.write(text)
+        with open(os.path.join(d, "module.mlir"), "w") as fh:
+            fh.write(jax.jit(f).lower(*args).as_text())
         for i, a in enumerate(args):
             np.save(os.path.join(d, f"in{i}.npy"), a)
         outs = jax.tree.leaves(jax.jit(f)(*args))

@@ -1,7 +1,7 @@
 //! The LAPACK custom calls of JAX's CPU lowering run as built-ins: each folder of
 //! `testdata/lapack/` holds a `jnp.linalg` / `jax.scipy.linalg` program lowered to HLO
 //! (`lapack_*potrf_ffi`, `*getrf_ffi`, `*trsm_ffi` custom calls), its inputs and the
-//! outputs real XLA gave (`scripts/make_lapack_cases.py`): solve, inv, det, slogdet, LU,
+//! outputs real XLA gave, each as HLO text and as StableHLO (`scripts/make_lapack_cases.py`): solve, inv, det, slogdet, LU,
 //! Cholesky (lower, upper, not positive definite), cho_solve, triangular solves in every
 //! flavour, a Kalman filter scan and a Gaussian-process likelihood with its gradient.
 
@@ -12,11 +12,16 @@ mod cases;
 use cases::{compare, flatten, read_numbered};
 use std::path::{Path, PathBuf};
 
-fn run_case(dir: &Path) -> Result<(), String> {
+fn run_case(dir: &Path, mlir: bool) -> Result<(), String> {
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
-    let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
-    let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    let module = if mlir {
+        let text = std::fs::read_to_string(dir.join("module.mlir")).unwrap();
+        xla_core::mlir::parse_stablehlo(&text).map_err(|e| format!("parse: {e}"))?
+    } else {
+        let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
+        xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?
+    };
     let exe = xla_cpu::Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
     let mut got = Vec::new();
     flatten(
@@ -47,14 +52,21 @@ fn jax_linalg_programs_match_xla() {
         .filter(|p| p.join("module.hlo").exists())
         .collect();
     dirs.sort();
+    // Each as HLO text and as the StableHLO JAX prints (FFI attributes in
+    // `mhlo.backend_config`).
     let failures: Vec<String> = dirs
         .iter()
-        .filter_map(|d| run_case(d).err().map(|e| format!("{}: {e}", d.display())))
+        .flat_map(|d| [(d, false), (d, true)])
+        .filter_map(|(d, mlir)| {
+            run_case(d, mlir)
+                .err()
+                .map(|e| format!("{} (mlir: {mlir}): {e}", d.display()))
+        })
         .collect();
     println!(
-        "{} of {} linalg programs passed",
-        dirs.len() - failures.len(),
-        dirs.len()
+        "{} of {} linalg programs passed (HLO and StableHLO)",
+        2 * dirs.len() - failures.len(),
+        2 * dirs.len()
     );
     assert!(dirs.len() >= 16);
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -304,11 +304,16 @@ fn custom_call(lw: &Lowerer<'_>, b: &XlaBuilder, op: &OpAst, ops: &[XlaOp]) -> L
             ))
         }
     };
-    let backend_config = match op.attr(&["backend_config", "mhlo.backend_config"]) {
-        Some(Attr::Str(s)) => String::from_utf8_lossy(s).into_owned(),
-        Some(Attr::Dict(_, raw)) => raw.clone(),
-        _ => String::new(),
-    };
+    // JAX prints `backend_config = ""` beside the FFI attributes in `mhlo.backend_config`
+    // (`{uplo = 76 : ui8}` for LAPACK's potrf): the first non-empty one is the config.
+    let backend_config = ["backend_config", "mhlo.backend_config"]
+        .iter()
+        .find_map(|n| match op.attr(&[n]) {
+            Some(Attr::Str(s)) if !s.is_empty() => Some(String::from_utf8_lossy(s).into_owned()),
+            Some(Attr::Dict(_, raw)) => Some(raw.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
     let mut called = Vec::new();
     if let Some(Attr::List(v)) = op.attr(&["called_computations"]) {
         for c in v {
