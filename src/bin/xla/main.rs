@@ -19,6 +19,8 @@ mod common;
 mod devices;
 mod fmt;
 mod grad;
+mod interrupt;
+mod outputs;
 mod run;
 
 use clap::{Parser, Subcommand};
