@@ -51,42 +51,45 @@ fn xla() -> Command {
     c
 }
 
-#[test]
-fn a_module_over_the_memory_limit_says_how_much_and_exits_2() {
-    let out = Dir::new("iota");
-    let o = xla()
+/// `xla run big_iota.hlo` with `XLA_CPU_MEMORY_LIMIT` set to `limit` (or unset): its
+/// exit status and stderr.
+fn run_big_iota(limit: Option<&str>, out: &Dir) -> (Option<i32>, String) {
+    let mut c = xla();
+    if let Some(l) = limit {
+        c.env("XLA_CPU_MEMORY_LIMIT", l);
+    }
+    let o = c
         .args(["run", &data("big_iota.hlo"), "--out", out.path()])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_module_over_the_memory_limit_says_how_much_and_exits_2() {
+    let out = Dir::new("iota");
+    let (code, err) = run_big_iota(None, &out);
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("needs 3.6 TiB (4000000000000 bytes)"), "{err}");
     assert!(err.contains("but the memory limit is"), "{err}");
     assert!(out.files().is_empty());
     // The same with an explicit limit, and with none (the allocation fails cleanly).
-    let o = xla()
-        .env("XLA_CPU_MEMORY_LIMIT", "1G")
-        .args(["run", &data("big_iota.hlo"), "--out", out.path()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("1.0 GiB (1073741824 bytes) (set by XLA_CPU_MEMORY_LIMIT)"), "{err}");
-    let o = xla()
-        .env("XLA_CPU_MEMORY_LIMIT", "0")
-        .args(["run", &data("big_iota.hlo"), "--out", out.path()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let (code, err) = run_big_iota(Some("1G"), &out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("1.0 GiB (1073741824 bytes) (set by XLA_CPU_MEMORY_LIMIT)"),
+        "{err}"
+    );
+    let (code, err) = run_big_iota(Some("0"), &out);
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("i (iota): cannot allocate"), "{err}");
-    let o = xla()
-        .env("XLA_CPU_MEMORY_LIMIT", "plenty")
-        .args(["run", &data("big_iota.hlo"), "--out", out.path()])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("XLA_CPU_MEMORY_LIMIT=plenty"));
+    let (code, err) = run_big_iota(Some("plenty"), &out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("XLA_CPU_MEMORY_LIMIT=plenty"), "{err}");
+    assert!(out.files().is_empty());
 }
 
 #[test]
@@ -94,7 +97,14 @@ fn timeout_stops_an_endless_loop_and_writes_nothing() {
     let out = Dir::new("timeout");
     let t = Instant::now();
     let o = xla()
-        .args(["run", &data("forever.hlo"), "--out", out.path(), "--timeout", "0.3"])
+        .args([
+            "run",
+            &data("forever.hlo"),
+            "--out",
+            out.path(),
+            "--timeout",
+            "0.3",
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -121,7 +131,10 @@ fn ctrl_c_exits_cleanly_without_output() {
     let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{err}");
-    assert!(err.contains("interrupted (Ctrl-C); no output written"), "{err}");
+    assert!(
+        err.contains("interrupted (Ctrl-C); no output written"),
+        "{err}"
+    );
     assert!(out.files().is_empty(), "{:?}", out.files());
 }
 
@@ -129,7 +142,14 @@ fn ctrl_c_exits_cleanly_without_output() {
 fn a_good_run_leaves_only_the_outputs() {
     let out = Dir::new("good");
     let o = xla()
-        .args(["run", &data("counted.hlo"), "--out", out.path(), "--timeout", "60"])
+        .args([
+            "run",
+            &data("counted.hlo"),
+            "--out",
+            out.path(),
+            "--timeout",
+            "60",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
