@@ -304,8 +304,9 @@ pub(crate) fn compile(p: &Program) -> Option<Code> {
         .ok()?;
     module.define_function(id, &mut ctx).ok()?;
     module.clear_context(&mut ctx);
-    // Code is written while the memory is writable, then `finalize_definitions`
-    // mprotects it read+execute: it is never writable and executable at once.
+    // W^X: code is written while the memory is writable, then `finalize_definitions`
+    // mprotects it read+execute: it is never writable and executable at once (tested by
+    // tests/wx.rs through /proc/self/maps).
     module.finalize_definitions().ok()?;
     let f = module.get_finalized_function(id);
     // SAFETY: `f` is the function just defined with signature `(ptr) -> i32`, C ABI
