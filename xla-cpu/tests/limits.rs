@@ -193,7 +193,7 @@ fn a_token_from_another_thread_stops_an_endless_loop() {
     for text in [FOREVER, FOREVER_SCALAR] {
         let exe = compile(text);
         if text == FOREVER_SCALAR {
-            // Without options this loop would run as native code (which cannot poll).
+            // The loop runs as native code, which polls the token on its back edge.
             assert_eq!(exe.native_loop_count(), 1);
         }
         let x = Literal::vec1(&[1f32; 64]);
@@ -208,6 +208,10 @@ fn a_token_from_another_thread_stops_an_endless_loop() {
         let e = exe.execute_with_options(&args, &opts).unwrap_err();
         canceller.join().unwrap();
         assert!(trips(&e) > 0, "{e}");
+        if text == FOREVER_SCALAR {
+            // The native loop polls every 1,024 iterations.
+            assert_eq!(trips(&e) % 1024, 0, "{e}");
+        }
         let mut inner = &e;
         while let CpuError::Instruction { source, .. } | CpuError::LoopStopped { source, .. } =
             inner

@@ -20,6 +20,7 @@ mod devices;
 mod fmt;
 mod grad;
 mod interrupt;
+mod memory_report;
 mod outputs;
 mod run;
 

@@ -81,9 +81,8 @@ pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Lite
 /// # Errors
 /// If the condition does not return a PRED scalar, or a computation fails.
 pub fn while_loop(cx: &Ctx, init: Cow<'_, Literal>, cond: CompId, body: CompId) -> Result<Literal> {
-    // Native loops do not poll the stop conditions: with a token or deadline they run here.
-    if !cx.reference && !cx.stop.active() {
-        if let Some(r) = cx.exe.run_native(cond, body, &init) {
+    if !cx.reference {
+        if let Some(r) = cx.exe.run_native(cond, body, &init, cx.stop) {
             return r;
         }
     }

@@ -140,8 +140,8 @@ impl Executable {
     /// Runs the entry computation on `args` as [`Executable::execute_borrowed`], stopping
     /// with [`CpuError::Stopped`] (or [`CpuError::LoopStopped`] inside a `while`, naming
     /// the iteration) when `opts`' token is cancelled or its deadline passes. The token and
-    /// deadline are polled before every instruction and at every loop iteration; loops
-    /// that would run as native code run on the interpreter instead, so they poll too.
+    /// deadline are polled before every instruction, at every iteration of an interpreted
+    /// loop, and every 1,024 iterations of a loop compiled to native code.
     ///
     /// # Errors
     /// As [`Executable::execute`], and when stopped.

@@ -1,6 +1,7 @@
 //! Cancellation and deadlines: a [`CancelToken`] another thread can trip, and a deadline,
-//! both polled between instructions, at every `while` iteration and between blocks of
-//! the long kernels that check (see [`Stop::check`]).
+//! both polled before every instruction, at every iteration of an interpreted `while`
+//! and every 1,024 iterations of a native one (`native/poll.rs`). A single long kernel
+//! (one huge `dot` or `convolution`) is not interrupted: the check after it stops the run.
 
 use crate::error::{CpuError, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -104,12 +105,6 @@ impl Stop {
             cancel: opts.cancel.clone(),
             deadline: opts.deadline.map(|d| (d, d.saturating_duration_since(now))),
         }
-    }
-
-    /// True when something can stop the run (native loops, which do not poll, are then
-    /// left to the interpreter).
-    pub(crate) fn active(&self) -> bool {
-        self.cancel.is_some() || self.deadline.is_some()
     }
 
     /// Why the run must stop now, if it must.

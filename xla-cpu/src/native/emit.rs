@@ -334,6 +334,7 @@ fn body(mut b: FunctionBuilder<'_>, module: &mut JITModule, p: &Program) -> Opti
         funcs: HashMap::new(),
     };
     p.pre.iter().try_for_each(|i| em.inst(i))?;
+    let trips = super::poll::counter(&mut em);
     em.b.ins().jump(head, &[]);
     em.switch(head);
     p.cond.iter().try_for_each(|i| em.inst(i))?;
@@ -341,9 +342,8 @@ fn body(mut b: FunctionBuilder<'_>, module: &mut JITModule, p: &Program) -> Opti
     em.b.ins().brif(go, step, &[], exit, &[]);
     em.switch(step);
     p.body.iter().try_for_each(|i| em.inst(i))?;
-    // A cancel check (an atomic flag polled every so many iterations, returning 1)
-    // would go here, on the back edge, so a loop whose condition never fails can stop.
-    em.b.ins().jump(head, &[]);
+    // The back edge polls the stop conditions, so a loop that never ends can be stopped.
+    super::poll::back_edge(&mut em, trips, head)?;
     em.switch(exit);
     let zero = em.b.ins().iconst(types::I32, 0);
     em.b.ins().return_(&[zero]);

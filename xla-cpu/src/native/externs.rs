@@ -20,6 +20,8 @@ macro_rules! wrappers {
                 $((stringify!($bn), $bn as extern "C" fn($bt, $bt) -> $bt as *const u8),)*
             ];
             v.extend(super::contraction::symbols());
+            let poll: extern "C" fn(i64) -> i64 = super::poll::xla_native_poll;
+            v.push(("xla_native_poll", poll as *const u8));
             v
         }
     };

@@ -13,6 +13,7 @@ mod externs;
 mod hoist;
 mod lower;
 mod pack;
+mod poll;
 mod program;
 mod reduce;
 mod structural;
@@ -104,7 +105,13 @@ impl NativeLoop {
         // call; it calls only the host functions of `externs.rs`.
         let rc = unsafe { (self.code.entry)(buf.as_mut_ptr()) };
         if rc != 0 {
-            return Err(crate::error::invalid("native loop: cancelled"));
+            return Err(match poll::take_stop() {
+                Some((reason, trips)) => crate::error::CpuError::LoopStopped {
+                    trips,
+                    source: Box::new(crate::error::CpuError::Stopped { reason }),
+                },
+                None => crate::error::invalid("native loop: stopped for no reason"),
+            });
         }
         pack::unpack(&p.state, init.shape(), &p.slots, buf)
     }
@@ -117,8 +124,10 @@ impl Executable {
         condition: CompId,
         body: CompId,
         init: &Literal,
+        stop: &crate::limits::stop::Stop,
     ) -> Option<Result<Literal>> {
-        self.native.get(&(condition, body)).map(|l| l.run(init))
+        let l = self.native.get(&(condition, body))?;
+        Some(poll::with_stop(stop, || l.run(init)))
     }
 
     /// How many `while` loops run as native code.
