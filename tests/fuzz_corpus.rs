@@ -48,5 +48,7 @@ fn every_seed_of_every_fuzz_target_runs_cleanly() {
 
 #[test]
 fn every_crash_the_fuzzers_found_stays_fixed() {
-    replay("regressions");
+    // At least the two inputs of issue 16 that aborted (a 10^12-element iota) and hung (a
+    // `while` that never ends) before the memory limit and the deadline existed.
+    assert!(replay("regressions") >= 2);
 }
