@@ -86,7 +86,7 @@ fn kill_9_mid_write_never_corrupts_the_checkpoint() {
             .unwrap()
             .read_to_string(&mut out)
             .unwrap();
-        if let Some(n) = out.lines().filter_map(|l| l.strip_prefix("saved ")).last() {
+        if let Some(n) = out.lines().rev().find_map(|l| l.strip_prefix("saved ")) {
             last_reported = n.trim().parse().unwrap();
         }
         let path = ckpt(&dir);

@@ -11,8 +11,11 @@ use xla::core::verify::verify_module;
 use xla::cpu::{Executable, ExecuteOptions};
 use xla::{Literal, Module, PrimitiveType, Shape};
 
+/// A target's body: runs one input.
+pub type Target = fn(&[u8]);
+
 /// The targets by name (the folder names under `fuzz/corpus/`).
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("hlo_parse", hlo_parse),
     ("hlo_run", hlo_run),
     ("npy", npy),
