@@ -83,14 +83,17 @@ fn an_explicit_limit_is_checked_exactly() {
     exe.set_memory_limit(Some(7999));
     let limit = exe.memory_limit().unwrap();
     assert_eq!((limit.bytes, limit.source), (7999, LimitSource::Explicit));
-    let e = exe.execute(&[x.clone()]).unwrap_err();
+    let e = exe.execute(std::slice::from_ref(&x)).unwrap_err();
     assert!(
         matches!(e, CpuError::OutOfMemory { needed: 8000, .. }),
         "{e}"
     );
     exe.set_memory_limit(Some(8000));
     assert_eq!(
-        exe.execute(&[x.clone()]).unwrap().data::<f32>().unwrap()[0],
+        exe.execute(std::slice::from_ref(&x))
+            .unwrap()
+            .data::<f32>()
+            .unwrap()[0],
         -1.0
     );
     exe.set_memory_limit(None);
