@@ -6,7 +6,10 @@
 //! - [`cpu`] (`xla-cpu`): runs HLO modules on the CPU;
 //! - [`autodiff`] (`xla-autodiff`): gradient graphs;
 //! - [`computation`] (`xla-macros`): the `#[computation]` attribute;
-//! - [`train`]: data sets, checkpoints, progress bars and plots for training loops.
+//! - [`train`] (feature `train`, on by default): data sets, checkpoints, progress bars and
+//!   plots for training loops. A library user who needs neither it nor the `xla` command
+//!   line (feature `cli`) depends on `xla-rs` with `default-features = false` and compiles
+//!   none of their dependencies (plotters, indicatif, safetensors, clap, ...).
 
 // `#[computation]`'s expansion names the facade `::xla`; inside this crate (xla::nn) that
 // is the crate itself.
@@ -19,9 +22,10 @@ pub use xla_cpu as cpu;
 pub use xla_macros::computation;
 pub mod generic;
 pub mod nn;
+#[cfg(feature = "train")]
 pub mod train;
 
 /// The README's code blocks, compiled and run as doc tests so the README stays true.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "train"))]
 #[doc = include_str!("../README.md")]
 mod readme {}

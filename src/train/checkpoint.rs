@@ -110,11 +110,19 @@ impl Checkpoint {
     /// XLA element type (f8, ...), or its `epoch`/`step` metadata are not integers.
     pub fn load(path: impl AsRef<Path>) -> Result<Checkpoint> {
         let path = path.as_ref();
-        let file = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| TrainError::io(path, e))?;
-        let st = SafeTensors::deserialize(&bytes)
+        Checkpoint::from_bytes(&bytes, &path.display().to_string())
+    }
+
+    /// Reads a checkpoint from the bytes of a safetensors file; `file` names it in errors.
+    ///
+    /// # Errors
+    /// As [`Checkpoint::load`], but for reading the file.
+    pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Checkpoint> {
+        let file = file.to_string();
+        let st = SafeTensors::deserialize(bytes)
             .map_err(|e| TrainError::format(&file, format!("not a valid safetensors file: {e}")))?;
-        let (_, header) = SafeTensors::read_metadata(&bytes)
+        let (_, header) = SafeTensors::read_metadata(bytes)
             .map_err(|e| TrainError::format(&file, format!("not a valid safetensors file: {e}")))?;
         let mut metadata: BTreeMap<String, String> = header
             .metadata()

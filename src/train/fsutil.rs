@@ -1,6 +1,9 @@
-//! Atomic file writes: the new contents go to a temporary file in the same directory, which
-//! is renamed over the target only when complete. A failure leaves the target untouched and
-//! removes the temporary file.
+//! Atomic file writes: the new contents go to a temporary file in the same directory, are
+//! flushed to disk (`fsync`), and the file is renamed over the target only when complete;
+//! then the directory is flushed so the rename itself is durable. A failure leaves the
+//! target untouched and removes the temporary file; a process killed mid-write (tested by
+//! `tests/checkpoint_kill.rs`, `kill -9` at random points) leaves the previous file intact
+//! and at worst a stale `.tmp-PID-N-NAME` beside it.
 
 use super::error::{Result, TrainError};
 use std::io::Write;
@@ -31,8 +34,24 @@ pub(crate) fn write_atomic_with(
     if result.is_err() {
         // Best effort: the file may not exist if `write` failed before creating it.
         let _ = std::fs::remove_file(&tmp);
+        return result;
     }
-    result
+    sync_parent(path)
+}
+
+/// Flushes the directory entry of `path` (the rename) to disk, so after a crash or power
+/// loss the directory names either the old file or the new one, never neither.
+fn sync_parent(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let dir = std::fs::File::open(parent).map_err(|e| TrainError::io(parent, e))?;
+        dir.sync_all().map_err(|e| TrainError::io(parent, e))?;
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to `path` atomically (see the module docs), flushing them to disk first.

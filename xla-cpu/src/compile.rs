@@ -72,6 +72,8 @@ pub struct Executable {
     pub(crate) profile: Option<crate::profile::Profile>,
     /// `while` loops compiled to native code, by (condition, body) (see `native/`).
     pub(crate) native: crate::native::NativeLoops,
+    /// Peak memory and memory limit (see `limits/`).
+    pub(crate) limits: crate::limits::Limits,
 }
 
 impl std::fmt::Debug for Executable {
@@ -364,6 +366,7 @@ impl Executable {
             threads: crate::parallel::Threads::default(),
             profile: None,
             native: crate::native::NativeLoops::new(),
+            limits: crate::limits::Limits::default(),
         })
     }
 

@@ -131,6 +131,56 @@ pub enum CpuError {
     /// A literal could not be built.
     #[error(transparent)]
     Literal(#[from] LiteralError),
+    /// The executable's peak memory is over the memory limit (checked before anything
+    /// is allocated).
+    #[error(
+        "execute: the module needs {} at its peak (live values of the buffer plan) but the memory limit is {} ({}); set XLA_CPU_MEMORY_LIMIT or Executable::set_memory_limit to change it",
+        crate::limits::human_bytes(*needed),
+        crate::limits::human_bytes(limit.bytes),
+        limit.source
+    )]
+    OutOfMemory {
+        /// Bytes the executable needs at its peak.
+        needed: u64,
+        /// The limit in force.
+        limit: crate::limits::MemoryLimit,
+    },
+    /// The allocator refused memory for an op's result.
+    #[error("cannot allocate {} for the result of {what}", crate::limits::human_bytes(*bytes))]
+    Allocation {
+        /// What was being allocated (the op).
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+    },
+    /// The execution's cancel token was cancelled or its deadline passed.
+    #[error("execution stopped: {reason}")]
+    Stopped {
+        /// Why.
+        reason: crate::limits::StopReason,
+    },
+    /// The execution stopped inside a `while` loop (the enclosing
+    /// [`CpuError::Instruction`] names the loop).
+    #[error("stopped after {trips} complete iteration(s): {source}")]
+    LoopStopped {
+        /// Iterations of the loop completed before it stopped.
+        trips: u64,
+        /// Where inside the loop it stopped.
+        source: Box<CpuError>,
+    },
+}
+
+impl CpuError {
+    /// True when this error (or the one it wraps) is a stop by cancel token or deadline.
+    pub fn is_stop(&self) -> bool {
+        match self {
+            CpuError::Stopped { .. } | CpuError::LoopStopped { .. } => true,
+            CpuError::Instruction { source, .. } | CpuError::OnDevice { source, .. } => {
+                source.is_stop()
+            }
+            _ => false,
+        }
+    }
 }
 
 /// `Result` with [`CpuError`].

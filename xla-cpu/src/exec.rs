@@ -39,6 +39,8 @@ pub(crate) struct Ctx<'a> {
     pub reference: bool,
     /// The device this run is, in a multi-device run (`None`: a single device).
     pub device: Option<&'a crate::devices::Device<'a>>,
+    /// The run's cancel token and deadline (see `limits/stop.rs`).
+    pub stop: &'a crate::limits::stop::Stop,
 }
 
 impl Executable {
@@ -80,6 +82,17 @@ impl Executable {
         mode: Mode,
         device: Option<&crate::devices::Device<'_>>,
     ) -> Result<Literal> {
+        self.run_entry(args, mode, device, &crate::limits::stop::NEVER)
+    }
+
+    /// As [`Executable::execute_device`], stopping when `stop` says so.
+    pub(crate) fn run_entry(
+        &self,
+        args: &[&Literal],
+        mode: Mode,
+        device: Option<&crate::devices::Device<'_>>,
+        stop: &crate::limits::stop::Stop,
+    ) -> Result<Literal> {
         let entry = self.module.entry;
         let comp = self
             .module
@@ -105,11 +118,13 @@ impl Executable {
                 });
             }
         }
+        self.check_memory()?;
         let cx = Ctx {
             exe: self,
             rng_calls: Cell::new(0),
             reference: mode == Mode::Unfused,
             device,
+            stop,
         };
         let args = args.iter().map(|a| Cow::Borrowed(*a)).collect();
         without_layouts(cx.run_cow(entry, args, mode)?)
@@ -214,6 +229,11 @@ impl<'a> Ctx<'a> {
                 .instructions
                 .get(i)
                 .ok_or_else(|| invalid("step of a missing instruction"))?;
+            self.stop.check().map_err(|e| CpuError::Instruction {
+                instruction: ins.name.clone(),
+                op: ins.op.name(),
+                source: Box::new(e),
+            })?;
             let frees: &[usize] = if fused {
                 plan.frees.get(k).map(Vec::as_slice).unwrap_or(&[])
             } else {

@@ -23,6 +23,7 @@ pub(crate) fn fold_constants(exe: &Executable) -> Option<Module> {
         rng_calls: Cell::new(0),
         reference: false,
         device: None,
+        stop: &crate::limits::stop::NEVER,
     };
     let mut m = exe.module.clone();
     let mut changed = false;

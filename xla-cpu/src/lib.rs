@@ -24,6 +24,7 @@ mod fusion;
 mod in_place;
 mod index;
 pub(crate) mod kernels;
+mod limits;
 mod math;
 mod memory;
 mod native;
@@ -36,6 +37,10 @@ mod values;
 pub use compile::{CustomCallFn, Executable};
 pub use error::{CpuError, Result};
 pub use fusion::set_codegen;
+pub use limits::{
+    parse_memory_size, CancelToken, ExecuteOptions, LimitSource, MemoryLimit, StopReason,
+    MEMORY_LIMIT_ENV,
+};
 pub use memory::retain_freed_memory;
 pub use parallel::{Parallel, THREADS_ENV};
 pub use profile::ProfileEntry;

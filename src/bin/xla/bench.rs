@@ -44,6 +44,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let median = times[times.len() / 2];
     if args.profile {
         print_profile(&exe, times.len());
+        crate::memory_report::print(&exe);
     }
     write_stdout(&format!(
         "load+compile+first run: {first:.6} s\nmin_s={:.6}\nmedian_s={median:.6}\n",

@@ -20,6 +20,9 @@ mod common;
 mod devices;
 mod fmt;
 mod grad;
+mod interrupt;
+mod memory_report;
+mod outputs;
 mod run;
 mod vmap;
 

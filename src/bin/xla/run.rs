@@ -2,7 +2,7 @@
 
 use crate::common::{load_module, CliError};
 use std::path::{Path, PathBuf};
-use xla::cpu::Executable;
+use xla::cpu::{Executable, ExecuteOptions};
 use xla::Literal;
 
 /// Arguments of `xla run`.
@@ -20,6 +20,9 @@ pub struct Args {
     /// (`mpirun -np N xla run --backend mpi ...`, a build with the `mpi` feature).
     #[arg(long, value_enum, default_value = "threads")]
     pub backend: crate::devices::Backend,
+    /// Stop the execution after this many seconds (exit status 2, no output written).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 }
 
 /// Loads, compiles and runs the module, then writes every output leaf. A multi-device
@@ -35,21 +38,54 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     } else {
         let (exe, inputs) = prepare_loaded(&m, &args.module, &args.inputs)?;
+        let opts = options(args.timeout)?;
+        let refs: Vec<&Literal> = inputs.iter().collect();
         let result = exe
-            .execute(&inputs)
-            .map_err(|e| CliError::new(format!("{}: {e}", args.module.display())))?;
+            .execute_with_options(&refs, &opts)
+            .map_err(|e| stopped_or(e, &args.module))?;
         let mut leaves = Vec::new();
         flatten(result, &mut leaves);
         leaves
     };
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| CliError::new(format!("{}: cannot create: {e}", args.out.display())))?;
-    for (i, leaf) in leaves.iter().enumerate() {
-        let path = args.out.join(format!("out{i}.npy"));
-        leaf.write_npy(&path)
-            .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    crate::outputs::write_all(&args.out, &leaves)
+}
+
+/// The execution options of `--timeout` and Ctrl-C.
+fn options(timeout: Option<f64>) -> Result<ExecuteOptions, CliError> {
+    check_memory_env()?;
+    let opts = ExecuteOptions::new().with_cancel(crate::interrupt::token());
+    match timeout {
+        None => Ok(opts),
+        Some(s) => std::time::Duration::try_from_secs_f64(s)
+            .map(|d| opts.with_timeout(d))
+            .map_err(|_| {
+                CliError::new(format!("--timeout {s}: expected a number of seconds >= 0"))
+            }),
     }
-    Ok(())
+}
+
+/// An unreadable `XLA_CPU_MEMORY_LIMIT` is an error here rather than silently ignored.
+fn check_memory_env() -> Result<(), CliError> {
+    let env = xla::cpu::MEMORY_LIMIT_ENV;
+    match std::env::var(env) {
+        Ok(v) if xla::cpu::parse_memory_size(&v).is_none() => Err(CliError::new(format!(
+            "{env}={v}: expected bytes, optionally with a unit (512M, 8G, 0 for no limit)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The error of a failed execution; after Ctrl-C, the exit status 130.
+fn stopped_or(e: xla::cpu::CpuError, module: &Path) -> CliError {
+    let mut err = CliError::new(format!("{}: {e}", module.display()));
+    if crate::interrupt::interrupted() && e.is_stop() {
+        err = CliError::new(format!(
+            "{}: interrupted (Ctrl-C); no output written",
+            module.display()
+        ));
+        err.code = crate::interrupt::INTERRUPTED;
+    }
+    err
 }
 
 /// Compiles `m` (loaded from `module`) and reads one `.npy` input per parameter, checking

@@ -570,6 +570,9 @@ fn build(
     a.vzeroupper()?;
     a.ret()?;
     let bytes = a.assemble(0)?;
+    // W^X: the code is copied into a read+write mapping, then `make_exec` mprotects it
+    // read+execute (dropping write) before anything can call it; the memory is never
+    // writable and executable at once (tested by tests/wx.rs through /proc/self/maps).
     let Ok(mut map) = memmap2::MmapMut::map_anon(bytes.len()) else {
         return Ok(None);
     };

@@ -1,7 +1,7 @@
 //! Control flow: map, conditional, while.
 
 use super::structural::vector;
-use crate::error::{invalid, Result};
+use crate::error::{invalid, CpuError, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{data, dims_of, make, scalar_i64};
 use std::borrow::Cow;
@@ -82,15 +82,37 @@ pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Lite
 /// If the condition does not return a PRED scalar, or a computation fails.
 pub fn while_loop(cx: &Ctx, init: Cow<'_, Literal>, cond: CompId, body: CompId) -> Result<Literal> {
     if !cx.reference {
-        if let Some(r) = cx.exe.run_native(cond, body, &init) {
+        if let Some(r) = cx.exe.run_native(cond, body, &init, cx.stop) {
             return r;
         }
     }
     let mut state = init.into_owned();
+    let mut trips = 0u64;
+    // A stop inside the loop names the iterations completed.
+    let stopped = |trips: u64| {
+        move |e: CpuError| {
+            if e.is_stop() {
+                CpuError::LoopStopped {
+                    trips,
+                    source: Box::new(e),
+                }
+            } else {
+                e
+            }
+        }
+    };
     loop {
-        let c = cx.run_cow(cond, vec![Cow::Borrowed(&state)], cx.mode())?;
+        cx.stop.check().map_err(stopped(trips))?;
+        let c = cx
+            .run_cow(cond, vec![Cow::Borrowed(&state)], cx.mode())
+            .map_err(stopped(trips))?;
         match c.data::<bool>() {
-            Some([true]) => state = cx.run_cow(body, vec![Cow::Owned(state)], cx.mode())?,
+            Some([true]) => {
+                state = cx
+                    .run_cow(body, vec![Cow::Owned(state)], cx.mode())
+                    .map_err(stopped(trips))?;
+                trips += 1;
+            }
             Some([false]) => return Ok(state),
             _ => {
                 return Err(invalid(format!(

@@ -405,7 +405,7 @@ fn pad_k<T: NativeData>(
     let fill = T::slice(fill)
         .and_then(|f| f.first().copied())
         .ok_or_else(|| invalid("pad: padding value must be a scalar of the operand's type"))?;
-    let mut out = vec![fill; count(out_dims)];
+    let mut out = crate::limits::alloc::try_filled(count(out_dims), fill, "pad")?;
     let ost = strides(out_dims);
     let mut idx = vec![0usize; dims.len()];
     if v.is_empty() {
@@ -472,7 +472,7 @@ pub fn iota(dim: i64, out: &Shape) -> Result<Literal> {
         .ok()
         .filter(|&d| d < dims.len())
         .ok_or_else(|| invalid(format!("iota: dimension {dim} out of range for {out}")))?;
-    let mut v: Vec<i64> = Vec::with_capacity(count(&dims));
+    let mut v: Vec<i64> = crate::limits::alloc::try_with_capacity(count(&dims), "iota")?;
     crate::index::for_each_index(&dims, |o| v.push(o[dim] as i64));
     let data = super::elementwise::convert(&ArrayData::S64(v), out.element_type())?;
     make(out, data)

@@ -99,6 +99,8 @@ pub(crate) fn emit_loop(
         em.b.create_block(),
         em.b.create_block(),
     );
+    // Nested loops poll the stop conditions too (their own iteration count).
+    let trips = super::poll::counter(em);
     em.b.ins().jump(head, &[]);
     em.switch(head);
     cond.iter().try_for_each(|i| em.inst(i))?;
@@ -106,7 +108,7 @@ pub(crate) fn emit_loop(
     em.b.ins().brif(go, step, &[], exit, &[]);
     em.switch(step);
     body.iter().try_for_each(|i| em.inst(i))?;
-    em.b.ins().jump(head, &[]);
+    super::poll::back_edge(em, trips, head)?;
     em.switch(exit);
     Some(())
 }

@@ -323,8 +323,9 @@ pub(crate) fn compile(p: &Program) -> Option<Code> {
         .ok()?;
     module.define_function(id, &mut ctx).ok()?;
     module.clear_context(&mut ctx);
-    // Code is written while the memory is writable, then `finalize_definitions`
-    // mprotects it read+execute: it is never writable and executable at once.
+    // W^X: code is written while the memory is writable, then `finalize_definitions`
+    // mprotects it read+execute: it is never writable and executable at once (tested by
+    // tests/wx.rs through /proc/self/maps).
     module.finalize_definitions().ok()?;
     let f = module.get_finalized_function(id);
     // SAFETY: `f` is the function just defined with signature `(ptr) -> i32`, C ABI
@@ -352,6 +353,7 @@ fn body(mut b: FunctionBuilder<'_>, module: &mut JITModule, p: &Program) -> Opti
         funcs: HashMap::new(),
     };
     p.pre.iter().try_for_each(|i| em.inst(i))?;
+    let trips = super::poll::counter(&mut em);
     em.b.ins().jump(head, &[]);
     em.switch(head);
     p.cond.iter().try_for_each(|i| em.inst(i))?;
@@ -359,9 +361,8 @@ fn body(mut b: FunctionBuilder<'_>, module: &mut JITModule, p: &Program) -> Opti
     em.b.ins().brif(go, step, &[], exit, &[]);
     em.switch(step);
     p.body.iter().try_for_each(|i| em.inst(i))?;
-    // A cancel check (an atomic flag polled every so many iterations, returning 1)
-    // would go here, on the back edge, so a loop whose condition never fails can stop.
-    em.b.ins().jump(head, &[]);
+    // The back edge polls the stop conditions, so a loop that never ends can be stopped.
+    super::poll::back_edge(&mut em, trips, head)?;
     em.switch(exit);
     let zero = em.b.ins().iconst(types::I32, 0);
     em.b.ins().return_(&[zero]);

@@ -27,6 +27,8 @@ macro_rules! wrappers {
                     as *const u8,
             ));
             fma::replace(&mut v);
+            let poll: extern "C" fn(i64) -> i64 = super::poll::xla_native_poll;
+            v.push(("xla_native_poll", poll as *const u8));
             v
         }
     };

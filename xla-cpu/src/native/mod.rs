@@ -17,6 +17,7 @@ mod in_place;
 mod indexing;
 mod lower;
 mod pack;
+mod poll;
 mod program;
 mod reduce;
 mod structural;
@@ -108,7 +109,13 @@ impl NativeLoop {
         // call; it calls only the host functions of `externs.rs`.
         let rc = unsafe { (self.code.entry)(buf.as_mut_ptr()) };
         if rc != 0 {
-            return Err(crate::error::invalid("native loop: cancelled"));
+            return Err(match poll::take_stop() {
+                Some((reason, trips)) => crate::error::CpuError::LoopStopped {
+                    trips,
+                    source: Box::new(crate::error::CpuError::Stopped { reason }),
+                },
+                None => crate::error::invalid("native loop: stopped for no reason"),
+            });
         }
         pack::unpack(&p.state, init.shape(), &p.slots, buf)
     }
@@ -121,8 +128,10 @@ impl Executable {
         condition: CompId,
         body: CompId,
         init: &Literal,
+        stop: &crate::limits::stop::Stop,
     ) -> Option<Result<Literal>> {
-        self.native.get(&(condition, body)).map(|l| l.run(init))
+        let l = self.native.get(&(condition, body))?;
+        Some(poll::with_stop(stop, || l.run(init)))
     }
 
     /// How many `while` loops run as native code.

@@ -1,0 +1,159 @@
+//! The `xla` command line under limits: a module over the memory limit, `--timeout`,
+//! Ctrl-C, and outputs that are never left half-written.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/limits")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// An empty scratch directory, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("xla-cli-limits-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        Dir(d)
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+    /// The files in the directory (none when it does not exist).
+    fn files(&self) -> Vec<String> {
+        let Ok(rd) = std::fs::read_dir(&self.0) else {
+            return vec![];
+        };
+        let mut v: Vec<String> = rd
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn xla() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_xla"));
+    c.env_remove("XLA_CPU_MEMORY_LIMIT");
+    c
+}
+
+/// `xla run big_iota.hlo` with `XLA_CPU_MEMORY_LIMIT` set to `limit` (or unset): its
+/// exit status and stderr.
+fn run_big_iota(limit: Option<&str>, out: &Dir) -> (Option<i32>, String) {
+    let mut c = xla();
+    if let Some(l) = limit {
+        c.env("XLA_CPU_MEMORY_LIMIT", l);
+    }
+    let o = c
+        .args(["run", &data("big_iota.hlo"), "--out", out.path()])
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_module_over_the_memory_limit_says_how_much_and_exits_2() {
+    let out = Dir::new("iota");
+    let (code, err) = run_big_iota(None, &out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("needs 3.6 TiB (4000000000000 bytes)"), "{err}");
+    assert!(err.contains("but the memory limit is"), "{err}");
+    assert!(out.files().is_empty());
+    // The same with an explicit limit, and with none (the allocation fails cleanly).
+    let (code, err) = run_big_iota(Some("1G"), &out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("1.0 GiB (1073741824 bytes) (set by XLA_CPU_MEMORY_LIMIT)"),
+        "{err}"
+    );
+    let (code, err) = run_big_iota(Some("0"), &out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("i (iota): cannot allocate"), "{err}");
+    let (code, err) = run_big_iota(Some("plenty"), &out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("XLA_CPU_MEMORY_LIMIT=plenty"), "{err}");
+    assert!(out.files().is_empty());
+}
+
+#[test]
+fn timeout_stops_an_endless_loop_and_writes_nothing() {
+    let out = Dir::new("timeout");
+    let t = Instant::now();
+    let o = xla()
+        .args([
+            "run",
+            &data("forever.hlo"),
+            "--out",
+            out.path(),
+            "--timeout",
+            "0.3",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(20));
+    assert!(err.contains("forever.loop (while): stopped after"), "{err}");
+    assert!(err.contains("the deadline passed (0.300 s)"), "{err}");
+    assert!(out.files().is_empty(), "{:?}", out.files());
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_exits_cleanly_without_output() {
+    let out = Dir::new("sigint");
+    let child = xla()
+        .args(["run", &data("forever.hlo"), "--out", out.path()])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    // SAFETY: sends SIGINT to the child we spawned (its pid is valid until it is waited).
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted (Ctrl-C); no output written"),
+        "{err}"
+    );
+    assert!(out.files().is_empty(), "{:?}", out.files());
+}
+
+#[test]
+fn a_good_run_leaves_only_the_outputs() {
+    let out = Dir::new("good");
+    let o = xla()
+        .args([
+            "run",
+            &data("counted.hlo"),
+            "--out",
+            out.path(),
+            "--timeout",
+            "60",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(out.files(), vec!["out0.npy", "out1.npy"]);
+    let counter = xla::Literal::read_npy(out.0.join("out0.npy")).unwrap();
+    assert_eq!(counter.data::<i32>(), Some(&[10][..]));
+}

@@ -1,0 +1,177 @@
+//! The `Executable` methods of the limits: its peak memory, its memory limit, and
+//! execution with a cancel token or deadline.
+
+use super::available::available_memory;
+use super::stop::{ExecuteOptions, Stop};
+use crate::compile::Executable;
+use crate::error::{CpuError, Result};
+use crate::exec::Mode;
+use std::sync::atomic::Ordering;
+use xla_core::Literal;
+
+/// The environment variable that sets the default memory limit of every executable, in
+/// bytes or with a unit: `XLA_CPU_MEMORY_LIMIT=512M`, `8GiB`, `0` (no limit).
+pub const MEMORY_LIMIT_ENV: &str = "XLA_CPU_MEMORY_LIMIT";
+
+/// [`super::Limits::memory_limit`] when no limit was set.
+pub(crate) const UNSET: u64 = u64::MAX;
+
+/// Below this peak the operating system is not asked how much memory there is (reading
+/// it costs a file read per execution); an explicit limit is always checked.
+const SMALL: u64 = 64 << 20;
+
+/// Where a memory limit comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitSource {
+    /// `Executable::set_memory_limit`.
+    Explicit,
+    /// The environment variable [`MEMORY_LIMIT_ENV`].
+    Environment,
+    /// The cgroup's memory limit less its usage.
+    Cgroup,
+    /// `MemAvailable` in `/proc/meminfo`.
+    MemAvailable,
+}
+
+impl std::fmt::Display for LimitSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LimitSource::Explicit => "set by Executable::set_memory_limit",
+            LimitSource::Environment => "set by XLA_CPU_MEMORY_LIMIT",
+            LimitSource::Cgroup => "the cgroup's memory limit less its usage",
+            LimitSource::MemAvailable => "MemAvailable in /proc/meminfo",
+        })
+    }
+}
+
+/// A memory limit in force and where it comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryLimit {
+    /// Bytes.
+    pub bytes: u64,
+    /// Where the number comes from.
+    pub source: LimitSource,
+}
+
+/// Parses a memory size as [`MEMORY_LIMIT_ENV`] takes it: `512`, `512K`, `64M`, `8G`,
+/// `1T` (powers of 1024; an optional `iB`/`B`); `None` when it is not one.
+pub fn parse_memory_size(text: &str) -> Option<u64> {
+    parse_bytes(text)
+}
+
+fn parse_bytes(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (t.get(..i)?, 10),
+        Some((i, 'M' | 'm')) => (t.get(..i)?, 20),
+        Some((i, 'G' | 'g')) => (t.get(..i)?, 30),
+        Some((i, 'T' | 't')) => (t.get(..i)?, 40),
+        _ => (t, 0),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(1u64 << shift)
+}
+
+impl Executable {
+    /// The peak bytes of live values one execution needs: the entry's parameters plus the
+    /// largest total of values alive at once in the buffer plan (called computations
+    /// included). Constants and kernels' small scratch buffers are not counted.
+    pub fn peak_bytes(&self) -> u64 {
+        *self
+            .limits
+            .peak
+            .get_or_init(|| super::peak::peak_bytes(self))
+    }
+
+    /// Sets the memory limit of this executable's executions in bytes (`None`: back to
+    /// the default, [`MEMORY_LIMIT_ENV`] or else the memory available to the process).
+    /// An execution whose [`Executable::peak_bytes`] is over the limit fails before
+    /// allocating anything.
+    pub fn set_memory_limit(&self, bytes: Option<u64>) {
+        let v = bytes.map_or(UNSET, |b| b.min(UNSET - 1));
+        self.limits.memory_limit.store(v, Ordering::Relaxed);
+    }
+
+    /// The memory limit in force now, or `None` when there is none (`XLA_CPU_MEMORY_LIMIT=0`,
+    /// or the operating system tells nothing).
+    pub fn memory_limit(&self) -> Option<MemoryLimit> {
+        let explicit = self.limits.memory_limit.load(Ordering::Relaxed);
+        if explicit != UNSET {
+            return Some(MemoryLimit {
+                bytes: explicit,
+                source: LimitSource::Explicit,
+            });
+        }
+        if let Some(v) = std::env::var_os(MEMORY_LIMIT_ENV) {
+            return match v.to_str().and_then(parse_bytes) {
+                Some(0) => None,
+                Some(bytes) => Some(MemoryLimit {
+                    bytes,
+                    source: LimitSource::Environment,
+                }),
+                // An unreadable setting falls back to the default (the CLI checks it).
+                None => available(),
+            };
+        }
+        available()
+    }
+
+    /// Fails when the peak is over the limit in force (before anything is allocated).
+    pub(crate) fn check_memory(&self) -> Result<()> {
+        let needed = self.peak_bytes();
+        let explicit = self.limits.memory_limit.load(Ordering::Relaxed) != UNSET
+            || std::env::var_os(MEMORY_LIMIT_ENV).is_some();
+        if needed < SMALL && !explicit {
+            return Ok(());
+        }
+        match self.memory_limit() {
+            Some(limit) if needed > limit.bytes => Err(CpuError::OutOfMemory { needed, limit }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Runs the entry computation on `args` as [`Executable::execute_borrowed`], stopping
+    /// with [`CpuError::Stopped`] (or [`CpuError::LoopStopped`] inside a `while`, naming
+    /// the iteration) when `opts`' token is cancelled or its deadline passes. The token and
+    /// deadline are polled before every instruction, at every iteration of an interpreted
+    /// loop, and every 1,024 iterations of a loop compiled to native code.
+    ///
+    /// # Errors
+    /// As [`Executable::execute`], and when stopped.
+    pub fn execute_with_options(
+        &self,
+        args: &[&Literal],
+        opts: &ExecuteOptions,
+    ) -> Result<Literal> {
+        let stop = Stop::new(opts);
+        stop.check()?;
+        self.run_entry(args, Mode::Fused, None, &stop)
+    }
+}
+
+fn available() -> Option<MemoryLimit> {
+    available_memory().map(|(bytes, source)| MemoryLimit { bytes, source })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn byte_sizes_parse() {
+        assert_eq!(parse_bytes("512"), Some(512));
+        assert_eq!(parse_bytes("64M"), Some(64 << 20));
+        assert_eq!(parse_bytes("8GiB"), Some(8 << 30));
+        assert_eq!(parse_bytes("2 KB"), Some(2048));
+        assert_eq!(parse_bytes("lots"), None);
+        assert_eq!(parse_bytes("99999999999T"), None);
+    }
+}

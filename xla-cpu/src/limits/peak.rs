@@ -1,0 +1,94 @@
+//! The static peak memory of an executable: its buffer plan (the schedule of stored
+//! values and when each dies) walked once with every value's size from its shape.
+//!
+//! What is counted: the entry's parameters, every value a step stores while it is live,
+//! and, at an instruction that calls computations (`while`, `call`, `reduce`, ...), the
+//! largest peak of its callees on top of what is live. What is not: constants (they are
+//! read in place from the module), kernels' own scratch (packing buffers of `dot` and
+//! `convolution`, a few rows or blocks per thread) and vectorised runs of scalar
+//! computations. Shapes are static in HLO, so a loop's state cannot grow past its
+//! shape; what the plan cannot foresee (a custom call's result) is caught by the
+//! fallible allocations of [`super::alloc`].
+
+use crate::compile::Executable;
+use xla_core::ir::{CompId, Op};
+use xla_core::Shape;
+
+/// Deepest nesting of called computations followed (HLO has no recursion; this only
+/// guards against a malformed module).
+const MAX_DEPTH: usize = 64;
+
+/// Bytes of a value of `shape` (tuples: the sum of their elements; saturating).
+pub(crate) fn shape_bytes(shape: &Shape) -> u64 {
+    match shape {
+        Shape::Array(a) => {
+            let bits = a.ty.bit_width().max(8) as u64;
+            let n = a.element_count().map_or(u64::MAX, |n| n.max(0) as u64);
+            n.saturating_mul(bits / 8)
+        }
+        Shape::Tuple(t) => t.iter().map(shape_bytes).fold(0, u64::saturating_add),
+        Shape::Token => 0,
+    }
+}
+
+/// The peak bytes of live values of one run of `exe`'s entry computation, its
+/// parameters included.
+pub(crate) fn peak_bytes(exe: &Executable) -> u64 {
+    let mut memo = vec![None; exe.module.computations.len()];
+    let entry = exe.module.entry;
+    let params = exe.module.get(entry).map_or(0, |comp| {
+        comp.instructions
+            .iter()
+            .filter(|i| matches!(i.op, Op::Parameter { .. }))
+            .map(|i| shape_bytes(&i.shape))
+            .fold(0, u64::saturating_add)
+    });
+    params.saturating_add(comp_peak(exe, entry, &mut memo, 0))
+}
+
+/// The peak of the values computation `c` stores (its parameters excluded: the caller
+/// counts them).
+fn comp_peak(exe: &Executable, c: CompId, memo: &mut [Option<u64>], depth: usize) -> u64 {
+    if let Some(Some(p)) = memo.get(c.0) {
+        return *p;
+    }
+    let (Some(comp), Some(plan)) = (exe.module.get(c), exe.plan_of(c)) else {
+        return 0;
+    };
+    if depth > MAX_DEPTH {
+        return 0;
+    }
+    let mut stored = vec![0u64; comp.instructions.len()];
+    let (mut live, mut peak) = (0u64, 0u64);
+    for (k, step) in plan.steps.iter().enumerate() {
+        let i = step.instr();
+        let Some(ins) = comp.instructions.get(i) else {
+            continue;
+        };
+        let out = match ins.op {
+            Op::Parameter { .. } | Op::Constant { .. } => 0,
+            _ => shape_bytes(&ins.shape),
+        };
+        let callee = ins
+            .op
+            .called_computations()
+            .into_iter()
+            .map(|cc| comp_peak(exe, cc, memo, depth + 1))
+            .max()
+            .unwrap_or(0);
+        peak = peak.max(live.saturating_add(out).saturating_add(callee));
+        live = live.saturating_add(out);
+        if let Some(s) = stored.get_mut(i) {
+            *s = out;
+        }
+        for &d in plan.frees.get(k).map_or(&[][..], Vec::as_slice) {
+            if let Some(s) = stored.get_mut(d) {
+                live = live.saturating_sub(std::mem::take(s));
+            }
+        }
+    }
+    if let Some(m) = memo.get_mut(c.0) {
+        *m = Some(peak);
+    }
+    peak
+}
