@@ -81,6 +81,9 @@ CASES = {
     "kalman_scan_f32": (kalman, [vec((4, 4)), vec((4, 4)), vec((50, 2))]),
     "gp_nll_grad_f64": (jax.value_and_grad(gp_nll, argnums=(0, 1)),
                         [vec((20,), np.float64), vec((20,), np.float64)]),
+    # Large enough for the blocked LU.
+    "solve_large_f64": (jnp.linalg.solve, [gen(120, (), np.float64), vec((120, 3), np.float64)]),
+    "inv_large_f32": (jnp.linalg.inv, [gen(96)]),
 }
 
 
