@@ -9,12 +9,10 @@
 
 mod cases;
 
-use cases::{compare, flatten, read_numbered};
+use cases::run_fixture;
 use std::path::{Path, PathBuf};
 
 fn run_case(dir: &Path, mlir: bool) -> Result<(), String> {
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
     let module = if mlir {
         let text = std::fs::read_to_string(dir.join("module.mlir")).unwrap();
         xla_core::mlir::parse_stablehlo(&text).map_err(|e| format!("parse: {e}"))?
@@ -22,25 +20,7 @@ fn run_case(dir: &Path, mlir: bool) -> Result<(), String> {
         let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
         xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?
     };
-    let exe = xla_cpu::Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
-    let mut got = Vec::new();
-    flatten(
-        exe.execute(&read_numbered(dir, "in")?)
-            .map_err(|e| format!("execute: {e}"))?,
-        &mut got,
-    );
-    let wants = read_numbered(dir, "out")?;
-    if got.len() != wants.len() {
-        return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
-    }
-    let (rtol, atol) = (
-        meta["rtol"].as_f64().unwrap(),
-        meta["atol"].as_f64().unwrap(),
-    );
-    for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
-        compare(g, w, rtol, atol).map_err(|e| format!("out{i}: {e}"))?;
-    }
-    Ok(())
+    run_fixture(dir, &module)
 }
 
 #[test]

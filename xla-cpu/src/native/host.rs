@@ -182,12 +182,17 @@ pub(crate) unsafe extern "C" fn native_host(
     // SAFETY: the emitted call passes the `HostOp` boxed in the program and the
     // program's slot table; both live (unchanged) as long as the compiled loop.
     let (op, slots) = unsafe { (&*op, std::slice::from_raw_parts(slots, n)) };
-    // A `None` means a lowering bug (slots checked there); the outputs then keep zeros.
-    let _ = if op.f64 {
+    let ran = if op.f64 {
         unsafe { op.run_typed::<f64>(state, slots) }
     } else {
         unsafe { op.run_typed::<f32>(state, slots) }
     };
+    // Every slot was checked at lowering: a miss here is our bug, not the user's input.
+    debug_assert!(
+        ran.is_some(),
+        "native host call {:?}: slot out of the table",
+        op.kind
+    );
 }
 
 /// Emits the call of [`native_host`] for `op`.

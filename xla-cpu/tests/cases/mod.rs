@@ -90,3 +90,34 @@ pub fn compare(got: &Literal, want: &Literal, rtol: f64, atol: f64) -> Result<()
     }
     Ok(())
 }
+
+/// Runs `module` on a fixture folder's `in*.npy` and checks every result against its
+/// `out*.npy` within the `rtol`/`atol` of its `meta.json` (raised for 16-bit floats).
+pub fn run_fixture(dir: &Path, module: &xla_core::Module) -> Result<(), String> {
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("meta.json")).map_err(|e| format!("meta.json: {e}"))?,
+    )
+    .map_err(|e| format!("meta.json: {e}"))?;
+    let exe = xla_cpu::Executable::compile(module).map_err(|e| format!("compile: {e}"))?;
+    let mut got = Vec::new();
+    flatten(
+        exe.execute(&read_numbered(dir, "in")?)
+            .map_err(|e| format!("execute: {e}"))?,
+        &mut got,
+    );
+    let wants = read_numbered(dir, "out")?;
+    if got.len() != wants.len() {
+        return Err(format!("{} outputs, expected {}", got.len(), wants.len()));
+    }
+    let tol = |k: &str| {
+        meta[k]
+            .as_f64()
+            .ok_or_else(|| format!("meta.json has no {k}"))
+    };
+    let (rtol, atol) = (tol("rtol")?, tol("atol")?);
+    for (i, (g, w)) in got.iter().zip(&wants).enumerate() {
+        compare(g, w, rtol_for(w.shape().element_type(), rtol), atol)
+            .map_err(|e| format!("out{i}: {e}"))?;
+    }
+    Ok(())
+}
