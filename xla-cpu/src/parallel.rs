@@ -119,7 +119,13 @@ impl<'a> Parallel<'a> {
         f: impl FnOnce(usize) -> R + Send,
     ) -> R {
         const SMALL: usize = 1 << 15;
-        if self.threads() <= 1 || elements < SMALL {
+        self.run_when(elements >= SMALL, f)
+    }
+
+    /// Runs `f(min)` in the pool (`min = 1`) when `worth` it and the setting has threads,
+    /// else on the calling thread (`min = usize::MAX`); see [`Parallel::run_sized`].
+    pub(crate) fn run_when<R: Send>(&self, worth: bool, f: impl FnOnce(usize) -> R + Send) -> R {
+        if self.threads() <= 1 || !worth {
             f(usize::MAX)
         } else {
             self.install(|| f(1))

@@ -439,10 +439,7 @@ fn member_impl<L: Lane>(
                         fold_block(k, &ins, &mut r, (q * c + s, len), op, &mut lanes);
                         s += len;
                     }
-                    acc = op.apply(
-                        acc,
-                        lanes.iter().fold(op.identity(), |a, &b| op.apply(a, b)),
-                    );
+                    acc = op.apply(acc, op.total(&lanes));
                 }
                 match dst {
                     Out::Sink(sink) => sink.push(&[acc]),

@@ -164,10 +164,11 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
         }
         Inst::Unary { op, x, dst } => {
             let ty = em.slot(dst)?.ty;
-            each(em, dst, |em, ix| {
+            let one = move |em: &mut Em<'_, '_>, ix| {
                 let v = em.load(x, ix)?;
                 unary(em, op, ty, v)
-            })
+            };
+            per_element_or_vector(em, ins, dst, one)
         }
         Inst::Binary {
             op,
@@ -177,10 +178,11 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
             fused,
         } => {
             let ty = em.slot(dst)?.ty;
-            each(em, dst, |em, ix| {
+            let one = move |em: &mut Em<'_, '_>, ix| {
                 let (x, y) = (em.load(a, ix)?, em.load(b, ix)?);
                 binary(em, op, ty, fused, x, y)
-            })
+            };
+            per_element_or_vector(em, ins, dst, one)
         }
         Inst::Compare { dir, a, b, dst } => {
             let ty = em.slot(a)?.ty;
@@ -223,6 +225,24 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
         | Inst::Loop { .. }
         | Inst::Branch { .. }
         | Inst::Host(_) => None,
+    }
+}
+
+/// `ins` as vector code when it has a vector form (`vector.rs`), `one` per element for the
+/// rest; else `one` for every element.
+fn per_element_or_vector(
+    em: &mut Em<'_, '_>,
+    ins: &Inst,
+    dst: SlotId,
+    mut one: impl FnMut(&mut Em<'_, '_>, Ix) -> Option<Value>,
+) -> Option<()> {
+    if super::vector::fits(em, ins) {
+        super::vector::emit(em, ins, |em, ix| {
+            let r = one(em, ix)?;
+            em.store(dst, ix, r)
+        })
+    } else {
+        each(em, dst, one)
     }
 }
 

@@ -15,7 +15,7 @@ use cranelift_module::{Linkage, Module};
 use std::collections::HashMap;
 
 /// Elements up to which an op is unrolled.
-const UNROLL: usize = 32;
+pub(crate) const UNROLL: usize = 32;
 
 /// An element index: known at compile time, or a run-time `i64`.
 #[derive(Clone, Copy)]
@@ -68,7 +68,8 @@ impl Em<'_, '_> {
         self.slots.get(s).copied()
     }
 
-    fn at(&mut self, s: Slot, ix: Ix) -> Option<(Value, i32)> {
+    /// The address of element `ix` of slot `s`, as (base, offset).
+    pub(crate) fn at(&mut self, s: Slot, ix: Ix) -> Option<(Value, i32)> {
         let sz = s.ty.size();
         match ix {
             Ix::C(i) => Some((self.state, i32::try_from(s.off + i * sz).ok()?)),

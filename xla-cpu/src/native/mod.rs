@@ -21,6 +21,7 @@ mod poll;
 mod program;
 mod reduce;
 mod structural;
+mod vector;
 
 use crate::compile::Executable;
 use crate::error::Result;

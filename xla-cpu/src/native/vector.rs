@@ -1,0 +1,142 @@
+//! Float elementwise ops four (f32) or two (f64) lanes at a time: add, subtract, multiply,
+//! divide, negate, absolute value and square root over whole slots, an operand of one
+//! element broadcast to every lane. Each lane is the same IEEE operation the per-element
+//! code performs, on operands in the same order (loaded as integers and moved over, as
+//! [`Em::load`] does, so Cranelift cannot swap a commutative op's operands and change
+//! which NaN comes out), so the results are the same bits; the last `n % lanes` elements
+//! go through the per-element code.
+
+use super::emit::{Em, Ix};
+use super::program::{Inst, SlotId, Ty};
+use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Type, Value};
+use xla_core::attrs::{BinaryOp, UnaryOp};
+
+/// Shortest slot given a vector loop: longer than what is unrolled per element, whose
+/// values stay in registers from one instruction to the next (an unrolled 8-element chain
+/// turned into vectors measured 1.5× slower on an eight-schools HMC loop: vector loads of
+/// values just stored one by one cannot be forwarded from the store buffer).
+const MIN_ELEMS: usize = super::emit::UNROLL + 1;
+
+/// 128-bit vectors: what Cranelift's x64 and aarch64 backends both emit.
+fn lanes(ty: Ty) -> Option<(Type, Type, usize)> {
+    match ty {
+        Ty::F32 => Some((types::F32X4, types::I32X4, 4)),
+        Ty::F64 => Some((types::F64X2, types::I64X2, 2)),
+        Ty::Pred | Ty::S8 | Ty::U8 | Ty::S16 | Ty::U16 | Ty::S32 | Ty::U32 | Ty::S64 | Ty::U64 => {
+            None
+        }
+    }
+}
+
+type Builder<'f> = cranelift_frontend::FunctionBuilder<'f>;
+
+/// The vector form of unary op `op`, if it has one (an `if` chain rather than a `match`:
+/// ops without one, including ops added later, need no arm).
+fn unary_op(op: UnaryOp) -> Option<fn(&mut Builder<'_>, Value) -> Value> {
+    let f: fn(&mut Builder<'_>, Value) -> Value = if op == UnaryOp::Abs {
+        |b, x| b.ins().fabs(x)
+    } else if op == UnaryOp::Neg {
+        |b, x| b.ins().fneg(x)
+    } else if op == UnaryOp::Sqrt {
+        |b, x| b.ins().sqrt(x)
+    } else {
+        return None;
+    };
+    Some(f)
+}
+
+/// The vector form of binary op `op`, if it has one (as [`unary_op`]).
+fn binary_op(op: BinaryOp) -> Option<fn(&mut Builder<'_>, Value, Value) -> Value> {
+    let f: fn(&mut Builder<'_>, Value, Value) -> Value = if op == BinaryOp::Add {
+        |b, x, y| b.ins().fadd(x, y)
+    } else if op == BinaryOp::Sub {
+        |b, x, y| b.ins().fsub(x, y)
+    } else if op == BinaryOp::Mul {
+        |b, x, y| b.ins().fmul(x, y)
+    } else if op == BinaryOp::Div {
+        |b, x, y| b.ins().fdiv(x, y)
+    } else {
+        return None;
+    };
+    Some(f)
+}
+
+/// True when `ins` has a vector form (checked before anything is emitted).
+pub(crate) fn fits(em: &Em<'_, '_>, ins: &Inst) -> bool {
+    // `if let` rather than a `match` over `Inst`: every other instruction has no vector
+    // form, and a new one must not need an arm here.
+    let (ok, ops, dst) = if let Inst::Unary { op, x, dst } = *ins {
+        (unary_op(op).is_some(), [x, x], dst)
+    } else if let Inst::Binary { op, a, b, dst, .. } = *ins {
+        (binary_op(op).is_some(), [a, b], dst)
+    } else {
+        return false;
+    };
+    let Some(d) = em.slot(dst).filter(|d| lanes(d.ty).is_some()) else {
+        return false;
+    };
+    let same = |o: SlotId| {
+        em.slot(o)
+            .is_some_and(|s| s.ty == d.ty && (s.n == d.n || s.n == 1))
+    };
+    ok && d.n >= MIN_ELEMS && ops.iter().all(|&o| same(o))
+}
+
+/// Emits `ins` (one [`fits`] accepts): the vector loop, then the per-element tail
+/// through `tail`.
+pub(crate) fn emit(
+    em: &mut Em<'_, '_>,
+    ins: &Inst,
+    mut tail: impl FnMut(&mut Em<'_, '_>, Ix) -> Option<()>,
+) -> Option<()> {
+    let (Inst::Unary { dst, .. } | Inst::Binary { dst, .. }) = *ins else {
+        return None;
+    };
+    let d = em.slot(dst)?;
+    let l = lanes(d.ty)?;
+    let nv = d.n / l.2;
+    em.each(nv, |em, ix| {
+        let r = if let Inst::Unary { op, x, .. } = *ins {
+            let x = load(em, x, ix, l)?;
+            unary_op(op)?(&mut em.b, x)
+        } else if let Inst::Binary { op, a, b, .. } = *ins {
+            let x = load(em, a, ix, l)?;
+            let y = load(em, b, ix, l)?;
+            binary_op(op)?(&mut em.b, x, y)
+        } else {
+            return None;
+        };
+        let (p, off) = address(em, dst, ix, l.2)?;
+        em.b.ins().store(MemFlagsData::trusted(), r, p, off);
+        Some(())
+    })?;
+    em.forget(dst);
+    let start = nv * l.2;
+    em.each(d.n - start, |em, ix| {
+        let ix = em.affine(ix, start, 1)?;
+        tail(em, ix)
+    })
+}
+
+/// Vector `ix` of slot `s` (elements `ix * w ..`), or element 0 splat for a one-element
+/// slot.
+fn load(em: &mut Em<'_, '_>, s: SlotId, ix: Ix, (vt, it, w): (Type, Type, usize)) -> Option<Value> {
+    if em.slot(s)?.n == 1 {
+        let x = em.load(s, Ix::C(0))?;
+        return Some(em.b.ins().splat(vt, x));
+    }
+    let (p, off) = address(em, s, ix, w)?;
+    let raw = em.b.ins().load(it, MemFlagsData::trusted(), p, off);
+    let little = MemFlagsData::new().with_endianness(Endianness::Little);
+    Some(em.b.ins().bitcast(vt, little, raw))
+}
+
+/// The address of vector `ix` of slot `s` as (base, offset).
+fn address(em: &mut Em<'_, '_>, s: SlotId, ix: Ix, w: usize) -> Option<(Value, i32)> {
+    let sl = em.slot(s)?;
+    let ix = match ix {
+        Ix::C(i) => Ix::C(i.checked_mul(w)?),
+        Ix::D(v) => Ix::D(em.b.ins().imul_imm_s(v, w as i64)),
+    };
+    em.at(sl, ix)
+}
