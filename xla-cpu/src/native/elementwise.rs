@@ -163,6 +163,9 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
             })
         }
         Inst::Unary { op, x, dst } => {
+            if super::slices::emit(em, ins).is_some() {
+                return Some(());
+            }
             let ty = em.slot(dst)?.ty;
             let one = move |em: &mut Em<'_, '_>, ix| {
                 let v = em.load(x, ix)?;

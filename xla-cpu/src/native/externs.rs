@@ -20,6 +20,7 @@ macro_rules! wrappers {
                 $((stringify!($bn), $bn as extern "C" fn($bt, $bt) -> $bt as *const u8),)*
             ];
             v.extend(super::contraction::symbols());
+            v.extend(super::slices::symbols());
             v.push((
                 "native_host",
                 super::host::native_host

@@ -20,6 +20,7 @@ mod pack;
 mod poll;
 mod program;
 mod reduce;
+mod slices;
 mod structural;
 mod vector;
 
