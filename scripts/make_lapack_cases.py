@@ -221,6 +221,31 @@ CASES.update({
     "sqrtm_f64": (jsl.sqrtm, [spd(4, (), np.float64)]),
 })
 
+_orm = jax.lax.linalg.ormqr
+CASES.update({
+    # ormqr / unmqr: Q c, Q^H c, c Q, c Q^H with geqrf's reflectors, compared directly.
+    "ormqr_left_f32": (lambda a, c: _orm(*jax._src.lax.linalg.geqrf(a), c, left=True, transpose=False),
+                       [vec((5, 3)), vec((5, 2))]),
+    "ormqr_left_t_f64": (lambda a, c: _orm(*jax._src.lax.linalg.geqrf(a), c, left=True, transpose=True),
+                         [vec((2, 5, 3), np.float64), vec((2, 5, 4), np.float64)]),
+    "unmqr_right_c64": (lambda a, c: _orm(*jax._src.lax.linalg.geqrf(a), c, left=False, transpose=False),
+                        [cplx((4, 3)), cplx((2, 4))]),
+    "unmqr_right_h_c128": (lambda a, c: _orm(*jax._src.lax.linalg.geqrf(a), c, left=False, transpose=True),
+                           [cplx((4, 4), np.complex128), cplx((3, 4), np.complex128)]),
+    # gtsv: tridiagonal solves (dl[0] = du[-1] = 0), with and without row interchanges.
+    "tridiagonal_solve_f32": (jax.lax.linalg.tridiagonal_solve,
+                              [np.r_[0, vec((5,))].astype(np.float32), vec((6,)),
+                               np.r_[vec((5,)), 0].astype(np.float32), vec((6, 2))]),
+    "tridiagonal_solve_batched_f64": (jax.lax.linalg.tridiagonal_solve,
+                                      [np.concatenate([np.zeros((3, 1)), vec((3, 4), np.float64)], 1),
+                                       vec((3, 5), np.float64) + 3,
+                                       np.concatenate([vec((3, 4), np.float64), np.zeros((3, 1))], 1),
+                                       vec((3, 5, 1), np.float64)]),
+    "tridiagonal_solve_c64": (jax.lax.linalg.tridiagonal_solve,
+                              [np.r_[0, cplx((3,))].astype(np.complex64), cplx((4,)),
+                               np.r_[cplx((3,)), 0].astype(np.complex64), cplx((4, 3))]),
+})
+
 
 def main(out):
     for name, (f, args) in CASES.items():

@@ -4,7 +4,8 @@
 //! anything: `potrf` (Cholesky), `getrf` (LU with partial pivoting) and `trsm` (triangular
 //! solve) here; `geqrf`, `orgqr`/`ungqr`, `gehrd`, `sytrd`/`hetrd` in
 //! [`super::lapack_householder`]; `syevd`/`heevd`, `gesdd`/`gesvd`, `geev` in
-//! [`super::lapack_eigen`]; `gees` in [`super::lapack_schur`].
+//! [`super::lapack_eigen`]; `gees` in [`super::lapack_schur`]; `ormqr`/`unmqr`, `gtsv` in
+//! [`super::lapack_apply`].
 //! Their attributes arrive as the FFI dictionary XLA prints in `backend_config`
 //! (`{uplo = 76 : ui8, ...}`, the values LAPACK's character codes).
 
@@ -45,6 +46,8 @@ pub(crate) fn call(
         "gesdd" | "gesvd" => eig::gesdd(args, config, out),
         "geev" => eig::geev(args, config, out),
         "gees" => super::lapack_schur::gees(args, config, out),
+        "ormqr" | "unmqr" => super::lapack_apply::ormqr(args, config, out),
+        "gtsv" => super::lapack_apply::gtsv(args, out),
         _ => return None,
     })
 }

@@ -13,6 +13,7 @@ pub mod elementwise;
 pub mod fft;
 pub mod indexing;
 pub(crate) mod lapack;
+pub(crate) mod lapack_apply;
 pub(crate) mod lapack_eigen;
 pub(crate) mod lapack_householder;
 pub(crate) mod lapack_scalar;
