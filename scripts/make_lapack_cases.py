@@ -221,6 +221,17 @@ CASES.update({
     "sqrtm_f64": (jsl.sqrtm, [spd(4, (), np.float64)]),
 })
 
+_one_nan = np.eye(3, dtype=np.float32) + 0.5
+_one_nan[1, 1] = np.nan
+CASES.update({
+    # NaN operands: JAX's wrappers turn LAPACK's failure into NaN results; the Householder
+    # reductions propagate a NaN as LAPACK's own loops do.
+    "svd_nan_f32": (jnp.linalg.svd, [np.full((3, 3), np.nan, np.float32)]),
+    "eig_nan_f32": (jnp.linalg.eig, [np.full((3, 3), np.nan, np.float32)]),
+    "qr_one_nan_f32": (jnp.linalg.qr, [_one_nan]),
+    "hessenberg_one_nan_f32": (jax.lax.linalg.hessenberg, [_one_nan]),
+})
+
 _orm = jax.lax.linalg.ormqr
 CASES.update({
     # ormqr / unmqr: Q c, Q^H c, c Q, c Q^H with geqrf's reflectors, compared directly.
