@@ -50,6 +50,7 @@ pub fn bytecode_header(bytes: &[u8]) -> Option<BytecodeHeader> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

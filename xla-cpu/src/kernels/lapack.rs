@@ -195,7 +195,7 @@ fn lu_in_place<T: Scalar>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32) {
             a[i * n + j] = f;
             for c in j + 1..n {
                 let u = a[j * n + c];
-                a[i * n + c] = a[i * n + c] - f * u;
+                a[i * n + c] -= f * u;
             }
         }
     }

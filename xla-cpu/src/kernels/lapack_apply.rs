@@ -110,10 +110,10 @@ fn gtsv_one<T: Scalar>(dl: &mut [T], d: &mut [T], du: &mut [T], b: &mut [T], r: 
                 return i32::try_from(i + 1).unwrap_or(i32::MAX);
             }
             let f = low / di;
-            d[i + 1] = d[i + 1] - f * du[i];
+            d[i + 1] -= f * du[i];
             let bi = row(b, i);
             for (c, x) in bi.iter().enumerate() {
-                b[(i + 1) * r + c] = b[(i + 1) * r + c] - f * *x;
+                b[(i + 1) * r + c] -= f * *x;
             }
             if i + 2 < n {
                 dl[i + 1] = T::zero();
@@ -145,10 +145,10 @@ fn gtsv_one<T: Scalar>(dl: &mut [T], d: &mut [T], du: &mut [T], b: &mut [T], r: 
         for c in 0..r {
             let mut x = b[i * r + c];
             if i + 1 < n {
-                x = x - du[i] * b[(i + 1) * r + c];
+                x -= du[i] * b[(i + 1) * r + c];
             }
             if i + 2 < n {
-                x = x - dl[i + 1] * b[(i + 2) * r + c];
+                x -= dl[i + 1] * b[(i + 2) * r + c];
             }
             b[i * r + c] = x / d[i];
         }

@@ -35,7 +35,13 @@ pub(crate) trait Eig: Scalar {
 /// Scratch for faer's eigensolver on `n`×`n` matrices of `T`.
 fn scratch<T: faer::traits::ComplexField>(n: usize, left: bool, right: bool) -> MemBuffer {
     let want = |b: bool| if b { Want::Yes } else { Want::No };
-    MemBuffer::new(evd::evd_scratch::<T>(n, want(left), want(right), Par::Seq, Default::default()))
+    MemBuffer::new(evd::evd_scratch::<T>(
+        n,
+        want(left),
+        want(right),
+        Par::Seq,
+        Default::default(),
+    ))
 }
 
 fn row_major<T: Copy>(m: MatRef<'_, T>) -> Vec<T> {
@@ -181,8 +187,6 @@ fn normalise<R: Float + Scalar<R = R>>(v: &mut [Complex<R>], n: usize, real_inpu
     }
 }
 
-
-
 fn finite<T: Scalar>(x: &[T]) -> bool {
     x.iter().all(|&v| T::finite(v))
 }
@@ -230,8 +234,8 @@ fn syevd_k<T: Scalar>(
                 info.push(0);
             }
             None => {
-                vals.extend(std::iter::repeat(T::R::nan()).take(n));
-                vecs.extend(std::iter::repeat(T::NAN).take(n * n));
+                vals.extend(std::iter::repeat_n(T::R::nan(), n));
+                vecs.extend(std::iter::repeat_n(T::NAN, n * n));
                 info.push(1);
             }
         }
@@ -250,12 +254,10 @@ pub(crate) fn syevd(args: &[&Literal], config: &str, out: &Shape) -> Result<Lite
     by_type!(x, "syevd", syevd_k(&dims, lower, vectors, out))
 }
 
-fn svd_one<T: Scalar>(
-    m: &[T],
-    rows: usize,
-    cols: usize,
-    mode: char,
-) -> Option<(Vec<T::R>, Vec<T>, Vec<T>)> {
+/// Singular values, `u` and `vᴴ` (row-major) of one matrix.
+type SvdOut<T> = (Vec<<T as Scalar>::R>, Vec<T>, Vec<T>);
+
+fn svd_one<T: Scalar>(m: &[T], rows: usize, cols: usize, mode: char) -> Option<SvdOut<T>> {
     if !finite(m) {
         return None;
     }
@@ -356,9 +358,9 @@ fn geev_k<T: Eig>(x: &[T], dims: &[usize], lr: (bool, bool), out: &Shape) -> Res
             None
         };
         let Some((wk, mut l, mut r)) = got else {
-            w.extend(std::iter::repeat(nan).take(n));
-            vl.extend(std::iter::repeat(nan).take(n * n));
-            vr.extend(std::iter::repeat(nan).take(n * n));
+            w.extend(std::iter::repeat_n(nan, n));
+            vl.extend(std::iter::repeat_n(nan, n * n));
+            vr.extend(std::iter::repeat_n(nan, n * n));
             info.push(1);
             continue;
         };
@@ -391,6 +393,7 @@ pub(crate) fn geev(args: &[&Literal], config: &str, out: &Shape) -> Result<Liter
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

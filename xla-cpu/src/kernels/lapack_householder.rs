@@ -6,7 +6,7 @@
 //! left as given). Unblocked (LAPACK's `xGEQR2`, `xORG2R`, `xGEHD2`, `xSYTD2`): the blocked
 //! routines give the same values up to rounding.
 
-use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, larfg, Dense, Scalar};
+use super::lapack_scalar::{batch_dims, by_type, larfg, pack, tuple_of, Dense, Scalar};
 use crate::error::{invalid, Result};
 use crate::index::{array, make};
 use num_traits::Zero;
@@ -104,7 +104,7 @@ fn her2_step<T: Scalar>(a: &mut Dense<T>, v: &[T], tau: T, r0: usize, lower: boo
         .fold(T::zero(), |s, (&x, &y)| s + x.cj() * y);
     let alpha = -(tau * dot).scale(T::half());
     for (x, &y) in w.iter_mut().zip(v) {
-        *x = *x + alpha * y;
+        *x += alpha * y;
     }
     for i in 0..k {
         for j in 0..k {
@@ -170,8 +170,6 @@ fn sytd2<T: Scalar>(a: &mut Dense<T>, lower: bool) -> (Vec<T::R>, Vec<T::R>, Vec
     }
     (d, e, taus)
 }
-
-
 
 fn geqrf_k<T: Scalar>(x: &[T], dims: &[usize], out: &Shape) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "geqrf")?;
@@ -308,6 +306,7 @@ pub(crate) fn int_attr(config: &str, key: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -13,7 +13,7 @@ use xla_core::{Literal, Shape};
 
 /// A LAPACK element type: real (`s`, `d`) or complex (`c`, `z`).
 pub(crate) trait Scalar:
-    FaerElem + Num + Neg<Output = Self> + Copy + std::fmt::Debug
+    FaerElem + Num + num_traits::NumAssign + Neg<Output = Self> + Copy + std::fmt::Debug
 {
     /// The real type of the components (f32 or f64).
     type R: Float + Scalar<R = Self::R> + Default;
@@ -194,7 +194,7 @@ impl<T: Scalar> Dense<T> {
         for j in c0..c1 {
             let mut w = T::zero();
             for (k, &vk) in v.iter().enumerate() {
-                w = w + vk.cj() * self.at(r0 + k, j);
+                w += vk.cj() * self.at(r0 + k, j);
             }
             let w = tau * w;
             for (k, &vk) in v.iter().enumerate() {
@@ -211,7 +211,7 @@ impl<T: Scalar> Dense<T> {
         for i in r0..r1 {
             let mut w = T::zero();
             for (k, &vk) in v.iter().enumerate() {
-                w = w + self.at(i, c0 + k) * vk;
+                w += self.at(i, c0 + k) * vk;
             }
             let w = tau * w;
             for (k, &vk) in v.iter().enumerate() {
@@ -236,7 +236,7 @@ pub(crate) fn larfg<T: Scalar>(alpha: T, x: &mut [T]) -> (T, T) {
     let tau = T::parts((beta - ar) / beta, -ai / beta);
     let inv = T::one() / (alpha - T::parts(beta, T::R::zero()));
     for v in x.iter_mut() {
-        *v = *v * inv;
+        *v *= inv;
     }
     (T::parts(beta, T::R::zero()), tau)
 }

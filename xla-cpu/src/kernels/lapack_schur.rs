@@ -21,8 +21,16 @@ use xla_core::{Literal, Shape};
 
 /// `op(x) · y`, `op` the conjugate transpose when `adjoint`.
 fn mul<T: Scalar>(x: &Dense<T>, y: &Dense<T>, adjoint: bool) -> Dense<T> {
-    let (r, inner) = if adjoint { (x.cols, x.rows) } else { (x.rows, x.cols) };
-    let mut out = Dense { rows: r, cols: y.cols, d: vec![T::zero(); r * y.cols] };
+    let (r, inner) = if adjoint {
+        (x.cols, x.rows)
+    } else {
+        (x.rows, x.cols)
+    };
+    let mut out = Dense {
+        rows: r,
+        cols: y.cols,
+        d: vec![T::zero(); r * y.cols],
+    };
     for i in 0..r {
         for j in 0..y.cols {
             let s = (0..inner).fold(T::zero(), |s, k| {
@@ -83,8 +91,11 @@ fn standardise<T: Scalar>(q: &mut Dense<T>, a: &Dense<T>, j: usize) {
     }
 }
 
+/// `(T, Z, w)` of one matrix.
+type SchurOut<T> = (Dense<T>, Dense<T>, Vec<Complex<<T as Scalar>::R>>);
+
 /// One matrix: `(T, Z, w)` or `None` when faer does not converge.
-fn schur_one<T: Eig>(m: &[T], n: usize) -> Option<(Dense<T>, Dense<T>, Vec<Complex<T::R>>)> {
+fn schur_one<T: Eig>(m: &[T], n: usize) -> Option<SchurOut<T>> {
     if !m.iter().all(|&v| T::finite(v)) {
         return None;
     }
@@ -139,15 +150,18 @@ fn gees_k<T: Eig>(x: &[T], dims: &[usize], vectors: bool, out: &Shape) -> Result
                 if vectors {
                     z.extend(zk.d);
                 } else {
-                    z.extend(std::iter::repeat(T::zero()).take(n * n));
+                    z.extend(std::iter::repeat_n(T::zero(), n * n));
                 }
                 w.extend(wk);
                 info.push(0);
             }
             None => {
-                t.extend(std::iter::repeat(T::NAN).take(n * n));
-                z.extend(std::iter::repeat(T::NAN).take(n * n));
-                w.extend(std::iter::repeat(Complex::new(T::R::nan(), T::R::nan())).take(n));
+                t.extend(std::iter::repeat_n(T::NAN, n * n));
+                z.extend(std::iter::repeat_n(T::NAN, n * n));
+                w.extend(std::iter::repeat_n(
+                    Complex::new(T::R::nan(), T::R::nan()),
+                    n,
+                ));
                 info.push(1);
             }
         }
@@ -178,6 +192,7 @@ pub(crate) fn gees(args: &[&Literal], config: &str, out: &Shape) -> Result<Liter
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
