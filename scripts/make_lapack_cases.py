@@ -87,6 +87,177 @@ CASES = {
 }
 
 
+def cplx(shape, dt=np.complex64):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+
+
+def herm(n, batch=(), dt=np.complex64):
+    m = cplx(batch + (n, n), dt)
+    return ((m + np.conj(np.swapaxes(m, -1, -2))) / 2).astype(dt)
+
+
+def sym(n, batch=(), dt=np.float32):
+    m = rng.standard_normal(batch + (n, n))
+    return ((m + np.swapaxes(m, -1, -2)) / 2).astype(dt)
+
+
+def ct(x):
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+# Eigenvectors and singular vectors are unique only up to sign (phase), and eig's
+# eigenvalue order is the QR iteration's: such programs return what is unique, which
+# real XLA and we must then agree on: eigenvalues (sorted where the order is not
+# LAPACK's), the projector v v^H of each vector, reconstructions, V^H V, residuals and
+# norms.
+def projectors(v):
+    return jnp.einsum("...ik,...jk->...kij", v, jnp.conj(v))
+
+
+def eigh_unique(a):
+    w, v = jnp.linalg.eigh(a)
+    return w, projectors(v), ct(v) @ v
+
+
+def eigh_upper(a):
+    v, w = jax.lax.linalg.eigh(a, lower=False, symmetrize_input=False)
+    return w, projectors(v)
+
+
+def svd_gesvd(a):
+    u, s, vt = jax.lax.linalg.svd(a, full_matrices=False, algorithm=jax.lax.linalg.SvdAlgorithm.QR)
+    return s, (u * s[None, :]) @ vt, projectors(u), projectors(vt.T)
+
+
+def svd_unique(full):
+    def f(a):
+        u, s, vt = jnp.linalg.svd(a, full_matrices=full)
+        k = s.shape[-1]
+        rec = (u[..., :k] * s[..., None, :].astype(u.dtype)) @ vt[..., :k, :]
+        out = [s, rec, projectors(u[..., :k]), projectors(ct(vt[..., :k, :]))]
+        if full:
+            out += [u[..., k:] @ ct(u[..., k:]), ct(vt[..., k:, :]) @ vt[..., k:, :],
+                    ct(u) @ u, vt @ ct(vt)]
+        return out
+    return f
+
+
+def eig_unique(a):
+    w, vl, vr = jax.lax.linalg.eig(a, compute_left_eigenvectors=True)
+    ac = a.astype(vr.dtype)
+    res_r = jnp.max(jnp.abs(ac @ vr - vr * w[..., None, :]))
+    res_l = jnp.max(jnp.abs(ct(vl) @ ac - w[..., :, None] * ct(vl)))
+    big = lambda v: jnp.take_along_axis(v, jnp.argmax(jnp.abs(v), axis=-2)[..., None, :], -2)
+    return (jnp.sort(w.real), jnp.sort(w.imag), jnp.sort(jnp.abs(w)), res_r, res_l,
+            jnp.linalg.norm(vr, axis=-2), jnp.linalg.norm(vl, axis=-2),
+            big(vr).imag, big(vl).imag)
+
+
+def schur_unique(output):
+    def f(a):
+        t, z = jsl.schur(a, output=output)
+        rec = z @ t @ ct(z)
+        low = jnp.tril(t, -2 if t.dtype.kind == "f" else -1)
+        return rec, ct(z) @ z, low, jnp.sort(jnp.diagonal(t).real), jnp.sort(jnp.abs(jnp.diagonal(t, -1)) > 0)
+    return f
+
+
+CASES.update({
+    # Complex potrf / getrf / trsm.
+    "cholesky_c64": (jnp.linalg.cholesky, [(herm(5) + 5 * np.eye(5)).astype(np.complex64)]),
+    "solve_c128": (jnp.linalg.solve, [cplx((2, 5, 5), np.complex128), cplx((2, 5, 2), np.complex128)]),
+    "lu_c64": (jsl.lu_factor, [cplx((6, 6))]),
+    "solve_triangular_adjoint_c64": (
+        lambda a, b: jsl.solve_triangular(a, b, trans=2, lower=True),
+        [cplx((4, 4)) + 3 * np.eye(4, dtype=np.complex64), cplx((4, 2))]),
+    # QR: deterministic Householder reflectors, compared directly.
+    "geqrf_f32": (jax._src.lax.linalg.geqrf, [vec((2, 5, 3))]),
+    "qr_f64": (jnp.linalg.qr, [vec((6, 4), np.float64)]),
+    "qr_complete_f32": (lambda a: jnp.linalg.qr(a, mode="complete"), [vec((2, 5, 3))]),
+    "qr_wide_f64": (jnp.linalg.qr, [vec((3, 5), np.float64)]),
+    "qr_c64": (jnp.linalg.qr, [cplx((5, 3))]),
+    "qr_complete_c128": (lambda a: jnp.linalg.qr(a, mode="complete"), [cplx((2, 4, 3), np.complex128)]),
+    "lstsq_qr_f32": (lambda a, b: jsl.solve_triangular(jnp.linalg.qr(a)[1], jnp.linalg.qr(a)[0].T @ b),
+                     [vec((8, 3)), vec((8,))]),
+    # Hessenberg and tridiagonal reductions: deterministic, compared directly.
+    "hessenberg_f64": (jax.lax.linalg.hessenberg, [vec((2, 5, 5), np.float64)]),
+    "hessenberg_q_f32": (lambda a: jsl.hessenberg(a, calc_q=True), [vec((6, 6))]),
+    "hessenberg_c64": (jax.lax.linalg.hessenberg, [cplx((5, 5))]),
+    "hessenberg_c128": (lambda a: jsl.hessenberg(a, calc_q=True), [cplx((4, 4), np.complex128)]),
+    "tridiagonal_f32": (jax.lax.linalg.tridiagonal, [sym(5, (2,))]),
+    "tridiagonal_upper_f64": (lambda a: jax.lax.linalg.tridiagonal(a, lower=False), [sym(6, (), np.float64)]),
+    "tridiagonal_c64": (jax.lax.linalg.tridiagonal, [herm(5)]),
+    "tridiagonal_upper_c128": (lambda a: jax.lax.linalg.tridiagonal(a, lower=False), [herm(4, (2,), np.complex128)]),
+    # Symmetric / Hermitian eigendecomposition: eigenvalues, projectors, V^H V.
+    "eigh_f32": (eigh_unique, [sym(6)]),
+    "eigh_batched_f64": (eigh_unique, [sym(5, (3,), np.float64)]),
+    # Only the upper triangle of a non-symmetric operand is read.
+    "eigh_upper_f64": (eigh_upper, [vec((5, 5), np.float64)]),
+    "eigvalsh_f32": (jnp.linalg.eigvalsh, [sym(7, (2,))]),
+    "eigh_c64": (eigh_unique, [herm(5)]),
+    "eigh_c128": (eigh_unique, [herm(4, (2,), np.complex128)]),
+    "eigh_nan_f32": (jnp.linalg.eigh, [np.full((3, 3), np.nan, np.float32)]),
+    # SVD: singular values, reconstruction, projectors, orthogonality.
+    "svd_f32": (svd_unique(True), [vec((2, 5, 3))]),
+    "svd_thin_f64": (svd_unique(False), [vec((4, 6), np.float64)]),
+    "svd_values_f32": (lambda a: jnp.linalg.svd(a, compute_uv=False), [vec((3, 4, 4))]),
+    "svd_c64": (svd_unique(True), [cplx((3, 4))]),
+    "svd_thin_c128": (svd_unique(False), [cplx((2, 5, 3), np.complex128)]),
+    "svd_gesvd_f64": (svd_gesvd, [vec((5, 3), np.float64)]),
+    "pinv_f32": (jnp.linalg.pinv, [vec((5, 3))]),
+    "matrix_norm2_f64": (lambda a: jnp.linalg.norm(a, 2), [vec((4, 4), np.float64)]),
+    # General eigendecomposition: sorted eigenvalue parts, residuals, norms, the largest
+    # component real.
+    "eig_f32": (eig_unique, [vec((5, 5))]),
+    "eig_batched_f64": (eig_unique, [vec((2, 6, 6), np.float64)]),
+    "eig_c64": (eig_unique, [cplx((4, 4))]),
+    "eig_c128": (eig_unique, [cplx((5, 5), np.complex128)]),
+    "eigvals_f64": (lambda a: jnp.sort(jnp.linalg.eigvals(a).real), [vec((6, 6), np.float64)]),
+    # Schur: reconstruction, Z^H Z, zeros below the (quasi-)triangle, sorted diagonal.
+    "schur_f64": (schur_unique("real"), [vec((6, 6), np.float64)]),
+    "schur_f32": (schur_unique("real"), [vec((5, 5))]),
+    "schur_complex_f32": (schur_unique("complex"), [vec((4, 4))]),
+    "schur_c128": (schur_unique("complex"), [cplx((5, 5), np.complex128)]),
+    "sqrtm_f64": (jsl.sqrtm, [spd(4, (), np.float64)]),
+})
+
+_one_nan = np.eye(3, dtype=np.float32) + 0.5
+_one_nan[1, 1] = np.nan
+CASES.update({
+    # NaN operands: JAX's wrappers turn LAPACK's failure into NaN results; the Householder
+    # reductions propagate a NaN as LAPACK's own loops do.
+    "svd_nan_f32": (jnp.linalg.svd, [np.full((3, 3), np.nan, np.float32)]),
+    "eig_nan_f32": (jnp.linalg.eig, [np.full((3, 3), np.nan, np.float32)]),
+    "qr_one_nan_f32": (jnp.linalg.qr, [_one_nan]),
+    "hessenberg_one_nan_f32": (jax.lax.linalg.hessenberg, [_one_nan]),
+})
+
+_orm = jax.lax.linalg.ormqr
+CASES.update({
+    # ormqr / unmqr: Q c, Q^H c, c Q, c Q^H with geqrf's reflectors, compared directly.
+    "ormqr_left_f32": (lambda a, c: _orm(*jax._src.lax.linalg.geqrf(a), c, left=True, transpose=False),
+                       [vec((5, 3)), vec((5, 2))]),
+    "ormqr_left_t_f64": (lambda a, c: _orm(*jax._src.lax.linalg.geqrf(a), c, left=True, transpose=True),
+                         [vec((2, 5, 3), np.float64), vec((2, 5, 4), np.float64)]),
+    "unmqr_right_c64": (lambda a, c: _orm(*jax._src.lax.linalg.geqrf(a), c, left=False, transpose=False),
+                        [cplx((4, 3)), cplx((2, 4))]),
+    "unmqr_right_h_c128": (lambda a, c: _orm(*jax._src.lax.linalg.geqrf(a), c, left=False, transpose=True),
+                           [cplx((4, 4), np.complex128), cplx((3, 4), np.complex128)]),
+    # gtsv: tridiagonal solves (dl[0] = du[-1] = 0), with and without row interchanges.
+    "tridiagonal_solve_f32": (jax.lax.linalg.tridiagonal_solve,
+                              [np.r_[0, vec((5,))].astype(np.float32), vec((6,)),
+                               np.r_[vec((5,)), 0].astype(np.float32), vec((6, 2))]),
+    "tridiagonal_solve_batched_f64": (jax.lax.linalg.tridiagonal_solve,
+                                      [np.concatenate([np.zeros((3, 1)), vec((3, 4), np.float64)], 1),
+                                       vec((3, 5), np.float64) + 3,
+                                       np.concatenate([vec((3, 4), np.float64), np.zeros((3, 1))], 1),
+                                       vec((3, 5, 1), np.float64)]),
+    "tridiagonal_solve_c64": (jax.lax.linalg.tridiagonal_solve,
+                              [np.r_[0, cplx((3,))].astype(np.complex64), cplx((4,)),
+                               np.r_[cplx((3,)), 0].astype(np.complex64), cplx((4, 3))]),
+})
+
+
 def main(out):
     for name, (f, args) in CASES.items():
         d = os.path.join(out, name)
@@ -102,7 +273,7 @@ def main(out):
         outs = jax.tree.leaves(jax.jit(f)(*args))
         for i, o in enumerate(outs):
             np.save(os.path.join(d, f"out{i}.npy"), np.asarray(o))
-        f64 = any(a.dtype == np.float64 for a in args)
+        f64 = any(a.dtype in (np.float64, np.complex128) for a in args)
         meta = {"rtol": 1e-9 if f64 else 2e-4, "atol": 1e-9 if f64 else 2e-5}
         with open(os.path.join(d, "meta.json"), "w") as fh:
             json.dump(meta, fh)

@@ -166,7 +166,7 @@ def flat(tree):
     return [np.asarray(a) for a in jax.tree_util.tree_leaves(tree)]
 
 
-def write(out_dir, name, fn, make_args):
+def write(out_dir, name, fn, make_args, tol=2e-5):
     args = make_args()
     jitted = jax.jit(fn)
     text = jitted.lower(*args).as_text()
@@ -179,17 +179,41 @@ def write(out_dir, name, fn, make_args):
         np.save(os.path.join(d, f"in{i}.npy"), a)
     for i, a in enumerate(outs):
         np.save(os.path.join(d, f"out{i}.npy"), a)
-    meta = {"source": "jax", "jax": jax.__version__, "rtol": 2e-5, "atol": 2e-5,
+    meta = {"source": "jax", "jax": jax.__version__, "rtol": tol, "atol": tol,
             "program": fn.__name__}
     with open(os.path.join(d, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     print(f"{name}: {len(outs)} outputs")
 
 
-def main(out_dir):
+def special_f64(x, u):
+    """f64 erfc / erf_inv: XLA's separate f64 polynomials (chlo legalisation)."""
+    return jax.scipy.special.erfc(x), jax.scipy.special.erfinv(u), lax.erf_inv(u * 0.5)
+
+
+def special_f64_args():
+    # erfc: |x| < 1, [1, 8), >= 8, past exp underflow (x > 26.6), negative.
+    x = np.array([-30.0, -7.5, -2.0, -1.0, -0.3, 0.0, 1e-9, 0.5, 0.99, 1.0, 1.7, 3.0, 7.9, 8.0,
+                  12.0, 26.0, 27.0, np.inf, -np.inf, np.nan])
+    # erf_inv: w = -log1p(-u^2) below 6.25, in [6.25, 16), from 16; +-1 -> +-inf.
+    u = np.array([-1.0, -0.9999999999, -0.999999, -0.99, -0.5, -1e-12, 0.0, 0.3, 0.9, 0.998,
+                  0.9999, 1 - 1e-7, 1 - 1e-9, 1 - 1e-13, 1.0, 0.7, 0.05, 0.999, -0.1, 0.6])
+    return (x, u)
+
+
+F64_PROGRAMS = {"special_f64": (special_f64, special_f64_args)}
+
+
+def main(out_dir, only=None):
     for name, (fn, make_args) in PROGRAMS.items():
-        write(out_dir, name, fn, make_args)
+        if only is None or name in only:
+            write(out_dir, name, fn, make_args)
+    jax.config.update("jax_enable_x64", True)
+    for name, (fn, make_args) in F64_PROGRAMS.items():
+        if only is None or name in only:
+            write(out_dir, name, fn, make_args, tol=1e-12)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/stablehlo_jax")
+    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/stablehlo_jax",
+         set(sys.argv[2:]) or None)

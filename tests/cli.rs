@@ -149,3 +149,34 @@ fn usage_errors_exit_2() {
     assert_eq!(xla(&["frobnicate"]).status.code(), Some(2));
     assert_eq!(xla(&["fmt"]).status.code(), Some(2));
 }
+
+#[test]
+fn jax_export_bytes_are_named_and_its_text_runs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stablehlo_jax/export_mlp");
+    let ins: Vec<String> = (0..5)
+        .map(|i| dir.join(format!("in{i}.npy")).to_str().unwrap().to_string())
+        .collect();
+    let out = std::env::temp_dir().join(format!("xla-cli-export-{}", std::process::id()));
+    let out = out.to_str().unwrap();
+    // `exported.serialize()` bytes: one clear line, exit 2.
+    let bin = dir.join("exported.bin");
+    let mut args = vec!["run", bin.to_str().unwrap()];
+    args.extend(ins.iter().map(String::as_str));
+    args.extend(["--out", out]);
+    let o = xla(&args);
+    assert_failure(&o, bin.to_str().unwrap(), 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("MLIR bytecode inside a jax.export serialization")
+            && err.contains("StableHLO_v1.15.0")
+            && err.contains("mlir_module()"),
+        "{err}"
+    );
+    // `exported.mlir_module()` text runs.
+    let text = dir.join("module.mlir");
+    args[1] = text.to_str().unwrap();
+    let o = xla(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(Path::new(out).join("out0.npy").exists());
+    let _ = std::fs::remove_dir_all(out);
+}

@@ -1,9 +1,13 @@
 //! The LAPACK custom calls of JAX's CPU lowering run as built-ins: each folder of
-//! `testdata/lapack/` holds a `jnp.linalg` / `jax.scipy.linalg` program lowered to HLO
-//! (`lapack_*potrf_ffi`, `*getrf_ffi`, `*trsm_ffi` custom calls), its inputs and the
-//! outputs real XLA gave, each as HLO text and as StableHLO (`scripts/make_lapack_cases.py`): solve, inv, det, slogdet, LU,
-//! Cholesky (lower, upper, not positive definite), cho_solve, triangular solves in every
-//! flavour, a Kalman filter scan and a Gaussian-process likelihood with its gradient.
+//! `testdata/lapack/` holds a `jnp.linalg` / `jax.scipy.linalg` / `jax.lax.linalg` program
+//! lowered to HLO (`lapack_{s,d,c,z}*_ffi` custom calls), its inputs and the outputs real
+//! XLA gave, each as HLO text and as StableHLO (`scripts/make_lapack_cases.py`): solve, inv,
+//! det, slogdet, LU, Cholesky (lower, upper, not positive definite), cho_solve, triangular
+//! solves in every flavour, a Kalman filter scan, a Gaussian-process likelihood with its
+//! gradient; QR (geqrf, orgqr/ungqr), Hessenberg (gehrd) and tridiagonal (sytrd/hetrd)
+//! reductions compared directly; eigh (syevd/heevd), svd (gesdd, gesvd), eig (geev) and
+//! schur (gees) through what is unique (eigenvalues, projectors, reconstructions,
+//! residuals, norms: see testdata/lapack/README.md); f32, f64, c64 and c128, batched.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::Path;
-use xla::core::mlir::{looks_like_mlir, parse_stablehlo};
+use xla::core::mlir::{bytecode_header, looks_like_mlir, parse_stablehlo};
 use xla::core::text::parse_module;
 use xla::Module;
 
@@ -42,6 +42,23 @@ pub fn read_text(path: &Path) -> Result<String, CliError> {
 /// Reads and parses a module: StableHLO (MLIR) for a `.mlir` file or text that starts like
 /// MLIR, HLO text otherwise; a parse error becomes `FILE:LINE:COL: message`.
 pub fn load_module(path: &Path) -> Result<Module, CliError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::new(format!("{}: cannot read: {e}", path.display())))?;
+    if std::str::from_utf8(&bytes).is_err() {
+        if let Some(h) = bytecode_header(&bytes) {
+            let wrapped = if h.offset > 0 {
+                " inside a jax.export serialization"
+            } else {
+                ""
+            };
+            return Err(CliError::new(format!(
+                "{}: MLIR bytecode{wrapped} (format version {}, producer {}) is not read yet; write the text of `exported.mlir_module()` (or `jax.jit(f).lower(...).as_text()`) to a .mlir file and run that",
+                path.display(),
+                h.version,
+                h.producer
+            )));
+        }
+    }
     let text = read_text(path)?;
     let located = |line: usize, column: usize, message: &str| {
         let message = message.lines().next().unwrap_or_default();

@@ -17,11 +17,13 @@
 //! HLO, one file per op family).
 
 mod ast;
+mod bytecode;
 mod lexer;
 mod lower;
 mod print;
 mod syntax;
 
+pub use bytecode::{bytecode_header, BytecodeHeader};
 pub use print::{print_stablehlo, StablehloPrintError};
 
 use crate::ir::Module;

@@ -1,15 +1,21 @@
 //! The LAPACK custom calls JAX's CPU lowering emits for `jnp.linalg` (and
-//! `jax.scipy.linalg`): `lapack_{s,d}potrf_ffi` (Cholesky), `lapack_{s,d}getrf_ffi` (LU
-//! with partial pivoting) and `lapack_{s,d}trsm_ffi` (triangular solve), run as built-ins
-//! so a module lowered by `jax.jit(...).lower(...)` runs without registering anything.
+//! `jax.scipy.linalg`), for f32, f64, c64 and c128 (`lapack_{s,d,c,z}<name>_ffi`), run as
+//! built-ins so a module lowered by `jax.jit(...).lower(...)` runs without registering
+//! anything: `potrf` (Cholesky), `getrf` (LU with partial pivoting) and `trsm` (triangular
+//! solve) here; `geqrf`, `orgqr`/`ungqr`, `gehrd`, `sytrd`/`hetrd` in
+//! [`super::lapack_householder`]; `syevd`/`heevd`, `gesdd`/`gesvd`, `geev` in
+//! [`super::lapack_eigen`]; `gees` in [`super::lapack_schur`]; `ormqr`/`unmqr`, `gtsv` in
+//! [`super::lapack_apply`].
 //! Their attributes arrive as the FFI dictionary XLA prints in `backend_config`
 //! (`{uplo = 76 : ui8, ...}`, the values LAPACK's character codes).
 
+use super::lapack_scalar::Scalar;
 use super::linalg::{cholesky_k, triangular_solve};
 use super::matmul::FaerElem;
 use crate::error::{invalid, Result};
 use crate::index::{array, dims_of, make};
 use crate::parallel::Parallel;
+use num_traits::Zero;
 use xla_core::attrs::{Transpose, TriangularSolveOptions};
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
@@ -24,13 +30,24 @@ pub(crate) fn call(
 ) -> Option<Result<Literal>> {
     let kind = target.strip_prefix("lapack_")?.strip_suffix("_ffi")?;
     let (ty, name) = (kind.get(..1)?, kind.get(1..)?);
-    if !matches!(ty, "s" | "d") {
+    if !matches!(ty, "s" | "d" | "c" | "z") {
         return None;
     }
+    use super::{lapack_eigen as eig, lapack_householder as hh};
     Some(match name {
         "potrf" => potrf(args, config, out),
         "getrf" => getrf(args, out),
         "trsm" => trsm(args, config, out, par),
+        "geqrf" => hh::geqrf(args, out),
+        "orgqr" | "ungqr" => hh::orgqr(args, out),
+        "gehrd" => hh::gehrd(args, config, out),
+        "sytrd" | "hetrd" => hh::sytrd(args, config, out),
+        "syevd" | "heevd" => eig::syevd(args, config, out),
+        "gesdd" | "gesvd" => eig::gesdd(args, config, out),
+        "geev" => eig::geev(args, config, out),
+        "gees" => super::lapack_schur::gees(args, config, out),
+        "ormqr" | "unmqr" => super::lapack_apply::ormqr(args, config, out),
+        "gtsv" => super::lapack_apply::gtsv(args, out),
         _ => return None,
     })
 }
@@ -74,16 +91,12 @@ fn tuple_shapes<'a>(out: &'a Shape, n: usize, target: &str) -> Result<&'a [Shape
 /// `potrf` of a batch of `n`×`n` matrices `x`: the Cholesky factor in the `lower` (or
 /// upper) triangle, the other triangle as given (LAPACK does not touch it), and per matrix
 /// `info`, the order of the first leading minor that is not positive definite (0 if none).
-pub(crate) fn potrf_slices<T: FaerElem + num_traits::Float>(
-    x: &[T],
-    n: usize,
-    lower: bool,
-) -> (Vec<T>, Vec<i32>) {
+pub(crate) fn potrf_slices<T: FaerElem>(x: &[T], n: usize, lower: bool) -> (Vec<T>, Vec<i32>) {
     let mut v = cholesky_k(x, n, lower, Parallel::SEQ);
     let mut info = Vec::new();
     let size = (n * n).max(1);
     for (m, orig) in v.chunks_mut(size).zip(x.chunks(size)) {
-        let bad = (0..n).find(|&i| !m.get(i * n + i).is_some_and(|d| d.is_finite()));
+        let bad = (0..n).find(|&i| !m.get(i * n + i).is_some_and(|d| T::finite(*d)));
         info.push(bad.map_or(0, |i| i32::try_from(i + 1).unwrap_or(i32::MAX)));
         for i in 0..n {
             for j in 0..n {
@@ -124,9 +137,17 @@ fn potrf(args: &[&Literal], config: &str, out: &Shape) -> Result<Literal> {
             let (f, i) = potrf_slices(v, n, lower);
             (ArrayData::F64(f), i)
         }
+        ArrayData::C64(v) => {
+            let (f, i) = potrf_slices(v, n, lower);
+            (ArrayData::C64(f), i)
+        }
+        ArrayData::C128(v) => {
+            let (f, i) = potrf_slices(v, n, lower);
+            (ArrayData::C128(f), i)
+        }
         _ => {
             return Err(invalid(format!(
-                "custom-call potrf: {} is not f32 or f64",
+                "custom-call potrf: {} is not f32, f64, c64 or c128",
                 x.shape()
             )))
         }
@@ -142,19 +163,16 @@ fn potrf(args: &[&Literal], config: &str, out: &Shape) -> Result<Literal> {
 /// the 1-based pivot rows and `info` (the 1-based index of the first zero pivot, or 0).
 /// Unblocked (right-looking): the matrices JAX programs factor on a CPU are small, and the
 /// result only differs from a blocked factorisation by rounding.
-fn lu_in_place<T>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32)
-where
-    T: Copy + PartialOrd + num_traits::Float,
-{
+fn lu_in_place<T: Scalar>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32) {
     let k = m.min(n);
     let mut piv = Vec::with_capacity(k);
     let mut info = 0i32;
     for j in 0..k {
         let mut p = j;
-        let mut best = T::zero();
+        let mut best = T::R::zero();
         for i in j..m {
-            let v = a[i * n + j].abs();
-            if v > best || (i == j && v.is_nan()) {
+            let v = a[i * n + j].abs1();
+            if v > best || (i == j && num_traits::Float::is_nan(v)) {
                 best = v;
                 p = i;
             }
@@ -177,7 +195,7 @@ where
             a[i * n + j] = f;
             for c in j + 1..n {
                 let u = a[j * n + c];
-                a[i * n + c] = a[i * n + c] - f * u;
+                a[i * n + c] -= f * u;
             }
         }
     }
@@ -186,15 +204,11 @@ where
 
 /// `getrf` of a batch of `m`×`n` matrices: `(lu, pivots, info)`, per matrix
 /// `min(m, n)` pivots.
-pub(crate) fn getrf_slices<T: FaerElem + num_traits::Float>(
-    x: &[T],
-    m: usize,
-    n: usize,
-) -> (Vec<T>, Vec<i32>, Vec<i32>) {
+pub(crate) fn getrf_slices<T: Scalar>(x: &[T], m: usize, n: usize) -> (Vec<T>, Vec<i32>, Vec<i32>) {
     let mut v = x.to_vec();
     let (mut piv, mut info) = (Vec::new(), Vec::new());
     for a in v.chunks_mut((m * n).max(1)) {
-        let (p, i) = if m.min(n) >= BLOCKED_FROM {
+        let (p, i) = if !T::COMPLEX && m.min(n) >= BLOCKED_FROM {
             lu_blocked(a, m, n)
         } else {
             lu_in_place(a, m, n)
@@ -211,7 +225,7 @@ const BLOCKED_FROM: usize = 64;
 
 /// LU of one row-major `m`×`n` matrix by faer, with its row permutation turned into
 /// LAPACK's sequential swaps (`ipiv`, 1-based) and `info` from the first zero pivot.
-fn lu_blocked<T: FaerElem + num_traits::Float>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32) {
+fn lu_blocked<T: Scalar>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32) {
     use faer::dyn_stack::{MemBuffer, MemStack};
     use faer::linalg::lu::partial_pivoting::factor::{lu_in_place as faer_lu, lu_in_place_scratch};
     let (mut perm, mut inv) = (vec![0usize; m], vec![0usize; m]);
@@ -279,9 +293,17 @@ fn getrf(args: &[&Literal], out: &Shape) -> Result<Literal> {
             let (l, p, i) = getrf_slices(v, m, n);
             (ArrayData::F64(l), p, i)
         }
+        ArrayData::C64(v) => {
+            let (l, p, i) = getrf_slices(v, m, n);
+            (ArrayData::C64(l), p, i)
+        }
+        ArrayData::C128(v) => {
+            let (l, p, i) = getrf_slices(v, m, n);
+            (ArrayData::C128(l), p, i)
+        }
         _ => {
             return Err(invalid(format!(
-                "custom-call getrf: {} is not f32 or f64",
+                "custom-call getrf: {} is not f32, f64, c64 or c128",
                 x.shape()
             )))
         }

@@ -130,7 +130,7 @@ unsafe fn write<T: Copy>(state: *mut u8, s: &Slot, v: &[T]) {
 impl HostOp {
     /// # Safety
     /// `state` is the program's state buffer and `slots` its slot table.
-    unsafe fn run_typed<T: crate::kernels::matmul::FaerElem + num_traits::Float>(
+    unsafe fn run_typed<T: crate::kernels::lapack_scalar::Scalar + num_traits::Float>(
         &self,
         state: *mut u8,
         slots: &[Slot],

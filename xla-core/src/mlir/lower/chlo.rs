@@ -2,8 +2,8 @@
 //! of StableHLO's `chlo-legalize-to-stablehlo` (erfc, erf_inv, lgamma, digamma, sinh, cosh,
 //! atan, atanh, is_inf, conj, the `broadcast_*` binary ops, ...). Ops with a native HLO
 //! counterpart (erf, tan, top_k) are left to the other families. Narrow floats are computed
-//! in f32 and converted back, as the legalisation does; `erfc` and `erf_inv` on f64 (which
-//! XLA computes with separate f64 polynomials) are reported as unsupported.
+//! in f32 and converted back, as the legalisation does; `erfc` and `erf_inv` on f64 use the
+//! legalisation's separate f64 polynomials (Cephes' erfc, Giles' erf_inv).
 
 // The coefficients are XLA's, digit for digit.
 #![allow(clippy::excessive_precision)]
@@ -72,22 +72,16 @@ pub(crate) fn lower(b: &XlaBuilder, op: &OpAst, ops: &[XlaOp]) -> LResult<Option
     };
     let e = E { b };
     let ty = shape_of(op, x)?.element_type();
-    let f32_only = |f: fn(&E<'_>, &XlaOp) -> XlaOp| -> LResult<XlaOp> {
+    let by_width = |f32: fn(&E<'_>, &XlaOp) -> XlaOp, f64: fn(&E<'_>, &XlaOp) -> XlaOp| {
         if ty == PrimitiveType::F64 {
-            return Err(err(
-                op,
-                MlirErrorKind::Type,
-                format!(
-                    "{} on f64 is not supported yet (f16, bf16 and f32 are)",
-                    op.name
-                ),
-            ));
+            f64(&e, x)
+        } else {
+            upcast(&e, x, ty, f32)
         }
-        Ok(upcast(&e, x, ty, f))
     };
     let v = match short {
-        "erfc" => f32_only(erfc32)?,
-        "erf_inv" => f32_only(erf_inv32)?,
+        "erfc" => by_width(erfc32, erfc64),
+        "erf_inv" => by_width(erf_inv32, erf_inv64),
         "lgamma" => upcast(&e, x, ty, lgamma),
         "digamma" => upcast(&e, x, ty, digamma),
         "cosh" => upcast(&e, x, ty, cosh),
@@ -277,6 +271,189 @@ fn erf_inv32(e: &E<'_>, x: &XlaOp) -> XlaOp {
     let mut p = coeff(0);
     for i in 1..9 {
         p = e.add(&coeff(i), &e.mul(&p, &w));
+    }
+    let result = e.mul(&p, x);
+    let at_one = e.cmp(D::Eq, &e.u(U::Abs, x), &e.c(x, 1.0));
+    e.sel(&at_one, &e.mul(x, &e.c(x, f64::INFINITY)), &result)
+}
+
+/// erfc on f64 for `|x| >= 1` (Cephes): `exp(-x²) P(|x|)/Q(|x|)` below 8,
+/// `exp(-x²) R(|x|)/S(|x|)` from 8, zero once `-x²` is below `-MAXLOG`, `2 - erfc(-x)` for
+/// negative `x`.
+fn erfc64_ge_one(e: &E<'_>, x: &XlaOp) -> XlaOp {
+    const MAXLOG: f64 = 7.09782712893383996843E2;
+    const P: [f64; 9] = [
+        2.46196981473530512524E-10,
+        5.64189564831068821977E-1,
+        7.46321056442269912687E0,
+        4.86371970985681366614E1,
+        1.96520832956077098242E2,
+        5.26445194995477358631E2,
+        9.34528527171957607540E2,
+        1.02755188689515710272E3,
+        5.57535335369399327526E2,
+    ];
+    const Q: [f64; 9] = [
+        1.00000000000000000000E0,
+        1.32281951154744992508E1,
+        8.67072140885989742329E1,
+        3.54937778887819891062E2,
+        9.75708501743205489753E2,
+        1.82390916687909736289E3,
+        2.24633760818710981792E3,
+        1.65666309194161350182E3,
+        5.57535340817727675546E2,
+    ];
+    const R: [f64; 6] = [
+        5.64189583547755073984E-1,
+        1.27536670759978104416E0,
+        5.01905042251180477414E0,
+        6.16021097993053585195E0,
+        7.40974269950448939160E0,
+        2.97886665372100240670E0,
+    ];
+    const S: [f64; 7] = [
+        1.00000000000000000000E0,
+        2.26052863220117276590E0,
+        9.39603524938001434673E0,
+        1.20489539808096656605E1,
+        1.70814450747565897222E1,
+        9.60896809063285878198E0,
+        3.36907645100081516050E0,
+    ];
+    let z = e.u(U::Neg, &e.mul(x, x));
+    let exp_z = e.u(U::Exp, &z);
+    let ax = e.u(U::Abs, x);
+    let below8 = e.div(&e.mul(&exp_z, &e.poly(&ax, &P)), &e.poly(&ax, &Q));
+    let from8 = e.div(&e.mul(&exp_z, &e.poly(&ax, &R)), &e.poly(&ax, &S));
+    let approx = e.sel(&e.cmp(D::Lt, &ax, &e.c(x, 8.0)), &below8, &from8);
+    let zero = e.c(x, 0.0);
+    let clamped = e.sel(&e.cmp(D::Lt, &z, &e.c(x, -MAXLOG)), &zero, &approx);
+    let reflected = e.sub(&e.c(x, 2.0), &clamped);
+    e.sel(&e.cmp(D::Lt, x, &zero), &reflected, &clamped)
+}
+
+/// erfc on f64: `1 - x T(x²)/U(x²)` for `|x| < 1` (Cephes' erf), [`erfc64_ge_one`] from 1.
+fn erfc64(e: &E<'_>, x: &XlaOp) -> XlaOp {
+    const T: [f64; 5] = [
+        9.60497373987051638749E0,
+        9.00260197203842689217E1,
+        2.23200534594684319226E3,
+        7.00332514112805075473E3,
+        5.55923013010394962768E4,
+    ];
+    const UC: [f64; 6] = [
+        1.00000000000000000000E0,
+        3.35617141647503099647E1,
+        5.21357949780152679795E2,
+        4.59432382970980127987E3,
+        2.26290000613890934246E4,
+        4.92673942608635921086E4,
+    ];
+    let x2 = e.mul(x, x);
+    let erf = e.div(&e.mul(x, &e.poly(&x2, &T)), &e.poly(&x2, &UC));
+    let one = e.c(x, 1.0);
+    let small = e.sub(&one, &erf);
+    let large = erfc64_ge_one(e, x);
+    e.sel(&e.cmp(D::Lt, &e.u(U::Abs, x), &one), &small, &large)
+}
+
+/// erf_inv on f64 (Giles): in `w = -log1p(-x²)`, a degree-22 polynomial in `w - 3.125`
+/// below 6.25, degree 18 in `√w - 3.25` below 16, degree 16 in `√w - 5` beyond.
+fn erf_inv64(e: &E<'_>, x: &XlaOp) -> XlaOp {
+    const LT625: [f64; 23] = [
+        -3.6444120640178196996e-21,
+        -1.685059138182016589e-19,
+        1.2858480715256400167e-18,
+        1.115787767802518096e-17,
+        -1.333171662854620906e-16,
+        2.0972767875968561637e-17,
+        6.6376381343583238325e-15,
+        -4.0545662729752068639e-14,
+        -8.1519341976054721522e-14,
+        2.6335093153082322977e-12,
+        -1.2975133253453532498e-11,
+        -5.4154120542946279317e-11,
+        1.051212273321532285e-09,
+        -4.1126339803469836976e-09,
+        -2.9070369957882005086e-08,
+        4.2347877827932403518e-07,
+        -1.3654692000834678645e-06,
+        -1.3882523362786468719e-05,
+        0.0001867342080340571352,
+        -0.00074070253416626697512,
+        -0.0060336708714301490533,
+        0.24015818242558961693,
+        1.6536545626831027356,
+    ];
+    const LT16: [f64; 19] = [
+        2.2137376921775787049e-09,
+        9.0756561938885390979e-08,
+        -2.7517406297064545428e-07,
+        1.8239629214389227755e-08,
+        1.5027403968909827627e-06,
+        -4.013867526981545969e-06,
+        2.9234449089955446044e-06,
+        1.2475304481671778723e-05,
+        -4.7318229009055733981e-05,
+        6.8284851459573175448e-05,
+        2.4031110387097893999e-05,
+        -0.0003550375203628474796,
+        0.00095328937973738049703,
+        -0.0016882755560235047313,
+        0.0024914420961078508066,
+        -0.0037512085075692412107,
+        0.005370914553590063617,
+        1.0052589676941592334,
+        3.0838856104922207635,
+    ];
+    const GT16: [f64; 17] = [
+        -2.7109920616438573243e-11,
+        -2.5556418169965252055e-10,
+        1.5076572693500548083e-09,
+        -3.7894654401267369937e-09,
+        7.6157012080783393804e-09,
+        -1.4960026627149240478e-08,
+        2.9147953450901080826e-08,
+        -6.7711997758452339498e-08,
+        2.2900482228026654717e-07,
+        -9.9298272942317002539e-07,
+        4.5260625972231537039e-06,
+        -1.9681778105531670567e-05,
+        7.5995277030017761139e-05,
+        -0.00021503011930044477347,
+        -0.00013871931833623122026,
+        1.0103004648645343977,
+        4.8499064014085844221,
+    ];
+    let w = e.u(U::Neg, &e.u(U::Log1p, &e.mul(x, &e.u(U::Neg, x))));
+    let lt625 = e.cmp(D::Lt, &w, &e.c(x, 6.25));
+    let lt16 = e.cmp(D::Lt, &w, &e.c(x, 16.0));
+    let at = |t: &[f64], i: usize| e.c(x, t.get(i).copied().unwrap_or(0.0));
+    let coeff = |i: usize| {
+        let mut c = at(&LT625, i);
+        if i < 19 {
+            c = e.sel(&lt625, &c, &at(&LT16, i));
+        }
+        if i < 17 {
+            c = e.sel(&lt16, &c, &at(&GT16, i));
+        }
+        c
+    };
+    let shift = e.sel(&lt16, &e.c(x, 3.25), &e.c(x, 5.0));
+    let w = e.sel(
+        &lt625,
+        &e.sub(&w, &e.c(x, 3.125)),
+        &e.sub(&e.u(U::Sqrt, &w), &shift),
+    );
+    let mut p = coeff(0);
+    for i in 1..23 {
+        let next = e.add(&coeff(i), &e.mul(&p, &w));
+        p = match i {
+            1..=16 => next,
+            17..=18 => e.sel(&lt16, &next, &p),
+            _ => e.sel(&lt625, &next, &p),
+        };
     }
     let result = e.mul(&p, x);
     let at_one = e.cmp(D::Eq, &e.u(U::Abs, x), &e.c(x, 1.0));

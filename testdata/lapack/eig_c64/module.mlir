@@ -1,0 +1,147 @@
+module @jit_eig_unique attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4x4xcomplex<f32>>) -> (tensor<4xf32> {jax.result_info = "result[0]"}, tensor<4xf32> {jax.result_info = "result[1]"}, tensor<4xf32> {jax.result_info = "result[2]"}, tensor<f32> {jax.result_info = "result[3]"}, tensor<f32> {jax.result_info = "result[4]"}, tensor<4xf32> {jax.result_info = "result[5]"}, tensor<4xf32> {jax.result_info = "result[6]"}, tensor<1x4xf32> {jax.result_info = "result[7]"}, tensor<1x4xf32> {jax.result_info = "result[8]"}) {
+    %0:4 = stablehlo.custom_call @lapack_cgeev_ffi(%arg0) {backend_config = "", mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k], [l, m], [n, o], []) {i=4, j=4, k=4, l=4, m=4, n=4, o=4}, custom>} : (tensor<4x4xcomplex<f32>>) -> (tensor<4xcomplex<f32>>, tensor<4x4xcomplex<f32>>, tensor<4x4xcomplex<f32>>, tensor<i32>)
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<i32>
+    %2 = stablehlo.compare EQ, %0#3, %1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %3 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<i1>) -> tensor<1xi1>
+    %cst = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
+    %4 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<complex<f32>>) -> tensor<4xcomplex<f32>>
+    %5 = stablehlo.broadcast_in_dim %3, dims = [0] : (tensor<1xi1>) -> tensor<4xi1>
+    %6 = stablehlo.select %5, %0#0, %4 : tensor<4xi1>, tensor<4xcomplex<f32>>
+    %7 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+    %cst_0 = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
+    %8 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<complex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %9 = stablehlo.broadcast_in_dim %7, dims = [0, 1] : (tensor<1x1xi1>) -> tensor<4x4xi1>
+    %10 = stablehlo.select %9, %0#1, %8 : tensor<4x4xi1>, tensor<4x4xcomplex<f32>>
+    %11 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+    %cst_1 = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
+    %12 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<complex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %13 = stablehlo.broadcast_in_dim %11, dims = [0, 1] : (tensor<1x1xi1>) -> tensor<4x4xi1>
+    %14 = stablehlo.select %13, %0#2, %12 : tensor<4x4xi1>, tensor<4x4xcomplex<f32>>
+    %15 = stablehlo.dot_general %arg0, %14, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x4xcomplex<f32>>, tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %16 = stablehlo.broadcast_in_dim %6, dims = [1] : (tensor<4xcomplex<f32>>) -> tensor<1x4xcomplex<f32>>
+    %17 = stablehlo.broadcast_in_dim %16, dims = [0, 1] : (tensor<1x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %18 = stablehlo.multiply %14, %17 : tensor<4x4xcomplex<f32>>
+    %19 = stablehlo.subtract %15, %18 : tensor<4x4xcomplex<f32>>
+    %20 = stablehlo.abs %19 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %cst_2 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %21 = stablehlo.reduce(%20 init: %cst_2) applies stablehlo.maximum across dimensions = [0, 1] : (tensor<4x4xf32>, tensor<f32>) -> tensor<f32>
+    %22 = stablehlo.transpose %10, dims = [1, 0] : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %23 = stablehlo.real %22 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %24 = stablehlo.imag %22 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %25 = stablehlo.negate %24 : tensor<4x4xf32>
+    %26 = stablehlo.complex %23, %25 : tensor<4x4xcomplex<f32>>
+    %27 = stablehlo.dot_general %26, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x4xcomplex<f32>>, tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %28 = stablehlo.broadcast_in_dim %6, dims = [0] : (tensor<4xcomplex<f32>>) -> tensor<4x1xcomplex<f32>>
+    %29 = stablehlo.transpose %10, dims = [1, 0] : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %30 = stablehlo.real %29 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %31 = stablehlo.imag %29 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %32 = stablehlo.negate %31 : tensor<4x4xf32>
+    %33 = stablehlo.complex %30, %32 : tensor<4x4xcomplex<f32>>
+    %34 = stablehlo.broadcast_in_dim %28, dims = [0, 1] : (tensor<4x1xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %35 = stablehlo.multiply %34, %33 : tensor<4x4xcomplex<f32>>
+    %36 = stablehlo.subtract %27, %35 : tensor<4x4xcomplex<f32>>
+    %37 = stablehlo.abs %36 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %cst_3 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %38 = stablehlo.reduce(%37 init: %cst_3) applies stablehlo.maximum across dimensions = [0, 1] : (tensor<4x4xf32>, tensor<f32>) -> tensor<f32>
+    %39 = stablehlo.real %6 : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+    %40 = call @sort(%39) : (tensor<4xf32>) -> tensor<4xf32>
+    %41 = stablehlo.imag %6 : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+    %42 = call @sort(%41) : (tensor<4xf32>) -> tensor<4xf32>
+    %43 = stablehlo.abs %6 : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+    %44 = call @sort(%43) : (tensor<4xf32>) -> tensor<4xf32>
+    %45 = call @norm(%14) : (tensor<4x4xcomplex<f32>>) -> tensor<4xf32>
+    %46 = call @norm(%10) : (tensor<4x4xcomplex<f32>>) -> tensor<4xf32>
+    %47 = stablehlo.abs %14 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %48 = call @argmax(%47) : (tensor<4x4xf32>) -> tensor<4xi64>
+    %49 = stablehlo.broadcast_in_dim %48, dims = [1] : (tensor<4xi64>) -> tensor<1x4xi64>
+    %50 = call @take_along_axis(%14, %49) : (tensor<4x4xcomplex<f32>>, tensor<1x4xi64>) -> tensor<1x4xcomplex<f32>>
+    %51 = stablehlo.imag %50 : (tensor<1x4xcomplex<f32>>) -> tensor<1x4xf32>
+    %52 = stablehlo.abs %10 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %53 = call @argmax(%52) : (tensor<4x4xf32>) -> tensor<4xi64>
+    %54 = stablehlo.broadcast_in_dim %53, dims = [1] : (tensor<4xi64>) -> tensor<1x4xi64>
+    %55 = call @take_along_axis(%10, %54) : (tensor<4x4xcomplex<f32>>, tensor<1x4xi64>) -> tensor<1x4xcomplex<f32>>
+    %56 = stablehlo.imag %55 : (tensor<1x4xcomplex<f32>>) -> tensor<1x4xf32>
+    return %40, %42, %44, %21, %38, %45, %46, %51, %56 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
+  }
+  func.func private @sort(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %1 = stablehlo.compare EQ, %arg1, %cst, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %2 = stablehlo.select %1, %cst_0, %arg1 : tensor<i1>, tensor<f32>
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_1 = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      %4 = stablehlo.select %3, %cst_1, %2 : tensor<i1>, tensor<f32>
+      %cst_2 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %5 = stablehlo.compare EQ, %arg2, %cst_2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_3 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %6 = stablehlo.select %5, %cst_3, %arg2 : tensor<i1>, tensor<f32>
+      %7 = stablehlo.compare NE, %arg2, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_4 = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      %8 = stablehlo.select %7, %cst_4, %6 : tensor<i1>, tensor<f32>
+      %9 = stablehlo.compare LT, %4, %8, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %9 : tensor<i1>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+  func.func private @norm(%arg0: tensor<4x4xcomplex<f32>>) -> tensor<4xf32> {
+    %0 = stablehlo.real %arg0 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %1 = stablehlo.imag %arg0 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %2 = stablehlo.negate %1 : tensor<4x4xf32>
+    %3 = stablehlo.complex %0, %2 : tensor<4x4xcomplex<f32>>
+    %4 = stablehlo.multiply %arg0, %3 : tensor<4x4xcomplex<f32>>
+    %5 = stablehlo.real %4 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %6 = stablehlo.reduce(%5 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<4x4xf32>, tensor<f32>) -> tensor<4xf32>
+    %7 = stablehlo.sqrt %6 : tensor<4xf32>
+    return %7 : tensor<4xf32>
+  }
+  func.func private @argmax(%arg0: tensor<4x4xf32>) -> tensor<4xi64> {
+    %0 = stablehlo.iota dim = 0 : tensor<4x4xi64>
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %c = stablehlo.constant dense<0> : tensor<i64>
+    %1:2 = stablehlo.reduce(%arg0 init: %cst), (%0 init: %c) across dimensions = [0] : (tensor<4x4xf32>, tensor<4x4xi64>, tensor<f32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xi64>)
+     reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i64>, %arg4: tensor<i64>)  {
+      %2 = stablehlo.compare GT, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %4 = stablehlo.or %2, %3 : tensor<i1>
+      %5 = stablehlo.compare EQ, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %6 = stablehlo.compare LT, %arg2, %arg4, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      %7 = stablehlo.and %5, %6 : tensor<i1>
+      %8 = stablehlo.or %4, %7 : tensor<i1>
+      %9 = stablehlo.select %4, %arg1, %arg3 : tensor<i1>, tensor<f32>
+      %10 = stablehlo.select %8, %arg2, %arg4 : tensor<i1>, tensor<i64>
+      stablehlo.return %9, %10 : tensor<f32>, tensor<i64>
+    }
+    return %1#1 : tensor<4xi64>
+  }
+  func.func private @take_along_axis(%arg0: tensor<4x4xcomplex<f32>>, %arg1: tensor<1x4xi64>) -> tensor<1x4xcomplex<f32>> {
+    %0 = stablehlo.convert %arg1 : (tensor<1x4xi64>) -> tensor<1x4xi32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<1x4xi32>
+    %2 = stablehlo.compare LT, %0, %1, SIGNED : (tensor<1x4xi32>, tensor<1x4xi32>) -> tensor<1x4xi1>
+    %c_0 = stablehlo.constant dense<4> : tensor<i32>
+    %3 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<i32>) -> tensor<1x4xi32>
+    %4 = stablehlo.add %0, %3 : tensor<1x4xi32>
+    %5 = stablehlo.select %2, %4, %0 : tensor<1x4xi1>, tensor<1x4xi32>
+    %6 = stablehlo.reshape %5 : (tensor<1x4xi32>) -> tensor<1x4x1xi32>
+    %c_1 = stablehlo.constant dense<3> : tensor<1xi32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i32>
+    %7 = stablehlo.broadcast_in_dim %c_2, dims = [] : (tensor<i32>) -> tensor<1x4x1xi32>
+    %8 = stablehlo.compare GE, %6, %7, SIGNED : (tensor<1x4x1xi32>, tensor<1x4x1xi32>) -> tensor<1x4x1xi1>
+    %9 = stablehlo.broadcast_in_dim %c_1, dims = [2] : (tensor<1xi32>) -> tensor<1x1x1xi32>
+    %10 = stablehlo.broadcast_in_dim %9, dims = [0, 1, 2] : (tensor<1x1x1xi32>) -> tensor<1x4x1xi32>
+    %11 = stablehlo.compare LE, %6, %10, SIGNED : (tensor<1x4x1xi32>, tensor<1x4x1xi32>) -> tensor<1x4x1xi1>
+    %12 = stablehlo.and %8, %11 : tensor<1x4x1xi1>
+    %c_3 = stablehlo.constant dense<true> : tensor<i1>
+    %13 = stablehlo.reduce(%12 init: %c_3) applies stablehlo.and across dimensions = [2] : (tensor<1x4x1xi1>, tensor<i1>) -> tensor<1x4xi1>
+    %14 = "stablehlo.gather"(%arg0, %6) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], operand_batching_dims = [1], start_indices_batching_dims = [1], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> : (tensor<4x4xcomplex<f32>>, tensor<1x4x1xi32>) -> tensor<1x4xcomplex<f32>>
+    %cst = stablehlo.constant dense<(0x7FC00000,0.000000e+00)> : tensor<complex<f32>>
+    %15 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<complex<f32>>) -> tensor<1x4xcomplex<f32>>
+    %16 = stablehlo.select %13, %14, %15 : tensor<1x4xi1>, tensor<1x4xcomplex<f32>>
+    return %16 : tensor<1x4xcomplex<f32>>
+  }
+}

@@ -1,0 +1,29 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<6x6xf64>) -> (tensor<6x6xf64> {jax.result_info = "result[0]"}, tensor<6xf64> {jax.result_info = "result[1]"}, tensor<5xf64> {jax.result_info = "result[2]"}, tensor<5xf64> {jax.result_info = "result[3]"}) {
+    %0:5 = stablehlo.custom_call @lapack_dsytrd_ffi(%arg0) {backend_config = "", mhlo.backend_config = {uplo = 85 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m], [n], [o], []) {i=6, j=6, k=6, l=6, m=6, n=5, o=5}, custom>} : (tensor<6x6xf64>) -> (tensor<6x6xf64>, tensor<6xf64>, tensor<5xf64>, tensor<5xf64>, tensor<i32>)
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<i32>
+    %2 = stablehlo.compare EQ, %0#4, %1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %3 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+    %cst = stablehlo.constant dense<0x7FF8000000000000> : tensor<f64>
+    %4 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f64>) -> tensor<6x6xf64>
+    %5 = stablehlo.broadcast_in_dim %3, dims = [0, 1] : (tensor<1x1xi1>) -> tensor<6x6xi1>
+    %6 = stablehlo.select %5, %0#0, %4 : tensor<6x6xi1>, tensor<6x6xf64>
+    %7 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<i1>) -> tensor<1xi1>
+    %cst_0 = stablehlo.constant dense<0x7FF8000000000000> : tensor<f64>
+    %8 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f64>) -> tensor<6xf64>
+    %9 = stablehlo.broadcast_in_dim %7, dims = [0] : (tensor<1xi1>) -> tensor<6xi1>
+    %10 = stablehlo.select %9, %0#1, %8 : tensor<6xi1>, tensor<6xf64>
+    %11 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<i1>) -> tensor<1xi1>
+    %cst_1 = stablehlo.constant dense<0x7FF8000000000000> : tensor<f64>
+    %12 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f64>) -> tensor<5xf64>
+    %13 = stablehlo.broadcast_in_dim %11, dims = [0] : (tensor<1xi1>) -> tensor<5xi1>
+    %14 = stablehlo.select %13, %0#2, %12 : tensor<5xi1>, tensor<5xf64>
+    %15 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<i1>) -> tensor<1xi1>
+    %cst_2 = stablehlo.constant dense<0x7FF8000000000000> : tensor<f64>
+    %16 = stablehlo.broadcast_in_dim %cst_2, dims = [] : (tensor<f64>) -> tensor<5xf64>
+    %17 = stablehlo.broadcast_in_dim %15, dims = [0] : (tensor<1xi1>) -> tensor<5xi1>
+    %18 = stablehlo.select %17, %0#3, %16 : tensor<5xi1>, tensor<5xf64>
+    return %6, %10, %14, %18 : tensor<6x6xf64>, tensor<6xf64>, tensor<5xf64>, tensor<5xf64>
+  }
+}
