@@ -35,3 +35,25 @@ pub fn sgd_momentum<const N: usize>(
     let trace = trace * momentum + g;
     (p - lr * trace, trace)
 }
+
+/// [`adam`] on an `R`×`C` matrix (a dense layer's kernel): the same step on its `R·C`
+/// elements.
+#[computation]
+pub fn adam_2d<const R: usize, const C: usize>(
+    p: Tensor<f32, R, C>,
+    g: Tensor<f32, R, C>,
+    m: Tensor<f32, R, C>,
+    v: Tensor<f32, R, C>,
+    t: f32,
+    lr: f32,
+) -> (Tensor<f32, R, C>, Tensor<f32, R, C>, Tensor<f32, R, C>) {
+    let (p, m, v) = nn::adam(
+        p.reshape([R * C]),
+        g.reshape([R * C]),
+        m.reshape([R * C]),
+        v.reshape([R * C]),
+        t,
+        lr,
+    );
+    (p.reshape([R, C]), m.reshape([R, C]), v.reshape([R, C]))
+}
