@@ -106,3 +106,73 @@ fn two_training_steps_match_jitted_optax_steps_values_and_gradients() {
         }
     }
 }
+
+/// A logistic regression's loss on a batch of `B`.
+#[computation]
+fn logreg_loss<const B: usize>(
+    w: Tensor<f32, 4, 3>,
+    b: Tensor<f32, 3>,
+    x: Tensor<f32, B, 4>,
+    y: Tensor<f32, B, 3>,
+) -> f32 {
+    nn::softmax_cross_entropy(nn::dense(x, w, b), y)
+}
+
+/// One step of `optax.chain(clip_by_global_norm(0.5), adamw(0.01, weight_decay=0.1))`.
+#[computation]
+#[allow(clippy::too_many_arguments)]
+fn adamw_clip_step<const B: usize>(
+    w: Tensor<f32, 4, 3>,
+    b: Tensor<f32, 3>,
+    mw: Tensor<f32, 4, 3>,
+    mb: Tensor<f32, 3>,
+    vw: Tensor<f32, 4, 3>,
+    vb: Tensor<f32, 3>,
+    t: f32,
+    x: Tensor<f32, B, 4>,
+    y: Tensor<f32, B, 3>,
+) -> (
+    f32,
+    Tensor<f32, 4, 3>,
+    Tensor<f32, 3>,
+    Tensor<f32, 4, 3>,
+    Tensor<f32, 3>,
+    Tensor<f32, 4, 3>,
+    Tensor<f32, 3>,
+) {
+    let (loss, gw, gb) = value_and_grad(logreg_loss, w, b, x, y, argnums = [0, 1]);
+    let sum_sq = (gw * gw).sum() + (gb * gb).sum();
+    let gw = nn::clip_by_global_norm_2d(gw, sum_sq, 0.5);
+    let gb = nn::clip_by_global_norm(gb, sum_sq, 0.5);
+    let (w, mw, vw) = nn::adamw_2d(w, gw, mw, vw, t, 0.01, 0.1);
+    let (b, mb, vb) = nn::adamw(b, gb, mb, vb, t, 0.01, 0.1);
+    (loss, w, b, mw, mb, vw, vb)
+}
+
+/// Two steps (batch 5, then 3) with the gradients clipped (their norm is above 0.5 both
+/// times, the fixture checks) and decoupled weight decay.
+#[test]
+fn adamw_with_global_norm_clipping_matches_optax() {
+    let f = fixture("train_step_logreg_adamw_clip");
+    let zeros = |n: &str| {
+        let dims = f[n].shape().dims().to_vec();
+        Literal::from_vec(&dims, vec![0.0f32; dims.iter().product::<i64>() as usize]).unwrap()
+    };
+    let mut state = vec![f["w"].clone(), f["b"].clone()];
+    state.extend([zeros("w"), zeros("b"), zeros("w"), zeros("b")]);
+    for k in [1, 2] {
+        let mut args = state.clone();
+        args.push(Literal::scalar(k as f32));
+        args.extend([f[&format!("x{k}")].clone(), f[&format!("y{k}")].clone()]);
+        let out = adamw_clip_step::run(&args).unwrap();
+        let parts = out.tuple_elements().unwrap();
+        close(&parts[0], &f[&format!("loss{k}")], 1e-6);
+        state = parts[1..].to_vec();
+        let want = ["p", "m", "v"]
+            .iter()
+            .flat_map(|s| [format!("{s}{k}_w"), format!("{s}{k}_b")]);
+        for (got, name) in state.iter().zip(want) {
+            close(got, &f[&name], 1e-5);
+        }
+    }
+}
