@@ -35,6 +35,7 @@
 /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 /// ```
 #[computation]
+#[allow(clippy::too_many_arguments)]
 pub fn multi_head_attention<
     const B: usize,
     const Q: usize,

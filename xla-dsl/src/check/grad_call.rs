@@ -70,10 +70,10 @@ impl Checker<'_> {
     }
 
     /// The positional arguments and the `argnums = [..]` keyword, if given.
-    fn split_argnums<'b>(
+    fn split_argnums(
         &self,
         which: &str,
-        args: &'b [Arg],
+        args: &[Arg],
     ) -> Option<(Vec<Arg>, Option<Vec<usize>>)> {
         let mut positional = Vec::new();
         let mut argnums = None;
