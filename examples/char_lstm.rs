@@ -201,6 +201,10 @@ fn sample(weights: &[Literal], chars: &[char], prompt: &str, n: usize) -> Result
     let zero = || Literal::from_vec(&[1, FEATURES as i64], vec![0f32; FEATURES]);
     let (mut c, mut h) = (zero()?, zero()?);
     let mut out = prompt.to_string();
+    if n == 0 {
+        return Ok(out);
+    }
+    let mut generated = 0;
     let mut id = 0;
     let feed: Vec<usize> = prompt
         .chars()
@@ -221,6 +225,10 @@ fn sample(weights: &[Literal], chars: &[char], prompt: &str, n: usize) -> Result
         if k + 1 >= feed.len() {
             id = draw(&mut rng, logits.data::<f32>().ok_or("logits")?, 0.6);
             out.extend(chars.get(id));
+            generated += 1;
+            if generated == n {
+                break;
+            }
         }
     }
     Ok(out)
@@ -243,11 +251,11 @@ fn draw(rng: &mut Rng, logits: &[f32], temperature: f32) -> usize {
     p.len() - 1
 }
 
-fn main() -> Result<(), Error> {
-    let steps: usize = std::env::args().nth(1).map_or(Ok(1000), |s| s.parse())?;
+/// Trains for `steps` steps from seed 0: the weights (the six of [`next_char`], in order)
+/// and the loss of every step.
+pub fn train(steps: usize) -> Result<(Vec<Literal>, Vec<f32>), Error> {
     let (ids, chars) = vocabulary();
     let v = chars.len();
-    println!("{} characters, {v} distinct; LSTM {EMBED}→{FEATURES}, sequences of {SEQ}, batches of {BATCH}", ids.len());
     let mut rng = Rng::new(0);
     let weights = init(&mut rng, v as i64)?;
     let zeros: Vec<Literal> = weights
@@ -260,8 +268,7 @@ fn main() -> Result<(), Error> {
         &[BATCH as i64, FEATURES as i64],
         vec![0f32; BATCH * FEATURES],
     )?;
-    let started = Instant::now();
-    let mut window = Vec::new();
+    let mut losses = Vec::new();
     for step in 1..=steps {
         let [inputs, next] = batch(&mut rng, &ids, v)?;
         let mut args = state.clone();
@@ -269,25 +276,46 @@ fn main() -> Result<(), Error> {
         let out = train_step::run(&args)?;
         let parts = out.tuple_elements().ok_or("train_step: not a tuple")?;
         let (loss, rest) = parts.split_first().ok_or("train_step: empty tuple")?;
-        window.extend(loss.data::<f32>().ok_or("loss")?.first());
+        losses.extend(loss.data::<f32>().ok_or("loss")?.first());
         state = rest.to_vec();
-        if step % 50 == 0 || step == steps {
-            let mean = window.iter().sum::<f32>() / window.len() as f32;
-            println!(
-                "step {step:4}  loss {mean:.3}  {}",
-                "#".repeat((mean * 10.0) as usize)
-            );
-            window.clear();
-        }
     }
+    state.truncate(6);
+    Ok((state, losses))
+}
+
+/// Prompts the trained model: `n` characters after `prompt` (lower-case).
+pub fn generate(weights: &[Literal], prompt: &str, n: usize) -> Result<String, Error> {
+    let (_, chars) = vocabulary();
+    sample(weights, &chars, prompt, n)
+}
+
+#[allow(dead_code)]
+fn main() -> Result<(), Error> {
+    let steps: usize = std::env::args().nth(1).map_or(Ok(1000), |s| s.parse())?;
+    let (ids, chars) = vocabulary();
+    println!(
+        "{} characters, {} distinct; LSTM {EMBED}→{FEATURES}, sequences of {SEQ}, batches of {BATCH}",
+        ids.len(),
+        chars.len()
+    );
+    let started = Instant::now();
+    let (weights, losses) = train(steps)?;
     let seconds = started.elapsed().as_secs_f64();
+    for (k, chunk) in losses.chunks(50).enumerate() {
+        let mean = chunk.iter().sum::<f32>() / chunk.len() as f32;
+        let step = k * 50 + chunk.len();
+        println!(
+            "step {step:4}  loss {mean:.3}  {}",
+            "#".repeat((mean * 10.0) as usize)
+        );
+    }
     println!(
         "trained {steps} steps in {seconds:.1} s ({:.1} ms/step)",
         seconds * 1e3 / steps as f64
     );
     println!(
         "---\n{}\n---",
-        sample(&state[..6], &chars, "shall i compare thee", 300)?
+        generate(&weights, "shall i compare thee", 300)?
     );
     Ok(())
 }
