@@ -70,11 +70,7 @@ impl Checker<'_> {
     }
 
     /// The positional arguments and the `argnums = [..]` keyword, if given.
-    fn split_argnums(
-        &self,
-        which: &str,
-        args: &[Arg],
-    ) -> Option<(Vec<Arg>, Option<Vec<usize>>)> {
+    fn split_argnums(&self, which: &str, args: &[Arg]) -> Option<(Vec<Arg>, Option<Vec<usize>>)> {
         let mut positional = Vec::new();
         let mut argnums = None;
         for arg in args {
@@ -196,6 +192,13 @@ mod tests {
             "value_and_grad(xla::nn::mse, p, t, argnums = [1, 0])",
         );
         assert_eq!(r.unwrap(), "(f32[], f32[2,3], f32[2,3])");
+        // Inside a loop body (a computation of its own): gradient descent on the MSE.
+        let r = result_of(
+            PT,
+            "Tensor<f32, 2, 3>",
+            "let mut q = p; for _ in 0..3 { q = q - 0.1 * grad(nn::mse, q, t); } q",
+        );
+        assert_eq!(r.unwrap(), "f32[2,3]");
     }
 
     #[test]
