@@ -2,25 +2,15 @@
 Embed, optax.softmax_cross_entropy and squared_error (means) with their gradients, and one
 optax.adam / optax.sgd(momentum) update, on fixed random inputs at two sizes. Writes testdata/nn/<name>.txt: one `name dims... : values...` line per
 array. Usage: python3 scripts/make_nn_fixtures.py"""
-import os
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import flax.linen as nn
 import optax
 
+from nn_fixture_io import write
+
 jax.config.update("jax_platforms", "cpu")
-OUT = os.path.join(os.path.dirname(__file__), "..", "testdata", "nn")
-
-
-def write(name, arrays):
-    with open(os.path.join(OUT, name + ".txt"), "w") as f:
-        for key, a in arrays:
-            a = np.asarray(a, np.float32)
-            dims = " ".join(str(d) for d in a.shape)
-            vals = " ".join(repr(float(v)) for v in a.reshape(-1))
-            f.write(f"{key} {dims} : {vals}\n")
 
 
 rng = np.random.default_rng(0)

@@ -6,6 +6,8 @@
 // Each example includes its own copy of examples/common; tests may unwrap.
 #![allow(clippy::duplicate_mod, clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../examples/char_lstm.rs"]
+mod char_lstm;
 #[path = "../examples/cnn_digits.rs"]
 mod cnn_digits;
 #[path = "../examples/gp_regression.rs"]
@@ -334,4 +336,22 @@ fn mnist_trains_on_idx_files_and_reports_bad_data() {
     std::fs::write(&images, &bytes[..bytes.len() - 100]).unwrap();
     let msg = failure(mnist::data(Some(&data_dir), &args));
     assert!(msg.contains("t10k-images-idx3-ubyte"), "{msg}");
+}
+
+/// A few steps of the character-level LSTM (its whole step one computation): the loss goes
+/// down from about ln 35, and generation extends the prompt.
+#[test]
+fn char_lstm_loss_decreases_and_it_generates() {
+    let (weights, losses) = char_lstm::train(12).unwrap();
+    assert_eq!((weights.len(), losses.len()), (6, 12));
+    let (first, last) = (
+        losses[..3].iter().sum::<f32>(),
+        losses[9..].iter().sum::<f32>(),
+    );
+    assert!(first / 3.0 > 3.0 && last < first, "{losses:?}");
+    let text = char_lstm::generate(&weights, "shall i", 10).unwrap();
+    assert!(
+        text.starts_with("shall i") && text.chars().count() == 17,
+        "{text:?}"
+    );
 }

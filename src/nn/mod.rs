@@ -1,9 +1,20 @@
-//! Layers, losses and optimizer updates as `#[computation]`s generic over their sizes (a
-//! start: dense, convolutions, pooling, batch norm, layer norm, RMS norm, embedding; softmax cross-entropy and MSE with their
-//! gradients; Adam and SGD with momentum as graph updates). Each is a module like any generic computation:
-//! `call::<B, ...>` on Rust values, `apply`/`run` on literals with the sizes read from the
-//! shapes, `hlo(&[..])`. Their values (and the loss's gradient) are tested against
-//! `flax.linen` and `optax` (`scripts/make_nn_fixtures.py`, `tests/nn_fixtures.rs`).
+//! Layers, losses and optimizer updates as `#[computation]`s generic over their sizes:
+//! dense; convolutions (3×3 `SAME`, NHWC and NCHW) and 2×2 pooling; batch norm (training
+//! and inference), layer norm, RMS norm; embedding; LSTM and GRU cells; multi-head
+//! attention with a mask; dropout from an RNG state input; softmax cross-entropy and MSE
+//! with their gradients; Adam, AdamW, SGD with momentum and global-norm gradient clipping
+//! as graph updates. Initialisers (Glorot, He, LeCun, normal) run on the host: `init`
+//! (feature `train`).
+//! Each computation is a module like any generic computation: `call::<B, ...>` on Rust
+//! values, `apply`/`run` on literals with the sizes read from the shapes, `hlo(&[..])`.
+//! Their values and gradients are tested against `flax.linen` and `optax`
+//! (`scripts/make_nn_fixtures.py`, `scripts/make_nn_layer_fixtures.py`,
+//! `scripts/make_train_step_fixtures.py`; `tests/nn_fixtures.rs`, `tests/nn_layers.rs`,
+//! `tests/nn_train_step.rs`).
+//!
+//! A whole training step is one computation: `value_and_grad(loss, w, .., argnums = [..])`
+//! inside a body differentiates another computation, and the optimizer updates follow in
+//! the same graph (see `examples/char_lstm.rs` and the `#[computation]` documentation).
 //!
 //! Inside a `#[computation]` of any crate, `nn::dense(x, w, b)` (or `xla::nn::dense(..)`)
 //! calls the layer: it is instantiated at the sizes of its arguments, like any generic
@@ -22,3 +33,6 @@
 // here (`xla::nn::dense`, ...); the same sources are what a computation calling
 // `nn::dense(..)` instantiates.
 xla_macros::__nn!();
+
+#[cfg(feature = "train")]
+pub mod init;

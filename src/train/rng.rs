@@ -162,7 +162,7 @@ impl Rng {
 }
 
 /// Fan-in and fan-out of a weight of `dims` (see [`Rng::glorot_uniform`]).
-fn fans(dims: &[i64]) -> Result<(i64, i64)> {
+pub(crate) fn fans(dims: &[i64]) -> Result<(i64, i64)> {
     if dims.is_empty() || dims.iter().any(|&d| d <= 0) {
         return Err(TrainError::invalid(
             "glorot_uniform",
@@ -178,7 +178,7 @@ fn fans(dims: &[i64]) -> Result<(i64, i64)> {
 }
 
 /// The element count of `dims`, or an error naming `op`.
-fn element_count(op: &'static str, dims: &[i64]) -> Result<usize> {
+pub(crate) fn element_count(op: &'static str, dims: &[i64]) -> Result<usize> {
     dims.iter()
         .try_fold(1usize, |n, &d| {
             usize::try_from(d).ok().and_then(|d| n.checked_mul(d))

@@ -136,7 +136,7 @@ fn finish(cx: &Ctxt, sp: Sp, mut m: Module, name: &str, untuple: bool) -> Option
 
 /// Makes the entry's root the only element of its root tuple (and drops the tuple when
 /// nothing else uses it).
-fn unwrap_root_tuple(m: &mut Module) {
+pub(crate) fn unwrap_root_tuple(m: &mut Module) {
     let Some(entry) = m.computations.get_mut(m.entry.0) else {
         return;
     };

@@ -79,14 +79,13 @@ pub fn front(cx: Ctxt, computation: Computation) -> Front {
 
 /// True when the body calls a function that is neither built in nor handed over.
 fn unresolved_callee(c: &Computation) -> bool {
-    use crate::ast::{ExprKind, Walk};
+    use crate::ast::Walk;
     let mut found = false;
     c.body.walk(&mut |e| {
-        if let ExprKind::Call { func, .. } = &e.kind {
+        if let Some(func) = check::grad_call::called_computation(e) {
             let name = func.to_string();
-            let resolved = c.options.callees.iter().any(|(n, _)| *n == name)
-                || c.options.generic_callees.iter().any(|(n, ..)| *n == name);
-            found |= !resolved && !check::methods::is_builtin_function(&name);
+            found |= !c.options.callees.iter().any(|(n, _)| *n == name)
+                && !c.options.generic_callees.iter().any(|(n, ..)| *n == name);
         }
     });
     found

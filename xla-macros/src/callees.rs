@@ -10,8 +10,8 @@
 //! Several callees take one round each. A callee that failed to compile hands over empty
 //! HLO, and the caller then becomes a stub without adding errors of its own.
 
-use crate::ast::{Computation, ExprKind, Walk};
-use crate::check::methods::is_builtin_function;
+use crate::ast::{Computation, Walk};
+use crate::check::grad_call::called_computation;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
@@ -19,11 +19,11 @@ use quote::quote;
 pub fn unresolved(c: &Computation) -> Option<Ident> {
     let mut found = None;
     c.body.walk(&mut |e| {
-        if let (None, ExprKind::Call { func, .. }) = (&found, &e.kind) {
+        if let (None, Some(func)) = (&found, called_computation(e)) {
             let name = func.to_string();
             let resolved = c.options.callees.iter().any(|(n, _)| *n == name)
                 || c.options.generic_callees.iter().any(|(n, ..)| *n == name);
-            if !resolved && !is_builtin_function(&name) {
+            if !resolved {
                 found = Some(func.clone());
             }
         }

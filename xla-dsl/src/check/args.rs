@@ -44,7 +44,8 @@ pub fn span(arg: &Arg) -> Sp {
 }
 
 /// The operations that take keyword arguments (`name = value`), for error messages.
-pub const KEYWORD_OPS: &str = "`conv_general`, `gather_general` and `scatter_general`";
+pub const KEYWORD_OPS: &str =
+    "`conv_general`, `gather_general`, `scatter_general` and `argnums` of `grad`/`value_and_grad`";
 
 impl Checker<'_> {
     /// The arguments of `n` bound to its parameters `params`: positional arguments fill

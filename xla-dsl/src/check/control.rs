@@ -412,7 +412,7 @@ impl<'a> Checker<'a> {
 
     /// Checks the argument values `vals` against `module`'s parameters, imports the module
     /// (once per `key`) and emits the `call`.
-    fn call_module(
+    pub(super) fn call_module(
         &mut self,
         name: &str,
         key: &str,

@@ -373,6 +373,8 @@ const FREE_FUNCTIONS: &[&str] = &[
     "rng_bernoulli",
     "replica_id",
     "partition_id",
+    "grad",
+    "value_and_grad",
 ];
 
 /// True when `f(..)` is built in (a free function, or a method called as a function); any

@@ -11,6 +11,7 @@ mod control;
 mod elementwise;
 mod gather;
 mod generic_call;
+pub mod grad_call;
 mod graph;
 mod indexing;
 mod linalg;
@@ -378,10 +379,12 @@ impl Checker<'_> {
         sp: Sp,
     ) -> Option<Val> {
         let name = func.to_string();
-        if !methods::is_method(&name) {
+        if !methods::is_method(&name) && !grad_call::is_grad_function(&name) {
             self.no_keywords(&name, args)?;
         }
         match (name.as_str(), args.split_first()) {
+            ("grad", _) => self.grad_call(false, args, sp),
+            ("value_and_grad", _) => self.grad_call(true, args, sp),
             ("concat", _) => self.concat_call(args, sp),
             ("iota", _) => self.iota_call(turbofish, args, sp),
             ("rng_uniform", _) => self.rng_call(false, turbofish, args, sp),

@@ -215,7 +215,12 @@ fn parse_call(cx: &Ctxt, c: &syn::ExprCall) -> Option<ExprKind> {
         }
         _ => None,
     };
-    let args = parse_args(cx, &c.args);
+    let args = match path.map(|s| s.ident.to_string()) {
+        Some(name) if crate::check::grad_call::is_grad_function(&name) => {
+            super::grad_args::parse_grad_args(cx, &c.args)
+        }
+        _ => parse_args(cx, &c.args),
+    };
     let Some(segment) = path else {
         cx.error_spanned(&c.func, "call a function by its plain name, e.g. `relu(x)`");
         return None;
@@ -236,7 +241,7 @@ fn parse_call(cx: &Ctxt, c: &syn::ExprCall) -> Option<ExprKind> {
 }
 
 /// True for `nn::NAME` and `xla::nn::NAME` (with or without a leading `::`).
-fn nn_path(path: &syn::Path) -> bool {
+pub(super) fn nn_path(path: &syn::Path) -> bool {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     matches!(names.as_slice(), ["nn", _] | ["xla", "nn", _])
@@ -260,7 +265,7 @@ fn turbofish_type(cx: &Ctxt, t: &syn::AngleBracketedGenericArguments) -> Option<
     }
 }
 
-fn parse_args(
+pub(super) fn parse_args(
     cx: &Ctxt,
     args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
 ) -> Option<Vec<Arg>> {
@@ -269,7 +274,7 @@ fn parse_args(
 }
 
 /// An argument: a list (`[1, 0]`, `[.., 1..3]`, `[(1, 2)]`, `[a, b]`) or a tensor expression.
-fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
+pub(super) fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
     let array = match e {
         syn::Expr::Array(array) => array,
         syn::Expr::Closure(c) => return parse_closure(cx, c).map(Arg::Closure),

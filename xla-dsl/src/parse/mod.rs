@@ -5,6 +5,7 @@
 
 mod constants;
 mod expr;
+mod grad_args;
 mod stmt;
 
 use crate::ast::*;
