@@ -62,9 +62,18 @@ fn ids(x: Tensor<f32, 2>) -> Tensor<f32, 2> {
     x * replica_id().convert::<f32>()
 }
 
+/// A loss over the replicas: the sum of every replica's squares.
+#[computation(replicas = 2, grad)]
+fn psum_loss(x: Tensor<f32, 2>) -> f32 {
+    (x * x).all_reduce(|a, b| a + b).sum()
+}
+
+/// A generated `run_replicated`.
+type RunReplicated = fn(&[Vec<Literal>]) -> Result<Vec<Literal>, sum_all::Error>;
+
 /// Runs `f` with replica `r`'s single argument `arg(r)` and returns each replica's `T` data.
 fn on_replicas<T: xla::core::literal::NativeData + Copy>(
-    f: fn(&[Vec<Literal>]) -> Result<Vec<Literal>, Box<dyn std::error::Error + Send + Sync>>,
+    f: RunReplicated,
     arg: impl Fn(usize) -> Literal,
 ) -> Vec<Vec<T>> {
     let args: Vec<Vec<Literal>> = (0..4).map(|r| vec![arg(r)]).collect();
@@ -196,7 +205,7 @@ fn replica_id_is_each_replicas_index() {
 #[test]
 fn wrong_replica_use_is_an_error_not_a_panic() {
     let one = Literal::vec1(&[1.0f32, 2.0, 3.0]);
-    let e = sum_all::run(&[one.clone()]).unwrap_err().to_string();
+    let e = sum_all::run(std::slice::from_ref(&one)).unwrap_err().to_string();
     assert!(
         e.contains("runs on 4 replicas") && e.contains("run_replicated"),
         "{e}"
@@ -208,4 +217,22 @@ fn wrong_replica_use_is_an_error_not_a_panic() {
     let bad: Vec<Vec<Literal>> = (0..4).map(|_| vec![Literal::vec1(&[1.0f32])]).collect();
     let e = sum_all::run_replicated(&bad).unwrap_err().to_string();
     assert!(e.contains("f32[1]") && e.contains("f32[3]"), "{e}");
+}
+
+#[test]
+fn gradient_through_an_adding_all_reduce() {
+    assert!(
+        psum_loss::grad::HLO.contains("replica_count=2"),
+        "{}",
+        psum_loss::grad::HLO
+    );
+    let args = vec![
+        vec![Literal::vec1(&[1.0f32, 2.0])],
+        vec![Literal::vec1(&[3.0f32, -1.0])],
+    ];
+    let out = psum_loss::grad::run_replicated(&args).unwrap();
+    // The all-reduce transposes to an all-reduce of the cotangents (JAX's classic `psum`
+    // rule): each replica seeds 1, so each gets 2 * d(x * x) = 4x.
+    assert_eq!(out[0].data::<f32>().unwrap(), &[4.0, 8.0]);
+    assert_eq!(out[1].data::<f32>().unwrap(), &[12.0, -4.0]);
 }
