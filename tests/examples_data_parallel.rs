@@ -53,7 +53,7 @@ fn data_parallel_follows_the_single_device_run() {
     let (single_losses, single_state) = run(&cnn_digits::model(), 3);
     assert_eq!(single_losses.len(), 3);
     for replicas in [2, 4] {
-        let (losses, state) = run(&cnn_digits::data_parallel(replicas), 3);
+        let (losses, state) = run(&cnn_digits::data_parallel(replicas).unwrap(), 3);
         for (step, (a, b)) in single_losses.iter().zip(&losses).enumerate() {
             let tolerance = 1e-5 * a.abs().max(1.0);
             assert!(
@@ -80,6 +80,6 @@ fn data_parallel_follows_the_single_device_run() {
 fn a_batch_that_does_not_split_runs_on_one_device() {
     // 32 rows on 3 replicas: the step falls back to the single-device model.
     let (single, _) = run(&cnn_digits::model(), 1);
-    let (three, _) = run(&cnn_digits::data_parallel(3), 1);
+    let (three, _) = run(&cnn_digits::data_parallel(3).unwrap(), 1);
     assert_eq!(single, three);
 }

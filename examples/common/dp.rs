@@ -95,14 +95,55 @@ pub fn stats_sync<const B: usize, const H: usize, const W: usize>(
     (m1, v1, m2, v2)
 }
 
-/// The CNN trained data-parallel on `replicas` thread devices; evaluation (and a batch
-/// that does not split into equal shards, such as an epoch's last) runs on one device
-/// through `single`.
+/// Where the replicas run.
+pub enum Backend {
+    /// One thread per replica in this process.
+    Threads,
+    /// One replica per MPI rank (this process runs its rank's replica).
+    #[cfg(feature = "mpi")]
+    Mpi(xla::cpu::devices::mpi::MpiWorld),
+}
+
+impl Backend {
+    /// This process's rank (0 on threads).
+    pub fn rank(&self) -> usize {
+        match self {
+            Backend::Threads => 0,
+            #[cfg(feature = "mpi")]
+            Backend::Mpi(world) => world.communicator().rank(),
+        }
+    }
+
+    /// Runs `exe` on the replicas with `args[r]` for replica `r`: every replica's result on
+    /// threads, this rank's alone on MPI.
+    fn run(&self, exe: &Executable, args: &[Vec<Literal>]) -> Result<Vec<Literal>> {
+        match self {
+            Backend::Threads => Ok(exe.execute_replicated(args)?),
+            #[cfg(feature = "mpi")]
+            Backend::Mpi(world) => {
+                let comm = world.communicator();
+                let mine = args.get(comm.rank()).ok_or("no arguments for this rank")?;
+                Ok(vec![exe.execute_on_device(
+                    exe.topology(),
+                    comm.rank(),
+                    comm,
+                    mine,
+                )?])
+            }
+        }
+    }
+}
+
+/// The CNN trained data-parallel on `replicas` devices (threads or MPI ranks); evaluation
+/// (and a batch that does not split into equal shards, such as an epoch's last) runs on one
+/// device through `single` (on every rank: they hold the same weights).
 pub struct DataParallel {
     /// The single-device model (its `predict`, and the fallback step).
     pub single: super::BatchNormNet,
     /// The number of replicas.
     pub replicas: usize,
+    /// Where they run.
+    pub backend: Backend,
     /// The replicated executables by shard size: `(value_and_grad, stats)`.
     compiled: Mutex<HashMap<usize, Arc<(Executable, Executable)>>>,
     /// The gradient mean, compiled on first use.
@@ -110,14 +151,29 @@ pub struct DataParallel {
 }
 
 impl DataParallel {
-    /// The CNN of `cnn.rs` on `replicas` devices.
-    pub fn new(single: super::BatchNormNet, replicas: usize) -> DataParallel {
-        DataParallel {
+    /// The CNN of `cnn.rs` on `replicas` devices of `backend`.
+    ///
+    /// # Errors
+    /// On MPI, if the number of ranks is not `replicas`.
+    pub fn new(
+        single: super::BatchNormNet,
+        replicas: usize,
+        backend: Backend,
+    ) -> Result<DataParallel> {
+        #[cfg(feature = "mpi")]
+        if let Backend::Mpi(world) = &backend {
+            let ranks = world.communicator().size();
+            if ranks != replicas {
+                return Err(format!("--replicas {replicas} needs {replicas} MPI ranks, found {ranks} (mpirun -np {replicas})").into());
+            }
+        }
+        Ok(DataParallel {
             single,
             replicas,
+            backend,
             compiled: Mutex::new(HashMap::new()),
             mean: Mutex::new(None),
-        }
+        })
     }
 
     /// The replicated loss gradient and statistics at shard size `b` (8×8 images).
@@ -184,6 +240,15 @@ fn mean_hlo(shapes: &[&Shape], replicas: usize) -> String {
     )
 }
 
+/// The gradient mean's arguments, one set per replica: on MPI this rank holds only its own
+/// results, which go in every slot (only this rank's slot is read).
+fn mean_args(per_replica: Vec<Vec<Literal>>, replicas: usize) -> Vec<Vec<Literal>> {
+    match per_replica.as_slice() {
+        [own] if replicas > 1 => vec![own.clone(); replicas],
+        _ => per_replica,
+    }
+}
+
 /// Rows `[start, start + n)` of a batch `f32[B, ...]`.
 fn rows(x: &Literal, start: usize, n: usize) -> Result<Literal> {
     let dims = x.shape().dims().to_vec();
@@ -238,16 +303,16 @@ impl Classifier for DataParallel {
             grad_args.push(args);
             stats_args.push(stats);
         }
-        let stats = exes.1.execute_replicated(&stats_args)?;
+        let stats = self.backend.run(&exes.1, &stats_args)?;
         let batch_stats = stats
             .into_iter()
             .next()
             .ok_or("no replica")?
             .decompose_tuple()?;
         super::update_running(running, &batch_stats)?;
-        let per_replica: Vec<Vec<Literal>> = exes
-            .0
-            .execute_replicated(&grad_args)?
+        let per_replica: Vec<Vec<Literal>> = self
+            .backend
+            .run(&exes.0, &grad_args)?
             .into_iter()
             .map(Literal::decompose_tuple)
             .collect::<std::result::Result<_, _>>()?;
