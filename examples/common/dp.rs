@@ -316,10 +316,8 @@ impl Classifier for DataParallel {
             .into_iter()
             .map(Literal::decompose_tuple)
             .collect::<std::result::Result<_, _>>()?;
-        let first = per_replica.first().ok_or("no replica")?;
-        let mean = self
-            .mean_executable(first)?
-            .execute_replicated(&per_replica)?;
+        let mean_exe = self.mean_executable(per_replica.first().ok_or("no replica")?)?;
+        let mean = self.backend.run(&mean_exe, &mean_args(per_replica, r))?;
         let mut parts = mean
             .into_iter()
             .next()
