@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each example uses a different part
 
 pub mod cnn;
+pub mod dp;
 
 use clap::{Args, CommandFactory, FromArgMatches};
 use std::path::PathBuf;
@@ -453,24 +454,33 @@ impl Classifier for BatchNormNet {
         let mut args = trained.to_vec();
         args.push(x.clone());
         let batch = (self.stats)(&args)?.decompose_tuple()?;
-        if batch.len() != running.len() {
-            return Err(format!(
-                "batch statistics: {} tensors for {} running ones",
-                batch.len(),
-                running.len()
-            )
-            .into());
-        }
-        for (running, batch) in running.iter_mut().zip(&batch) {
-            let running = running.typed_data_mut::<f32>()?;
-            for (r, b) in running.iter_mut().zip(batch.typed_data::<f32>()?) {
-                *r += STATS_RATE * (b - *r);
-            }
-        }
+        update_running(running, &batch)?;
         self.inner.step(trained, x, y)
     }
 
     fn logits(&self, state: &[Literal], x: Literal) -> Result<Literal> {
         self.inner.logits(state, x)
     }
+}
+
+/// Moves the running statistics towards a batch's (by [`STATS_RATE`]).
+///
+/// # Errors
+/// If the batch has another number of tensors, or they are not `f32`.
+pub fn update_running(running: &mut [Literal], batch: &[Literal]) -> Result<()> {
+    if batch.len() != running.len() {
+        return Err(format!(
+            "batch statistics: {} tensors for {} running ones",
+            batch.len(),
+            running.len()
+        )
+        .into());
+    }
+    for (running, batch) in running.iter_mut().zip(batch) {
+        let running = running.typed_data_mut::<f32>()?;
+        for (r, b) in running.iter_mut().zip(batch.typed_data::<f32>()?) {
+            *r += STATS_RATE * (b - *r);
+        }
+    }
+    Ok(())
 }

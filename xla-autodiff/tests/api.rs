@@ -165,7 +165,7 @@ fn every_opcode_is_classified() {
     assert!(rules > 60, "{rules} opcodes with rules");
     for op in [
         "rng",
-        "all-reduce",
+        "all-gather",
         "custom-call",
         "send",
         "infeed",

@@ -36,6 +36,9 @@ pub struct Options {
     pub grad: Option<(Sp, Option<Vec<Ident>>)>,
     /// `vmap(x: 0, ...)`: the span of `vmap` and each batched parameter's axis.
     pub vmap: Option<(Sp, crate::vmap::VmapAxes)>,
+    /// `replicas = N`: the computation runs on `N` replicas (the module's `replica_count`),
+    /// the size of the replica axis its collectives span (JAX's `pmap` axis size).
+    pub replicas: Option<(Sp, i64)>,
     /// `__callee(name = "HLO")`, added by the callee's `__xla_with_callee!` when the
     /// function calls another `#[computation]` (empty HLO: the callee failed to compile).
     pub callees: Vec<(Ident, String)>,
@@ -208,6 +211,8 @@ pub enum Arg {
     Pads(Vec<(i64, i64, i64)>, Sp),
     /// A list of tensors `[a, b]`.
     List(Vec<Expr>, Sp),
+    /// A list of lists of integers `[[0, 1], [2, 3]]` (replica groups).
+    IntLists(Vec<Vec<i64>>, Sp),
     /// A closure `|a, b| a + b`: a scalar computation (reduce, map, sort).
     Closure(Closure),
     /// A string literal (convolution dimension labels such as `"b01f_01io->b01f"`).
@@ -360,7 +365,7 @@ impl Walk for Arg {
             Arg::List(exprs, _) => exprs.iter().for_each(|e| e.walk(f)),
             Arg::Closure(c) => c.body.walk(f),
             Arg::Keyword(_, a, _) => a.walk(f),
-            Arg::Ints(..) | Arg::Slices(..) | Arg::Pads(..) | Arg::Str(..) => {}
+            Arg::Ints(..) | Arg::IntLists(..) | Arg::Slices(..) | Arg::Pads(..) | Arg::Str(..) => {}
         }
     }
 }

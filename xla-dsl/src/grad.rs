@@ -109,6 +109,10 @@ pub fn build(cx: &Ctxt, c: &Computation, checked: &Checked) -> Option<Gradients>
         &format!("{name}_value_and_grad"),
         false,
     )?;
+    // The gradients run on the same devices as the computation.
+    let (mut grad, mut value_and_grad) = (grad, value_and_grad);
+    grad.config.replica_count = checked.module.config.replica_count;
+    value_and_grad.config.replica_count = checked.module.config.replica_count;
     Some(Gradients {
         grad,
         value_and_grad,

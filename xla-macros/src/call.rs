@@ -60,6 +60,24 @@ pub fn functions(params: &[Param], result: Option<&TypeSpec>, real: bool) -> Tok
     };
     let call = call(params, result, real).unwrap_or_default();
     let apply = apply(params, real);
+    let replicated_body = if real {
+        replicated_body()
+    } else {
+        unreachable()
+    };
+    let check_arguments = check_arguments_fn(real);
+    let replicated = quote! {
+        /// Runs the computation on [`REPLICAS`] devices, one thread each: `args[r]` are
+        /// replica `r`'s arguments (one literal per parameter) and result `r` is its
+        /// result; the collectives exchange values between the replicas.
+        ///
+        /// # Errors
+        /// If `args` does not hold [`REPLICAS`] argument sets, an argument's shape differs
+        /// from its parameter's, or compiling or running fails on a replica.
+        pub fn run_replicated(args: &[::std::vec::Vec<::xla::core::Literal>]) -> ::core::result::Result<::std::vec::Vec<::xla::core::Literal>, Error> {
+            #replicated_body
+        }
+    };
     quote! {
         /// The error of [`run`] and `call`.
         pub type Error = ::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>;
@@ -72,7 +90,9 @@ pub fn functions(params: &[Param], result: Option<&TypeSpec>, real: bool) -> Tok
             #executable_body
         }
 
+        #check_arguments
         #run
+        #replicated
         #apply
         #call
     }
@@ -95,6 +115,48 @@ fn executable_body() -> TokenStream {
 
 fn run_body() -> TokenStream {
     quote! {
+        if REPLICAS != 1 {
+            return ::core::result::Result::Err(::std::format!(
+                "{}: runs on {} replicas; call `{}::run_replicated` with one argument set per replica", NAME, REPLICAS, NAME
+            ).into());
+        }
+        check_arguments(args)?;
+        ::core::result::Result::Ok(executable()?.execute(args)?)
+    }
+}
+
+fn replicated_body() -> TokenStream {
+    quote! {
+        if args.len() != REPLICAS {
+            return ::core::result::Result::Err(::std::format!(
+                "{}: runs on {} replicas, found {} argument sets", NAME, REPLICAS, args.len()
+            ).into());
+        }
+        for replica in args {
+            check_arguments(replica)?;
+        }
+        ::core::result::Result::Ok(executable()?.execute_replicated(args)?)
+    }
+}
+
+/// `check_arguments(args)`: the argument count and each argument's shape against the
+/// signature.
+fn check_arguments_fn(real: bool) -> TokenStream {
+    let body = if real {
+        check_arguments_body()
+    } else {
+        unreachable()
+    };
+    quote! {
+        #[allow(dead_code, unused_variables)]
+        fn check_arguments(args: &[::xla::core::Literal]) -> ::core::result::Result<(), Error> {
+            #body
+        }
+    }
+}
+
+fn check_arguments_body() -> TokenStream {
+    quote! {
         let shapes = parameter_shapes();
         if args.len() != shapes.len() {
             return ::core::result::Result::Err(::std::format!("{}: takes {} arguments, found {}", NAME, shapes.len(), args.len()).into());
@@ -106,7 +168,7 @@ fn run_body() -> TokenStream {
                 ).into());
             }
         }
-        ::core::result::Result::Ok(executable()?.execute(args)?)
+        ::core::result::Result::Ok(())
     }
 }
 

@@ -56,6 +56,8 @@ pub struct Bodies {
     pub parameter_shapes: TokenStream,
     /// Body of `result_shape()`.
     pub result_shape: TokenStream,
+    /// The replica count of the module (`replicas = N`).
+    pub replicas: usize,
 }
 
 impl Bodies {
@@ -69,6 +71,7 @@ impl Bodies {
             hlo: xla_core::text::print_module(module),
             parameter_shapes: quote! { ::std::vec![#(#shapes),*] },
             result_shape: result,
+            replicas: usize::try_from(module.config.replica_count).unwrap_or(1),
         }
     }
 
@@ -79,6 +82,7 @@ impl Bodies {
             hlo: String::new(),
             parameter_shapes: unreachable.clone(),
             result_shape: unreachable,
+            replicas: 1,
         }
     }
 }
@@ -165,6 +169,7 @@ fn items(
         hlo,
         parameter_shapes,
         result_shape,
+        replicas,
     } = bodies;
     let functions = crate::call::functions(params, result, real);
     quote! {
@@ -172,6 +177,9 @@ fn items(
         pub const NAME: &str = #fn_name;
         /// The HLO text of the computation (as `xla::core::text::print_module` prints it).
         pub const HLO: &str = #hlo;
+        /// The replicas the computation runs on (`#[computation(replicas = N)]`; 1 without
+        /// the option): [`run_replicated`] takes one argument set per replica.
+        pub const REPLICAS: usize = #replicas;
         /// The parameter names, in order.
         pub const PARAMETERS: &[&str] = &[#(#param_names),*];
 

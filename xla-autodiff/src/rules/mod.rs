@@ -147,6 +147,7 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         Op::Dot { dims, precision } => contraction::dot(cx, dims, precision, &cx.g(ct)?),
         Op::Convolution(config) => contraction::convolution(cx, config, &cx.g(ct)?),
         Op::Reduce { dimensions, to_apply } => window::reduce(cx, dimensions, *to_apply, ct),
+        Op::AllReduce { config, to_apply } => window::all_reduce(cx, config, *to_apply, ct),
         Op::ReduceWindow { window, to_apply } => window::reduce_window(cx, window, *to_apply, ct),
         Op::SelectAndScatter { window, select, scatter } => {
             if window::combiner_op(cx.module, *scatter) != Some(BinaryOp::Add) {
@@ -186,7 +187,6 @@ pub(crate) fn vjp(cx: &Cx<'_>, ct: &Ct) -> Result<Cts, AutodiffError> {
         | Op::RngGetAndUpdateState { .. }
         | Op::AfterAll
         | Op::AllGather { .. }
-        | Op::AllReduce { .. }
         | Op::ReduceScatter { .. }
         | Op::AllToAll { .. }
         | Op::CollectivePermute { .. }
@@ -297,8 +297,8 @@ pub fn differentiability(op: Opcode) -> Differentiability {
         Opcode::Rng | Opcode::RngBitGenerator | Opcode::RngGetAndUpdateState => {
             No("random number generation has no gradient")
         }
+        Opcode::AllReduce => Rule,
         Opcode::AllGather
-        | Opcode::AllReduce
         | Opcode::ReduceScatter
         | Opcode::AllToAll
         | Opcode::CollectivePermute
@@ -308,7 +308,9 @@ pub fn differentiability(op: Opcode) -> Differentiability {
         | Opcode::AllGatherDone
         | Opcode::CollectivePermuteStart
         | Opcode::CollectivePermuteDone
-        | Opcode::CollectiveBroadcast => No("collectives have no gradient rule"),
+        | Opcode::CollectiveBroadcast => {
+            No("collectives other than an adding all-reduce have no gradient rule")
+        }
         Opcode::ReplicaId | Opcode::PartitionId => No("replica and partition ids are integers"),
         Opcode::AfterAll
         | Opcode::Send

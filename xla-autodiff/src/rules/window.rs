@@ -26,6 +26,21 @@ pub(super) fn combiner_op(module: &Module, comp: CompId) -> Option<BinaryOp> {
     (is_param(0) && is_param(1) && root.operands.first() != root.operands.get(1)).then_some(op)
 }
 
+/// An all-reduce that adds (JAX's `psum`, data-parallel sums): its transpose is the same
+/// all-reduce of the cotangent, since each replica's operand reaches every replica's sum.
+pub(super) fn all_reduce(
+    cx: &Cx<'_>,
+    config: &xla_core::ir::CollectiveConfig,
+    to_apply: CompId,
+    ct: &Ct,
+) -> Result<Cts, AutodiffError> {
+    if combiner_op(cx.module, to_apply) != Some(BinaryOp::Add) {
+        return Err(cx.nd("only an all-reduce that adds (a cross-replica sum) is differentiated"));
+    }
+    let g = cx.g(ct)?;
+    Ok(vec![Ct::some(cx.b.all_reduce(&g, config, Combiner::Add))])
+}
+
 /// The direction of a `select` computation `compare(p0, p1), direction=D`.
 fn select_direction(c: &Computation) -> Option<ComparisonDirection> {
     let root = c.root_instruction()?;

@@ -23,6 +23,7 @@ fn kind(arg: &Arg) -> &'static str {
         Arg::Slices(..) => "a list of ranges",
         Arg::Pads(..) => "a list of paddings",
         Arg::List(..) => "a list of tensors",
+        Arg::IntLists(..) => "a list of integer lists",
         Arg::Closure(..) => "a closure",
         Arg::Str(..) => "a string",
         Arg::Keyword(..) => "a keyword argument",
@@ -37,6 +38,7 @@ pub fn span(arg: &Arg) -> Sp {
         | Arg::Slices(_, sp)
         | Arg::Pads(_, sp)
         | Arg::List(_, sp)
+        | Arg::IntLists(_, sp)
         | Arg::Str(_, sp)
         | Arg::Keyword(_, _, sp) => *sp,
         Arg::Closure(c) => c.span,
@@ -45,7 +47,7 @@ pub fn span(arg: &Arg) -> Sp {
 
 /// The operations that take keyword arguments (`name = value`), for error messages.
 pub const KEYWORD_OPS: &str =
-    "`conv_general`, `gather_general`, `scatter_general` and `argnums` of `grad`/`value_and_grad`";
+    "`conv_general`, `gather_general`, `scatter_general`, `groups =` of the collectives and `argnums` of `grad`/`value_and_grad`";
 
 impl Checker<'_> {
     /// The arguments of `n` bound to its parameters `params`: positional arguments fill

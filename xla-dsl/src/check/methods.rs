@@ -86,6 +86,7 @@ impl Method {
         matches!(
             self,
             Method::Misc(Misc::ConvGeneral | Misc::GatherGeneral | Misc::ScatterGeneral)
+                | Method::Collective(_)
         )
     }
 }

@@ -85,6 +85,7 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
         outer: HashSet::new(),
         mutable: HashSet::new(),
         callees: Rc::new(Callees::parse(cx, &c.options)),
+        replicas: c.options.replicas.map_or(1, |(_, n)| n),
     };
     let mut params = Vec::new();
     for (number, p) in c.params.iter().enumerate() {
@@ -120,8 +121,11 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
     let result = shape(&root)?;
     let spans = ck.g.spans();
     match ck.g.finish(&root) {
-        Ok(module) => Some(Checked {
-            module,
+        Ok(mut module) => Some(Checked {
+            module: {
+                module.config.replica_count = ck.replicas;
+                module
+            },
             params,
             result,
             spans,
@@ -168,6 +172,9 @@ pub struct Checker<'a> {
     outer: HashSet<String>,
     mutable: HashSet<String>,
     callees: Rc<Callees>,
+    /// The replica count (`replicas = N`; 1 without the option): the size of the replica
+    /// axis the collectives span.
+    replicas: i64,
 }
 
 /// The other computations this one calls: their modules (`None`: the callee failed to

@@ -462,3 +462,71 @@ fn misc_ops_errors_name_the_rule() {
         assert!(errors[0].contains(expected), "{body}: {errors:?}");
     }
 }
+
+/// `replicas = 4`: the group size sets the collectives' shapes, and the groups, pairs and
+/// option are checked (one error each, naming the rule).
+#[test]
+fn collectives_over_replicas() {
+    let ok = |body: &str, result: &str| {
+        let item = format!("fn f(x: Tensor<f32, 8>) -> {result} {{ {body} }}");
+        check_src("replicas = 4", &item)
+    };
+    let (r, _, module) = ok("x.all_gather(0)", "Tensor<f32, 32>").unwrap();
+    assert_eq!(r, "f32[32]");
+    assert_eq!(module.config.replica_count, 4);
+    let groups = "x.all_gather(0, groups = [[0, 1], [2, 3]])";
+    assert_eq!(ok(groups, "Tensor<f32, 16>").unwrap().0, "f32[16]");
+    let scatter = "x.reduce_scatter(0, |a, b| a + b, groups = [[3, 2, 1, 0]])";
+    assert_eq!(ok(scatter, "Tensor<f32, 2>").unwrap().0, "f32[2]");
+    let uneven = "x.all_reduce(|a, b| a + b, groups = [[0], [1, 2, 3]])";
+    assert_eq!(ok(uneven, "Tensor<f32, 8>").unwrap().0, "f32[8]");
+    let bad = [
+        (
+            "x.all_gather(0, groups = [[0, 1], [2]])",
+            "Tensor<f32, 16>",
+            "replica 3 is in none",
+        ),
+        (
+            "x.all_gather(0, groups = [[0], [1, 2, 3]])",
+            "Tensor<f32, 8>",
+            "the same size",
+        ),
+        (
+            "x.all_reduce(|a, b| a + b, groups = [[0, 1, 2, 4]])",
+            "Tensor<f32, 8>",
+            "replica 4 is out of range (replicas = 4: ids 0..4)",
+        ),
+        (
+            "x.all_reduce(|a, b| a + b, groups = [0, 1, 2, 3])",
+            "Tensor<f32, 8>",
+            "expected `groups = [[0, 1], [2, 3]]`",
+        ),
+        (
+            "x.collective_permute([(0, 1), (0, 2)])",
+            "Tensor<f32, 8>",
+            "source 0 appears twice, in (0, 1) and (0, 2)",
+        ),
+        (
+            "x.collective_permute([(0, 1), (2, 1)])",
+            "Tensor<f32, 8>",
+            "target 1 appears twice",
+        ),
+        (
+            "x.all_to_all(0, 0, grups = [[0, 1, 2, 3]])",
+            "Tensor<f32, 8>",
+            "has no argument `grups`",
+        ),
+    ];
+    for (body, result, want) in bad {
+        let errors = ok(body, result).unwrap_err();
+        assert_eq!(errors.len(), 1, "{body}: {errors:?}");
+        assert!(errors[0].contains(want), "{body}: {errors:?}");
+    }
+    // One replica: a group naming replica 1 points at the option.
+    let one = "fn f(x: Tensor<f32, 8>) -> Tensor<f32, 8> { x.all_reduce(|a, b| a + b, groups = [[0, 1]]) }";
+    let errors = check_src("", one).unwrap_err();
+    assert!(
+        errors[0].contains("#[computation(replicas = N)]"),
+        "{errors:?}"
+    );
+}

@@ -308,11 +308,22 @@ pub(super) fn parse_arg(cx: &Ctxt, e: &syn::Expr) -> Option<Arg> {
     {
         return Some(Arg::Pads(pads, sp));
     }
+    if let Some(lists) = elems.iter().map(|el| int_list(cx, el)).collect() {
+        return Some(Arg::IntLists(lists, sp));
+    }
     let exprs: Vec<Option<Expr>> = elems.iter().map(|el| parse_expr(cx, el)).collect();
     Some(Arg::List(
         exprs.into_iter().collect::<Option<Vec<_>>>()?,
         sp,
     ))
+}
+
+/// `[0, 1]` inside a list of lists (replica groups): the integers, or `None`.
+fn int_list(cx: &Ctxt, e: &syn::Expr) -> Option<Vec<i64>> {
+    match e {
+        syn::Expr::Array(a) => a.elems.iter().map(|el| size_int(cx, el)).collect(),
+        _ => None,
+    }
 }
 
 /// `name = value`: a keyword argument (an assignment expression to Rust's parser).

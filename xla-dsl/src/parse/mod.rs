@@ -122,6 +122,17 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
         } else if meta.path.is_ident("vmap") {
             options.vmap = Some((Sp::of(&meta.path), crate::vmap::parse(&meta)?));
             Ok(())
+        } else if meta.path.is_ident("replicas") {
+            let n: syn::LitInt = meta.value()?.parse()?;
+            let count: i64 = n.base10_parse()?;
+            if count < 1 {
+                return Err(syn::Error::new_spanned(
+                    &n,
+                    "replicas: expected a count of at least 1",
+                ));
+            }
+            options.replicas = Some((Sp::of(&meta.path), count));
+            Ok(())
         } else if meta.path.is_ident("__callee") {
             meta.parse_nested_meta(|inner| {
                 let name = inner
@@ -151,7 +162,7 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
             })
         } else {
             Err(meta
-                .error("unknown option of #[computation]; expected `grad`, `grad(param, ...)` or `vmap(param: axis, ...)`"))
+                .error("unknown option of #[computation]; expected `grad`, `grad(param, ...)`, `vmap(param: axis, ...)` or `replicas = N`"))
         }
     });
     if let Err(e) = syn::parse::Parser::parse2(parser, attr) {

@@ -420,6 +420,12 @@ fn unsupported_constructs_are_reported_each_once() {
             &["unknown option of #[computation]"],
         ),
         ("grad(1)", "fn f(x: f32) -> f32 { x }", &["expected ident"]),
+        (
+            "replicas = 0",
+            "fn f(x: f32) -> f32 { x }",
+            &["replicas: expected a count of at least 1"],
+        ),
+        ("replicas", "fn f(x: f32) -> f32 { x }", &["expected `=`"]),
         // Three mistakes, three errors, no cascade.
         (
             "",
