@@ -153,6 +153,26 @@ pub enum CpuError {
         /// Bytes asked for.
         bytes: u64,
     },
+    /// At run time, an op's result would take the values held past the memory limit
+    /// (something the buffer plan could not foresee, such as a computation run vectorised
+    /// on many argument sets).
+    #[error(
+        "the result of {what} needs {} but {} are held already and the memory limit is {} ({}); set XLA_CPU_MEMORY_LIMIT or Executable::set_memory_limit to change it",
+        crate::limits::human_bytes(*bytes),
+        crate::limits::human_bytes(*live),
+        crate::limits::human_bytes(limit.bytes),
+        limit.source
+    )]
+    OverBudget {
+        /// The op whose result it is.
+        what: &'static str,
+        /// Bytes of the result.
+        bytes: u64,
+        /// Bytes of the values held when it was asked for.
+        live: u64,
+        /// The limit in force.
+        limit: crate::limits::MemoryLimit,
+    },
     /// The execution's cancel token was cancelled or its deadline passed.
     #[error("execution stopped: {reason}")]
     Stopped {
