@@ -173,6 +173,10 @@ pub enum CpuError {
         /// The limit in force.
         limit: crate::limits::MemoryLimit,
     },
+    /// An invariant of the executor does not hold: a bug in xla-cpu, not in the module.
+    /// Names the invariant; debug builds assert it instead.
+    #[error("internal error (a bug in xla-cpu; please report it): {0}")]
+    Internal(&'static str),
     /// The execution's cancel token was cancelled or its deadline passed.
     #[error("execution stopped: {reason}")]
     Stopped {
@@ -205,6 +209,12 @@ impl CpuError {
 
 /// `Result` with [`CpuError`].
 pub type Result<T, E = CpuError> = std::result::Result<T, E>;
+
+/// A [`CpuError::Internal`] for the broken `invariant` (which debug builds assert).
+pub(crate) fn internal(invariant: &'static str) -> CpuError {
+    debug_assert!(false, "xla-cpu invariant broken: {invariant}");
+    CpuError::Internal(invariant)
+}
 
 /// An [`CpuError::Invalid`] from a message.
 pub(crate) fn invalid(msg: impl Into<String>) -> CpuError {

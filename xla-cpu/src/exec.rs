@@ -3,7 +3,7 @@
 
 use crate::compile::{Combiner, Executable};
 use crate::devices::ops as dev;
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{internal, invalid, CpuError, Result};
 use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
 use crate::kernels::{
@@ -595,8 +595,15 @@ fn select(out: &Shape, p: &Literal, t: &Literal, f: &Literal) -> Result<Literal>
 }
 
 /// A rank-0 literal holding element `i` of `d`.
-pub(crate) fn scalar_at(d: &ArrayData, i: usize) -> Literal {
-    xla_core::with_array_data!(d, v => Literal::scalar(v.get(i).copied().unwrap_or_default()))
+///
+/// # Errors
+/// [`CpuError::Internal`] when `i` is out of range (callers index within the operand's
+/// element count, checked against its shape).
+pub(crate) fn scalar_at(d: &ArrayData, i: usize) -> Result<Literal> {
+    xla_core::with_array_data!(d, v => v
+        .get(i)
+        .map(|x| Literal::scalar(*x))
+        .ok_or_else(|| internal("scalar_at: element index within the array")))
 }
 
 fn set_k<T: xla_core::literal::NativeData>(v: &mut [T], i: usize, l: &Literal) -> Result<()> {
@@ -610,9 +617,10 @@ fn set_k<T: xla_core::literal::NativeData>(v: &mut [T], i: usize, l: &Literal) -
                 l.shape()
             ))
         })?;
-    if let Some(slot) = v.get_mut(i) {
-        *slot = x;
-    }
+    let slot = v
+        .get_mut(i)
+        .ok_or_else(|| internal("set_scalar: element index within the array"))?;
+    *slot = x;
     Ok(())
 }
 
