@@ -104,7 +104,10 @@ fn write(path: &Path, dot_text: &str) -> Result<(), CliError> {
         "svg" => layout(dot_text)?,
         "html" | "htm" => {
             let svg = String::from_utf8_lossy(&layout(dot_text)?).into_owned();
-            let body = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
+            let body = svg
+                .find("<svg")
+                .and_then(|i| svg.get(i..))
+                .unwrap_or(&svg);
             format!("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head>\n<body style=\"margin:0\">\n{body}</body></html>\n", path.display()).into_bytes()
         }
         other => {
