@@ -42,8 +42,11 @@ pub(crate) fn add_ct(b: &XlaBuilder, a: Ct, c: Ct) -> Ct {
                 .collect();
             Ct::Tuple(merged)
         }
-        // Mismatched kinds cannot come from well-formed rules; keep the first.
-        (a, _) => a,
+        // Mismatched kinds cannot come from well-formed rules: a bug, which fails the build.
+        (Ct::Array(_), Ct::Tuple(_)) | (Ct::Tuple(_), Ct::Array(_)) => Ct::Array(b.internal_error(
+            "add",
+            "the cotangents summed for one value are both arrays or both tuples",
+        )),
     }
 }
 

@@ -1,5 +1,6 @@
 //! The crate's error type.
 
+use std::sync::Arc;
 use xla_core::Shape;
 
 /// Why a gradient module could not be built.
@@ -45,13 +46,44 @@ pub enum AutodiffError {
         /// Why there is no gradient.
         reason: String,
     },
-    /// The builder rejected the gradient graph (a bug in a rule).
+    /// The builder rejected the gradient graph (a bug in a rule); the builder's error is
+    /// the source.
     #[error("building the gradient module failed: {0}")]
-    Build(String),
+    Build(#[source] CoreError),
 }
 
 impl From<xla_core::Error> for AutodiffError {
     fn from(e: xla_core::Error) -> Self {
-        AutodiffError::Build(e.to_string())
+        AutodiffError::Build(CoreError(Arc::new(e)))
+    }
+}
+
+/// An `xla_core` error kept as the source of a cloneable, comparable error (two are equal
+/// when they read the same).
+#[derive(Debug, Clone)]
+pub struct CoreError(pub Arc<xla_core::Error>);
+
+impl CoreError {
+    /// The `xla_core` error.
+    pub fn get(&self) -> &xla_core::Error {
+        &self.0
+    }
+}
+
+impl PartialEq for CoreError {
+    fn eq(&self, other: &CoreError) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl std::fmt::Display for CoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for CoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.0.as_ref())
     }
 }

@@ -67,7 +67,7 @@ pub(crate) mod rules;
 mod tape;
 pub mod vmap;
 
-pub use error::AutodiffError;
+pub use error::{AutodiffError, CoreError};
 pub use rules::{differentiability, Differentiability};
 pub use vmap::{batch_size, vmap_module, VmapError};
 

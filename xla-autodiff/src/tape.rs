@@ -204,11 +204,11 @@ impl<'m> Tape<'m> {
             .collect();
         let value = b.add_op(new_op, &values, Some(shape.clone()));
         if value.is_poisoned() {
-            let errors: Vec<String> = b.errors().iter().map(ToString::to_string).collect();
-            return Err(AutodiffError::Build(format!(
-                "replaying `{name}`: {}",
-                errors.join("; ")
-            )));
+            let errors = xla_core::builder::BuildErrors {
+                builder: format!("{} (replaying `{name}`)", b.name()),
+                errors: b.errors(),
+            };
+            return Err(xla_core::Error::Build(errors).into());
         }
         let active = has_float(shape) && operands.iter().any(|&o| self.nodes[o].active);
         self.nodes.push(Node {

@@ -153,6 +153,30 @@ pub enum CpuError {
         /// Bytes asked for.
         bytes: u64,
     },
+    /// At run time, an op's result would take the values held past the memory limit
+    /// (something the buffer plan could not foresee, such as a computation run vectorised
+    /// on many argument sets).
+    #[error(
+        "the result of {what} needs {} but {} are held already and the memory limit is {} ({}); set XLA_CPU_MEMORY_LIMIT or Executable::set_memory_limit to change it",
+        crate::limits::human_bytes(*bytes),
+        crate::limits::human_bytes(*live),
+        crate::limits::human_bytes(limit.bytes),
+        limit.source
+    )]
+    OverBudget {
+        /// The op whose result it is.
+        what: &'static str,
+        /// Bytes of the result.
+        bytes: u64,
+        /// Bytes of the values held when it was asked for.
+        live: u64,
+        /// The limit in force.
+        limit: crate::limits::MemoryLimit,
+    },
+    /// An invariant of the executor does not hold: a bug in xla-cpu, not in the module.
+    /// Names the invariant; debug builds assert it instead.
+    #[error("internal error (a bug in xla-cpu; please report it): {0}")]
+    Internal(&'static str),
     /// The execution's cancel token was cancelled or its deadline passed.
     #[error("execution stopped: {reason}")]
     Stopped {
@@ -185,6 +209,12 @@ impl CpuError {
 
 /// `Result` with [`CpuError`].
 pub type Result<T, E = CpuError> = std::result::Result<T, E>;
+
+/// A [`CpuError::Internal`] for the broken `invariant` (which debug builds assert).
+pub(crate) fn internal(invariant: &'static str) -> CpuError {
+    debug_assert!(false, "xla-cpu invariant broken: {invariant}");
+    CpuError::Internal(invariant)
+}
 
 /// An [`CpuError::Invalid`] from a message.
 pub(crate) fn invalid(msg: impl Into<String>) -> CpuError {

@@ -3,13 +3,15 @@
 
 use crate::compile::{Combiner, Executable};
 use crate::devices::ops as dev;
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{internal, invalid, CpuError, Result};
 use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
 use crate::kernels::{
     collective, contraction, control, elementwise as ew, fft, indexing, linalg, rng, sort,
     structural as st, window,
 };
+use crate::limits::budget::Budget;
+use crate::limits::peak::shape_bytes;
 use crate::values::Values;
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -41,6 +43,8 @@ pub(crate) struct Ctx<'a> {
     pub device: Option<&'a crate::devices::Device<'a>>,
     /// The run's cancel token and deadline (see `limits/stop.rs`).
     pub stop: &'a crate::limits::stop::Stop,
+    /// The run's memory limit and the bytes it holds (see `limits/budget.rs`).
+    pub budget: Budget,
 }
 
 impl Executable {
@@ -118,13 +122,15 @@ impl Executable {
                 });
             }
         }
-        self.check_memory()?;
+        let limit = self.check_memory()?;
+        let held = args.iter().map(|a| shape_bytes(a.shape()));
         let cx = Ctx {
             exe: self,
             rng_calls: Cell::new(0),
             reference: mode == Mode::Unfused,
             device,
             stop,
+            budget: Budget::new(limit, held.fold(0, u64::saturating_add)),
         };
         let args = args.iter().map(|a| Cow::Borrowed(*a)).collect();
         without_layouts(cx.run_cow(entry, args, mode)?)
@@ -214,6 +220,7 @@ impl<'a> Ctx<'a> {
             )));
         }
         let mut values = Values::new(comp.instructions.len());
+        let mut held = self.budget.ledger(comp.instructions.len());
         let fused_steps;
         let steps: &[Step] = if fused {
             &plan.steps
@@ -253,7 +260,10 @@ impl<'a> Ctx<'a> {
                 let take = fused && plan.gte_take.get(k).copied().unwrap_or(false);
                 let r = match self.in_place(step, ins, &mut values, frees, take) {
                     Some(r) => r,
-                    None => self.compute(step, ins, &values, width).map(Cow::Owned),
+                    None => self
+                        .admit(ins, width)
+                        .and_then(|()| self.compute(step, ins, &values, width))
+                        .map(Cow::Owned),
                 };
                 if let (Some(p), Some(t)) = (&self.exe.profile, started) {
                     let describe = || {
@@ -276,14 +286,18 @@ impl<'a> Ctx<'a> {
                     source: Box::new(e),
                 })?
             };
+            let owned = matches!(v, Cow::Owned(_)) && !matches!(ins.op, Op::Parameter { .. });
+            held.set(i, &v, owned);
             values.set(i, v);
             for &d in frees {
                 values.free(d);
+                held.free(d);
             }
             if !fused {
                 for o in &ins.operands {
                     if plan.last_use.get(o.0) == Some(&i) {
                         values.free(o.0);
+                        held.free(o.0);
                     }
                 }
             }
@@ -292,6 +306,16 @@ impl<'a> Ctx<'a> {
             .take(comp.root.0)
             .map(Cow::into_owned)
             .ok_or_else(|| invalid("root value missing"))
+    }
+
+    /// Admits the result of `ins` (on `width` argument sets when vectorised) to the run's
+    /// memory budget before its kernel allocates it.
+    fn admit(&self, ins: &Instruction, width: Option<usize>) -> Result<()> {
+        let bytes = match width {
+            Some(n) => shape_bytes(&vector_shape(&ins.shape, n)),
+            None => shape_bytes(&ins.shape),
+        };
+        self.budget.admit(ins.op.name(), bytes)
     }
 
     /// Runs one step on its operands' values (read in place).
@@ -571,8 +595,15 @@ fn select(out: &Shape, p: &Literal, t: &Literal, f: &Literal) -> Result<Literal>
 }
 
 /// A rank-0 literal holding element `i` of `d`.
-pub(crate) fn scalar_at(d: &ArrayData, i: usize) -> Literal {
-    xla_core::with_array_data!(d, v => Literal::scalar(v.get(i).copied().unwrap_or_default()))
+///
+/// # Errors
+/// [`CpuError::Internal`] when `i` is out of range (callers index within the operand's
+/// element count, checked against its shape).
+pub(crate) fn scalar_at(d: &ArrayData, i: usize) -> Result<Literal> {
+    xla_core::with_array_data!(d, v => v
+        .get(i)
+        .map(|x| Literal::scalar(*x))
+        .ok_or_else(|| internal("scalar_at: element index within the array")))
 }
 
 fn set_k<T: xla_core::literal::NativeData>(v: &mut [T], i: usize, l: &Literal) -> Result<()> {
@@ -586,9 +617,10 @@ fn set_k<T: xla_core::literal::NativeData>(v: &mut [T], i: usize, l: &Literal) -
                 l.shape()
             ))
         })?;
-    if let Some(slot) = v.get_mut(i) {
-        *slot = x;
-    }
+    let slot = v
+        .get_mut(i)
+        .ok_or_else(|| internal("set_scalar: element index within the array"))?;
+    *slot = x;
     Ok(())
 }
 

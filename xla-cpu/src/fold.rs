@@ -24,6 +24,7 @@ pub(crate) fn fold_constants(exe: &Executable) -> Option<Module> {
         reference: false,
         device: None,
         stop: &crate::limits::stop::NEVER,
+        budget: crate::limits::budget::Budget::default(),
     };
     let mut m = exe.module.clone();
     let mut changed = false;

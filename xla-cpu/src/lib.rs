@@ -29,6 +29,7 @@ mod math;
 mod memory;
 mod native;
 pub mod parallel;
+mod plan_view;
 mod profile;
 mod rewrite;
 pub mod scalar;
@@ -43,4 +44,5 @@ pub use limits::{
 };
 pub use memory::retain_freed_memory;
 pub use parallel::{Parallel, THREADS_ENV};
+pub use plan_view::PlanStep;
 pub use profile::ProfileEntry;

@@ -7,6 +7,7 @@
 //! xla run MODULE.hlo IN0.npy ... --out DIR     run on the CPU, write out0.npy, out1.npy, ...
 //! xla bench MODULE.hlo IN0.npy ... --iters N   time N executions, print median_s=SECONDS
 //! xla vmap MODULE.hlo --in-axes 0,none --size N   print the batched module
+//! xla graph MODULE.hlo -o graph.svg [--plan] [--profile]   draw the module
 //! ```
 //!
 //! Each subcommand lives in its own file (`fmt.rs`, `check.rs`, ...) with an `Args` struct
@@ -20,6 +21,7 @@ mod common;
 mod devices;
 mod fmt;
 mod grad;
+mod graph;
 mod interrupt;
 mod memory_report;
 mod outputs;
@@ -53,6 +55,8 @@ enum Command {
     Bench(bench::Args),
     /// Print the batched module: `xla vmap MODULE.hlo --in-axes 0,none --size N`.
     Vmap(vmap::Args),
+    /// Draw a module (DOT, SVG or HTML): `xla graph MODULE.hlo -o graph.svg [--plan] [--profile]`.
+    Graph(graph::Args),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -63,6 +67,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Vmap(args) => vmap::run(args),
+        Command::Graph(args) => graph::run(args),
     }
 }
 

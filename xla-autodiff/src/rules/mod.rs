@@ -49,20 +49,31 @@ pub(crate) struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    /// Operand `i` (arity was checked by shape inference when the forward op was built).
+    /// Operand `i` (arity was checked by shape inference when the forward op was built;
+    /// a rule reading past it is a bug, recorded in the builder so the build fails).
     pub fn x(&self, i: usize) -> XlaOp {
-        self.args
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| self.out.clone())
+        match self.args.get(i) {
+            Some(x) => x.clone(),
+            None => self.b.internal_error(
+                self.op.name(),
+                "a gradient rule reads only operands the op has",
+            ),
+        }
     }
 
-    /// The shape of operand `i`.
+    /// The shape of operand `i` (as [`Cx::x`]: a rule reading past the operands is a bug,
+    /// recorded in the builder; the result's shape stands in until the build fails).
     pub fn s(&self, i: usize) -> Shape {
-        self.shapes
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| self.shape.clone())
+        match self.shapes.get(i) {
+            Some(s) => s.clone(),
+            None => {
+                self.b.internal_error(
+                    self.op.name(),
+                    "a gradient rule reads only the shapes of operands the op has",
+                );
+                self.shape.clone()
+            }
+        }
     }
 
     /// Whether operand `i` needs a cotangent.

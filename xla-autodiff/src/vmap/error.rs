@@ -104,11 +104,11 @@ pub enum VmapError {
     },
     /// The builder rejected the batched graph (a bug in a rule).
     #[error("vmap: building the batched module failed: {0}")]
-    Build(String),
+    Build(#[source] crate::error::CoreError),
 }
 
 impl From<xla_core::Error> for VmapError {
     fn from(e: xla_core::Error) -> Self {
-        VmapError::Build(e.to_string())
+        VmapError::Build(crate::error::CoreError(std::sync::Arc::new(e)))
     }
 }

@@ -13,6 +13,16 @@ pub enum BuildError {
         /// The broken rule.
         error: ShapeError,
     },
+    /// An invariant of the code using the builder does not hold (a bug there, such as a
+    /// gradient rule reading an operand the op does not have).
+    Internal {
+        /// The builder (computation) the op was added to.
+        computation: String,
+        /// The op being added.
+        op: String,
+        /// The invariant.
+        invariant: &'static str,
+    },
     /// The builder was misused: a value of another builder, a bad argument list, ...
     Misuse {
         /// The builder (computation) the op was added to.
@@ -29,16 +39,16 @@ impl BuildError {
     pub fn op(&self) -> &str {
         match self {
             BuildError::Shape { error, .. } => &error.op,
-            BuildError::Misuse { op, .. } => op,
+            BuildError::Misuse { op, .. } | BuildError::Internal { op, .. } => op,
         }
     }
 
     /// The builder (computation) in which the error happened.
     pub fn computation(&self) -> &str {
         match self {
-            BuildError::Shape { computation, .. } | BuildError::Misuse { computation, .. } => {
-                computation
-            }
+            BuildError::Shape { computation, .. }
+            | BuildError::Misuse { computation, .. }
+            | BuildError::Internal { computation, .. } => computation,
         }
     }
 }
@@ -52,6 +62,14 @@ impl fmt::Display for BuildError {
                 op,
                 message,
             } => write!(f, "in `{computation}`: {op}: {message}"),
+            BuildError::Internal {
+                computation,
+                op,
+                invariant,
+            } => write!(
+                f,
+                "in `{computation}`: {op}: internal error (a bug; please report it): {invariant}"
+            ),
         }
     }
 }

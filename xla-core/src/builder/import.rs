@@ -50,7 +50,9 @@ impl XlaBuilder {
             .unwrap_or_default();
         drop(comps);
         let program_shape = self.program_shape(new_id).ok_or_else(|| {
-            crate::Error::Builder(format!("import: computation `{name}` has no root"))
+            crate::Error::Builder(crate::error::BuilderMisuse::NoRoot {
+                computation: name.clone(),
+            })
         })?;
         Ok(XlaComputation {
             module: self.inner.ctx.id,

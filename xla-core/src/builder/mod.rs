@@ -186,10 +186,9 @@ impl XlaOp {
             .and_then(|id| state.instructions.get(id.0))
             .map(|i| i.shape.clone())
             .ok_or_else(|| {
-                crate::Error::Builder(format!(
-                    "the value has no shape: its op failed in builder `{}`",
-                    self.builder.name
-                ))
+                crate::Error::Builder(crate::error::BuilderMisuse::Poisoned {
+                    builder: self.builder.name.clone(),
+                })
             })
     }
 
@@ -248,11 +247,12 @@ impl XlaBuilder {
     /// poisoned.
     pub fn get_shape(&self, op: &XlaOp) -> Result<Shape, crate::Error> {
         if !Rc::ptr_eq(&op.builder, &self.inner) {
-            let msg = format!(
-                "the value belongs to builder `{}`, not `{}`",
-                op.builder.name, self.inner.name
-            );
-            return Err(crate::Error::Builder(msg));
+            return Err(crate::Error::Builder(
+                crate::error::BuilderMisuse::ForeignValue {
+                    owner: op.builder.name.clone(),
+                    builder: self.inner.name.clone(),
+                },
+            ));
         }
         op.shape()
     }
@@ -274,6 +274,19 @@ impl XlaBuilder {
         self.record(BuildError::Shape {
             computation: self.inner.name.clone(),
             error,
+        });
+        self.poisoned()
+    }
+
+    /// Records that `invariant` of the code using this builder does not hold at `op` (a
+    /// bug of that code, asserted in debug builds) and returns a poisoned value, so the
+    /// build fails with [`BuildError::Internal`] instead of going on with a wrong value.
+    pub fn internal_error(&self, op: &str, invariant: &'static str) -> XlaOp {
+        debug_assert!(false, "{op}: invariant broken: {invariant}");
+        self.record(BuildError::Internal {
+            computation: self.inner.name.clone(),
+            op: op.to_string(),
+            invariant,
         });
         self.poisoned()
     }
@@ -544,7 +557,7 @@ impl XlaBuilder {
         }
         let (entry, _) = self.finish(root)?;
         let comps = self.inner.ctx.computations.borrow();
-        Ok(prune(&self.inner.name, &comps, entry))
+        prune(&self.inner.name, &comps, entry)
     }
 
     /// Builds this sub-builder's computation with `root` as its root, for use by the builders
@@ -576,7 +589,11 @@ impl XlaBuilder {
 }
 
 /// The module of the computations reachable from `entry`, callees first, renumbered.
-fn prune(name: &str, comps: &[Computation], entry: CompId) -> Module {
+///
+/// # Errors
+/// [`Error::Internal`](crate::Error::Internal) when `entry` or a computation it calls is
+/// not among `comps` (every id the builder hands out is).
+fn prune(name: &str, comps: &[Computation], entry: CompId) -> Result<Module, crate::Error> {
     let mut reachable = vec![false; comps.len()];
     let mut stack = vec![entry];
     while let Some(c) = stack.pop() {
@@ -596,18 +613,29 @@ fn prune(name: &str, comps: &[Computation], entry: CompId) -> Module {
             computations.push(c.clone());
         }
     }
+    let mut missing = false;
     for c in &mut computations {
         for i in &mut c.instructions {
-            i.op.map_called(|id| new_id.get(id.0).copied().flatten().unwrap_or(id));
+            i.op.map_called(|id| {
+                new_id.get(id.0).copied().flatten().unwrap_or_else(|| {
+                    missing = true;
+                    id
+                })
+            });
         }
     }
-    let entry = new_id.get(entry.0).copied().flatten().unwrap_or(CompId(0));
-    Module {
+    let entry = new_id.get(entry.0).copied().flatten();
+    let (Some(entry), false) = (entry, missing) else {
+        return Err(crate::error::internal(
+            "build: the entry and every computation it calls were made by this builder",
+        ));
+    };
+    Ok(Module {
         name: name.to_string(),
         computations,
         entry,
         config: crate::ir::ModuleConfig::default(),
-    }
+    })
 }
 
 /// A name HLO text accepts (as XLA's name uniquer sanitizes): characters other than

@@ -295,3 +295,22 @@ fn get_shape_checks_the_builder() {
     let bad = a.transpose(&x, &[1]);
     assert!(a.get_shape(&bad).is_err());
 }
+
+#[test]
+fn shape_queries_of_foreign_and_poisoned_values_are_typed() {
+    use xla_core::error::BuilderMisuse;
+    let a = XlaBuilder::new("a");
+    let b = XlaBuilder::new("b");
+    let x = param(&a, 0, f32s(&[2]));
+    match b.get_shape(&x) {
+        Err(Error::Builder(BuilderMisuse::ForeignValue { owner, builder })) => {
+            assert_eq!((owner.as_str(), builder.as_str()), ("a", "b"));
+        }
+        other => panic!("expected ForeignValue, got {other:?}"),
+    }
+    let bad = a.add(&x, param(&a, 1, f32s(&[3])));
+    assert!(matches!(
+        bad.shape(),
+        Err(Error::Builder(BuilderMisuse::Poisoned { builder })) if builder == "a"
+    ));
+}

@@ -61,9 +61,9 @@ pub fn reduce_members(cx: &Ctx<'_>, to_apply: CompId, mut vs: Vec<Literal>) -> R
     }
     let mut out = data(first)?.clone();
     for i in 0..n {
-        let mut acc = scalar_at(data(first)?, i);
+        let mut acc = scalar_at(data(first)?, i)?;
         for v in vs.iter().skip(1) {
-            acc = cx.call(to_apply, vec![acc, scalar_at(data(v)?, i)])?;
+            acc = cx.call(to_apply, vec![acc, scalar_at(data(v)?, i)?])?;
         }
         set_scalar(&mut out, i, &acc)?;
     }

@@ -37,6 +37,11 @@ pub fn custom_call(
         target: config.target.clone(),
         message: "no function is registered under this name".into(),
     })?;
+    let copies = a
+        .iter()
+        .map(|l| crate::limits::peak::shape_bytes(l.shape()));
+    cx.budget
+        .admit("custom-call", copies.fold(0, u64::saturating_add))?;
     let args: Vec<Literal> = a.iter().map(|l| (*l).clone()).collect();
     let r = f(&args, out, &config.backend_config).map_err(|message| CpuError::CustomCall {
         target: config.target.clone(),

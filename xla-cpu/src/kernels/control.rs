@@ -32,7 +32,8 @@ pub fn map(cx: &Ctx, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal>
     let mut o = ArrayData::zeros(out.element_type(), n)
         .ok_or_else(|| invalid("map: output must be an array"))?;
     for i in 0..n {
-        let r = cx.call(f, ds.iter().map(|d| scalar_at(d, i)).collect())?;
+        let args = ds.iter().map(|d| scalar_at(d, i)).collect::<Result<_>>()?;
+        let r = cx.call(f, args)?;
         set_scalar(&mut o, i, &r)?;
     }
     make(out, o)

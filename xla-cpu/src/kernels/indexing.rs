@@ -6,10 +6,11 @@
 
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
-use crate::error::{invalid, Result};
+use crate::error::{internal, invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{array, data, dim_list, dims_of, make, results, strides};
 use crate::scalar::{index_value, Combine};
+use std::cell::Cell;
 use xla_core::attrs::{BinaryOp, GatherDims, ScatterDims};
 use xla_core::ir::CompId;
 use xla_core::literal::ArrayData;
@@ -28,6 +29,10 @@ struct IndexReader {
     ivd: Option<usize>,
     /// Components per index vector.
     len: usize,
+    /// Set when a read fell outside the indices (a batch position of the wrong rank or
+    /// out of range): a bug of the caller, reported by [`IndexReader::check`] rather than
+    /// read as index 0.
+    missed: Cell<bool>,
 }
 
 impl IndexReader {
@@ -53,7 +58,18 @@ impl IndexReader {
             strides: strides(&dims),
             ivd,
             len,
+            missed: Cell::new(false),
         })
+    }
+
+    /// [`CpuError::Internal`](crate::CpuError::Internal) if any read missed.
+    fn check(&self) -> Result<()> {
+        if self.missed.get() {
+            return Err(internal(
+                "gather/scatter: every batch position reads inside the start indices",
+            ));
+        }
+        Ok(())
     }
 
     /// The index vector at batch position `g` (the indices' dims without the vector dim).
@@ -63,11 +79,20 @@ impl IndexReader {
         let mut gi = g.iter();
         for (d, &s) in self.strides.iter().enumerate() {
             if Some(d) != self.ivd {
-                base += gi.next().copied().unwrap_or(0) * s;
+                match gi.next() {
+                    Some(&x) => base += x * s,
+                    None => self.missed.set(true),
+                }
             }
         }
         let vs = self.ivd.map_or(0, |v| self.strides[v]);
-        out.extend((0..self.len).map(|k| self.values.get(base + k * vs).copied().unwrap_or(0)));
+        out.extend((0..self.len).map(|k| match self.values.get(base + k * vs) {
+            Some(&x) => x,
+            None => {
+                self.missed.set(true);
+                0
+            }
+        }));
     }
 
     /// Position in the batch index of indices dim `d`.
@@ -136,7 +161,10 @@ impl Starts {
             start[m] = sv[k];
         }
         for (&od, &ib) in self.operand_batch.iter().zip(&self.index_batch) {
-            start[od] = g.get(ib).copied().unwrap_or(0) as i64;
+            match g.get(ib) {
+                Some(&x) => start[od] = x as i64,
+                None => self.rd.missed.set(true),
+            }
         }
     }
 }
@@ -208,10 +236,11 @@ pub fn gather(
             })
         }
         .into_iter()
-        .map(|t| t.unwrap_or(0))
-        .collect(),
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| internal("gather: every row has a source offset"))?,
         _ => super::structural::index_map(&out_dims, offset),
     };
+    st.rd.check()?;
     make(out, take(d, &map))
 }
 
@@ -283,13 +312,16 @@ fn scatter_targets(
     });
     if let (Some(l), Some((n, step))) = (last, run) {
         let mut u = vec![0; udims.len()];
-        return Ok(rows_map(&udims[..l], n, step, |r| {
+        let targets = rows_map(&udims[..l], n, step, |r| {
             u[..l].copy_from_slice(r);
             target(&u)
-        }));
+        });
+        st.rd.check()?;
+        return Ok(targets);
     }
     let mut targets = Vec::new();
     crate::index::for_each_index(udims, |u| targets.push(target(u)));
+    st.rd.check()?;
     Ok(targets)
 }
 
@@ -369,8 +401,13 @@ pub(crate) fn apply_updates(
     }
     for (i, t) in targets.iter().enumerate() {
         let Some(t) = *t else { continue };
-        let mut args: Vec<Literal> = outs.iter().map(|o| scalar_at(o, t)).collect();
-        args.extend(upds.iter().map(|u| scalar_at(u, i)));
+        let mut args: Vec<Literal> = outs
+            .iter()
+            .map(|o| scalar_at(o, t))
+            .collect::<Result<_>>()?;
+        for u in upds {
+            args.push(scalar_at(u, i)?);
+        }
         let r = cx.call(f, args)?;
         let rs = match r.tuple_elements() {
             Some(t) => t.to_vec(),

@@ -235,7 +235,7 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
                     let args = ds
                         .iter()
                         .flat_map(|d| [scalar_at(d, x), scalar_at(d, y)])
-                        .collect();
+                        .collect::<Result<_>>()?;
                     match cx.call(f, args)?.data::<bool>() {
                         Some([b]) => Ok(*b),
                         _ => Err(invalid("sort: the comparator must return pred[]")),

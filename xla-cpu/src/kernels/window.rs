@@ -163,10 +163,15 @@ fn fold(
         })
         .collect::<Result<Vec<_>>>()?;
     for o in 0..g.len() {
-        let mut acc: Vec<Literal> = inits.iter().map(|i| scalar_at(i, 0)).collect();
+        let mut acc: Vec<Literal> = inits
+            .iter()
+            .map(|i| scalar_at(i, 0))
+            .collect::<Result<_>>()?;
         for &i in g.group(o) {
             let mut args = acc;
-            args.extend(xs.iter().map(|x| scalar_at(x, i)));
+            for x in xs {
+                args.push(scalar_at(x, i)?);
+            }
             let r = cx.call(f, args)?;
             acc = match r.tuple_elements() {
                 Some(t) => t.to_vec(),
@@ -347,7 +352,7 @@ fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<O
         return Ok(None);
     };
     for e in it {
-        let r = cx.call(sel, vec![scalar_at(d, cur), scalar_at(d, e)])?;
+        let r = cx.call(sel, vec![scalar_at(d, cur)?, scalar_at(d, e)?])?;
         match r.data::<bool>() {
             Some([true]) => {}
             Some([false]) => cur = e,

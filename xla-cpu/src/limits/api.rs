@@ -80,9 +80,11 @@ fn parse_bytes(text: &str) -> Option<u64> {
 }
 
 impl Executable {
-    /// The peak bytes of live values one execution needs: the entry's parameters plus the
-    /// largest total of values alive at once in the buffer plan (called computations
-    /// included). Constants and kernels' small scratch buffers are not counted.
+    /// The peak bytes of live values one execution needs: the entry's parameters and the
+    /// module's constants plus the largest total of values alive at once in the buffer
+    /// plan (called computations included). Kernels' small scratch buffers are not
+    /// counted; what the plan cannot foresee is checked at run time, before each result
+    /// is allocated.
     pub fn peak_bytes(&self) -> u64 {
         *self
             .limits
@@ -123,17 +125,19 @@ impl Executable {
         available()
     }
 
-    /// Fails when the peak is over the limit in force (before anything is allocated).
-    pub(crate) fn check_memory(&self) -> Result<()> {
+    /// Fails when the peak is over the limit in force (before anything is allocated);
+    /// else the limit the run checks at run time (`None` for a small peak with no limit
+    /// set, where the operating system is not asked).
+    pub(crate) fn check_memory(&self) -> Result<Option<MemoryLimit>> {
         let needed = self.peak_bytes();
         let explicit = self.limits.memory_limit.load(Ordering::Relaxed) != UNSET
             || std::env::var_os(MEMORY_LIMIT_ENV).is_some();
         if needed < SMALL && !explicit {
-            return Ok(());
+            return Ok(None);
         }
         match self.memory_limit() {
             Some(limit) if needed > limit.bytes => Err(CpuError::OutOfMemory { needed, limit }),
-            _ => Ok(()),
+            limit => Ok(limit),
         }
     }
 

@@ -3,6 +3,8 @@
 //! - [`available`]: how much memory the process may use (cgroup limit, `MemAvailable`).
 //! - [`peak`]: the static peak of live values of an executable, from its buffer plan.
 //! - [`alloc`]: fallible allocation of large arrays (an error, never an abort).
+//! - [`budget`]: the run-time check: each result admitted against the limit and the
+//!   allocator before its kernel runs.
 //! - [`stop`]: cancel tokens and deadlines, polled between instructions and in loops.
 //! - [`api`]: the `Executable` methods (`peak_bytes`, `set_memory_limit`,
 //!   `execute_with_options`).
@@ -10,6 +12,7 @@
 pub(crate) mod alloc;
 mod api;
 pub(crate) mod available;
+pub(crate) mod budget;
 pub(crate) mod peak;
 pub(crate) mod stop;
 

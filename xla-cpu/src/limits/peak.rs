@@ -1,14 +1,14 @@
 //! The static peak memory of an executable: its buffer plan (the schedule of stored
 //! values and when each dies) walked once with every value's size from its shape.
 //!
-//! What is counted: the entry's parameters, every value a step stores while it is live,
+//! What is counted: the entry's parameters, the module's constants (read in place, but
+//! held as long as the executable lives), every value a step stores while it is live,
 //! and, at an instruction that calls computations (`while`, `call`, `reduce`, ...), the
-//! largest peak of its callees on top of what is live. What is not: constants (they are
-//! read in place from the module), kernels' own scratch (packing buffers of `dot` and
-//! `convolution`, a few rows or blocks per thread) and vectorised runs of scalar
-//! computations. Shapes are static in HLO, so a loop's state cannot grow past its
-//! shape; what the plan cannot foresee (a custom call's result) is caught by the
-//! fallible allocations of [`super::alloc`].
+//! largest peak of its callees on top of what is live. What is not: kernels' own scratch
+//! (packing buffers of `dot` and `convolution`, a few rows or blocks per thread) and
+//! vectorised runs of scalar computations. Shapes are static in HLO, so a loop's state
+//! cannot grow past its shape; what the plan cannot foresee (a vectorised run, a custom
+//! call's result) is caught at run time by [`super::budget`].
 
 use crate::compile::Executable;
 use xla_core::ir::{CompId, Op};
@@ -32,7 +32,7 @@ pub(crate) fn shape_bytes(shape: &Shape) -> u64 {
 }
 
 /// The peak bytes of live values of one run of `exe`'s entry computation, its
-/// parameters included.
+/// parameters and the module's constants included.
 pub(crate) fn peak_bytes(exe: &Executable) -> u64 {
     let mut memo = vec![None; exe.module.computations.len()];
     let entry = exe.module.entry;
@@ -43,7 +43,17 @@ pub(crate) fn peak_bytes(exe: &Executable) -> u64 {
             .map(|i| shape_bytes(&i.shape))
             .fold(0, u64::saturating_add)
     });
-    params.saturating_add(comp_peak(exe, entry, &mut memo, 0))
+    let constants = exe
+        .module
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .filter(|i| matches!(i.op, Op::Constant { .. }))
+        .map(|i| shape_bytes(&i.shape))
+        .fold(0, u64::saturating_add);
+    params
+        .saturating_add(constants)
+        .saturating_add(comp_peak(exe, entry, &mut memo, 0))
 }
 
 /// The peak of the values computation `c` stores (its parameters excluded: the caller

@@ -99,5 +99,8 @@ fn message(e: &BuildError) -> String {
     match e {
         BuildError::Shape { error, .. } => error.to_string(),
         BuildError::Misuse { op, message, .. } => format!("{op}: {message}"),
+        BuildError::Internal { op, invariant, .. } => {
+            format!("{op}: internal error (a bug; please report it): {invariant}")
+        }
     }
 }

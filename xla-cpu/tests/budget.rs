@@ -1,0 +1,253 @@
+//! The run-time memory check (`limits/budget.rs`): each result is admitted against the
+//! memory limit, with the values held, and against the allocator before its kernel
+//! allocates it, so what the static buffer plan cannot foresee is a typed error, never
+//! an abort of the process.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use xla_core::Literal;
+use xla_cpu::{CpuError, Executable};
+
+fn compile(text: &str) -> Executable {
+    Executable::compile(&xla_core::text::parse_module(text).unwrap()).unwrap()
+}
+
+/// The innermost error of a chain of `Instruction` wrappers, and the instructions on the way.
+fn innermost(e: &CpuError) -> (Vec<String>, &CpuError) {
+    match e {
+        CpuError::Instruction {
+            instruction,
+            source,
+            ..
+        } => {
+            let (mut path, inner) = innermost(source);
+            path.insert(0, instruction.clone());
+            (path, inner)
+        }
+        other => (Vec::new(), other),
+    }
+}
+
+/// `map` of `x*x + x` over f32[N]: the static plan counts the parameter, the result and
+/// the scalar computation, but the computation runs vectorised on N argument sets, so it
+/// holds two more f32[N] arrays at run time.
+const MAP: &str = r#"HloModule m
+
+f {
+  x = f32[] parameter(0)
+  sq = f32[] multiply(x, x)
+  ROOT r = f32[] add(sq, x)
+}
+
+ENTRY main {
+  p = f32[1000] parameter(0)
+  ROOT m = f32[1000] map(p), dimensions={0}, to_apply=f
+}
+"#;
+
+#[test]
+fn a_vectorised_run_over_the_limit_is_refused_at_run_time() {
+    let exe = compile(MAP);
+    let x = Literal::vec1(&(0..1000).map(|i| i as f32).collect::<Vec<_>>());
+    // The static check passes at exactly the plan's peak...
+    exe.set_memory_limit(Some(exe.peak_bytes()));
+    let e = exe.execute(std::slice::from_ref(&x)).unwrap_err();
+    // ...but the vectorised `add` would hold p, sq and its own f32[1000] at once.
+    let (path, inner) = innermost(&e);
+    assert_eq!(path, ["m", "r"], "{e}");
+    match inner {
+        CpuError::OverBudget {
+            what, bytes, live, ..
+        } => {
+            assert_eq!((*what, *bytes), ("add", 4000));
+            assert!(*live >= 8000, "{live}");
+        }
+        other => panic!("expected OverBudget, got {other}"),
+    }
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("m (map): r (add): the result of add needs"),
+        "{msg}"
+    );
+    // With room for it, the same run gives x*x + x.
+    exe.set_memory_limit(Some(4 * exe.peak_bytes()));
+    let y = exe.execute(std::slice::from_ref(&x)).unwrap();
+    let y = y.data::<f32>().unwrap();
+    assert_eq!((y[0], y[3], y[999]), (0.0, 12.0, 999.0 * 999.0 + 999.0));
+}
+
+/// A loop running a map of `x*x + (x+1)*(2x)` three times: run vectorised, the mapped
+/// computation holds four f32[1000] arrays at once, where the plan counts scalars.
+const LOOP: &str = r#"HloModule l
+
+f {
+  x = f32[] parameter(0)
+  a = f32[] multiply(x, x)
+  one = f32[] constant(1)
+  b = f32[] add(x, one)
+  two = f32[] constant(2)
+  c = f32[] multiply(x, two)
+  d = f32[] multiply(b, c)
+  ROOT r = f32[] add(a, d)
+}
+
+cond {
+  s = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+
+body {
+  s = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[1000] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  y = f32[1000] map(x), dimensions={0}, to_apply=f
+  ROOT t = (s32[], f32[1000]) tuple(j, y)
+}
+
+ENTRY main {
+  p = f32[1000] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[1000]) tuple(zero, p)
+  ROOT w = (s32[], f32[1000]) while(init), condition=cond, body=body
+}
+"#;
+
+#[test]
+fn a_loop_growing_past_the_limit_is_a_typed_error_naming_the_loop() {
+    let exe = compile(LOOP);
+    let x = Literal::vec1(&[0.5f32; 1000]);
+    let mut want = 0.5f32;
+    for _ in 0..3 {
+        want = want * want + (want + 1.0) * (want * 2.0);
+    }
+    let second = |r: Literal| r.tuple_elements().unwrap()[1].data::<f32>().unwrap()[0];
+    exe.set_memory_limit(Some(exe.peak_bytes()));
+    // The fused path and the reference path (which never reuses buffers in place).
+    for e in [
+        exe.execute(std::slice::from_ref(&x)).unwrap_err(),
+        exe.execute_unfused(&[&x]).unwrap_err(),
+    ] {
+        let (path, inner) = innermost(&e);
+        // The loop, the map, then an instruction of the mapped computation.
+        assert_eq!(path.len(), 3, "{e}");
+        assert_eq!(path[..2], ["w", "y"], "{e}");
+        assert!(
+            matches!(inner, CpuError::OverBudget { bytes: 4000, .. }),
+            "{e}"
+        );
+    }
+    // Under a limit too low for the loop's state itself, nothing runs.
+    exe.set_memory_limit(Some(4000));
+    let e = exe.execute(std::slice::from_ref(&x)).unwrap_err();
+    assert!(matches!(e, CpuError::OutOfMemory { .. }), "{e}");
+    // With room for the vectorised run, both paths compute it.
+    exe.set_memory_limit(Some(4 * exe.peak_bytes()));
+    for r in [
+        exe.execute(std::slice::from_ref(&x)).unwrap(),
+        exe.execute_unfused(&[&x]).unwrap(),
+    ] {
+        let y = second(r);
+        assert!((y - want).abs() <= 1e-6 * want, "{y} vs {want}");
+    }
+}
+
+/// Results of 4 * 10^12 bytes: no limit stops them, the allocator does.
+const HUGE_BROADCAST: &str = r#"HloModule b
+
+ENTRY main {
+  p = f32[1000] parameter(0)
+  ROOT b = f32[1000000000,1000] broadcast(p), dimensions={1}
+}
+"#;
+
+#[test]
+fn with_no_limit_a_refused_allocation_is_an_error_on_both_paths() {
+    let exe = compile(HUGE_BROADCAST);
+    exe.set_memory_limit(Some(u64::MAX - 1));
+    let x = Literal::vec1(&[1f32; 1000]);
+    for e in [
+        exe.execute(std::slice::from_ref(&x)).unwrap_err(),
+        exe.execute_unfused(&[&x]).unwrap_err(),
+    ] {
+        let (path, inner) = innermost(&e);
+        assert_eq!(path, ["b"], "{e}");
+        assert!(
+            matches!(
+                inner,
+                CpuError::Allocation {
+                    what: "broadcast",
+                    bytes: 4_000_000_000_000
+                }
+            ),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "b (broadcast): cannot allocate 3.6 TiB (4000000000000 bytes) for the result of broadcast"
+        );
+    }
+}
+
+/// A custom call declaring a huge result, inside a loop: refused before the host
+/// function runs.
+const HUGE_CALL: &str = r#"HloModule c
+
+cond {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(i, two), direction=LT
+}
+
+body {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[4] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  big = f32[1000000,1000000] custom-call(x), custom_call_target="grow"
+  y = f32[1,4] slice(big), slice={[0:1], [0:4]}
+  z = f32[4] reshape(y)
+  ROOT t = (s32[], f32[4]) tuple(j, z)
+}
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4]) tuple(zero, p)
+  ROOT w = (s32[], f32[4]) while(init), condition=cond, body=body
+}
+"#;
+
+#[test]
+fn a_custom_call_result_past_the_allocator_is_refused_before_it_runs() {
+    let mut exe = compile(HUGE_CALL);
+    let called = Arc::new(AtomicBool::new(false));
+    let flag = called.clone();
+    exe.register_custom_call("grow", move |_, _, _| {
+        flag.store(true, Ordering::SeqCst);
+        Err("must not run".to_string())
+    });
+    exe.set_memory_limit(Some(u64::MAX - 1));
+    let e = exe
+        .execute(&[Literal::vec1(&[1f32, 2.0, 3.0, 4.0])])
+        .unwrap_err();
+    let (path, inner) = innermost(&e);
+    assert_eq!(path, ["w", "big"], "{e}");
+    assert!(
+        matches!(
+            inner,
+            CpuError::Allocation {
+                what: "custom-call",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(!called.load(Ordering::SeqCst));
+}
