@@ -598,12 +598,9 @@ fn compact(nodes: &[Node], slots: &[Slot]) -> Option<(Vec<Instr>, Src)> {
 
 impl Kernel {
     /// A rough single-thread cost, to decide whether splitting over threads pays: element
-    /// count times the per-element steps (loads and operations), four times as many for
-    /// the block interpreter as for generated code.
+    /// count times the per-element steps (loads and operations).
     pub fn work(&self) -> usize {
-        let per = self.nodes.len();
-        let interp = if self.has_code() { 1 } else { 4 };
-        self.n.saturating_mul(per.max(1)).saturating_mul(interp)
+        self.n.saturating_mul(self.nodes.len().max(1))
     }
 
     /// True when the kernel runs as generated machine code.

@@ -577,12 +577,13 @@ fn run_reduce<L: Lane>(k: &Kernel, ins: &[In<L>], op: BinaryOp, r: &Red<L>) -> V
     }
 }
 
-/// The least [`Kernel::work`] worth splitting over threads. Entering the pool costs
-/// several microseconds on an idle core and far more when the other cores are busy; a
-/// generated f32[256,256] add (about 15 µs on one core, work 196,608) measured 33.5 ms
-/// against 18.2 ms for an LSTM training step at 2 threads on a loaded machine when kept on
-/// one thread, while interpreted f32[64,14,14,16] kernels (work above 1.6M) still gain
-/// from two.
+/// The least [`Kernel::work`] worth splitting over threads. Waking the pool costs tens of
+/// microseconds when its threads sleep, more when the other cores are busy. Measured at 2
+/// threads: a generated f32[256,256] add (about 15 µs on one core, work 196,608) made an
+/// LSTM training step 33.5 ms against 18.2 ms kept on one thread, and an interpreted
+/// f32[128,128] add with a mask (7 µs alone, work about 80,000) took 35 µs split; the
+/// interpreted f32[64,14,14,16] kernels of a conv autoencoder (work above 400,000) still
+/// gain from two.
 const MIN_PAR_WORK: usize = 1 << 18;
 
 /// Runs a fused step on its inputs (in the order of [`Fused::inputs`]) with the
