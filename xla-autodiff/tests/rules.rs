@@ -353,6 +353,9 @@ fn contraction_rows() -> Vec<Row> {
 
 fn window_rows() -> Vec<Row> {
     vec![
+        // One replica: the adding all-reduce is the identity, and so is its transpose.
+        row("all-reduce-add", vec![F(&[2, 3], -1.0, 1.0)],
+            "x = f64[2,3] parameter(0)\ns = f64[2,3] all-reduce(x), to_apply=add\nROOT r = f64[2,3] multiply(s, x)"),
         row("reduce-add", vec![F(&[3, 4], -1.0, 1.0)],
             "x = f64[3,4] parameter(0)\nz = f64[] constant(0)\nROOT r = f64[4] reduce(x, z), dimensions={0}, to_apply=add"),
         row("reduce-mul", vec![F(&[3, 4], 0.5, 1.5)],
