@@ -19,7 +19,13 @@ pub(crate) const MIN_PAR_FLOPS: usize = 1 << 23;
 
 /// An element type faer multiplies.
 pub(crate) trait FaerElem:
-    faer::traits::ComplexField + Copy + Send + Sync + Default
+    faer::traits::ComplexField
+    + Copy
+    + Send
+    + Sync
+    + Default
+    + std::ops::Add<Output = Self>
+    + std::ops::Mul<Output = Self>
 {
     /// The multiplicative identity.
     const ONE: Self;
@@ -139,14 +145,32 @@ impl Layout {
     }
 }
 
-/// `dst = lhs * rhs` with faer.
+/// Products of at most this many multiply-adds run as plain loops: faer's dispatch costs
+/// more than such a product (a fifth of an adaptive ODE solve whose products are f32[7] by
+/// f32[7,2] went to it).
+const TINY: usize = 256;
+
+/// `dst = lhs * rhs` with faer (tiny products in plain loops, sums in `k` order). The
+/// interpreter and native loops both come here, so their results stay the same bits.
 pub(crate) fn gemm<T: FaerElem>(
-    dst: MatMut<'_, T>,
+    mut dst: MatMut<'_, T>,
     lhs: MatRef<'_, T>,
     rhs: MatRef<'_, T>,
     par: Par,
 ) {
-    matmul(dst, Accum::Replace, lhs, rhs, T::ONE, par);
+    let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
+    if m.saturating_mul(n).saturating_mul(k) > TINY || rhs.nrows() != k {
+        return matmul(dst, Accum::Replace, lhs, rhs, T::ONE, par);
+    }
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = T::default();
+            for p in 0..k {
+                acc = acc + lhs[(i, p)] * rhs[(p, j)];
+            }
+            dst[(i, j)] = acc;
+        }
+    }
 }
 
 /// `dst = lhs * rhs` using `par`: small products run sequentially; large ones are split
