@@ -117,6 +117,47 @@ pub fn ln_f32(x: f32) -> f32 {
     }
 }
 
+/// ln(1 + x) as XLA's CPU backend computes it for f32 (`xla/codegen/intrinsic/log1p.cc`):
+/// for |x| < sqrt(2) - 1, Cephes' rational approximation `x - x²/2 + x³·P(x)/Q(x)` (degree
+/// 6 over 6, coefficients rounded to f32, evaluated by Horner's rule without fused
+/// multiply-adds); elsewhere `ln(1 + x)` with [`ln_f32`]. Branch-free, so a loop over a
+/// slice vectorises (the C library's `log1pf` measured 9 ns per element in native loops).
+/// Against jaxlib 0.10.2 on 700,000 inputs over (-1, 2^58): at most 1 ulp apart (96.5%
+/// identical: the logarithms differ), and within 1.8e-7 of the true value; the specials
+/// are IEEE's (-1 → -inf, below -1 → NaN, +inf → +inf, ±0 kept).
+#[allow(clippy::excessive_precision)]
+#[inline(always)]
+pub fn log1p_f32(x: f32) -> f32 {
+    const SMALL: f32 = 0.414_213_562_373_095_048_80;
+    const NUM: [f32; 7] = [
+        4.527_000_086_244_519_963_521_5e-5,
+        4.985_410_282_319_337_597_221_2e-1,
+        6.578_732_594_206_104_484_696_9,
+        2.991_191_932_855_307_327_737_5e1,
+        6.094_966_798_098_778_705_755_6e1,
+        5.711_296_359_058_553_810_333_6e1,
+        2.003_955_349_920_128_125_964_8e1,
+    ];
+    const DEN: [f32; 7] = [
+        1.0,
+        1.506_290_908_346_919_204_316_7e1,
+        8.304_756_596_796_720_946_943_4e1,
+        2.217_623_982_373_285_646_539_4e2,
+        3.090_987_222_531_205_977_493_8e2,
+        2.164_278_861_449_594_768_500_3e2,
+        6.011_866_049_760_384_391_930_6e1,
+    ];
+    let horner = |c: &[f32; 7]| c.iter().fold(0.0_f32, |p, &k| p * x + k);
+    let x2 = x * x;
+    let small = x + (-0.5 * x2 + x * x2 * (horner(&NUM) / horner(&DEN)));
+    let large = ln_f32(x + 1.0);
+    if x.abs() < SMALL {
+        small
+    } else {
+        large
+    }
+}
+
 /// The logistic function 1 / (1 + e^-x) (the same formula as the reference kernel).
 #[inline(always)]
 pub fn logistic_f32(x: f32) -> f32 {
@@ -216,6 +257,22 @@ mod tests {
         assert!(ln_f32(-1.0).is_nan());
         assert!(ln_f32(f32::NAN).is_nan());
         assert!((ln_f32(f32::from_bits(1)) as f64 - (-103.278_929_903_431_85)).abs() < 1e-4);
+    }
+
+    #[test]
+    fn log1p_matches_f64() {
+        // The large branch rounds 1 + x first: at most half an ulp of 1 + x, under 1.8e-7
+        // of ln(1 + x) from x = sqrt(2) - 1 up.
+        check("log1p", log1p_f32, f64::ln_1p, 3e-7);
+        assert_eq!(log1p_f32(0.0).to_bits(), 0);
+        assert_eq!(log1p_f32(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(log1p_f32(-1.0), f32::NEG_INFINITY);
+        assert_eq!(log1p_f32(f32::INFINITY), f32::INFINITY);
+        assert!(log1p_f32(-1.5).is_nan());
+        assert!(log1p_f32(f32::NEG_INFINITY).is_nan());
+        assert!(log1p_f32(f32::NAN).is_nan());
+        assert_eq!(log1p_f32(1e-30), 1e-30);
+        assert_eq!(log1p_f32(f32::from_bits(1)), f32::from_bits(1));
     }
 
     #[test]

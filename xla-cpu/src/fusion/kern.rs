@@ -117,7 +117,7 @@ kernels! {
     tan = |x, y, z| x.tan();
     erf = |x, y, z| <L as Real>::erf(x);
     expm1 = |x, y, z| x.exp_m1();
-    log1p = |x, y, z| x.ln_1p();
+    log1p = |x, y, z| x.llog1p();
     round_afz = |x, y, z| x.round();
     round_even = |x, y, z| <L as Real>::round_even(x);
     eq = |x, y, z| L::mask(x == y);

@@ -15,6 +15,8 @@ pub(crate) trait Lane: Real + Default + Send + Sync + 'static {
     fn ltanh(self) -> Self;
     /// `log`, likewise.
     fn lln(self) -> Self;
+    /// ln(1 + x) (XLA's approximation for f32).
+    fn llog1p(self) -> Self;
     /// `logistic`, likewise.
     fn llogistic(self) -> Self;
     /// The block ops of this type for this CPU.
@@ -56,6 +58,10 @@ impl Lane for f32 {
         math::ln_f32(self)
     }
     #[inline(always)]
+    fn llog1p(self) -> f32 {
+        math::log1p_f32(self)
+    }
+    #[inline(always)]
     fn llogistic(self) -> f32 {
         math::logistic_f32(self)
     }
@@ -95,6 +101,10 @@ impl Lane for f64 {
     #[inline(always)]
     fn lln(self) -> f64 {
         self.ln()
+    }
+    #[inline(always)]
+    fn llog1p(self) -> f64 {
+        self.ln_1p()
     }
     #[inline(always)]
     fn llogistic(self) -> f64 {

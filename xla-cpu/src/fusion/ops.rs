@@ -93,7 +93,7 @@ pub(crate) fn unary<L: Lane>(op: UnaryOp, a: &[L], o: &mut [L]) {
         Tan => map1(a, o, L::tan),
         Erf => map1(a, o, <L as crate::scalar::Real>::erf),
         Expm1 => map1(a, o, L::exp_m1),
-        Log1p => map1(a, o, L::ln_1p),
+        Log1p => map1(a, o, L::llog1p),
         RoundNearestAfz => map1(a, o, L::round),
         RoundNearestEven => map1(a, o, <L as crate::scalar::Real>::round_even),
         // Never planned (see `unary_fusible`); the identity keeps this total.

@@ -99,7 +99,7 @@ pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
     }
 }
 
-/// f32 unary ops: tanh, exp and log as XLA computes them (see `math.rs`; logistic is
+/// f32 unary ops: tanh, exp, log and log1p as XLA computes them (see `math.rs`; logistic is
 /// built on that exp), the rest as for any float. Fused kernels use the same functions,
 /// so fusion never changes a result.
 fn f32_unary(op: UnaryOp, v: &[f32]) -> Result<ArrayData> {
@@ -107,6 +107,7 @@ fn f32_unary(op: UnaryOp, v: &[f32]) -> Result<ArrayData> {
         UnaryOp::Tanh => Ok(map(v, crate::math::tanh_f32)),
         UnaryOp::Exp => Ok(map(v, crate::math::exp_f32)),
         UnaryOp::Log => Ok(map(v, crate::math::ln_f32)),
+        UnaryOp::Log1p => Ok(map(v, crate::math::log1p_f32)),
         UnaryOp::Logistic => Ok(map(v, crate::math::logistic_f32)),
         _ => real_unary(op, v),
     }

@@ -46,7 +46,7 @@ wrappers! {
         f32_tan: f32 = <f32 as Float>::tan;
         f32_cbrt: f32 = <f32 as Float>::cbrt;
         f32_expm1: f32 = <f32 as Float>::exp_m1;
-        f32_log1p: f32 = <f32 as Float>::ln_1p;
+        f32_log1p: f32 = math::log1p_f32;
         f32_floor: f32 = <f32 as Float>::floor;
         f32_ceil: f32 = <f32 as Float>::ceil;
         f32_round: f32 = <f32 as Float>::round;
@@ -120,6 +120,7 @@ mod fma {
         f32_tanh = math::tanh_f32;
         f32_logistic = math::logistic_f32;
         f32_log = math::ln_f32;
+        f32_log1p = math::log1p_f32;
     }
 }
 

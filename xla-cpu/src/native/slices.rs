@@ -1,4 +1,4 @@
-//! The f32 transcendentals (exp, log, tanh, logistic) over whole slots: one host call per
+//! The f32 transcendentals (exp, log, log1p, tanh, logistic) over whole slots: one host call per
 //! instruction instead of one per element. Each element goes through the very function
 //! the per-element call uses (`crate::math`), so results are the same bits; on x86-64 with
 //! AVX2 and FMA the loop is compiled for them, so the compiler runs it eight lanes at a
@@ -85,6 +85,7 @@ slices! {
     f32_log_n = math::ln_f32;
     f32_tanh_n = math::tanh_f32;
     f32_logistic_n = math::logistic_f32;
+    f32_log1p_n = math::log1p_f32;
 }
 
 /// The slot function computing `op` on f32, if there is one.
@@ -99,6 +100,8 @@ fn name(op: UnaryOp) -> Option<&'static str> {
         "f32_tanh_n"
     } else if op == UnaryOp::Logistic {
         "f32_logistic_n"
+    } else if op == UnaryOp::Log1p {
+        "f32_log1p_n"
     } else {
         return None;
     })
