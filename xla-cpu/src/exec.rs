@@ -123,6 +123,25 @@ impl Executable {
             }
         }
         let limit = self.check_memory()?;
+        if device.is_none() && self.threads.forks() {
+            // Replicated runs stay outside the pool: their device threads block on each
+            // other in collectives, which must not hold the pool's threads.
+            let par = self.threads.parallel();
+            return par.install(|| self.run_checked(args, mode, None, stop, limit));
+        }
+        self.run_checked(args, mode, device, stop, limit)
+    }
+
+    /// Runs the entry on arguments already checked against its parameters, within `limit`.
+    fn run_checked(
+        &self,
+        args: &[&Literal],
+        mode: Mode,
+        device: Option<&crate::devices::Device<'_>>,
+        stop: &crate::limits::stop::Stop,
+        limit: Option<crate::limits::MemoryLimit>,
+    ) -> Result<Literal> {
+        let entry = self.module.entry;
         let held = args.iter().map(|a| shape_bytes(a.shape()));
         let cx = Ctx {
             exe: self,

@@ -380,6 +380,48 @@ fn compare_select_clamp_convert_and_integers() {
     );
 }
 
+/// Integer shifts with amounts below 0, within the width and from it up (0, or the sign
+/// for an arithmetic right shift), on s32, u32 and s8, as the interpreter computes them.
+#[test]
+fn integer_shifts_at_and_past_the_width() {
+    check_ops(
+        "shifts",
+        "",
+        "  k = s32[#] convert(x)
+  m = s32[#] convert(y)
+  c63 = s32[] constant(63)
+  r63 = s32[#] broadcast(c63), dimensions={}
+  c12 = s32[] constant(12)
+  r12 = s32[#] broadcast(c12), dimensions={}
+  m63 = s32[#] and(m, r63)
+  amt = s32[#] subtract(m63, r12)
+  l = s32[#] shift-left(k, amt)
+  ra = s32[#] shift-right-arithmetic(k, amt)
+  rl = s32[#] shift-right-logical(k, amt)
+  u = u32[#] convert(k)
+  ua = u32[#] convert(amt)
+  ul = u32[#] shift-left(u, ua)
+  ur = u32[#] shift-right-logical(u, ua)
+  us = u32[#] shift-right-arithmetic(u, ua)
+  b = s8[#] convert(k)
+  ba = s8[#] convert(amt)
+  bl = s8[#] shift-left(b, ba)
+  br = s8[#] shift-right-arithmetic(b, ba)
+  bq = s8[#] shift-right-logical(b, ba)
+  x1 = s32[#] xor(l, ra)
+  x2 = s32[#] xor(x1, rl)
+  u1 = u32[#] xor(ul, ur)
+  u2 = u32[#] or(u1, us)
+  b1 = s8[#] xor(bl, br)
+  b2 = s8[#] and(b1, bq)
+  fu = f32[#] convert(u2)
+  fb = f32[#] convert(b2)
+  fx = f32[#] convert(x2)
+  nx = f32[#] add(fx, fu)
+  ny = f32[#] add(fb, y)",
+    );
+}
+
 #[test]
 fn structural_moves() {
     check_ops(

@@ -38,7 +38,17 @@ fn binary_ok(op: BinaryOp, ty: Ty) -> bool {
         ),
         Ty::S8 | Ty::U8 | Ty::S16 | Ty::U16 | Ty::S32 | Ty::U32 | Ty::S64 | Ty::U64 => matches!(
             op,
-            B::Add | B::Sub | B::Mul | B::Max | B::Min | B::And | B::Or | B::Xor
+            B::Add
+                | B::Sub
+                | B::Mul
+                | B::Max
+                | B::Min
+                | B::And
+                | B::Or
+                | B::Xor
+                | B::ShiftLeft
+                | B::ShiftRightArithmetic
+                | B::ShiftRightLogical
         ),
     }
 }
@@ -441,15 +451,36 @@ fn binary(
         B::Max => i.umax(a, b),
         B::Min if signed => i.smin(a, b),
         B::Min => i.umin(a, b),
-        B::Div
-        | B::Rem
-        | B::Pow
-        | B::Atan2
-        | B::Complex
-        | B::ShiftLeft
-        | B::ShiftRightArithmetic
-        | B::ShiftRightLogical => return None,
+        B::ShiftLeft | B::ShiftRightArithmetic | B::ShiftRightLogical => {
+            return Some(shift(em, op, ty, a, b))
+        }
+        B::Div | B::Rem | B::Pow | B::Atan2 | B::Complex => return None,
     })
+}
+
+/// An integer shift as XLA defines it (and the interpreter computes it): the amount read
+/// as unsigned; from the bit width up, 0 (left, logical right) or the sign filled in
+/// (arithmetic right). Cranelift's shifts take the amount modulo the width, so the
+/// overflowing amounts are selected away.
+fn shift(em: &mut Em<'_, '_>, op: BinaryOp, ty: Ty, a: Value, b: Value) -> Value {
+    let bits = 8 * ty.size() as i64;
+    let i = em.b.ins();
+    let (r, over) = if op == BinaryOp::ShiftLeft {
+        (i.ishl(a, b), None)
+    } else if op == BinaryOp::ShiftRightLogical {
+        (i.ushr(a, b), None)
+    } else {
+        (i.sshr(a, b), Some(bits - 1))
+    };
+    let over = match over {
+        Some(k) => em.b.ins().sshr_imm_s(a, k),
+        None => em.b.ins().iconst(clif(ty), 0),
+    };
+    let big = em
+        .b
+        .ins()
+        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, b, bits);
+    em.b.ins().select(big, over, r)
 }
 
 fn compare(em: &mut Em<'_, '_>, dir: ComparisonDirection, ty: Ty, a: Value, b: Value) -> Value {

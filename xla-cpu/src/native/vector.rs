@@ -1,5 +1,6 @@
-//! Float elementwise ops four (f32) or two (f64) lanes at a time: add, subtract, multiply,
-//! divide, negate, absolute value and square root over whole slots, an operand of one
+//! Elementwise ops four (f32, s32, u32) or two (f64) lanes at a time: float add, subtract,
+//! multiply, divide, negate, absolute value and square root, and 32-bit integer add,
+//! subtract, multiply, and, or, xor, negate and not (wrapping) over whole slots, an operand of one
 //! element broadcast to every lane. Each lane is the same IEEE operation the per-element
 //! code performs, on operands in the same order (loaded as integers and moved over, as
 //! [`Em::load`] does, so Cranelift cannot swap a commutative op's operands and change
@@ -22,31 +23,39 @@ fn lanes(ty: Ty) -> Option<(Type, Type, usize)> {
     match ty {
         Ty::F32 => Some((types::F32X4, types::I32X4, 4)),
         Ty::F64 => Some((types::F64X2, types::I64X2, 2)),
-        Ty::Pred | Ty::S8 | Ty::U8 | Ty::S16 | Ty::U16 | Ty::S32 | Ty::U32 | Ty::S64 | Ty::U64 => {
-            None
-        }
+        Ty::S32 | Ty::U32 => Some((types::I32X4, types::I32X4, 4)),
+        Ty::Pred | Ty::S8 | Ty::U8 | Ty::S16 | Ty::U16 | Ty::S64 | Ty::U64 => None,
     }
 }
 
 type Builder<'f> = cranelift_frontend::FunctionBuilder<'f>;
 
-/// The vector form of unary op `op`, if it has one (an `if` chain rather than a `match`:
-/// ops without one, including ops added later, need no arm).
-fn unary_op(op: UnaryOp) -> Option<fn(&mut Builder<'_>, Value) -> Value> {
-    let f: fn(&mut Builder<'_>, Value) -> Value = if op == UnaryOp::Abs {
+/// The vector form of unary op `op` on floats (`float`) or 32-bit integers, if it has one
+/// (an `if` chain rather than a `match`: ops without one, including ops added later, need
+/// no arm).
+fn unary_op(op: UnaryOp, float: bool) -> Option<fn(&mut Builder<'_>, Value) -> Value> {
+    let f: fn(&mut Builder<'_>, Value) -> Value = if float && op == UnaryOp::Abs {
         |b, x| b.ins().fabs(x)
-    } else if op == UnaryOp::Neg {
+    } else if float && op == UnaryOp::Neg {
         |b, x| b.ins().fneg(x)
-    } else if op == UnaryOp::Sqrt {
+    } else if float && op == UnaryOp::Sqrt {
         |b, x| b.ins().sqrt(x)
+    } else if !float && op == UnaryOp::Neg {
+        |b, x| b.ins().ineg(x)
+    } else if !float && op == UnaryOp::Not {
+        |b, x| b.ins().bnot(x)
     } else {
         return None;
     };
     Some(f)
 }
 
-/// The vector form of binary op `op`, if it has one (as [`unary_op`]).
-fn binary_op(op: BinaryOp) -> Option<fn(&mut Builder<'_>, Value, Value) -> Value> {
+/// The vector form of binary op `op` (as [`unary_op`]); integer arithmetic wraps, as the
+/// interpreter's does.
+fn binary_op(op: BinaryOp, float: bool) -> Option<fn(&mut Builder<'_>, Value, Value) -> Value> {
+    if !float {
+        return int_binary_op(op);
+    }
     let f: fn(&mut Builder<'_>, Value, Value) -> Value = if op == BinaryOp::Add {
         |b, x, y| b.ins().fadd(x, y)
     } else if op == BinaryOp::Sub {
@@ -61,20 +70,43 @@ fn binary_op(op: BinaryOp) -> Option<fn(&mut Builder<'_>, Value, Value) -> Value
     Some(f)
 }
 
+/// The 32-bit integer vector form of binary op `op`, if it has one.
+fn int_binary_op(op: BinaryOp) -> Option<fn(&mut Builder<'_>, Value, Value) -> Value> {
+    let f: fn(&mut Builder<'_>, Value, Value) -> Value = if op == BinaryOp::Add {
+        |b, x, y| b.ins().iadd(x, y)
+    } else if op == BinaryOp::Sub {
+        |b, x, y| b.ins().isub(x, y)
+    } else if op == BinaryOp::Mul {
+        |b, x, y| b.ins().imul(x, y)
+    } else if op == BinaryOp::And {
+        |b, x, y| b.ins().band(x, y)
+    } else if op == BinaryOp::Or {
+        |b, x, y| b.ins().bor(x, y)
+    } else if op == BinaryOp::Xor {
+        |b, x, y| b.ins().bxor(x, y)
+    } else {
+        return None;
+    };
+    Some(f)
+}
+
 /// True when `ins` has a vector form (checked before anything is emitted).
 pub(crate) fn fits(em: &Em<'_, '_>, ins: &Inst) -> bool {
     // `if let` rather than a `match` over `Inst`: every other instruction has no vector
     // form, and a new one must not need an arm here.
-    let (ok, ops, dst) = if let Inst::Unary { op, x, dst } = *ins {
-        (unary_op(op).is_some(), [x, x], dst)
+    let (uop, bop, ops, dst) = if let Inst::Unary { op, x, dst } = *ins {
+        (Some(op), None, [x, x], dst)
     } else if let Inst::Binary { op, a, b, dst, .. } = *ins {
-        (binary_op(op).is_some(), [a, b], dst)
+        (None, Some(op), [a, b], dst)
     } else {
         return false;
     };
     let Some(d) = em.slot(dst).filter(|d| lanes(d.ty).is_some()) else {
         return false;
     };
+    let float = d.ty.is_float();
+    let ok = uop.is_some_and(|o| unary_op(o, float).is_some())
+        || bop.is_some_and(|o| binary_op(o, float).is_some());
     let same = |o: SlotId| {
         em.slot(o)
             .is_some_and(|s| s.ty == d.ty && (s.n == d.n || s.n == 1))
@@ -95,14 +127,15 @@ pub(crate) fn emit(
     let d = em.slot(dst)?;
     let l = lanes(d.ty)?;
     let nv = d.n / l.2;
+    let float = d.ty.is_float();
     em.each(nv, |em, ix| {
         let r = if let Inst::Unary { op, x, .. } = *ins {
             let x = load(em, x, ix, l)?;
-            unary_op(op)?(&mut em.b, x)
+            unary_op(op, float)?(&mut em.b, x)
         } else if let Inst::Binary { op, a, b, .. } = *ins {
             let x = load(em, a, ix, l)?;
             let y = load(em, b, ix, l)?;
-            binary_op(op)?(&mut em.b, x, y)
+            binary_op(op, float)?(&mut em.b, x, y)
         } else {
             return None;
         };
@@ -127,6 +160,9 @@ fn load(em: &mut Em<'_, '_>, s: SlotId, ix: Ix, (vt, it, w): (Type, Type, usize)
     }
     let (p, off) = address(em, s, ix, w)?;
     let raw = em.b.ins().load(it, MemFlagsData::trusted(), p, off);
+    if vt == it {
+        return Some(raw);
+    }
     let little = MemFlagsData::new().with_endianness(Endianness::Little);
     Some(em.b.ins().bitcast(vt, little, raw))
 }
