@@ -148,7 +148,7 @@ impl Layout {
 /// Products of at most this many multiply-adds run as plain loops: faer's dispatch costs
 /// more than such a product (a fifth of an adaptive ODE solve whose products are f32[7] by
 /// f32[7,2] went to it).
-const TINY: usize = 256;
+pub(crate) const TINY: usize = 256;
 
 /// `dst = lhs * rhs` with faer (tiny products in plain loops, sums in `k` order). The
 /// interpreter and native loops both come here, so their results stay the same bits.

@@ -2,12 +2,12 @@
 //! (in place when their dims allow, else a row-major permuted copy), then a call of the
 //! same faer product (`kernels/matmul.rs`), so every sum runs in the same order.
 
-use super::emit::Em;
+use super::emit::{clif, Em, Ix};
 use super::lower::Lowerer;
 use super::program::{Inst, SlotId, Ty};
 use super::structural::runs_of;
 use crate::kernels::contraction::{dot_split, in_place};
-use crate::kernels::matmul::{gemm, view, Orient};
+use crate::kernels::matmul::{gemm, view, Orient, TINY};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
 use faer::{MatMut, Par};
 use xla_core::attrs::DotDims;
@@ -115,6 +115,9 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
     else {
         return None;
     };
+    if inline(em, ins).is_some() {
+        return Some(());
+    }
     let name = if em.slot(*dst)?.ty == Ty::F32 {
         "dot_f32"
     } else {
@@ -137,6 +140,52 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
     }
     em.b.ins().call(f, &args);
     em.forget(*dst);
+    Some(())
+}
+
+/// A product of at most [`TINY`] multiply-adds in all, emitted in place of the call: the
+/// very sums `gemm` makes for such products (from +0, `acc + l * r` in `k` order), with
+/// the operands and sums in registers (a call cost more than the arithmetic in an ODE
+/// solver's loop of 5×9 by 9×2 products). `None` (nothing emitted) for larger ones.
+fn inline(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
+    let Inst::Dot {
+        lhs,
+        rhs,
+        dst,
+        orient,
+        bmkn,
+    } = ins
+    else {
+        return None;
+    };
+    let [b, m, k, n] = *bmkn;
+    if b.checked_mul(m)?.checked_mul(n)?.checked_mul(k)? > TINY {
+        return None;
+    }
+    let ty = clif(em.slot(*dst)?.ty);
+    // Element (i, j) of an `rows x cols` matrix laid out as `o`.
+    let at = |o: Orient, rows: usize, cols: usize, i: usize, j: usize| match o {
+        Orient::RowMajor => i * cols + j,
+        Orient::ColMajor => j * rows + i,
+    };
+    for bi in 0..b {
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = if ty == types::F32 {
+                    em.b.ins().f32const(0.0)
+                } else {
+                    em.b.ins().f64const(0.0)
+                };
+                for p in 0..k {
+                    let x = em.load(*lhs, Ix::C(bi * m * k + at(orient[0], m, k, i, p)))?;
+                    let y = em.load(*rhs, Ix::C(bi * k * n + at(orient[1], k, n, p, j)))?;
+                    let prod = em.b.ins().fmul(x, y);
+                    acc = em.b.ins().fadd(acc, prod);
+                }
+                em.store(*dst, Ix::C((bi * m + i) * n + j), acc)?;
+            }
+        }
+    }
     Some(())
 }
 
