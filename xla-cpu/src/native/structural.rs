@@ -268,8 +268,10 @@ pub(crate) fn lower(
 pub(crate) fn emit(em: &mut Em<'_, '_>, dst: SlotId, runs: &[Run]) -> Option<()> {
     for r in runs {
         // Short runs go through the element cache (values stay in registers); long ones
-        // copy raw bits in a loop.
+        // copy raw bits in a loop, 16 bytes at a time where the source is one element or
+        // contiguous.
         let short = r.len <= 32;
+        let r = &if short { *r } else { vector_run(em, dst, r)? };
         if r.src_step == 0 {
             let v = if short {
                 em.load(r.src, Ix::C(r.src_start))?
@@ -299,4 +301,55 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, dst: SlotId, runs: &[Run]) -> Option<()>
         }
     }
     Some(())
+}
+
+/// Copies the leading whole 16-byte vectors of long run `r` (a broadcast element or a
+/// contiguous source) as vectors; the run of what is left (all of `r` for other strides).
+fn vector_run(em: &mut Em<'_, '_>, dst: SlotId, r: &Run) -> Option<Run> {
+    use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData};
+    let (d, s) = (em.slot(dst)?, em.slot(r.src)?);
+    let size = d.ty.size();
+    let vt = match size {
+        1 => types::I8X16,
+        2 => types::I16X8,
+        4 => types::I32X4,
+        8 => types::I64X2,
+        _ => return Some(*r),
+    };
+    let w = 16 / size;
+    let nv = r.len / w;
+    if (r.src_step != 0 && r.src_step != 1) || s.ty.size() != size || nv == 0 || r.src == dst {
+        return Some(*r);
+    }
+    // No alignment is claimed: runs start anywhere in their slots.
+    let fl = MemFlagsData::new();
+    let splat = if r.src_step == 0 {
+        let x = em.load_raw(r.src, Ix::C(r.src_start))?;
+        Some(em.b.ins().splat(vt, x))
+    } else {
+        None
+    };
+    em.each(nv, |em, ix| {
+        let v = match splat {
+            Some(v) => v,
+            None => {
+                let si = em.affine(ix, r.src_start, w as isize)?;
+                let (p, off) = em.at(s, si)?;
+                em.b.ins().load(vt, fl, p, off)
+            }
+        };
+        let di = em.affine(ix, r.dst_start, w as isize)?;
+        let (p, off) = em.at(d, di)?;
+        em.b.ins().store(fl, v, p, off);
+        Some(())
+    })?;
+    em.forget(dst);
+    let done = nv * w;
+    Some(Run {
+        src: r.src,
+        src_start: r.src_start + if r.src_step == 0 { 0 } else { done },
+        src_step: r.src_step,
+        dst_start: r.dst_start + done,
+        len: r.len - done,
+    })
 }
