@@ -422,6 +422,45 @@ fn integer_shifts_at_and_past_the_width() {
     );
 }
 
+/// The vector compares and selects (`masks.rs`): every direction on f32 (NaN, ±0, ±inf
+/// among the inputs), s32 and u32, selects by a full and by a one-element predicate, at
+/// lengths with and without a tail.
+#[test]
+fn vector_compares_and_selects() {
+    for n in [33, 36, 37, 130] {
+        let ops = "  lt = pred[#] compare(x, y), direction=LT
+  le = pred[#] compare(x, y), direction=LE
+  gt = pred[#] compare(x, y), direction=GT
+  ge = pred[#] compare(x, y), direction=GE
+  eq = pred[#] compare(x, x), direction=EQ
+  ne = pred[#] compare(x, y), direction=NE
+  k = s32[#] convert(x)
+  m = s32[#] convert(y)
+  kl = pred[#] compare(k, m), direction=LT
+  u = u32[#] convert(k)
+  w = u32[#] convert(m)
+  ug = pred[#] compare(u, w), direction=GT
+  s1 = f32[#] select(lt, x, y)
+  s2 = f32[#] select(le, s1, x)
+  s3 = f32[#] select(gt, y, s2)
+  s4 = f32[#] select(ge, s3, x)
+  s5 = f32[#] select(eq, s4, y)
+  s6 = f32[#] select(ne, s5, x)
+  ks = s32[#] select(kl, k, m)
+  us = u32[#] select(ug, u, w)
+  p0 = pred[] constant(true)
+  sp = f32[#] select(p0, s6, y)
+  kf = f32[#] convert(ks)
+  uf = f32[#] convert(us)
+  a1 = f32[#] add(sp, kf)
+  nx = f32[#] add(a1, uf)
+  ny = f32[#] select(ug, y, x)"
+            .replace('#', &n.to_string());
+        let text = loop_module("masks", n, "", &ops);
+        check(&text, 1, 0..4, false);
+    }
+}
+
 #[test]
 fn structural_moves() {
     check_ops(

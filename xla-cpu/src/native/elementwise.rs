@@ -199,15 +199,19 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
         }
         Inst::Compare { dir, a, b, dst } => {
             let ty = em.slot(a)?.ty;
-            each(em, dst, |em, ix| {
+            let one = move |em: &mut Em<'_, '_>, ix| {
                 let (x, y) = (em.load(a, ix)?, em.load(b, ix)?);
                 Some(compare(em, dir, ty, x, y))
-            })
+            };
+            masked_or_each(em, ins, dst, one)
         }
-        Inst::Select { p, a, b, dst } => each(em, dst, |em, ix| {
-            let (c, x, y) = (em.load(p, ix)?, em.load(a, ix)?, em.load(b, ix)?);
-            Some(em.b.ins().select(c, x, y))
-        }),
+        Inst::Select { p, a, b, dst } => {
+            let one = move |em: &mut Em<'_, '_>, ix| {
+                let (c, x, y) = (em.load(p, ix)?, em.load(a, ix)?, em.load(b, ix)?);
+                Some(em.b.ins().select(c, x, y))
+            };
+            masked_or_each(em, ins, dst, one)
+        }
         Inst::Clamp {
             lo,
             x,
@@ -251,6 +255,24 @@ fn per_element_or_vector(
 ) -> Option<()> {
     if super::vector::fits(em, ins) {
         super::vector::emit(em, ins, |em, ix| {
+            let r = one(em, ix)?;
+            em.store(dst, ix, r)
+        })
+    } else {
+        each(em, dst, one)
+    }
+}
+
+/// `ins` (a compare or select) as vector code when `masks.rs` covers it, else `one` per
+/// element.
+fn masked_or_each(
+    em: &mut Em<'_, '_>,
+    ins: &Inst,
+    dst: SlotId,
+    mut one: impl FnMut(&mut Em<'_, '_>, Ix) -> Option<Value>,
+) -> Option<()> {
+    if super::masks::fits(em, ins) {
+        super::masks::emit(em, ins, |em, ix| {
             let r = one(em, ix)?;
             em.store(dst, ix, r)
         })
@@ -476,14 +498,20 @@ fn shift(em: &mut Em<'_, '_>, op: BinaryOp, ty: Ty, a: Value, b: Value) -> Value
         Some(k) => em.b.ins().sshr_imm_s(a, k),
         None => em.b.ins().iconst(clif(ty), 0),
     };
-    let big = em
-        .b
-        .ins()
-        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, b, bits);
+    let big =
+        em.b.ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, b, bits);
     em.b.ins().select(big, over, r)
 }
 
-fn compare(em: &mut Em<'_, '_>, dir: ComparisonDirection, ty: Ty, a: Value, b: Value) -> Value {
+/// `a dir b` on scalars, or lane by lane on vectors (an all-ones lane for true).
+pub(crate) fn compare(
+    em: &mut Em<'_, '_>,
+    dir: ComparisonDirection,
+    ty: Ty,
+    a: Value,
+    b: Value,
+) -> Value {
     use ComparisonDirection as D;
     if ty.is_float() {
         let cc = match dir {

@@ -16,6 +16,7 @@ mod host;
 mod in_place;
 mod indexing;
 mod lower;
+mod masks;
 mod pack;
 mod poll;
 mod program;
