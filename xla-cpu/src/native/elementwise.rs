@@ -203,14 +203,14 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
                 let (x, y) = (em.load(a, ix)?, em.load(b, ix)?);
                 Some(compare(em, dir, ty, x, y))
             };
-            masked_or_each(em, ins, dst, one)
+            per_element_or_vector(em, ins, dst, one)
         }
         Inst::Select { p, a, b, dst } => {
             let one = move |em: &mut Em<'_, '_>, ix| {
                 let (c, x, y) = (em.load(p, ix)?, em.load(a, ix)?, em.load(b, ix)?);
                 Some(em.b.ins().select(c, x, y))
             };
-            masked_or_each(em, ins, dst, one)
+            per_element_or_vector(em, ins, dst, one)
         }
         Inst::Clamp {
             lo,
@@ -245,37 +245,22 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, ins: &Inst) -> Option<()> {
     }
 }
 
-/// `ins` as vector code when it has a vector form (`vector.rs`), `one` per element for the
-/// rest; else `one` for every element.
+/// `ins` as vector code when it has a vector form (`vector.rs`, `masks.rs`), `one` per
+/// element for the rest; else `one` for every element.
 fn per_element_or_vector(
     em: &mut Em<'_, '_>,
     ins: &Inst,
     dst: SlotId,
     mut one: impl FnMut(&mut Em<'_, '_>, Ix) -> Option<Value>,
 ) -> Option<()> {
+    let tail = |em: &mut Em<'_, '_>, ix| {
+        let r = one(em, ix)?;
+        em.store(dst, ix, r)
+    };
     if super::vector::fits(em, ins) {
-        super::vector::emit(em, ins, |em, ix| {
-            let r = one(em, ix)?;
-            em.store(dst, ix, r)
-        })
-    } else {
-        each(em, dst, one)
-    }
-}
-
-/// `ins` (a compare or select) as vector code when `masks.rs` covers it, else `one` per
-/// element.
-fn masked_or_each(
-    em: &mut Em<'_, '_>,
-    ins: &Inst,
-    dst: SlotId,
-    mut one: impl FnMut(&mut Em<'_, '_>, Ix) -> Option<Value>,
-) -> Option<()> {
-    if super::masks::fits(em, ins) {
-        super::masks::emit(em, ins, |em, ix| {
-            let r = one(em, ix)?;
-            em.store(dst, ix, r)
-        })
+        super::vector::emit(em, ins, tail)
+    } else if super::masks::fits(em, ins) {
+        super::masks::emit(em, ins, tail)
     } else {
         each(em, dst, one)
     }
