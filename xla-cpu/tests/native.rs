@@ -269,8 +269,9 @@ fn float_arithmetic_max_min() {
     );
 }
 
-/// The vector forms (add, subtract, multiply, divide, negate, abs, sqrt four f32 lanes at a
-/// time, a one-element operand broadcast) give the interpreter's bits, ±0 included:
+/// The vector forms (add, subtract, multiply, divide, negate, abs, sqrt, maximum and
+/// minimum four f32 lanes at a time, a one-element operand broadcast; max/min of -x and x
+/// for the ±0 cases) give the interpreter's bits, ±0 included:
 /// lengths at the vector threshold (33: shorter ones are unrolled per element), whole
 /// vectors, and vectors plus a tail, on seeds with
 /// specials and with the NaNs of inf - inf, 0 * inf and sqrt(-x). A NaN equals any NaN:
@@ -294,8 +295,12 @@ fn vector_arithmetic_is_bit_identical() {
   rt = f32[#] sqrt(ng)
   u = f32[#] add(rt, ab)
   v = f32[#] divide(c, u)
-  nx = f32[#] add(v, x)
-  ny = f32[#] multiply(y, q)"
+  mx = f32[#] maximum(v, x)
+  mn = f32[#] minimum(w, y)
+  zm = f32[#] maximum(ng, q)
+  zn = f32[#] minimum(q, ng)
+  nx = f32[#] add(mx, zm)
+  ny = f32[#] multiply(mn, zn)"
             .replace('#', &n.to_string());
         let text = loop_module("vec", n, "", &ops);
         check(&text, 1, 0..4, false);

@@ -52,11 +52,23 @@ fn unary_op(op: UnaryOp, float: bool) -> Option<fn(&mut Builder<'_>, Value) -> V
 
 /// The vector form of binary op `op` (as [`unary_op`]); integer arithmetic wraps, as the
 /// interpreter's does.
-fn binary_op(op: BinaryOp, float: bool) -> Option<fn(&mut Builder<'_>, Value, Value) -> Value> {
+fn binary_op(
+    op: BinaryOp,
+    float: bool,
+    fused: bool,
+) -> Option<fn(&mut Builder<'_>, Value, Value) -> Value> {
     if !float {
         return int_binary_op(op);
     }
-    let f: fn(&mut Builder<'_>, Value, Value) -> Value = if op == BinaryOp::Add {
+    let f: fn(&mut Builder<'_>, Value, Value) -> Value = if op == BinaryOp::Max && fused {
+        |b, x, y| minmax(b, x, y, true, true)
+    } else if op == BinaryOp::Max {
+        |b, x, y| minmax(b, x, y, true, false)
+    } else if op == BinaryOp::Min && fused {
+        |b, x, y| minmax(b, x, y, false, true)
+    } else if op == BinaryOp::Min {
+        |b, x, y| minmax(b, x, y, false, false)
+    } else if op == BinaryOp::Add {
         |b, x, y| b.ins().fadd(x, y)
     } else if op == BinaryOp::Sub {
         |b, x, y| b.ins().fsub(x, y)
@@ -68,6 +80,58 @@ fn binary_op(op: BinaryOp, float: bool) -> Option<fn(&mut Builder<'_>, Value, Va
         return None;
     };
     Some(f)
+}
+
+/// The interpreter's float max (`max`) or min lane by lane, in the fused kernels'
+/// flavour (`fused`: both orders of `a > b ? a : b` combined bitwise, a NaN operand
+/// giving `a + b`) or the reference one (`a` if NaN or winning, else `b` if NaN, winning
+/// or the sign of `a` says so), as `elementwise::fminmax` computes each element.
+fn minmax(b: &mut Builder<'_>, x: Value, y: Value, max: bool, fused: bool) -> Value {
+    use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+    let ft = b.func.dfg.value_type(x);
+    let it = ft.as_int();
+    let little = MemFlagsData::new().with_endianness(Endianness::Little);
+    let xi = b.ins().bitcast(it, little, x);
+    let yi = b.ins().bitcast(it, little, y);
+    let cc = if max {
+        FloatCC::GreaterThan
+    } else {
+        FloatCC::LessThan
+    };
+    let r = if fused {
+        let c1 = b.ins().fcmp(cc, x, y);
+        let m1 = b.ins().bitselect(c1, xi, yi);
+        let c2 = b.ins().fcmp(cc, y, x);
+        let m2 = b.ins().bitselect(c2, yi, xi);
+        let m = if max {
+            b.ins().band(m1, m2)
+        } else {
+            b.ins().bor(m1, m2)
+        };
+        let nan = b.ins().fcmp(FloatCC::Unordered, x, y);
+        let s = b.ins().fadd(x, y);
+        let s = b.ins().bitcast(it, little, s);
+        b.ins().bitselect(nan, s, m)
+    } else {
+        let an = b.ins().fcmp(FloatCC::Unordered, x, x);
+        let aw = b.ins().fcmp(cc, x, y);
+        let c1 = b.ins().bor(an, aw);
+        let bn = b.ins().fcmp(FloatCC::Unordered, y, y);
+        let bw = b.ins().fcmp(cc, y, x);
+        let zero = b.ins().iconst(it.lane_type(), 0);
+        let zero = b.ins().splat(it, zero);
+        let sign = if max {
+            IntCC::SignedLessThan
+        } else {
+            IntCC::SignedGreaterThanOrEqual
+        };
+        let sg = b.ins().icmp(sign, xi, zero);
+        let c2 = b.ins().bor(bn, bw);
+        let c2 = b.ins().bor(c2, sg);
+        let inner = b.ins().bitselect(c2, yi, xi);
+        b.ins().bitselect(c1, xi, inner)
+    };
+    b.ins().bitcast(ft, little, r)
 }
 
 /// The 32-bit integer vector form of binary op `op`, if it has one.
@@ -94,10 +158,17 @@ fn int_binary_op(op: BinaryOp) -> Option<fn(&mut Builder<'_>, Value, Value) -> V
 pub(crate) fn fits(em: &Em<'_, '_>, ins: &Inst) -> bool {
     // `if let` rather than a `match` over `Inst`: every other instruction has no vector
     // form, and a new one must not need an arm here.
-    let (uop, bop, ops, dst) = if let Inst::Unary { op, x, dst } = *ins {
-        (Some(op), None, [x, x], dst)
-    } else if let Inst::Binary { op, a, b, dst, .. } = *ins {
-        (None, Some(op), [a, b], dst)
+    let (uop, bop, ops, dst, fused) = if let Inst::Unary { op, x, dst } = *ins {
+        (Some(op), None, [x, x], dst, false)
+    } else if let Inst::Binary {
+        op,
+        a,
+        b,
+        dst,
+        fused,
+    } = *ins
+    {
+        (None, Some(op), [a, b], dst, fused)
     } else {
         return false;
     };
@@ -106,7 +177,7 @@ pub(crate) fn fits(em: &Em<'_, '_>, ins: &Inst) -> bool {
     };
     let float = d.ty.is_float();
     let ok = uop.is_some_and(|o| unary_op(o, float).is_some())
-        || bop.is_some_and(|o| binary_op(o, float).is_some());
+        || bop.is_some_and(|o| binary_op(o, float, fused).is_some());
     let same = |o: SlotId| {
         em.slot(o)
             .is_some_and(|s| s.ty == d.ty && (s.n == d.n || s.n == 1))
@@ -132,10 +203,13 @@ pub(crate) fn emit(
         let r = if let Inst::Unary { op, x, .. } = *ins {
             let x = load(em, x, ix, l)?;
             unary_op(op, float)?(&mut em.b, x)
-        } else if let Inst::Binary { op, a, b, .. } = *ins {
+        } else if let Inst::Binary {
+            op, a, b, fused, ..
+        } = *ins
+        {
             let x = load(em, a, ix, l)?;
             let y = load(em, b, ix, l)?;
-            binary_op(op, float)?(&mut em.b, x, y)
+            binary_op(op, float, fused)?(&mut em.b, x, y)
         } else {
             return None;
         };
