@@ -160,6 +160,13 @@ pub(crate) fn gemm<T: FaerElem>(
 ) {
     let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
     if m.saturating_mul(n).saturating_mul(k) > TINY || rhs.nrows() != k {
+        if (m == 1 || n == 1) && k > 1 && rhs.nrows() == k {
+            let mut dst = dst;
+            if super::matvec::matvec(faer::reborrow::ReborrowMut::rb_mut(&mut dst), lhs, rhs) {
+                return;
+            }
+            return matmul(dst, Accum::Replace, lhs, rhs, T::ONE, par);
+        }
         return matmul(dst, Accum::Replace, lhs, rhs, T::ONE, par);
     }
     for i in 0..m {

@@ -20,6 +20,7 @@ pub(crate) mod lapack_scalar;
 pub(crate) mod lapack_schur;
 pub mod linalg;
 pub mod matmul;
+pub(crate) mod matvec;
 pub(crate) mod reduce_fast;
 pub mod rng;
 pub mod sort;
