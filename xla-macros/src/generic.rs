@@ -10,7 +10,13 @@ use quote::{format_ident, quote, ToTokens};
 
 /// The module of a generic computation; after errors (`real` false) the same items, whose
 /// source is empty, so that callers stay silent (as for a fixed computation's stub).
-pub fn expand(c: &Computation, item: &syn::ItemFn, attr: &TokenStream, real: bool) -> TokenStream {
+pub fn expand(
+    c: &Computation,
+    item: &syn::ItemFn,
+    attr: &TokenStream,
+    real: bool,
+    preconditions: &[String],
+) -> TokenStream {
     let (attrs, vis, name) = (&c.attrs, &c.vis, &c.name);
     let fn_name = name.to_string();
     let source = item.to_token_stream().to_string();
@@ -41,6 +47,12 @@ pub fn expand(c: &Computation, item: &syn::ItemFn, attr: &TokenStream, real: boo
             pub const SIZES: &[&str] = &[#(#sizes),*];
             /// The parameter names, in order.
             pub const PARAMETERS: &[&str] = &[#(#params),*];
+            /// The shape rules that hold only for some sizes, each naming a size (found at
+            /// compile time by moving each size off the generic point; see
+            /// `xla_dsl::preconditions`): checked again at every instantiation, where a
+            /// size that breaks one is an error naming the sizes. Empty when every rule
+            /// holds for every size.
+            pub const PRECONDITIONS: &[&str] = &[#(#preconditions),*];
 
             /// The computation's definition and its instances, one per size, compiled
             /// once and shared by every call and thread.
