@@ -92,7 +92,7 @@ pub enum GenericError {
         second_dim: usize,
     },
     /// A size no parameter's shape names alone (`{ 2 * N }` only): give it with `call`.
-    #[error("{computation}: size `{size}` is not the whole of any parameter's dimension, so it cannot be read from the arguments; give it explicitly with `call::<..>` or `instance(&[..])`")]
+    #[error("{computation}: size `{size}` is not the whole of any parameter's dimension, so it cannot be read from the arguments; give it explicitly with `apply::<..>`, `call::<..>` or `instance(&[..])`")]
     Unbound {
         /// The computation.
         computation: &'static str,
@@ -307,6 +307,15 @@ impl Generic {
     /// A wrong number of arguments, a rank that differs from the parameter's, a size read
     /// as two different values, or a size that no dim gives alone.
     pub fn bind(&self, args: &[Literal]) -> Result<Vec<i64>, GenericError> {
+        self.bind_given(&[], args)
+    }
+
+    /// [`Generic::bind`], the sizes that no dim gives alone (strides, paddings: the
+    /// integers of `apply::<..>`) taken from `given`, in declaration order.
+    ///
+    /// # Errors
+    /// As [`Generic::bind`], and a count of `given` that differs from the sizes left.
+    pub fn bind_given(&self, given: &[usize], args: &[Literal]) -> Result<Vec<i64>, GenericError> {
         if args.len() != self.parameters.len() {
             return Err(GenericError::Arity {
                 computation: self.name,
@@ -352,15 +361,35 @@ impl Generic {
                 Some(_) => {}
             }
         }
+        let unbound = bound.iter().filter(|b| b.is_none()).count();
+        if !given.is_empty() && given.len() != unbound {
+            return Err(GenericError::Arity {
+                computation: self.name,
+                what: "integer sizes (the sizes no argument's shape gives)",
+                expected: unbound,
+                found: given.len(),
+            });
+        }
+        let mut given = given.iter();
         bound
             .iter()
             .zip(self.sizes)
-            .map(|(b, &size)| {
-                b.map(|(v, _, _)| v).ok_or(GenericError::Unbound {
-                    computation: self.name,
-                    size,
-                })
-            })
+            .map(
+                |(b, &size)| match (b, b.is_none().then(|| given.next()).flatten()) {
+                    (Some((v, _, _)), _) => Ok(*v),
+                    (None, Some(&value)) => {
+                        i64::try_from(value).map_err(|_| GenericError::Overflow {
+                            computation: self.name,
+                            size,
+                            value,
+                        })
+                    }
+                    (None, None) => Err(GenericError::Unbound {
+                        computation: self.name,
+                        size,
+                    }),
+                },
+            )
             .collect()
     }
 
@@ -369,7 +398,20 @@ impl Generic {
     /// # Errors
     /// As [`Generic::bind`] and [`Generic::execute`].
     pub fn run(&self, variant: Variant, args: &[Literal]) -> Result<Literal, GenericError> {
-        let sizes = self.bind(args)?;
+        self.run_given(variant, &[], args)
+    }
+
+    /// [`Generic::run`] with the integer sizes (those no argument's shape gives) `given`.
+    ///
+    /// # Errors
+    /// As [`Generic::bind_given`] and [`Generic::execute`].
+    pub fn run_given(
+        &self,
+        variant: Variant,
+        given: &[usize],
+        args: &[Literal],
+    ) -> Result<Literal, GenericError> {
+        let sizes = self.bind_given(given, args)?;
         let instance = self.instance_at(sizes)?;
         self.execute(variant, &instance, args)
     }

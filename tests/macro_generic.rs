@@ -146,11 +146,16 @@ fn doubled<const N: usize>(x: Tensor<f32, { 2 * N }>) -> Tensor<f32, N, 2> {
 #[test]
 fn a_size_no_dim_names_alone_must_be_given() {
     let x = Literal::from_vec(&[4], vec![1.0f32; 4]).unwrap();
-    let err = doubled::apply(x).unwrap_err().to_string();
+    let err = doubled::run(&[x.clone()]).unwrap_err().to_string();
     assert!(
         err.starts_with("doubled: size `N` is not the whole of any parameter's dimension"),
         "{err}"
     );
+    // `apply` takes it as a const argument; a value the shape contradicts is an error.
+    let y = doubled::apply::<2>(x.clone()).unwrap();
+    assert_eq!(y.shape().to_string(), "f32[2,2]");
+    let err = doubled::apply::<3>(x).unwrap_err().to_string();
+    assert!(err.contains("N = 3") && err.contains("f32[6]"), "{err}");
     assert_eq!(
         doubled::call::<2>(&[1.0, 2.0, 3.0, 4.0]).unwrap(),
         vec![1.0, 2.0, 3.0, 4.0]
@@ -160,12 +165,19 @@ fn a_size_no_dim_names_alone_must_be_given() {
 /// A layer generic over the batch, called by a generic model (the size passes through) and
 /// by a fixed-size one (the size is fixed); the gradient goes through the calls.
 #[computation]
-fn layer<const B: usize, const I: usize, const O: usize>(x: Tensor<f32, B, I>, w: Tensor<f32, I, O>) -> Tensor<f32, B, O> {
+fn layer<const B: usize, const I: usize, const O: usize>(
+    x: Tensor<f32, B, I>,
+    w: Tensor<f32, I, O>,
+) -> Tensor<f32, B, O> {
     x.dot(w).tanh()
 }
 
 #[computation(grad(w1, w2))]
-fn model<const B: usize>(x: Tensor<f32, B, 4>, w1: Tensor<f32, 4, 3>, w2: Tensor<f32, 3, 1>) -> f32 {
+fn model<const B: usize>(
+    x: Tensor<f32, B, 4>,
+    w1: Tensor<f32, 4, 3>,
+    w2: Tensor<f32, 3, 1>,
+) -> f32 {
     layer(layer(x, w1), w2).sum()
 }
 
@@ -180,11 +192,18 @@ fn generic_computations_call_generic_computations() {
     let w1: Vec<f32> = (0..12).map(|i| (i as f32 * 0.7).sin()).collect();
     let w2 = [0.5f32, -0.25, 1.0];
     let want: f32 = {
-        let h: Vec<f32> = (0..6).map(|k| {
-            let (r, c) = (k / 3, k % 3);
-            (0..4).map(|j| x[r * 4 + j] * w1[j * 3 + c]).sum::<f32>().tanh()
-        }).collect();
-        (0..2).map(|r| (0..3).map(|c| h[r * 3 + c] * w2[c]).sum::<f32>().tanh()).sum()
+        let h: Vec<f32> = (0..6)
+            .map(|k| {
+                let (r, c) = (k / 3, k % 3);
+                (0..4)
+                    .map(|j| x[r * 4 + j] * w1[j * 3 + c])
+                    .sum::<f32>()
+                    .tanh()
+            })
+            .collect();
+        (0..2)
+            .map(|r| (0..3).map(|c| h[r * 3 + c] * w2[c]).sum::<f32>().tanh())
+            .sum()
     };
     let got = model::call::<2>(&x, &w1, &w2).unwrap();
     assert!((got - want).abs() < 1e-6, "{got} vs {want}");
@@ -217,7 +236,10 @@ fn the_cache_is_shared_by_threads_and_builds_each_size_once() {
     let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
     for (t, (y, instance)) in results.iter().enumerate() {
         assert_eq!(y, &vec![4.0 * t as f32; 18]);
-        assert!(std::sync::Arc::ptr_eq(instance, &results[0].1), "one instance per size");
+        assert!(
+            std::sync::Arc::ptr_eq(instance, &results[0].1),
+            "one instance per size"
+        );
         assert_eq!(instance.sizes(), &[6]);
     }
 }

@@ -1,5 +1,10 @@
 //! Layers, losses and optimizer updates as `#[computation]`s generic over their sizes:
-//! dense; convolutions (3×3 `SAME`, NHWC and NCHW) and 2×2 pooling; batch norm (training
+//! dense; convolutions (3×3 `SAME`, NHWC and NCHW) and 2×2 pooling; general convolutions
+//! (`conv2d::<S, P, D>`, `conv2d_same::<S, D>`, `conv2d_grouped::<S, P, D, G, M>`,
+//! `conv2d_nchw_padded`, `conv2d_nchw_same`) and pooling (`max_pool`/`avg_pool::<K, S, P>`,
+//! `max_pool_same`/`avg_pool_same::<K, S>`) whose stride, padding, dilation, window and
+//! groups are integer sizes given with a turbofish (`apply::<2, 1, 1>(x, k)` from Rust,
+//! `nn::conv2d::<2, 1, 1>(x, k)` in a computation; tests/nn_conv.rs); batch norm (training
 //! and inference), layer norm, RMS norm; embedding; LSTM and GRU cells; multi-head
 //! attention with a mask; dropout from an RNG state input; softmax cross-entropy and MSE
 //! with their gradients; Adam, AdamW, SGD with momentum and global-norm gradient clipping

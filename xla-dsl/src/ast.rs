@@ -173,6 +173,10 @@ pub enum ExprKind {
         func: Ident,
         /// The element type given with a turbofish.
         turbofish: Option<PrimitiveType>,
+        /// The integer arguments given with a turbofish (`nn::conv2d::<2, 1, 1>(x, k)`):
+        /// the callee's sizes that no argument's shape gives, in declaration order; each
+        /// evaluated at the caller's sizes.
+        sizes: Vec<i64>,
         /// The arguments.
         args: Vec<Arg>,
     },

@@ -53,6 +53,9 @@ pub struct Ctxt {
     bound: Option<Vec<i64>>,
     /// Where the generic point starts in [`crate::sizes::GENERIC_VALUES`].
     offset: usize,
+    /// The sizes given small values at the generic point (see
+    /// [`crate::sizes::SMALL_VALUES`]).
+    small: Vec<String>,
     sizes: RefCell<Sizes>,
     /// The layers of `xla::nn` the body calls (`nn::dense(..)`), in order of first call.
     nn_calls: RefCell<Vec<Ident>>,
@@ -73,6 +76,16 @@ impl Ctxt {
         }
     }
 
+    /// [`Ctxt::generic`] with the sizes `small` given small values (the second round of
+    /// generic points, for strides, paddings and dilations).
+    pub fn generic_small(offset: usize, small: Vec<String>) -> Ctxt {
+        Ctxt {
+            offset,
+            small,
+            ..Ctxt::default()
+        }
+    }
+
     /// A collector for a check with the size parameters bound to `values` (instantiation).
     pub fn bound(values: Vec<i64>) -> Ctxt {
         Ctxt {
@@ -88,7 +101,7 @@ impl Ctxt {
     /// When the sizes were bound to a different number of values.
     pub fn declare_sizes(&self, names: Vec<String>) -> Result<(), String> {
         let sizes = match &self.bound {
-            None => Sizes::generic(names, self.offset),
+            None => Sizes::generic_with_small(names, self.offset, &self.small),
             Some(values) if values.len() == names.len() => Sizes::bound(names, values.clone()),
             Some(values) => {
                 return Err(format!(

@@ -40,7 +40,67 @@ pub fn parse_at_generic_point(attr: &TokenStream, item: &syn::ItemFn) -> (Ctxt, 
             return (cx, c);
         }
     }
+    // Then with the integer sizes (strides, paddings, dilations: no argument's dim gives
+    // them) small, as they are in practice.
+    let small = integer_sizes(item);
+    if !small.is_empty() {
+        for offset in 0..crate::sizes::GENERIC_VALUES.len() {
+            let cx = Ctxt::generic_small(offset, small.clone());
+            let (cx, c) = parse_in(cx, attr, item);
+            if !cx.sizes().had_negative() {
+                return (cx, c);
+            }
+        }
+    }
     first
+}
+
+/// The size parameters of `item` that no parameter's type writes as a bare dim (`S` in
+/// `Tensor<f32, B, { H / S }>` when no dim is `S` alone): the integers a call gives with a
+/// turbofish.
+pub fn integer_sizes(item: &syn::ItemFn) -> Vec<String> {
+    let sizes: Vec<String> = item
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut bare = std::collections::HashSet::new();
+    for input in &item.sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            bare_dims(&t.ty, &mut bare);
+        }
+    }
+    sizes.into_iter().filter(|s| !bare.contains(s)).collect()
+}
+
+/// The names written as a whole generic argument of `ty` (`B` in `Tensor<f32, B, 3>`).
+fn bare_dims(ty: &syn::Type, out: &mut std::collections::HashSet<String>) {
+    let syn::Type::Path(p) = ty else { return };
+    let Some(last) = p.path.segments.last() else {
+        return;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return;
+    };
+    for arg in &args.args {
+        let path = match arg {
+            syn::GenericArgument::Type(syn::Type::Path(t)) => Some(&t.path),
+            syn::GenericArgument::Const(syn::Expr::Path(e)) => Some(&e.path),
+            syn::GenericArgument::Const(syn::Expr::Block(b)) => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(syn::Expr::Path(e), None)] => Some(&e.path),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(ident) = path.and_then(|p| p.get_ident()) {
+            out.insert(ident.to_string());
+        }
+    }
 }
 
 fn parse_in(cx: Ctxt, attr: &TokenStream, item: &syn::ItemFn) -> (Ctxt, Computation) {

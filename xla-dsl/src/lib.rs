@@ -15,6 +15,7 @@ pub mod grad;
 pub mod instantiate;
 pub mod nn;
 pub mod parse;
+pub mod preconditions;
 pub mod sizes;
 pub mod vmap;
 

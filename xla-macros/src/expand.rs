@@ -29,18 +29,27 @@ pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     let generic = !c.sizes.is_empty();
     let f = xla_dsl::instantiate::front(cx, c);
+    let (f, preconditions) = match generic {
+        true => {
+            let k = xla_dsl::preconditions::classify(&attr, &parsed, f);
+            (k.front, k.preconditions)
+        }
+        false => (f, Vec::new()),
+    };
     let c = &f.computation;
     if let (Some(checked), false) = (&f.checked, generic) {
         let grad = f.gradients.as_ref().map(|g| &g.grad);
         crate::vmap::check(&f.cx, c, &checked.module, grad);
     }
     match f.checked {
-        Some(_) if generic && !f.cx.has_errors() => crate::generic::expand(c, &parsed, &attr, true),
+        Some(_) if generic && !f.cx.has_errors() => {
+            crate::generic::expand(c, &parsed, &attr, true, &preconditions)
+        }
         Some(checked) if !f.cx.has_errors() => expand(c, &checked, f.gradients.as_ref()),
         _ if generic => {
             let errors = f.cx.into_errors();
             let errors = errors.iter().map(syn::Error::to_compile_error);
-            let stub = crate::generic::expand(c, &parsed, &attr, false);
+            let stub = crate::generic::expand(c, &parsed, &attr, false, &[]);
             quote! { #(#errors)* #stub }
         }
         _ => fallback::stub(c, f.cx.into_errors()),

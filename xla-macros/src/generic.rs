@@ -10,7 +10,13 @@ use quote::{format_ident, quote, ToTokens};
 
 /// The module of a generic computation; after errors (`real` false) the same items, whose
 /// source is empty, so that callers stay silent (as for a fixed computation's stub).
-pub fn expand(c: &Computation, item: &syn::ItemFn, attr: &TokenStream, real: bool) -> TokenStream {
+pub fn expand(
+    c: &Computation,
+    item: &syn::ItemFn,
+    attr: &TokenStream,
+    real: bool,
+    preconditions: &[String],
+) -> TokenStream {
     let (attrs, vis, name) = (&c.attrs, &c.vis, &c.name);
     let fn_name = name.to_string();
     let source = item.to_token_stream().to_string();
@@ -41,6 +47,12 @@ pub fn expand(c: &Computation, item: &syn::ItemFn, attr: &TokenStream, real: boo
             pub const SIZES: &[&str] = &[#(#sizes),*];
             /// The parameter names, in order.
             pub const PARAMETERS: &[&str] = &[#(#params),*];
+            /// The shape rules that hold only for some sizes, each naming a size (found at
+            /// compile time by moving each size off the generic point; see
+            /// `xla_dsl::preconditions`): checked again at every instantiation, where a
+            /// size that breaks one is an error naming the sizes. Empty when every rule
+            /// holds for every size.
+            pub const PRECONDITIONS: &[&str] = &[#(#preconditions),*];
 
             /// The computation's definition and its instances, one per size, compiled
             /// once and shared by every call and thread.
@@ -122,9 +134,8 @@ fn items(
     result: Option<&TypeSpec>,
 ) -> TokenStream {
     let variant = quote! { ::xla::generic::Variant::#variant };
-    let names: Vec<&Ident> = c.params.iter().map(|p| &p.name).collect();
-    let type_params: Vec<Ident> = (0..names.len()).map(|i| format_ident!("A{}", i)).collect();
     let call = call(c, &generic, &variant, result).unwrap_or_default();
+    let apply = apply(c, &generic, &variant);
     quote! {
         /// The HLO text at `sizes` (one value per size parameter, in order).
         ///
@@ -153,17 +164,69 @@ fn items(
             ::core::result::Result::Ok(#generic.run(#variant, args)?)
         }
 
-        /// [`run`] with one argument per parameter, each anything that converts into a
-        /// literal (a `Literal`; an `ndarray` array with xla-core's `ndarray` feature).
-        ///
-        /// # Errors
-        /// As [`run`].
-        pub fn apply<#(#type_params: ::core::convert::Into<::xla::core::Literal>),*>(#(#names: #type_params),*) -> ::core::result::Result<::xla::core::Literal, Error> {
-            self::run(&[#(#names.into()),*])
-        }
+        #apply
 
         #call
     }
+}
+
+/// `apply(x, w)`: one argument per parameter, each anything that converts into a literal;
+/// with integer sizes (no argument's dim gives them: strides, paddings), `apply::<S, P>(..)`
+/// takes them as const arguments.
+fn apply(c: &Computation, generic: &TokenStream, variant: &TokenStream) -> TokenStream {
+    let names: Vec<&Ident> = c.params.iter().map(|p| &p.name).collect();
+    let bare = bare_sizes(&c.params);
+    let integers: Vec<&Ident> = c
+        .sizes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !bare.contains(i))
+        .map(|(_, s)| s)
+        .collect();
+    if integers.is_empty() {
+        let type_params: Vec<Ident> = (0..names.len()).map(|i| format_ident!("A{}", i)).collect();
+        return quote! {
+            /// [`run`] with one argument per parameter, each anything that converts into a
+            /// literal (a `Literal`; an `ndarray` array with xla-core's `ndarray` feature).
+            ///
+            /// # Errors
+            /// As [`run`].
+            pub fn apply<#(#type_params: ::core::convert::Into<::xla::core::Literal>),*>(#(#names: #type_params),*) -> ::core::result::Result<::xla::core::Literal, Error> {
+                self::run(&[#(#names.into()),*])
+            }
+        };
+    }
+    let list = integers
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let doc = format!(
+        "Runs the computation with one argument per parameter, each anything that converts \
+         into a literal; the sizes {list}, which no argument's shape gives, as const \
+         arguments (`apply::<{list}>(..)`), the others read from the shapes."
+    );
+    quote! {
+        #[doc = #doc]
+        ///
+        /// # Errors
+        /// As [`run`].
+        pub fn apply<#(const #integers: usize),*>(#(#names: impl ::core::convert::Into<::xla::core::Literal>),*) -> ::core::result::Result<::xla::core::Literal, Error> {
+            ::core::result::Result::Ok(#generic.run_given(#variant, &[#(#integers),*], &[#(#names.into()),*])?)
+        }
+    }
+}
+
+/// The indices of the sizes some parameter's dim is written as alone.
+fn bare_sizes(params: &[Param]) -> Vec<usize> {
+    params
+        .iter()
+        .filter_map(|p| match &p.ty {
+            Some(TypeSpec::Tensor(t)) => Some(t.bare.iter().flatten().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// `call::<B, ...>(x: &[f32], ...)`: the sizes given explicitly, Rust values in and out.

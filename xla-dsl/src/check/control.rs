@@ -389,10 +389,12 @@ impl<'a> Checker<'a> {
 
     /// `helper(a, b)` for another `#[computation] fn helper`: imports its module (once) and
     /// emits a `call`. Literal arguments take the parameters' types. A generic `helper` is
-    /// instantiated at the sizes its arguments' shapes give.
+    /// instantiated at the sizes its arguments' shapes give, and at `sizes` (a turbofish's
+    /// integers) for the sizes no argument gives.
     pub fn call_computation(
         &mut self,
         func: &Ident,
+        sizes: &[i64],
         args: &[crate::ast::Arg],
         sp: Sp,
     ) -> Option<Val> {
@@ -401,8 +403,12 @@ impl<'a> Checker<'a> {
         if let Some((attr, source)) = callees.generic.get(&name) {
             let vals: Vec<Option<Val>> = args.iter().map(|a| self.val(a)).collect();
             let vals = vals.into_iter().collect::<Option<Vec<_>>>()?;
-            let (key, module) = self.instantiate_callee(&name, attr, source, &vals, sp)?;
+            let (key, module) = self.instantiate_callee(&name, attr, source, sizes, &vals, sp)?;
             return self.call_module(&name, &key, &module, args, vals, sp);
+        }
+        if !sizes.is_empty() {
+            self.cx.error(sp, format!("`{name}::<..>`: `{name}` has no size parameters, so it takes no integer turbofish"));
+            return None;
         }
         let module = callees.modules.get(&name)?.as_ref()?;
         let vals: Vec<Option<Val>> = args.iter().map(|a| self.val(a)).collect();

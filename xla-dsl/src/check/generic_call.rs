@@ -18,6 +18,7 @@ impl Checker<'_> {
         name: &str,
         attr: &str,
         source: &str,
+        given: &[i64],
         vals: &[Val],
         sp: Sp,
     ) -> Option<(String, Module)> {
@@ -37,7 +38,7 @@ impl Checker<'_> {
         let attr_tokens: proc_macro2::TokenStream = attr.parse().ok()?;
         // The callee's signature, read at its own generic point: which dims name a size.
         let signature = crate::parse::parse(&Ctxt::new(), attr_tokens, item);
-        let sizes = self.bind_callee_sizes(name, &signature, vals, sp)?;
+        let sizes = self.bind_callee_sizes(name, &signature, given, vals, sp)?;
         let key = format!("{name}{sizes:?}");
         match crate::instantiate::instantiate(source, attr, &sizes) {
             Ok(instance) => Some((key, instance.module)),
@@ -51,11 +52,14 @@ impl Checker<'_> {
     }
 
     /// Each size of the callee, read from the first argument dim written as that bare size;
-    /// a size read as two values, or read from no dim, is an error on the call.
+    /// the sizes no dim gives alone take the turbofish's integers `given`, in order. A size
+    /// read as two values, or a count of `given` that differs from the sizes left, is an
+    /// error on the call.
     fn bind_callee_sizes(
         &mut self,
         name: &str,
         callee: &crate::ast::Computation,
+        given: &[i64],
         vals: &[Val],
         sp: Sp,
     ) -> Option<Vec<i64>> {
@@ -85,14 +89,39 @@ impl Checker<'_> {
                 }
             }
         }
+        self.fill_given(name, callee, bound, given, sp)
+    }
+
+    /// The bound sizes, the unbound ones taken from `given` in order.
+    fn fill_given(
+        &mut self,
+        name: &str,
+        callee: &crate::ast::Computation,
+        bound: Vec<Option<(i64, String)>>,
+        given: &[i64],
+        sp: Sp,
+    ) -> Option<Vec<i64>> {
+        let unbound: Vec<String> = bound
+            .iter()
+            .zip(&callee.sizes)
+            .filter(|(b, _)| b.is_none())
+            .map(|(_, s)| s.to_string())
+            .collect();
+        if unbound.len() != given.len() {
+            let message = match (unbound.is_empty(), given.is_empty()) {
+                (true, _) => format!("`{name}`: every size is read from the arguments' shapes, so the call takes no integer turbofish (found {} integers)", given.len()),
+                (false, true) => format!("`{name}`: size{} `{}` {} not the whole of any argument's dimension: give {} with a turbofish, `{name}::<{}>(..)`", if unbound.len() == 1 { "" } else { "s" }, unbound.join("`, `"), if unbound.len() == 1 { "is" } else { "are" }, if unbound.len() == 1 { "it" } else { "them" }, unbound.join(", ")),
+                (false, false) => format!("`{name}::<..>`: the turbofish gives the sizes `{}` ({} integers), found {}", unbound.join("`, `"), unbound.len(), given.len()),
+            };
+            self.cx.error(sp, message);
+            return None;
+        }
+        let mut given = given.iter();
         let mut sizes = Vec::new();
-        for (b, size) in bound.into_iter().zip(&callee.sizes) {
+        for b in bound {
             match b {
                 Some((v, _)) => sizes.push(v),
-                None => {
-                    self.cx.error(sp, format!("`{name}`: size `{size}` is not the whole of any argument's dimension, so the call cannot give it"));
-                    return None;
-                }
+                None => sizes.push(*given.next()?),
             }
         }
         Some(sizes)

@@ -109,7 +109,7 @@ impl Checker<'_> {
     ) -> Option<(String, Module)> {
         let callees = std::rc::Rc::clone(&self.callees);
         if let Some((attr, source)) = callees.generic.get(name) {
-            return self.instantiate_callee(name, attr, source, vals, sp);
+            return self.instantiate_callee(name, attr, source, &[], vals, sp);
         }
         match callees.modules.get(name) {
             Some(Some(module)) => Some((name.to_string(), module.clone())),

@@ -363,8 +363,9 @@ impl Checker<'_> {
             ExprKind::Call {
                 func,
                 turbofish,
+                sizes,
                 args,
-            } => self.call(func, *turbofish, args, e.span),
+            } => self.call(func, *turbofish, sizes, args, e.span),
             ExprKind::If { cond, then, els } => self.if_else(cond, then, els, e.span),
             ExprKind::Match { index, arms } => self.match_index(index, arms, e.span),
             ExprKind::Tuple(elems) => {
@@ -382,6 +383,7 @@ impl Checker<'_> {
         &mut self,
         func: &Ident,
         turbofish: Option<PrimitiveType>,
+        sizes: &[i64],
         args: &[Arg],
         sp: Sp,
     ) -> Option<Val> {
@@ -389,7 +391,15 @@ impl Checker<'_> {
         if !methods::is_method(&name) && !grad_call::is_grad_function(&name) {
             self.no_keywords(&name, args)?;
         }
+        let computation =
+            self.callees.modules.contains_key(&name) || self.callees.generic.contains_key(&name);
+        if !sizes.is_empty() && !computation {
+            self.cx.error(sp, format!("`{name}::<..>`: integer sizes in a turbofish are given to a generic #[computation] (`nn::conv2d::<2, 1, 1>(x, k)`), and `{name}` is not one"));
+            return None;
+        }
         match (name.as_str(), args.split_first()) {
+            // With integer sizes, `nn::max_pool::<3, 2, 1>(x)` is the layer, not the method.
+            _ if computation && !sizes.is_empty() => self.call_computation(func, sizes, args, sp),
             ("grad", _) => self.grad_call(false, args, sp),
             ("value_and_grad", _) => self.grad_call(true, args, sp),
             ("concat", _) => self.concat_call(args, sp),
@@ -409,11 +419,7 @@ impl Checker<'_> {
                 let recv = self.expr(first)?;
                 self.method(recv, func, turbofish, rest, sp)
             }
-            _ if self.callees.modules.contains_key(&name)
-                || self.callees.generic.contains_key(&name) =>
-            {
-                self.call_computation(func, args, sp)
-            }
+            _ if computation => self.call_computation(func, sizes, args, sp),
             _ => {
                 self.cx.error(sp, format!("unknown function `{func}`: not a built-in operation or a #[computation] function"));
                 None

@@ -225,8 +225,13 @@ fn parse_call(cx: &Ctxt, c: &syn::ExprCall) -> Option<ExprKind> {
         cx.error_spanned(&c.func, "call a function by its plain name, e.g. `relu(x)`");
         return None;
     };
+    let mut sizes = Vec::new();
     let turbofish = match &segment.arguments {
         syn::PathArguments::None => None,
+        syn::PathArguments::AngleBracketed(a) if !is_element_turbofish(a) => {
+            sizes = turbofish_sizes(cx, a)?;
+            None
+        }
         syn::PathArguments::AngleBracketed(a) => Some(turbofish_type(cx, a)?),
         syn::PathArguments::Parenthesized(p) => {
             cx.error_spanned(p, "expected a function call such as `relu(x)`");
@@ -236,6 +241,7 @@ fn parse_call(cx: &Ctxt, c: &syn::ExprCall) -> Option<ExprKind> {
     Some(ExprKind::Call {
         func: segment.ident.clone(),
         turbofish,
+        sizes,
         args: args?,
     })
 }
@@ -245,6 +251,44 @@ pub(super) fn nn_path(path: &syn::Path) -> bool {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     matches!(names.as_slice(), ["nn", _] | ["xla", "nn", _])
+}
+
+/// True for a turbofish of one element type (`::<f32>`), false for integer arguments
+/// (`::<2, S, { P + 1 }>`).
+fn is_element_turbofish(t: &syn::AngleBracketedGenericArguments) -> bool {
+    match t.args.first() {
+        Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => {
+            element_type(&type_name(ty)).is_some()
+        }
+        _ => false,
+    }
+}
+
+/// The integer arguments of a turbofish `::<2, S, { H / 2 }>`: literals or dimension
+/// expressions over the caller's sizes, each evaluated at them.
+fn turbofish_sizes(cx: &Ctxt, t: &syn::AngleBracketedGenericArguments) -> Option<Vec<i64>> {
+    let mut out = Vec::new();
+    for arg in &t.args {
+        let expr: Option<syn::Expr> = match arg {
+            syn::GenericArgument::Const(e) => Some(e.clone()),
+            syn::GenericArgument::Type(syn::Type::Path(p)) if p.qself.is_none() => {
+                Some(syn::Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: p.path.clone(),
+                }))
+            }
+            _ => None,
+        };
+        match expr.as_ref().and_then(|e| size_int(cx, e)) {
+            Some(v) => out.push(v),
+            None => {
+                cx.error_spanned(arg, "a turbofish here gives an element type (`::<f32>`) or integer sizes: literals, size parameters or `{ .. }` expressions over them (`::<2, S, { P + 1 }>`)");
+                return None;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// The one element type of a turbofish `::<f64>`.

@@ -1,8 +1,9 @@
 //! Size parameters: `fn dense<const B: usize>(x: Tensor<f32, B, 784>)`. A dimension is an
 //! expression over the sizes (`B`, `{ H / 2 }`, `{ 2 * N }`, `{ N + 1 }`, `{ H - K + 1 }`)
-//! evaluated in `i64` with Rust's integer semantics on non-negative values: `/` rounds
-//! toward zero (the floor, as sizes are non-negative), `%` is the remainder; an overflow, a
-//! division by zero or a negative dimension is an error naming the sizes.
+//! evaluated in `i64` with Rust's `usize` semantics: `/` rounds toward zero (the floor, as
+//! sizes are non-negative), `%` is the remainder; an overflow, a division by zero or a
+//! negative value — of the dimension or of any part of it, as `H - K` underflows in a Rust
+//! const — is an error naming the sizes.
 //!
 //! The same parser and checker run in two places:
 //! * at compile time, on a **generic point**: every size gets a distinct prime that no
@@ -19,7 +20,15 @@ use std::fmt;
 /// The values the sizes take at the generic point, in declaration order (primes far from
 /// round numbers and powers of two, and far enough apart that `2*N+1` or `H/2` decode back
 /// to one symbol).
-pub const GENERIC_VALUES: [i64; 8] = [3049, 1459, 2351, 2843, 1259, 2441, 3347, 2753];
+pub const GENERIC_VALUES: [i64; 12] = [
+    3049, 1459, 2351, 2843, 1259, 2441, 3347, 2753, 1609, 3251, 1993, 2179,
+];
+
+/// The values of the *integer* sizes (those no parameter's dim gives alone, such as a
+/// stride or a dilation) in the second round of generic points, tried when the primes make
+/// a dimension negative (`{ (H - D * (K - 1) - 1) / S + 1 }` with `D` and `K` near 2000):
+/// small, as strides and paddings are. They are not written back as symbols in messages.
+pub const SMALL_VALUES: [i64; 3] = [1, 2, 3];
 
 /// A dimension expression over the size parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +69,8 @@ pub struct Sizes {
     /// symbols) and whether one came out negative.
     seen: RefCell<Vec<(i64, String)>>,
     negative: std::cell::Cell<bool>,
+    /// The sizes given a small value (not decoded in messages).
+    small: Vec<bool>,
 }
 
 impl Sizes {
@@ -71,6 +82,7 @@ impl Sizes {
             generic: false,
             seen: RefCell::default(),
             negative: std::cell::Cell::new(false),
+            small: Vec::new(),
         }
     }
 
@@ -78,9 +90,26 @@ impl Sizes {
     /// on (cyclically), so that a caller can retry with another assignment when an
     /// expression such as `{ H - K }` is negative for the first one.
     pub fn generic(names: Vec<String>, offset: usize) -> Sizes {
+        Sizes::generic_with_small(names, offset, &[])
+    }
+
+    /// [`Sizes::generic`], except that the sizes named in `small` take the values of
+    /// [`SMALL_VALUES`] (cyclically, from `offset` on).
+    pub fn generic_with_small(names: Vec<String>, offset: usize, small: &[String]) -> Sizes {
         let n = GENERIC_VALUES.len();
+        let small: Vec<bool> = names.iter().map(|s| small.contains(s)).collect();
+        let mut j = offset;
         let values = (0..names.len())
-            .map(|i| GENERIC_VALUES.get((i + offset) % n).copied().unwrap_or(1))
+            .map(|i| {
+                if small.get(i).copied().unwrap_or(false) {
+                    j += 1;
+                    return SMALL_VALUES
+                        .get((j - 1) % SMALL_VALUES.len())
+                        .copied()
+                        .unwrap_or(2);
+                }
+                GENERIC_VALUES.get((i + offset) % n).copied().unwrap_or(1)
+            })
             .collect();
         Sizes {
             names,
@@ -88,6 +117,7 @@ impl Sizes {
             generic: true,
             seen: RefCell::default(),
             negative: std::cell::Cell::new(false),
+            small,
         }
     }
 
@@ -157,23 +187,30 @@ impl Sizes {
     /// caller names the sizes).
     pub fn eval(&self, d: &DimExpr) -> Result<i64, String> {
         let text = self.show(d);
-        let value = self
-            .value(d)
-            .ok_or_else(|| format!("dimension `{text}` overflows or divides by zero"))?;
-        if value < 0 {
-            self.negative.set(true);
-            return Err(format!(
-                "dimension `{text}` is {value}: a dimension cannot be negative"
-            ));
-        }
+        let value = self.value(d).map_err(|e| match e {
+            Bad::Overflow => format!("dimension `{text}` overflows or divides by zero"),
+            Bad::Negative(sub, v) => {
+                self.negative.set(true);
+                match sub == *d {
+                    true => format!("dimension `{text}` is {v}: a dimension cannot be negative"),
+                    false => format!(
+                        "dimension `{text}`: `{}` is {v}, and sizes are `usize` (no negative \
+                         intermediate value)",
+                        self.show(&sub)
+                    ),
+                }
+            }
+        })?;
         if !matches!(d, DimExpr::Lit(_)) {
             self.seen.borrow_mut().push((value, text));
         }
         Ok(value)
     }
 
-    fn value(&self, d: &DimExpr) -> Option<i64> {
-        match d {
+    /// The value of `d`, every intermediate value checked as Rust checks `usize`
+    /// arithmetic in a const: no overflow, no division by zero, nothing negative.
+    fn value(&self, d: &DimExpr) -> Result<i64, Bad> {
+        let v = match d {
             DimExpr::Lit(v) => Some(*v),
             DimExpr::Size(i) => self.values.get(*i).copied(),
             DimExpr::Bin(op, l, r) => {
@@ -186,6 +223,11 @@ impl Sizes {
                     DimOp::Rem => l.checked_rem(r),
                 }
             }
+        };
+        match v {
+            None => Err(Bad::Overflow),
+            Some(v) if v < 0 => Err(Bad::Negative(d.clone(), v)),
+            Some(v) => Ok(v),
         }
     }
 
@@ -237,14 +279,23 @@ impl Sizes {
     /// of `a*S+b` (small `a`), `S/d+b`, `S+T+b`, `S-T+b`, `a*S+b` (larger `a`), `a*S*T`
     /// that gives `n` (offsets `|b| ≤ 8`).
     fn symbol(&self, n: i64) -> Option<String> {
-        if let Some(i) = self.values.iter().position(|v| *v == n) {
+        let large = |i: usize| !self.small.get(i).copied().unwrap_or(false);
+        if let Some(i) =
+            (0..self.values.len()).find(|&i| large(i) && self.values.get(i) == Some(&n))
+        {
             return self.names.get(i).cloned();
         }
         if let Some((_, text)) = self.seen.borrow().iter().find(|(v, _)| *v == n) {
             return Some(text.clone());
         }
-        let sizes: Vec<(&String, i64)> =
-            self.names.iter().zip(self.values.iter().copied()).collect();
+        let sizes: Vec<(&String, i64)> = self
+            .names
+            .iter()
+            .zip(self.values.iter().copied())
+            .enumerate()
+            .filter(|(i, _)| large(*i))
+            .map(|(_, p)| p)
+            .collect();
         let near = |m: Option<i64>| m.map(|m| n - m).filter(|b| b.abs() <= 8);
         let scaled = |range: std::ops::RangeInclusive<i64>| {
             range
@@ -287,6 +338,14 @@ impl Sizes {
             .or_else(|| scaled(5..=64))
             .or_else(products)
     }
+}
+
+/// Why a dimension expression has no value.
+enum Bad {
+    /// An overflow or a division by zero.
+    Overflow,
+    /// The first sub-expression that came out negative, and its value.
+    Negative(DimExpr, i64),
 }
 
 /// `a*N/d+b` written simply: `N`, `2*N+1`, `N/2-1`.

@@ -1,0 +1,228 @@
+//! Convolutions and pooling of `xla::nn` with a stride, a padding and a dilation given as
+//! integer sizes: `nn::conv2d::<S, P, D>(x, k)` in a computation, `conv2d::apply::<S, P,
+//! D>(x, k)` from Rust. The sizes the arguments' shapes give (batch, image, channels,
+//! kernel) are read from them; the integers no shape gives (stride `S`, padding `P`,
+//! dilation `D`, window `K`, groups `G`, ...) come in the turbofish, in declaration order.
+//! The output dims are written with Rust's `usize` arithmetic (`/` rounds down, nothing
+//! negative on the way): XLA's `(H + 2P - D(K - 1) - 1) / S + 1` for an explicit padding,
+//! `(H + S - 1) / S` (the ceiling of `H / S`) for `SAME`. A kernel or window larger than
+//! the padded image is an error at instantiation naming the sizes.
+//! (Read by xla-dsl as text, like `layers.rs`.)
+
+/// A 2-D convolution of `B` NHWC images (`H`×`W`, `C` channels) with an HWIO kernel
+/// (`KH`×`KW`, `O` filters), stride `S` on both axes, `P` zeros padded on every side
+/// (`P = 0`: `VALID`) and the kernel dilated by `D` (flax's `nn.Conv(O, (KH, KW),
+/// strides=S, padding=((P, P), (P, P)), kernel_dilation=D, use_bias=False)`).
+#[computation]
+pub fn conv2d<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const KH: usize,
+    const KW: usize,
+    const O: usize,
+    const S: usize,
+    const P: usize,
+    const D: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+    k: Tensor<f32, KH, KW, C, O>,
+) -> Tensor<
+    f32,
+    B,
+    { (H + 2 * P - D * (KH - 1) - 1) / S + 1 },
+    { (W + 2 * P - D * (KW - 1) - 1) / S + 1 },
+    O,
+> {
+    x.conv_general(
+        k,
+        strides = [S, S],
+        padding = [(P, P), (P, P)],
+        rhs_dilation = [D, D],
+        dimension_numbers = "b01f_01io->b01f",
+    )
+}
+
+/// [`conv2d`] with `SAME` padding: `ceil(H / S)` × `ceil(W / S)` outputs, the padding split
+/// as XLA and flax split it (the extra row or column at the end) (flax's `nn.Conv(O,
+/// (KH, KW), strides=S, padding="SAME", kernel_dilation=D, use_bias=False)`).
+#[computation]
+pub fn conv2d_same<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const KH: usize,
+    const KW: usize,
+    const O: usize,
+    const S: usize,
+    const D: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+    k: Tensor<f32, KH, KW, C, O>,
+) -> Tensor<f32, B, { (H + S - 1) / S }, { (W + S - 1) / S }, O> {
+    x.conv_general(
+        k,
+        strides = [S, S],
+        padding = SAME,
+        rhs_dilation = [D, D],
+        dimension_numbers = "b01f_01io->b01f",
+    )
+}
+
+/// A grouped 2-D convolution of NHWC images: the `G·I` channels split into `G` groups of
+/// `I`, each convolved with its own `M` of the `G·M` filters of an HWIO kernel
+/// `[KH, KW, I, G·M]` (flax's `nn.Conv(G·M, (KH, KW), strides=S, padding=((P, P), (P, P)),
+/// kernel_dilation=D, feature_group_count=G, use_bias=False)`; depthwise: `I = 1`, `G = C`).
+#[computation]
+pub fn conv2d_grouped<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const KH: usize,
+    const KW: usize,
+    const I: usize,
+    const S: usize,
+    const P: usize,
+    const D: usize,
+    const G: usize,
+    const M: usize,
+>(
+    x: Tensor<f32, B, H, W, { G * I }>,
+    k: Tensor<f32, KH, KW, I, { G * M }>,
+) -> Tensor<
+    f32,
+    B,
+    { (H + 2 * P - D * (KH - 1) - 1) / S + 1 },
+    { (W + 2 * P - D * (KW - 1) - 1) / S + 1 },
+    { G * M },
+> {
+    x.conv_general(
+        k,
+        strides = [S, S],
+        padding = [(P, P), (P, P)],
+        rhs_dilation = [D, D],
+        feature_group_count = G,
+        dimension_numbers = "b01f_01io->b01f",
+    )
+}
+
+/// [`conv2d`] on NCHW images with an OIHW kernel (`jax.lax.conv_general_dilated` with
+/// `("NCHW", "OIHW", "NCHW")`): `f32[B, O, OH, OW]`.
+#[computation]
+pub fn conv2d_nchw_padded<
+    const B: usize,
+    const C: usize,
+    const H: usize,
+    const W: usize,
+    const O: usize,
+    const KH: usize,
+    const KW: usize,
+    const S: usize,
+    const P: usize,
+    const D: usize,
+>(
+    x: Tensor<f32, B, C, H, W>,
+    k: Tensor<f32, O, C, KH, KW>,
+) -> Tensor<
+    f32,
+    B,
+    O,
+    { (H + 2 * P - D * (KH - 1) - 1) / S + 1 },
+    { (W + 2 * P - D * (KW - 1) - 1) / S + 1 },
+> {
+    x.conv_general(
+        k,
+        strides = [S, S],
+        padding = [(P, P), (P, P)],
+        rhs_dilation = [D, D],
+    )
+}
+
+/// [`conv2d_same`] on NCHW images with an OIHW kernel.
+#[computation]
+pub fn conv2d_nchw_same<
+    const B: usize,
+    const C: usize,
+    const H: usize,
+    const W: usize,
+    const O: usize,
+    const KH: usize,
+    const KW: usize,
+    const S: usize,
+    const D: usize,
+>(
+    x: Tensor<f32, B, C, H, W>,
+    k: Tensor<f32, O, C, KH, KW>,
+) -> Tensor<f32, B, O, { (H + S - 1) / S }, { (W + S - 1) / S }> {
+    x.conv_general(k, strides = [S, S], padding = SAME, rhs_dilation = [D, D])
+}
+
+/// Max pooling of NHWC images over `K`×`K` windows, stride `S`, `P` padded on every side
+/// with the lowest value (flax's `nn.max_pool(x, (K, K), (S, S), ((P, P), (P, P)))`;
+/// `P = 0`: `VALID`).
+#[computation]
+pub fn max_pool<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const K: usize,
+    const S: usize,
+    const P: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+) -> Tensor<f32, B, { (H + 2 * P - K) / S + 1 }, { (W + 2 * P - K) / S + 1 }, C> {
+    x.max_pool([1, K, K, 1], [1, S, S, 1], [(0, 0), (P, P), (P, P), (0, 0)])
+}
+
+/// Average pooling of NHWC images over `K`×`K` windows, stride `S`, `P` zeros padded on
+/// every side and counted in the average (flax's `nn.avg_pool(x, (K, K), (S, S),
+/// ((P, P), (P, P)))`, whose `count_include_pad` is true).
+#[computation]
+pub fn avg_pool<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const K: usize,
+    const S: usize,
+    const P: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+) -> Tensor<f32, B, { (H + 2 * P - K) / S + 1 }, { (W + 2 * P - K) / S + 1 }, C> {
+    x.avg_pool([1, K, K, 1], [1, S, S, 1], [(0, 0), (P, P), (P, P), (0, 0)])
+}
+
+/// [`max_pool`] with `SAME` padding: `ceil(H / S)` × `ceil(W / S)` windows (flax's
+/// `nn.max_pool(x, (K, K), (S, S), "SAME")`).
+#[computation]
+pub fn max_pool_same<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const K: usize,
+    const S: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+) -> Tensor<f32, B, { (H + S - 1) / S }, { (W + S - 1) / S }, C> {
+    x.max_pool([1, K, K, 1], [1, S, S, 1], SAME)
+}
+
+/// [`avg_pool`] with `SAME` padding, the padded zeros counted (flax's `nn.avg_pool(x,
+/// (K, K), (S, S), "SAME")`).
+#[computation]
+pub fn avg_pool_same<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const K: usize,
+    const S: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+) -> Tensor<f32, B, { (H + S - 1) / S }, { (W + S - 1) / S }, C> {
+    x.avg_pool([1, K, K, 1], [1, S, S, 1], SAME)
+}
