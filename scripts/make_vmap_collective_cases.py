@@ -8,8 +8,8 @@ convention of the conformance's replica cases). The expected outputs are
 `shard_map(jax.vmap(f, in_axes))`: each device batches its own lanes and the collective
 still runs across the devices. Files follow the multi-device convention: `inK.npy` stacks
 the per-device values of parameter K along a leading device axis (each holding the batch at
-its `in_axes` entry), `outK.npy` likewise (batch at 0). `xla-autodiff/tests/vmap_collectives.rs`
-batches the module with our vmap and runs it with `execute_replicated`.
+its `in_axes` entry), `outK.npy` likewise (batch at 0), so `xla vmap MODULE --in-axes ...
+--size 3` then `xla run BATCHED in*.npy --out DIR` checks a case (10 of 10 match).
 
 Run: python3 scripts/make_vmap_collective_cases.py   (from the repository root)
 """
