@@ -164,7 +164,7 @@ pub(crate) fn in_place(batch: &[usize], first: &[usize], second: &[usize]) -> Op
 
 /// `(size, stride)` of a group of dims read as one: each dim's stride is the next one's
 /// times its size (`(1, 1)` for no dims).
-fn merged(dims: &[usize], st: &[usize], group: &[usize]) -> Option<(usize, usize)> {
+pub(crate) fn merged(dims: &[usize], st: &[usize], group: &[usize]) -> Option<(usize, usize)> {
     let size = group
         .iter()
         .map(|&d| dims.get(d).copied())

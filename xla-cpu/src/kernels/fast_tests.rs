@@ -92,7 +92,7 @@ fn tol(ty: P) -> f64 {
     }
 }
 
-fn dd(lb: &[i64], lc: &[i64], rb: &[i64], rc: &[i64]) -> DotDims {
+pub(super) fn dd(lb: &[i64], lc: &[i64], rb: &[i64], rc: &[i64]) -> DotDims {
     DotDims {
         lhs_batch_dims: lb.to_vec(),
         lhs_contracting_dims: lc.to_vec(),

@@ -9,6 +9,7 @@ pub mod conv;
 pub(crate) mod conv_rows;
 pub(crate) mod conv_small;
 pub(crate) mod conv_subpixel;
+pub(crate) mod dot_perm;
 pub mod elementwise;
 pub mod fft;
 pub mod indexing;
@@ -41,3 +42,6 @@ mod window_tests;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod conv_tests;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
+mod dot_perm_tests;

@@ -16,10 +16,13 @@
 //! - Products of broadcast scalars are combined as XLA combines them ([`algebra`]).
 //! - Instructions computing the same value as an earlier one are merged into it ([`cse`]).
 //! - Loop-invariant instructions move out of while bodies ([`licm`]).
+//! - A `transpose` that is a `dot`'s only reader and moves a free dim outward is computed
+//!   with the dot, straight into the transposed order ([`dot_order`]).
 //! - [`live`] marks what the root needs, so dead instructions are never run.
 
 mod algebra;
 mod cse;
+mod dot_order;
 mod licm;
 mod shapes;
 
@@ -43,6 +46,9 @@ pub(crate) fn simplify(m: &mut Module) {
         }
         fold_transposes_into_dots(c);
         transposed_dots(c);
+    }
+    if let Some(c) = m.computations.get_mut(m.entry.0) {
+        dot_order::dots_into_transposes(c);
     }
 }
 
@@ -279,21 +285,25 @@ fn transpose_fold(
     Some((src, nd))
 }
 
-/// `transpose(dot(a, b))` that swaps the dot's lhs-free and rhs-free dims (batch dims kept
-/// in place) becomes `dot(b, a)` with the dimension numbers swapped, when the transpose is
-/// the dot's only reader: the product is then written in the order it is read.
-fn transposed_dots(c: &mut Computation) {
+/// How many times each instruction of `c` is read (the root once more).
+fn readers(c: &Computation) -> Vec<usize> {
     let mut readers = vec![0usize; c.instructions.len()];
-    for ins in &c.instructions {
-        for o in &ins.operands {
-            if let Some(r) = readers.get_mut(o.0) {
-                *r += 1;
-            }
+    for o in c.instructions.iter().flat_map(|i| &i.operands) {
+        if let Some(r) = readers.get_mut(o.0) {
+            *r += 1;
         }
     }
     if let Some(r) = readers.get_mut(c.root.0) {
         *r += 1;
     }
+    readers
+}
+
+/// `transpose(dot(a, b))` that swaps the dot's lhs-free and rhs-free dims (batch dims kept
+/// in place) becomes `dot(b, a)` with the dimension numbers swapped, when the transpose is
+/// the dot's only reader: the product is then written in the order it is read.
+fn transposed_dots(c: &mut Computation) {
+    let readers = readers(c);
     for i in 0..c.instructions.len() {
         let Some((op, operands)) = swapped_dot(c, i, &readers) else {
             continue;
