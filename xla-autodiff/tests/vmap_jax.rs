@@ -8,18 +8,12 @@
 
 #[path = "../../xla-cpu/tests/cases/mod.rs"]
 mod cases;
+mod vmap_common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use vmap_common::{axes, case_dirs};
 use xla_autodiff::{grad_module, vmap_module};
 use xla_core::Literal;
-
-fn axes(v: &serde_json::Value) -> Vec<Option<usize>> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_u64().map(|x| x as usize))
-        .collect()
-}
 
 fn run_case(dir: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(dir.join("module.hlo")).map_err(|e| e.to_string())?;
@@ -64,20 +58,9 @@ fn run_case(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn case_dirs() -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/vmap");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("module.hlo").exists())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
 #[test]
 fn vmap_matches_jax_vmap() {
-    let dirs = case_dirs();
+    let dirs = case_dirs("vmap");
     assert!(dirs.len() >= 40, "only {} cases", dirs.len());
     let mut failures = Vec::new();
     for d in &dirs {
@@ -95,7 +78,7 @@ fn vmap_matches_jax_vmap() {
 
 #[test]
 fn a_wrong_answer_is_caught() {
-    let dir = case_dirs()
+    let dir = case_dirs("vmap")
         .into_iter()
         .find(|d| d.ends_with("dot_both_batched"))
         .unwrap();

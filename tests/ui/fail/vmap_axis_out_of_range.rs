@@ -1,0 +1,8 @@
+use xla::computation;
+
+#[computation(vmap(x: 2))]
+fn scale(x: Tensor<f32, 8>, w: f32) -> Tensor<f32, 8> {
+    x * w
+}
+
+fn main() {}
