@@ -142,6 +142,87 @@ fn mpi_ranks_match_threads_bit_for_bit() {
     assert!(!out.exists());
 }
 
+/// `xla bench --backend mpi` under mpirun: the job's timing printed once (by rank 0).
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_bench_prints_on_rank_0_only() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/replicas/public/allreduce_tuple_operands");
+    let mut args: Vec<String> = ["--allow-run-as-root", "--oversubscribe", "-np", "2"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend([env!("CARGO_BIN_EXE_xla").to_string(), "bench".into()]);
+    args.push(dir.join("module.hlo").to_string_lossy().into_owned());
+    args.extend(inputs(&dir));
+    args.extend(["--iters", "3", "--backend", "mpi"].map(String::from));
+    let o = Command::new("mpirun").args(&args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("median_s=").count(), 1, "{out}");
+    let median: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("median_s="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(median > 0.0 && median < 5.0, "{out}");
+}
+
+/// A rank that skips a collective (replica 0 all-reduces, replica 1 does not): the job
+/// fails within the timeout with an error naming the op, and writes nothing.
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_rank_that_skips_a_collective_fails_not_hangs() {
+    let dir = scratch("skip");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("module.hlo"),
+        "HloModule m, replica_count=2\n\
+         add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT c = f32[] add(a, b) }\n\
+         sum { p = f32[2] parameter(0)\n ROOT s = f32[2] all-reduce(p), replica_groups={}, to_apply=add }\n\
+         neg { p = f32[2] parameter(0)\n ROOT n = f32[2] negate(p) }\n\
+         ENTRY e { x = f32[2] parameter(0)\n r = u32[] replica-id()\n z = u32[] constant(0)\n \
+         c = pred[] compare(r, z), direction=EQ\n \
+         ROOT o = f32[2] conditional(c, x, x), true_computation=sum, false_computation=neg }\n",
+    )
+    .unwrap();
+    // f32[2,2] of ones as .npy (version 1 header padded to 64 bytes).
+    let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    let pad = 64 - 10 - header.len() - 1;
+    npy.extend_from_slice(&u16::try_from(header.len() + pad + 1).unwrap().to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    npy.extend(std::iter::repeat_n(b' ', pad));
+    npy.push(b'\n');
+    for _ in 0..4 {
+        npy.extend_from_slice(&1f32.to_le_bytes());
+    }
+    std::fs::write(dir.join("in0.npy"), npy).unwrap();
+    let out = scratch("skip-out");
+    let started = std::time::Instant::now();
+    let o = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
+        .args(["-x", "XLA_COLLECTIVE_TIMEOUT_SECS=3"])
+        .arg(env!("CARGO_BIN_EXE_xla"))
+        .args(["run", "--backend", "mpi"])
+        .arg(dir.join("module.hlo"))
+        .arg(dir.join("in0.npy"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("all-reduce"), "{err}");
+    assert!(
+        started.elapsed().as_secs() < 40,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(!out.exists());
+}
+
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn mpi_backend_needs_the_feature() {

@@ -14,6 +14,10 @@ pub struct Args {
     /// Number of timed executions (after one untimed warm-up run).
     #[arg(long, default_value_t = 10)]
     pub iters: usize,
+    /// How a multi-device module runs: one thread per device, or one MPI rank per device
+    /// (`mpirun -np N xla bench --backend mpi ...`; rank 0 prints the times).
+    #[arg(long, value_enum, default_value = "threads")]
+    pub backend: crate::devices::Backend,
     /// Also time every instruction over the timed runs and print the slowest (to stderr).
     #[arg(long)]
     pub profile: bool,
@@ -52,21 +56,22 @@ pub fn run(args: Args) -> Result<(), CliError> {
     ))
 }
 
-/// `bench` of a multi-device module: every timed run executes all devices on threads.
+/// `bench` of a multi-device module: every run executes all devices on the backend (on MPI,
+/// rank 0 prints the times of the whole job's runs).
 fn bench_devices(m: &xla::Module, args: &Args, started: Instant) -> Result<(), CliError> {
     let (exe, per_device) = crate::devices::prepare(m, &args.module, &args.inputs)?;
-    crate::devices::execute(&exe, &per_device, &args.module)?;
-    let first = started.elapsed().as_secs_f64();
-    let mut times = Vec::with_capacity(args.iters.max(1));
-    for _ in 0..args.iters.max(1) {
-        let t = Instant::now();
-        crate::devices::execute(&exe, &per_device, &args.module)?;
-        times.push(t.elapsed().as_secs_f64());
-    }
+    let runs = args.iters.max(1) + 1;
+    let Some(all) = crate::devices::time_on(args.backend, &exe, &per_device, &args.module, runs)?
+    else {
+        return Ok(());
+    };
+    let warm_up = all.first().copied().unwrap_or(0.0);
+    let first = started.elapsed().as_secs_f64() - all.iter().skip(1).sum::<f64>();
+    let mut times: Vec<f64> = all.into_iter().skip(1).collect();
     times.sort_by(f64::total_cmp);
     let (min, median) = (
-        times.first().copied().unwrap_or(0.0),
-        times.get(times.len() / 2).copied().unwrap_or(0.0),
+        times.first().copied().unwrap_or(warm_up),
+        times.get(times.len() / 2).copied().unwrap_or(warm_up),
     );
     write_stdout(&format!(
         "load+compile+first run: {first:.6} s\nmin_s={min:.6}\nmedian_s={median:.6}\n"

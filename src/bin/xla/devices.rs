@@ -53,6 +53,63 @@ fn execute_mpi(
     stack_results(results, module).map(Some)
 }
 
+/// Runs `runs` times on `backend` (the first untimed by the caller's choice): each run's
+/// seconds, or `None` on an MPI rank other than 0. On MPI the ranks meet at a barrier before
+/// each run and rank 0 times it, result gather included.
+pub fn time_on(
+    backend: Backend,
+    exe: &Executable,
+    args: &[Vec<Literal>],
+    module: &Path,
+    runs: usize,
+) -> Result<Option<Vec<f64>>, CliError> {
+    match backend {
+        Backend::Threads => (0..runs)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                execute(exe, args, module).map(|_| t.elapsed().as_secs_f64())
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Backend::Mpi => time_mpi(exe, args, module, runs),
+    }
+}
+
+#[cfg(feature = "mpi")]
+fn time_mpi(
+    exe: &Executable,
+    args: &[Vec<Literal>],
+    module: &Path,
+    runs: usize,
+) -> Result<Option<Vec<f64>>, CliError> {
+    use xla::cpu::devices::mpi::MpiWorld;
+    let at = |e: &dyn std::fmt::Display| CliError::new(format!("{}: {e}", module.display()));
+    let timeout = xla::cpu::devices::ReplicaOptions::default().timeout;
+    let world = MpiWorld::initialize(timeout).map_err(|e| at(&e))?;
+    let rank = world.communicator().rank();
+    let mine = args.get(rank).map(Vec::as_slice).unwrap_or(&[]);
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        world.barrier();
+        let t = std::time::Instant::now();
+        world
+            .run(exe, mine)
+            .map_err(|e| at(&format!("rank {rank}: {e}")))?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok((rank == 0).then_some(times))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn time_mpi(
+    e: &Executable,
+    a: &[Vec<Literal>],
+    module: &Path,
+    _: usize,
+) -> Result<Option<Vec<f64>>, CliError> {
+    execute_mpi(e, a, module).map(|_| None)
+}
+
 #[cfg(not(feature = "mpi"))]
 fn execute_mpi(
     _: &Executable,

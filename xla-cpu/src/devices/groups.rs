@@ -191,8 +191,9 @@ pub fn group_of(
 }
 
 /// What `collective-permute` does on one device: the devices it exchanges with (those sharing
-/// its partition without a channel, its replica with one), and the position among them of the
-/// device it receives from (`None`: it gets zeros).
+/// its partition without a channel, its replica with one), and the positions among them of the
+/// device it sends to (`None`: it sends nothing) and of the device it receives from (`None`:
+/// it gets zeros).
 ///
 /// # Errors
 /// A repeated source or target. (A pair naming a device that does not exist moves nothing.)
@@ -201,7 +202,7 @@ pub fn permute_plan(
     pairs: &[(i64, i64)],
     has_channel: bool,
     device: usize,
-) -> Result<(Vec<usize>, Option<usize>)> {
+) -> Result<(Vec<usize>, Option<usize>, Option<usize>)> {
     let (replica, partition) = (device / topo.partitions, device % topo.partitions);
     let (peers, me, n, kind): (Vec<usize>, usize, usize, &str) = if has_channel {
         let peers = (0..topo.partitions)
@@ -216,7 +217,7 @@ pub fn permute_plan(
     };
     let mut sources = std::collections::HashSet::new();
     let mut targets = std::collections::HashSet::new();
-    let mut from = None;
+    let (mut to, mut from) = (None, None);
     for &(s, t) in pairs {
         for (id, seen, role) in [(s, &mut sources, "source"), (t, &mut targets, "target")] {
             if !seen.insert(id) {
@@ -233,8 +234,11 @@ pub fn permute_plan(
         if t == me && s < n {
             from = Some(s);
         }
+        if s == me && t < n {
+            to = Some(t);
+        }
     }
-    Ok((peers, from))
+    Ok((peers, to, from))
 }
 
 #[cfg(test)]
@@ -316,17 +320,18 @@ mod tests {
         let pairs = [(0, 1), (1, 2)];
         assert_eq!(
             permute_plan(t4, &pairs, false, 2).unwrap(),
-            (vec![0, 1, 2, 3], Some(1))
+            (vec![0, 1, 2, 3], None, Some(1))
         );
-        assert_eq!(permute_plan(t4, &pairs, false, 0).unwrap().1, None);
+        assert_eq!(permute_plan(t4, &pairs, false, 0).unwrap().2, None);
+        assert_eq!(permute_plan(t4, &pairs, false, 0).unwrap().1, Some(1));
         assert!(permute_plan(t4, &[(0, 1), (0, 2)], false, 0).is_err());
         assert!(permute_plan(t4, &[(0, 1), (2, 1)], false, 0).is_err());
         // Replica 7 does not exist: replica 1 gets nothing from it.
-        assert_eq!(permute_plan(t4, &[(7, 1)], false, 1).unwrap().1, None);
+        assert_eq!(permute_plan(t4, &[(7, 1)], false, 1).unwrap().2, None);
         // With a channel the ids are partitions of the device's replica.
         assert_eq!(
             permute_plan(T22, &[(0, 1)], true, 3).unwrap(),
-            (vec![2, 3], Some(0))
+            (vec![2, 3], None, Some(0))
         );
     }
 }

@@ -6,6 +6,7 @@
 use super::comm::exchange;
 use super::groups::{group_mode, group_of, permute_plan, Topology};
 use super::layout::{concat_members, reduce_members, slice_piece};
+use crate::compile::Combiner;
 use crate::error::{invalid, CpuError, Result};
 use crate::exec::Ctx;
 use xla_core::attrs::CollectiveConfig;
@@ -96,6 +97,11 @@ pub fn all_reduce(
     to_apply: CompId,
 ) -> Result<Literal> {
     let (group, _) = my_group(cx, config, Some(config.use_global_device_ids))?;
+    if let (Some(d), [x], Some(Combiner::Binary(op))) = (cx.device, a, cx.combiner(to_apply)) {
+        if let Some(r) = d.all_reduce(&group, x, op)? {
+            return Ok(r);
+        }
+    }
     let values = exchange(cx.device, "all-reduce", &group, pack(a)?)?;
     let results = unpack(values, a.len())?
         .into_iter()
@@ -164,9 +170,7 @@ pub fn all_to_all(
     out: &Shape,
 ) -> Result<Literal> {
     let (group, pos) = my_group(cx, config, None)?;
-    let values = exchange(cx.device, "all-to-all", &group, pack(a)?)?;
     let n = a.len();
-    let per_operand = unpack(values, n)?;
     let Some(dim) = dimension else {
         if n != group.len() {
             return Err(invalid(format!(
@@ -174,22 +178,40 @@ pub fn all_to_all(
                 group.len()
             )));
         }
-        // Result i is member i's operand `pos`.
-        let mine = per_operand
-            .get(pos)
-            .ok_or_else(|| invalid("all-to-all: position out of range"))?;
-        return Ok(single_or_tuple(mine.clone()));
+        // Operand k goes to member k; result i is member i's operand `pos`.
+        let pieces = a.iter().map(|l| (*l).clone()).collect();
+        return Ok(single_or_tuple(send_pieces(cx, &group, pos, pieces)?));
     };
-    let mut results = Vec::with_capacity(n);
-    for (j, vs) in per_operand.iter().enumerate() {
-        let o = out_at(out, j, n)?;
-        let pieces = vs
+    // Piece k of every operand goes to member k, packed as one value.
+    let mut pieces = Vec::with_capacity(group.len());
+    for k in 0..group.len() {
+        let parts = a
             .iter()
-            .map(|v| slice_piece(cx, v, dim, pos, &piece_shape(v, dim, group.len())?))
+            .map(|v| slice_piece(cx, v, dim, k, &piece_shape(v, dim, group.len())?))
             .collect::<Result<Vec<_>>>()?;
-        results.push(concat_members(pieces, dim, o)?);
+        pieces.push(single_or_tuple(parts));
+    }
+    let got = send_pieces(cx, &group, pos, pieces)?;
+    let mut results = Vec::with_capacity(n);
+    for (j, vs) in unpack(got, n)?.into_iter().enumerate() {
+        results.push(concat_members(vs, dim, out_at(out, j, n)?)?);
     }
     Ok(single_or_tuple(results))
+}
+
+/// Piece k to member k; the pieces this device got, in group order. Without a device the
+/// group is this device alone.
+fn send_pieces(
+    cx: &Ctx<'_>,
+    group: &[usize],
+    pos: usize,
+    mut pieces: Vec<Literal>,
+) -> Result<Vec<Literal>> {
+    match cx.device {
+        Some(d) => d.all_to_all(group, pieces),
+        None if pos == 0 && pieces.len() == 1 => Ok(pieces.drain(..).collect()),
+        None => Err(invalid("all-to-all without devices on a group of several")),
+    }
 }
 
 /// The shape of one of `parts` pieces of `v` along `dim`.
@@ -225,9 +247,14 @@ pub fn collective_permute(
     out: &Shape,
 ) -> Result<Literal> {
     let (topo, me) = here(cx);
-    let (peers, from) = permute_plan(topo, pairs, channel_id.is_some(), me)?;
-    let values = exchange(cx.device, "collective-permute", &peers, x.clone())?;
-    match from.and_then(|k| values.into_iter().nth(k)) {
+    let (peers, to, from) = permute_plan(topo, pairs, channel_id.is_some(), me)?;
+    let global = |k: Option<usize>| k.and_then(|k| peers.get(k).copied());
+    let got = match cx.device {
+        Some(d) => d.permute(&peers, x.clone(), global(to), global(from))?,
+        // One device: it receives its own value when it is its own source.
+        None => from.filter(|&k| k == me).map(|_| x.clone()),
+    };
+    match got {
         Some(v) => Ok(v),
         None => Ok(Literal::zeros(out)?),
     }
