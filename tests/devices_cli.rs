@@ -187,10 +187,10 @@ fn mpi_rank_that_skips_a_collective_fails_not_hangs() {
          ROOT o = f32[2] conditional(c, x, x), true_computation=sum, false_computation=neg }\n",
     )
     .unwrap();
-    // f32[2,2] of ones as .npy (version 1 header padded to 64 bytes).
+    // f32[2,2] of ones as .npy (version 1 header padded to 128 bytes).
     let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    let pad = 64 - 10 - header.len() - 1;
+    let pad = 128 - 10 - header.len() - 1;
     npy.extend_from_slice(&u16::try_from(header.len() + pad + 1).unwrap().to_le_bytes());
     npy.extend_from_slice(header.as_bytes());
     npy.extend(std::iter::repeat_n(b' ', pad));
