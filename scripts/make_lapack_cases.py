@@ -3,7 +3,10 @@
 `*getrf_ffi`, `*trsm_ffi`): `jnp.linalg` / `jax.scipy.linalg` programs lowered to HLO text,
 with inputs and the outputs real XLA gives.
 
-    python3 scripts/make_lapack_cases.py testdata/lapack
+    python3 scripts/make_lapack_cases.py testdata/lapack [CASE ...]
+
+(with CASE names, only those folders are written; the random inputs are drawn in the same
+order either way, so the other folders would be unchanged).
 
 Each case folder holds module.hlo (HLO text), module.mlir (StableHLO, as JAX prints it), in*.npy, out*.npy and meta.json (rtol, atol).
 """
@@ -258,8 +261,71 @@ CASES.update({
 })
 
 
-def main(out):
+
+# NaN confinement and defective Schur forms (LAPACK's own behaviour, through JAX): eigh of a
+# matrix whose NaN no reflector reaches keeps it to one eigenvalue (LAPACK's selection sort
+# leaves it in place), a NaN the reduction spreads makes every output NaN; schur of a
+# triangular or diagonal matrix with a NaN is the matrix itself (balancing isolates every
+# eigenvalue), of a dense one NaN. Each matrix of a batch is independent.
+def _nan_diag(vals, dt):
+    return np.diag(np.array(vals, dtype=dt))
+
+
+def _block_nan(dt):
+    b = np.zeros((5, 5))
+    b[2:, 2:] = sym(3, (), np.float64)
+    b[0, 0], b[1, 1] = np.nan, -7.0
+    return b.astype(dt)
+
+
+def _spread_nan(dt):
+    b = np.zeros((5, 5))
+    b[:3, :3] = sym(3, (), np.float64)
+    b[3, 3], b[4, 4] = np.nan, 2.0
+    return b.astype(dt)
+
+
+def _similar(t, dt):
+    """`P t P⁻¹` for a random well-conditioned `P`: a dense matrix with t's Jordan form."""
+    n = t.shape[0]
+    p = rng.standard_normal((n, n)) + 3 * np.eye(n)
+    return (p @ t @ np.linalg.inv(p)).astype(dt)
+
+
+def schur_backward(output):
+    """What a defective matrix's Schur form determines well: Z T Zᴴ, Zᴴ Z, the zeros below
+    the (quasi-)triangle and the trace (its eigenvalues are ill-conditioned)."""
+    def f(a):
+        t, z = jsl.schur(a, output=output)
+        low = jnp.tril(t, -2 if t.dtype.kind == "f" else -1)
+        return z @ t @ ct(z), ct(z) @ z, low, jnp.trace(t)
+    return f
+
+
+_jordan = np.diag([2.0] * 4) + np.diag([1.0] * 3, 1)
+_nilpotent = np.triu(np.ones((4, 4)), 1)
+_companion = np.array([[3.0, -3.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])  # (x - 1)^3
+CASES.update({
+    "eigh_nan_diag_f64": (eigh_unique, [np.stack([_nan_diag([3.0, np.nan, 1.0, -2.0], np.float64),
+                                                  sym(4, (), np.float64)])]),
+    "eigh_nan_block_f32": (eigh_unique, [_block_nan(np.float32)]),
+    "eigh_nan_spread_f32": (jnp.linalg.eigh, [_spread_nan(np.float32)]),
+    "eigh_nan_diag_c64": (eigh_unique, [np.stack([_nan_diag([1.0, 2.0, np.nan], np.complex64),
+                                                  herm(3)])]),
+    "schur_nan_diag_f64": (jsl.schur, [_nan_diag([1.0, np.nan, 3.0, -1.0], np.float64)]),
+    "schur_nan_triu_f32": (jsl.schur, [np.triu(vec((4, 4))) + np.diag([0, np.nan, 0, 0]).astype(np.float32)]),
+    "schur_nan_dense_batch_f32": (schur_unique("real"), [np.stack([vec((4, 4)), np.where(np.eye(4) > 0, np.nan, vec((4, 4))).astype(np.float32)])]),
+    "schur_defective_jordan_f64": (schur_backward("real"), [_similar(_jordan, np.float64)]),
+    "schur_defective_companion_f64": (schur_backward("real"), [_companion]),
+    "schur_defective_jordan_f32": (schur_backward("real"), [_jordan.astype(np.float32)]),
+    "schur_nilpotent_c128": (schur_backward("complex"), [_similar(_nilpotent, np.complex128)]),
+    "schur_defective_complex_f32": (schur_backward("complex"), [_similar(_jordan, np.float32)]),
+})
+
+def main(out, only=()):
     for name, (f, args) in CASES.items():
+        if only and name not in only:
+            continue
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         text = jax.jit(f).lower(*args).as_text(dialect="hlo")
@@ -281,4 +347,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], tuple(sys.argv[2:]))

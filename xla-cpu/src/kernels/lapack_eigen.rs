@@ -3,11 +3,15 @@
 //! triangle), `gesdd`/`gesvd` (`jnp.linalg.svd`: descending singular values, `mode` `A`
 //! full, `S` thin, `N` values only) and `geev` (`jnp.linalg.eig`: eigenvalues, left and right
 //! eigenvectors as columns, each of unit 2-norm with its largest component real, as LAPACK
-//! normalises them). A matrix with a NaN or infinity gives NaN results and a nonzero `info`
-//! (JAX's wrappers then return NaN, as they do for LAPACK's failures). Eigenvectors and
+//! normalises them). For `gesdd`/`geev` a matrix with a NaN or infinity gives NaN results
+//! and a nonzero `info` (JAX's wrappers then return NaN, as they do for LAPACK's failures,
+//! and as LAPACK's results for such matrices are); `syevd` of such a matrix follows
+//! LAPACK's own steps (`lapack_eigh_nan`), which keep a NaN that no reflector reaches to
+//! its own eigenvalue. Each matrix of a batch is independent. Eigenvectors and
 //! singular vectors are unique only up to a sign (a phase for complex types) and, for
 //! `geev`, eigenvalues come in the order faer's QR iteration finds them.
 
+use super::lapack_eigh_nan::eigh_non_finite;
 use super::lapack_householder::first;
 use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Scalar};
 use crate::error::{invalid, Result};
@@ -219,15 +223,17 @@ fn syevd_k<T: Scalar>(
         let m = x.get(k * n * n..(k + 1) * n * n).unwrap_or(&[]);
         let a = MatRef::from_row_major_slice(m, n, n);
         let res = if finite(m) {
-            a.self_adjoint_eigen(side).ok()
+            a.self_adjoint_eigen(side)
+                .ok()
+                .map(|e| ((0..n).map(|j| e.S()[j].re()).collect(), row_major(e.U())))
         } else {
-            None
+            eigh_non_finite(m, n, lower)
         };
         match res {
-            Some(e) => {
-                vals.extend((0..n).map(|j| e.S()[j].re()));
+            Some((w, v)) => {
+                vals.extend::<Vec<T::R>>(w);
                 if vectors {
-                    vecs.extend(row_major(e.U()));
+                    vecs.extend(v);
                 } else {
                     vecs.extend_from_slice(m);
                 }

@@ -58,7 +58,7 @@ pub(crate) fn org2r<T: Scalar>(a: &mut Dense<T>, tau: &[T]) {
 
 /// `xGEHD2` with 1-based `ilo..=ihi`: the Hessenberg form and reflectors in `a`, returns
 /// `tau` (`n - 1`, zero outside `ilo..ihi`).
-fn gehd2<T: Scalar>(a: &mut Dense<T>, ilo: usize, ihi: usize) -> Vec<T> {
+pub(crate) fn gehd2<T: Scalar>(a: &mut Dense<T>, ilo: usize, ihi: usize) -> Vec<T> {
     let n = a.rows;
     let mut taus = vec![T::zero(); n.saturating_sub(1)];
     for i in ilo.saturating_sub(1)..ihi.saturating_sub(1) {
@@ -118,7 +118,7 @@ fn her2_step<T: Scalar>(a: &mut Dense<T>, v: &[T], tau: T, r0: usize, lower: boo
 
 /// `xSYTD2`/`xHETD2` on one matrix: returns `(d, e, tau)`; the reflectors replace the
 /// reduced part of the `lower` (or upper) triangle.
-fn sytd2<T: Scalar>(a: &mut Dense<T>, lower: bool) -> (Vec<T::R>, Vec<T::R>, Vec<T>) {
+pub(crate) fn sytd2<T: Scalar>(a: &mut Dense<T>, lower: bool) -> (Vec<T::R>, Vec<T::R>, Vec<T>) {
     let n = a.rows;
     let m1 = n.saturating_sub(1);
     let (mut d, mut e, mut taus) = (

@@ -1,139 +1,171 @@
 //! `gees` (`jax.scipy.linalg.schur`): the Schur form `T` and Schur vectors `Z` with
-//! `A = Z T Zᴴ`. Built from faer's eigendecomposition: the eigenvectors, in faer's
-//! eigenvalue order (a real matrix's conjugate pairs as the real basis `re, im` of their
-//! invariant plane), are orthonormalised by LAPACK's Householder QR, so each leading set of
-//! columns of `Z` spans an invariant subspace and `T = Zᴴ A Z` is upper triangular (real:
-//! quasi-triangular, each 2×2 block rotated to LAPACK's standard form with equal diagonal
-//! entries). Schur forms are unique only up to the order of the eigenvalues and the signs
-//! (phases) of `Z`'s columns; a defective matrix (no basis of eigenvectors) is out of reach
-//! of this construction and gives a nonzero `info`.
+//! `A = Z T Zᴴ`, computed as LAPACK's `xGEES` computes them: `xGEBAL` permutations isolate
+//! the eigenvalues that need no iteration (a triangular or diagonal matrix is left as it
+//! is), `xGEHD2` reduces the rest to Hessenberg form, `xORGHR` forms `Z`, the Schur
+//! iteration of `xLAHQR` (`lapack_hqr`, `lapack_hqr_cplx`) converges it (real: 2×2 blocks
+//! of conjugate pairs in LAPACK's standard form) and `xGEBAK` undoes the permutations on
+//! `Z`. Defective matrices are ordinary input; a NaN makes the iteration fail (`info > 0`,
+//! NaN results) unless balancing isolated it, as in LAPACK (a diagonal matrix with a NaN
+//! gives `T = A`, `Z = I`). Schur forms are unique only up to the order of the eigenvalues
+//! and the signs (phases) of `Z`'s columns.
 
-use super::lapack_eigen::Eig;
-use super::lapack_householder::{first, geqr2, org2r};
+use super::lapack_householder::{first, gehd2};
+use super::lapack_hqr::lahqr_real;
+use super::lapack_hqr_cplx::lahqr_cplx;
 use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Dense, Scalar};
 use crate::error::{invalid, Result};
 use crate::index::array;
-use faer::MatRef;
 use num_complex::Complex;
 use num_traits::{Float, Zero};
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
 
-/// `op(x) · y`, `op` the conjugate transpose when `adjoint`.
-fn mul<T: Scalar>(x: &Dense<T>, y: &Dense<T>, adjoint: bool) -> Dense<T> {
-    let (r, inner) = if adjoint {
-        (x.cols, x.rows)
-    } else {
-        (x.rows, x.cols)
-    };
-    let mut out = Dense {
-        rows: r,
-        cols: y.cols,
-        d: vec![T::zero(); r * y.cols],
-    };
-    for i in 0..r {
-        for j in 0..y.cols {
-            let s = (0..inner).fold(T::zero(), |s, k| {
-                let xv = if adjoint { x.at(k, i).cj() } else { x.at(i, k) };
-                s + xv * y.at(k, j)
-            });
-            out.set(i, j, s);
+/// Swaps columns `j, m` (rows `0..=l`) and rows `j, m` (columns `k..`), `xGEBAL`'s exchange.
+fn exchange<T: Scalar>(a: &mut Dense<T>, j: usize, m: usize, k: usize, l: usize) {
+    for r in 0..=l {
+        let (x, y) = (a.at(r, j), a.at(r, m));
+        a.set(r, j, y);
+        a.set(r, m, x);
+    }
+    for c in k..a.cols {
+        let (x, y) = (a.at(j, c), a.at(m, c));
+        a.set(j, c, y);
+        a.set(m, c, x);
+    }
+}
+
+/// `xGEBAL` with `job = 'P'` (permutations only): rows with no off-diagonal nonzero in
+/// the leading block are moved to its end, then columns likewise to its start (a NaN counts
+/// as nonzero). Returns 0-based `(ilo, ihi)` and the permutation record `scale`.
+fn gebal_p<T: Scalar>(a: &mut Dense<T>) -> (usize, usize, Vec<usize>) {
+    let n = a.rows;
+    let mut scale: Vec<usize> = (0..n).collect();
+    if n == 0 {
+        return (0, 0, scale);
+    }
+    let (mut k, mut l) = (0usize, n - 1);
+    'rows: loop {
+        for j in (0..=l).rev() {
+            if (0..=l).all(|i| i == j || a.at(j, i) == T::zero()) {
+                scale[l] = j;
+                if j != l {
+                    exchange(a, j, l, k, l);
+                }
+                if l == 0 {
+                    return (0, 0, scale);
+                }
+                l -= 1;
+                continue 'rows;
+            }
+        }
+        break;
+    }
+    'cols: loop {
+        for j in k..=l {
+            if (k..=l).all(|i| i == j || a.at(i, j) == T::zero()) {
+                scale[k] = j;
+                if j != k {
+                    exchange(a, j, k, k, l);
+                }
+                if k == l {
+                    break 'cols;
+                }
+                k += 1;
+                continue 'cols;
+            }
+        }
+        break;
+    }
+    (k, l, scale)
+}
+
+/// `xGEBAK('P', 'R')`: undoes `gebal_p`'s permutations on the rows of `z`.
+fn gebak<T: Scalar>(z: &mut Dense<T>, ilo: usize, ihi: usize, scale: &[usize]) {
+    let n = z.rows;
+    for ii in 0..n {
+        if (ilo..=ihi).contains(&ii) {
+            continue;
+        }
+        let i = if ii < ilo { ilo - 1 - ii } else { ii };
+        let k = scale.get(i).copied().unwrap_or(i);
+        if k != i {
+            for c in 0..z.cols {
+                let (x, y) = (z.at(i, c), z.at(k, c));
+                z.set(i, c, y);
+                z.set(k, c, x);
+            }
         }
     }
-    out
 }
 
-/// `Qᴴ A Q`.
-fn similar<T: Scalar>(q: &Dense<T>, a: &Dense<T>) -> Dense<T> {
-    mul(q, &mul(a, q, false), true)
-}
-
-/// The basis the eigenvectors give: complex columns as they are, a real matrix's pair
-/// `v, v̄` as `re v, im v`.
-fn basis<T: Scalar>(w: &[Complex<T::R>], vr: &[Complex<T::R>], n: usize) -> Dense<T> {
-    let mut b = Dense {
+/// `xORGHR`: `Q = H(ilo) … H(ihi-1)` from the reflectors `gehd2` left below the
+/// subdiagonal of `a`.
+fn orghr<T: Scalar>(a: &Dense<T>, tau: &[T], ilo: usize, ihi: usize) -> Dense<T> {
+    let n = a.rows;
+    let mut q = Dense {
         rows: n,
         cols: n,
         d: vec![T::zero(); n * n],
     };
-    let mut j = 0;
-    while j < n {
-        let pair = !T::COMPLEX && w.get(j).is_some_and(|c| c.im != T::R::zero()) && j + 1 < n;
-        for i in 0..n {
-            let v = vr
-                .get(i * n + j)
-                .copied()
-                .unwrap_or(Complex::new(T::R::zero(), T::R::zero()));
-            b.set(i, j, T::parts(v.re, v.im));
-            if pair {
-                b.set(i, j + 1, T::parts(v.im, T::R::zero()));
-            }
-        }
-        j += if pair { 2 } else { 1 };
+    for i in 0..n {
+        q.set(i, i, T::one());
     }
-    b
+    for i in (ilo..ihi).rev() {
+        let mut v = vec![T::one()];
+        v.extend(a.col(i, i + 2, ihi + 1));
+        let t = tau.get(i).copied().unwrap_or(T::zero());
+        q.reflect_left(&v, t, i + 1, 0, n);
+    }
+    q
 }
 
-/// Rotates columns `j, j+1` of `q` so the 2×2 block of `Qᵀ A Q` there has equal diagonal
-/// entries (LAPACK's standard form of a complex-conjugate pair).
-fn standardise<T: Scalar>(q: &mut Dense<T>, a: &Dense<T>, j: usize) {
-    let t = similar(q, a);
-    let (p, s) = (
-        t.at(j, j) - t.at(j + 1, j + 1),
-        t.at(j, j + 1) + t.at(j + 1, j),
-    );
-    let theta = (-p.re()).atan2(s.re()) * T::half();
-    let (c, sn) = (theta.cos(), theta.sin());
-    for i in 0..q.rows {
-        let (x, y) = (q.at(i, j), q.at(i, j + 1));
-        q.set(i, j, x.scale(c) + y.scale(sn));
-        q.set(i, j + 1, y.scale(c) - x.scale(sn));
+/// The Schur iteration on the active block, real or complex: `info`.
+fn hqr<T: Scalar>(
+    h: &mut Dense<T>,
+    z: &mut Dense<T>,
+    ilo: usize,
+    ihi: usize,
+    w: &mut [Complex<T::R>],
+) -> usize {
+    if T::COMPLEX {
+        return lahqr_cplx(h, z, ilo, ihi, w);
     }
+    let real = |a: &Dense<T>| Dense {
+        rows: a.rows,
+        cols: a.cols,
+        d: a.d.iter().map(|x| x.re()).collect::<Vec<T::R>>(),
+    };
+    let (mut hr, mut zr) = (real(h), real(z));
+    let info = lahqr_real(&mut hr, &mut zr, ilo, ihi, w);
+    let back = |d: &Dense<T::R>| d.d.iter().map(|&x| T::parts(x, T::R::zero())).collect();
+    h.d = back(&hr);
+    z.d = back(&zr);
+    info
 }
 
 /// `(T, Z, w)` of one matrix.
 type SchurOut<T> = (Dense<T>, Dense<T>, Vec<Complex<<T as Scalar>::R>>);
 
-/// One matrix: `(T, Z, w)` or `None` when faer does not converge.
-fn schur_one<T: Eig>(m: &[T], n: usize) -> Option<SchurOut<T>> {
-    if !m.iter().all(|&v| T::finite(v)) {
-        return None;
-    }
-    let (w, _, vr) = T::eig(MatRef::from_row_major_slice(m, n, n), false, true)?;
-    let a = Dense::from(m, n, n).ok()?;
-    let mut q = basis::<T>(&w, &vr, n);
-    let tau = geqr2(&mut q);
-    org2r(&mut q, &tau);
-    let pairs: Vec<usize> = (0..n.saturating_sub(1))
-        .filter(|&j| !T::COMPLEX && w.get(j).is_some_and(|c| c.im > T::R::zero()))
-        .collect();
-    for &j in &pairs {
-        standardise(&mut q, &a, j);
-    }
-    let mut t = similar(&q, &a);
+/// One matrix: `(T, Z, w)`, or `None` when the iteration does not converge.
+fn schur_one<T: Scalar>(m: &[T], n: usize) -> Option<SchurOut<T>> {
+    let mut h = Dense::from(m, n, n).ok()?;
+    let (ilo, ihi, scale) = gebal_p(&mut h);
+    let tau = gehd2(&mut h, ilo + 1, ihi + 1);
+    let mut z = orghr(&h, &tau, ilo, ihi);
     for i in 0..n {
-        for j in 0..i {
-            if !(i == j + 1 && pairs.contains(&j)) {
-                t.set(i, j, T::zero());
-            }
+        for j in 0..(i.saturating_sub(1)) {
+            h.set(i, j, T::zero());
         }
     }
-    let mut w_out = Vec::with_capacity(n);
-    for j in 0..n {
-        let d = t.at(j, j).cplx();
-        let im = if pairs.contains(&j) {
-            (t.at(j, j + 1).re().abs().sqrt()) * (t.at(j + 1, j).re().abs().sqrt())
-        } else if j > 0 && pairs.contains(&(j - 1)) {
-            -((t.at(j - 1, j).re().abs().sqrt()) * (t.at(j, j - 1).re().abs().sqrt()))
-        } else {
-            d.im
-        };
-        w_out.push(Complex::new(d.re, im));
+    let mut w: Vec<Complex<T::R>> = (0..n).map(|i| h.at(i, i).cplx()).collect();
+    if n > 0 && hqr(&mut h, &mut z, ilo, ihi, &mut w) != 0 {
+        return None;
     }
-    Some((t, q, w_out))
+    gebak(&mut z, ilo, ihi, &scale);
+    Some((h, z, w))
 }
 
-fn gees_k<T: Eig>(x: &[T], dims: &[usize], vectors: bool, out: &Shape) -> Result<Literal> {
+fn gees_k<T: Scalar>(x: &[T], dims: &[usize], vectors: bool, out: &Shape) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "gees")?;
     if m != n {
         return Err(invalid(format!(
@@ -196,35 +228,81 @@ pub(crate) fn gees(args: &[&Literal], config: &str, out: &Shape) -> Result<Liter
 mod tests {
     use super::*;
 
+    fn f64_of<R: num_traits::ToPrimitive>(x: R) -> f64 {
+        x.to_f64().unwrap()
+    }
+
+    /// Checks `Zᴴ A Z = T`, `Zᴴ Z = I` and the zeros below the (quasi-)triangle.
+    fn check<T: Scalar>(a: &[T], n: usize, tol: f64) -> Dense<T> {
+        let (t, z, _) = schur_one(a, n).unwrap();
+        let at = |m: &[T], i: usize, j: usize| m[i * n + j];
+        for i in 0..n {
+            for j in 0..n {
+                let (mut back, mut eye) = (T::zero(), T::zero());
+                for k in 0..n {
+                    for l in 0..n {
+                        back += at(&z.d, k, i).cj() * at(a, k, l) * at(&z.d, l, j);
+                    }
+                    eye += at(&z.d, k, i).cj() * at(&z.d, k, j);
+                }
+                let d = f64_of((back - t.at(i, j)).cplx().norm());
+                assert!(d < tol, "({i},{j}) {d}");
+                let want = if i == j { 1.0 } else { 0.0 };
+                let e = (f64_of(eye.re()) - want).abs() + f64_of(eye.im()).abs();
+                assert!(e < tol, "Z not unitary at ({i},{j})");
+                if i > j + 1 || (T::COMPLEX && i > j) {
+                    assert!(t.at(i, j) == T::zero(), "T({i},{j}) not zero");
+                }
+            }
+        }
+        t
+    }
+
     #[test]
     fn real_schur_form_rebuilds_the_matrix() {
         let a = [1.0f64, -2.0, 0.5, 2.0, 1.0, 0.0, 0.3, 0.7, 3.0];
-        let (t, z, w) = schur_one(&a, 3).unwrap();
-        let d = Dense::from(&a, 3, 3).unwrap();
-        // Zᵀ A Z = T (the entries set to zero are zero to rounding), Zᵀ Z = I.
-        let back = similar(&z, &d);
-        for k in 0..9 {
-            assert!((back.d[k] - t.d[k]).abs() < 1e-12, "{k}");
-        }
-        let eye = similar(
-            &z,
-            &Dense::from(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], 3, 3).unwrap(),
-        );
-        let zz = similar(
-            &Dense::from(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], 3, 3).unwrap(),
-            &eye,
-        );
-        for k in 0..9 {
-            let want = if k % 4 == 0 { 1.0 } else { 0.0 };
-            assert!((zz.d[k] - want).abs() < 1e-12, "{k}");
-        }
-        // One conjugate pair in a standardised block (equal diagonal), one real value.
-        let pair: Vec<usize> = (0..3).filter(|&j| w[j].im > 0.0).collect();
-        assert_eq!(pair.len(), 1);
-        let j = pair[0];
+        let t = check(&a, 3, 1e-12);
+        // One standardised 2x2 block (equal diagonal entries).
+        let j = (0..2).find(|&j| t.at(j + 1, j) != 0.0).unwrap();
         assert!((t.at(j, j) - t.at(j + 1, j + 1)).abs() < 1e-12);
-        assert!(
-            (w[j].im + w[j + 1].im).abs() < 1e-12 && w.iter().filter(|c| c.im == 0.0).count() == 1
-        );
+    }
+
+    #[test]
+    fn defective_matrices_have_a_schur_form() {
+        // A Jordan block (eigenvalue 2, one eigenvector), a nilpotent matrix and a
+        // companion matrix of (x - 1)^3.
+        let jordan = [2.0f64, 1.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0, 2.0];
+        check(&jordan, 3, 1e-12);
+        let nil = [0.0f64, 1.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0];
+        check(&nil, 3, 1e-12);
+        let comp = [3.0f64, -3.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+        let t = check(&comp, 3, 1e-10);
+        for i in 0..3 {
+            assert!((t.at(i, i) - 1.0).abs() < 1e-4, "{}", t.at(i, i));
+        }
+        let c = [
+            Complex::new(1.0f64, 1.0),
+            Complex::new(1.0, 0.0),
+            Complex::new(0.0, 0.0),
+            Complex::new(1.0, 1.0),
+        ];
+        check(&c, 2, 1e-12);
+    }
+
+    #[test]
+    fn a_nan_is_isolated_by_balancing_or_fails() {
+        // Diagonal with a NaN: T = A, Z = I (LAPACK's balancing isolates every entry).
+        let mut d = [0.0f64; 9];
+        d[0] = 1.0;
+        d[4] = f64::NAN;
+        d[8] = 3.0;
+        let (t, z, w) = schur_one(&d, 3).unwrap();
+        assert!(t.at(1, 1).is_nan() && t.at(0, 0) == 1.0 && t.at(2, 2) == 3.0);
+        assert_eq!(z.d, vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+        assert!(w[1].re.is_nan() && w[2].re == 3.0);
+        // A dense matrix with a NaN: the iteration fails.
+        let mut a = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0];
+        a[1] = f64::NAN;
+        assert!(schur_one(&a, 3).is_none());
     }
 }

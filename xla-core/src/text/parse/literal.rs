@@ -332,15 +332,25 @@ mod tests {
     }
 }
 
-/// The placeholder value XLA's HLO parser gives an elided constant (`constant({...})`):
-/// its bytes are filled with little-endian 32-bit words counting up from `*next`, a count
-/// that runs on across the module's elided constants (XLA's runs across the process, so the
-/// values agree with XLA for the first module parsed); PRED words hold the count modulo 2,
-/// and bytes past the last whole word are zero (XLA leaves them unspecified).
+/// XLA's two placeholder counters for elided constants, both running on across a module's
+/// constants (XLA's run across the process): one of 32-bit words and one of the bytes that
+/// follow a constant's last whole word.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ElidedCounters {
+    words: u32,
+    bytes: u32,
+}
+
+/// The placeholder value XLA's HLO parser gives an elided constant (`constant({...})`), bit
+/// for bit: its first `n = size / 4` words hold little-endian 32-bit words counting up from
+/// `next.words`; then its `size % 4` tail bytes take the byte counter `next.bytes`, written,
+/// as XLA writes them, at *byte* offset `n` (over the words' bytes when `n > 0`; the last
+/// bytes stay zero). PRED words and bytes hold their count modulo 2. Checked against real
+/// XLA by `testdata/hlo_elided` and `testdata/hlo_elided_tail`.
 pub(crate) fn elided_literal(
     ty: crate::types::PrimitiveType,
     dims: &[i64],
-    next: &mut u32,
+    next: &mut ElidedCounters,
 ) -> Result<Literal, String> {
     use crate::types::PrimitiveType as P;
     let count: usize = dims
@@ -349,10 +359,19 @@ pub(crate) fn elided_literal(
         .product();
     let size = ty.byte_size();
     let mut bytes = vec![0u8; count.checked_mul(size).ok_or("the constant is too large")?];
+    let pred = ty == P::Pred;
     for word in bytes.chunks_exact_mut(4) {
-        let v = if ty == P::Pred { *next % 2 } else { *next };
+        let v = if pred { next.words % 2 } else { next.words };
         word.copy_from_slice(&v.to_le_bytes());
-        *next = next.wrapping_add(1);
+        next.words = next.words.wrapping_add(1);
+    }
+    let whole = bytes.len() / 4;
+    for j in 0..bytes.len() % 4 {
+        if let Some(b) = bytes.get_mut(whole + j) {
+            let v = if pred { next.bytes % 2 } else { next.bytes };
+            *b = v.to_le_bytes()[0];
+        }
+        next.bytes = next.bytes.wrapping_add(1);
     }
     macro_rules! read {
         ($t:ty, $n:literal) => {

@@ -157,8 +157,8 @@ pub(crate) struct Parser<'t> {
     pos: usize,
     end: usize,
     depth: usize,
-    /// Words of elided constants (`{...}`) filled so far, shared with sub-parsers.
-    elided: std::rc::Rc<std::cell::Cell<u32>>,
+    /// XLA's placeholder counters for elided constants (`{...}`), shared with sub-parsers.
+    elided: std::rc::Rc<std::cell::Cell<literal::ElidedCounters>>,
 }
 
 const EOF: Tok = Tok::Eof;
