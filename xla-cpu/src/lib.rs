@@ -23,6 +23,7 @@ mod fold;
 mod fusion;
 mod in_place;
 mod index;
+mod invariant;
 pub(crate) mod kernels;
 mod limits;
 mod math;

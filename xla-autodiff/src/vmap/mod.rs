@@ -98,7 +98,7 @@ pub fn vmap_module(
         .unwrap_or_else(|| Shape::tuple(Vec::new()));
     let out = outputs(&b, &root, &result, out_axes, size)?;
     let m = b.build_with_root(&out)?;
-    Ok(crate::passes::simplify(m))
+    Ok(crate::passes::simplify(m)?)
 }
 
 /// One entry per parameter, each batched one an array with the axis in `0..=rank`.

@@ -13,6 +13,7 @@ use super::lapack_householder::{first, geqr2, org2r};
 use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Dense, Scalar};
 use crate::error::{invalid, Result};
 use crate::index::array;
+use crate::invariant;
 use faer::MatRef;
 use num_complex::Complex;
 use num_traits::{Float, Zero};
@@ -143,7 +144,7 @@ fn gees_k<T: Eig>(x: &[T], dims: &[usize], vectors: bool, out: &Shape) -> Result
     let shapes = tuple_of(out, if T::COMPLEX { 5 } else { 6 }, "gees")?;
     let (mut t, mut z, mut w, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for k in 0..b {
-        let mat = x.get(k * n * n..(k + 1) * n * n).unwrap_or(&[]);
+        let mat = invariant::span(x, k * n * n..(k + 1) * n * n, "schur: b n*n matrices");
         match schur_one(mat, n) {
             Some((tk, zk, wk)) => {
                 t.extend(tk.d);

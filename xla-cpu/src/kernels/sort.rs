@@ -2,7 +2,7 @@
 //! `topk` (ties: lower index first).
 
 use crate::compile::Combiner;
-use crate::error::{invalid, Result};
+use crate::error::{internal, invalid, Result};
 use crate::exec::{scalar_at, Ctx};
 use crate::index::{array, count, make, results};
 use crate::scalar::{Elem, Kind};
@@ -95,7 +95,11 @@ fn sort_network(cx: &Ctx, ds: &[&ArrayData], f: CompId, slices: &mut [Vec<usize>
     }
     for (s, slice) in slices.iter_mut().enumerate() {
         for (q, slot) in slice.iter_mut().enumerate() {
-            *slot = perm[s * p + q].unwrap_or(*slot);
+            *slot = perm
+                .get(s * p + q)
+                .copied()
+                .flatten()
+                .ok_or_else(|| internal("sort: the padding sorts after every element"))?;
         }
     }
     Ok(())
