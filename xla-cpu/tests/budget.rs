@@ -231,7 +231,7 @@ fn a_custom_call_result_past_the_allocator_is_refused_before_it_runs() {
     let flag = called.clone();
     exe.register_custom_call("grow", move |_, _, _| {
         flag.store(true, Ordering::SeqCst);
-        Err("must not run".to_string())
+        Err("must not run".into())
     });
     exe.set_memory_limit(Some(u64::MAX - 1));
     let e = exe
