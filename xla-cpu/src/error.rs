@@ -175,6 +175,25 @@ pub enum CpuError {
         /// The limit in force.
         limit: crate::limits::MemoryLimit,
     },
+    /// At run time, a kernel's scratch buffer (im2col columns, a sort's permutation, a
+    /// LAPACK workspace) would take the memory held past the limit.
+    #[error(
+        "{what} needs {} of scratch memory but {} are held already and the memory limit is {} ({}); set XLA_CPU_MEMORY_LIMIT or Executable::set_memory_limit to change it",
+        crate::limits::human_bytes(*bytes),
+        crate::limits::human_bytes(*held),
+        crate::limits::human_bytes(limit.bytes),
+        limit.source
+    )]
+    ScratchOverBudget {
+        /// The op and its buffer, e.g. `sort (permutation)`.
+        what: &'static str,
+        /// Bytes of the buffer.
+        bytes: u64,
+        /// Bytes held when it was asked for (values, the op's result, earlier scratch).
+        held: u64,
+        /// The limit in force.
+        limit: crate::limits::MemoryLimit,
+    },
     /// An invariant of the executor does not hold: a bug in xla-cpu, not in the module.
     /// Names the invariant; debug builds assert it instead.
     #[error("internal error (a bug in xla-cpu; please report it): {0}")]
