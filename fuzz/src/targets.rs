@@ -15,13 +15,17 @@ use xla::{Literal, Module, PrimitiveType, Shape};
 pub type Target = fn(&[u8]);
 
 /// The targets by name (the folder names under `fuzz/corpus/`).
-pub const TARGETS: [(&str, Target); 5] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("hlo_parse", hlo_parse),
     ("hlo_run", hlo_run),
     ("npy", npy),
     ("safetensors", safetensors),
+    ("shape_rules", shape_rules::shape_rules),
     ("stablehlo_parse", stablehlo_parse),
 ];
+
+#[path = "shape_rules.rs"]
+pub mod shape_rules;
 
 /// HLO text: parse, verify, and print; what parses must print to text that parses again.
 pub fn hlo_parse(data: &[u8]) {

@@ -72,5 +72,5 @@ pub(crate) fn jvp_module(module: &Module, wrt: Option<&[usize]>) -> Result<Modul
     jargs.extend(ts);
     let jt = b.get_tuple_element(b.inline(&jv, jv.entry, &jargs), 0);
     let root = b.tuple([value, jt]);
-    Ok(passes::simplify(b.build_with_root(&root)?))
+    Ok(passes::simplify(b.build_with_root(&root)?)?)
 }

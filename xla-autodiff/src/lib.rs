@@ -270,5 +270,5 @@ fn differentiate(
     }
     let root = b.tuple(outs);
     let m = b.build_with_root(&root)?;
-    Ok(passes::simplify(m))
+    Ok(passes::simplify(m)?)
 }

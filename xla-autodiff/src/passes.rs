@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use xla_core::{CompId, Computation, InstrId, Module, Op};
 
 /// CSE and DCE on every computation, then drops unreachable computations.
-pub(crate) fn simplify(mut m: Module) -> Module {
+pub(crate) fn simplify(mut m: Module) -> Result<Module, xla_core::Error> {
     for c in &mut m.computations {
         cse(c);
         dce(c);
@@ -22,11 +22,7 @@ fn cse(c: &mut Computation) {
     let mut kept = Vec::with_capacity(c.instructions.len());
     for ins in c.instructions.drain(..) {
         let mut ins = ins;
-        ins.operands = ins
-            .operands
-            .iter()
-            .map(|o| map.get(o.0).copied().unwrap_or(*o))
-            .collect();
+        ins.operands = ins.operands.iter().map(|&o| renamed(&map, o)).collect();
         let mergeable = !matches!(ins.op, Op::Parameter { .. }) && !ins.op.has_side_effect();
         let key = format!("{:?}|{:?}|{:?}", ins.op, ins.operands, ins.shape);
         if mergeable {
@@ -42,8 +38,16 @@ fn cse(c: &mut Computation) {
         kept.push(ins);
         map.push(id);
     }
-    c.root = map.get(c.root.0).copied().unwrap_or(c.root);
+    c.root = renamed(&map, c.root);
     c.instructions = kept;
+}
+
+/// The new id of `o` in `map` (old id to new). Operands precede their users and the
+/// root is an instruction, so every id has an entry: debug builds assert it.
+fn renamed(map: &[InstrId], o: InstrId) -> InstrId {
+    let new = map.get(o.0).copied();
+    debug_assert!(new.is_some(), "xla-autodiff invariant: {o:?} is renumbered");
+    new.unwrap_or(o)
 }
 
 /// Removes instructions the root does not use (parameters and side effects stay).
@@ -75,18 +79,14 @@ fn dce(c: &mut Computation) {
         }
     }
     for ins in &mut kept {
-        ins.operands = ins
-            .operands
-            .iter()
-            .map(|o| map.get(o.0).copied().unwrap_or(*o))
-            .collect();
+        ins.operands = ins.operands.iter().map(|&o| renamed(&map, o)).collect();
     }
-    c.root = map.get(c.root.0).copied().unwrap_or(c.root);
+    c.root = renamed(&map, c.root);
     c.instructions = kept;
 }
 
 /// Keeps the computations reachable from the entry, in order, renumbered.
-fn prune(m: Module) -> Module {
+fn prune(m: Module) -> Result<Module, xla_core::Error> {
     let n = m.computations.len();
     let mut reachable = vec![false; n];
     let mut stack = vec![m.entry];
@@ -109,19 +109,30 @@ fn prune(m: Module) -> Module {
     }
     for c in &mut comps {
         for ins in &mut c.instructions {
-            ins.op
-                .map_called(|id| new_id.get(id.0).copied().flatten().unwrap_or(id));
+            ins.op.map_called(|id| {
+                let new = new_id.get(id.0).copied().flatten();
+                debug_assert!(
+                    new.is_some(),
+                    "xla-autodiff invariant: callees are reachable"
+                );
+                new.unwrap_or(id)
+            });
         }
     }
-    let entry = new_id
-        .get(m.entry.0)
-        .copied()
-        .flatten()
-        .unwrap_or(CompId(0));
-    Module {
+    // The walk starts at the entry, so it is reachable whenever it names a computation.
+    let Some(entry) = new_id.get(m.entry.0).copied().flatten() else {
+        debug_assert!(
+            false,
+            "xla-autodiff invariant broken: the entry is reachable"
+        );
+        return Err(xla_core::Error::Internal(
+            "autodiff prune: the module's entry names one of its computations",
+        ));
+    };
+    Ok(Module {
         name: m.name,
         computations: comps,
         entry,
         config: m.config,
-    }
+    })
 }

@@ -1,7 +1,7 @@
 //! Compiling a module: verify once, then plan each computation (parameter order, when each
 //! value dies, which called computations are simple scalar combiners that run natively).
 
-use crate::error::{CpuError, Result};
+use crate::error::{CpuError, HostError, Result};
 use crate::fusion::{plan_steps, Step};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,7 +12,7 @@ use xla_core::{Literal, Shape};
 
 /// A host function a `custom-call` can reach: `(operands, result shape, backend_config)`.
 pub type CustomCallFn =
-    dyn Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String> + Send + Sync;
+    dyn Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, HostError> + Send + Sync;
 
 /// A called computation recognised as a simple scalar function of its two parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -376,10 +376,13 @@ impl Executable {
         self.rng_seed.store(seed, Ordering::Relaxed);
     }
 
-    /// Registers the function a `custom-call` with `custom_call_target=name` runs.
+    /// Registers the function a `custom-call` with `custom_call_target=name` runs. Its
+    /// error (any error type; strings convert with `?` or `.into()`) becomes
+    /// [`CpuError::CustomCall`] with [`CustomCallFailure::Host`](crate::CustomCallFailure)
+    /// as the source.
     pub fn register_custom_call<F>(&mut self, name: impl Into<String>, f: F)
     where
-        F: Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, String>
+        F: Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, HostError>
             + Send
             + Sync
             + 'static,

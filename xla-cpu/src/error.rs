@@ -3,6 +3,7 @@
 use thiserror::Error;
 use xla_core::literal::LiteralError;
 use xla_core::verify::VerifyErrors;
+use xla_core::Shape;
 
 /// Why a module could not be compiled or run.
 #[derive(Debug, Error)]
@@ -60,12 +61,13 @@ pub enum CpuError {
     #[error("{0}")]
     Invalid(String),
     /// A custom-call target is not registered, or it failed.
-    #[error("custom-call {target}: {message}")]
+    #[error("custom-call {target}: {failure}")]
     CustomCall {
         /// The target name.
         target: String,
         /// What went wrong.
-        message: String,
+        #[source]
+        failure: CustomCallFailure,
     },
     /// A host queue (infeed, recv) was empty.
     #[error("{0}: the host queue is empty")]
@@ -173,6 +175,25 @@ pub enum CpuError {
         /// The limit in force.
         limit: crate::limits::MemoryLimit,
     },
+    /// At run time, a kernel's scratch buffer (im2col columns, a sort's permutation, a
+    /// LAPACK workspace) would take the memory held past the limit.
+    #[error(
+        "{what} needs {} of scratch memory but {} are held already and the memory limit is {} ({}); set XLA_CPU_MEMORY_LIMIT or Executable::set_memory_limit to change it",
+        crate::limits::human_bytes(*bytes),
+        crate::limits::human_bytes(*held),
+        crate::limits::human_bytes(limit.bytes),
+        limit.source
+    )]
+    ScratchOverBudget {
+        /// The op and its buffer, e.g. `sort (permutation)`.
+        what: &'static str,
+        /// Bytes of the buffer.
+        bytes: u64,
+        /// Bytes held when it was asked for (values, the op's result, earlier scratch).
+        held: u64,
+        /// The limit in force.
+        limit: crate::limits::MemoryLimit,
+    },
     /// An invariant of the executor does not hold: a bug in xla-cpu, not in the module.
     /// Names the invariant; debug builds assert it instead.
     #[error("internal error (a bug in xla-cpu; please report it): {0}")]
@@ -205,6 +226,33 @@ impl CpuError {
             _ => false,
         }
     }
+}
+
+/// The error a registered custom-call function returns: any error type (a `String` or
+/// `&str` converts with `?` or `.into()`), kept as the source of
+/// [`CustomCallFailure::Host`].
+pub type HostError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a `custom-call` failed (the payload of [`CpuError::CustomCall`]).
+#[derive(Debug, Error)]
+pub enum CustomCallFailure {
+    /// No function is registered under the target name, and it is not a built-in target.
+    #[error("no function is registered under this name")]
+    NotRegistered,
+    /// The function returned a value whose shape is not the call's.
+    #[error("returned {returned} but the call declares {declared}")]
+    WrongResult {
+        /// The shape the function returned.
+        returned: Shape,
+        /// The shape the `custom-call` instruction declares.
+        declared: Shape,
+    },
+    /// A built-in target (the LAPACK kernels) rejected its operands.
+    #[error("{0}")]
+    BuiltIn(#[source] Box<CpuError>),
+    /// The registered function failed; its error is the source.
+    #[error("{0}")]
+    Host(#[source] HostError),
 }
 
 /// `Result` with [`CpuError`].

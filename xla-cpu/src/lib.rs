@@ -23,6 +23,7 @@ mod fold;
 mod fusion;
 mod in_place;
 mod index;
+mod invariant;
 pub(crate) mod kernels;
 mod limits;
 mod math;
@@ -36,7 +37,7 @@ pub mod scalar;
 mod values;
 
 pub use compile::{CustomCallFn, Executable};
-pub use error::{CpuError, Result};
+pub use error::{CpuError, CustomCallFailure, HostError, Result};
 pub use fusion::set_codegen;
 pub use limits::{
     parse_memory_size, CancelToken, ExecuteOptions, LimitSource, MemoryLimit, StopReason,

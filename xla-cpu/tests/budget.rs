@@ -231,7 +231,7 @@ fn a_custom_call_result_past_the_allocator_is_refused_before_it_runs() {
     let flag = called.clone();
     exe.register_custom_call("grow", move |_, _, _| {
         flag.store(true, Ordering::SeqCst);
-        Err("must not run".to_string())
+        Err("must not run".into())
     });
     exe.set_memory_limit(Some(u64::MAX - 1));
     let e = exe
@@ -250,4 +250,76 @@ fn a_custom_call_result_past_the_allocator_is_refused_before_it_runs() {
         "{e}"
     );
     assert!(!called.load(Ordering::SeqCst));
+}
+
+/// A sort of f32[1000] by a plain comparator: its result is 4 KB, its permutation scratch
+/// (offsets and their map) 16 KB.
+const SORT: &str = r#"HloModule s
+
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+ENTRY main {
+  p = f32[1000] parameter(0)
+  ROOT s = f32[1000] sort(p), dimensions={0}, to_apply=less
+}
+"#;
+
+#[test]
+fn a_kernels_scratch_past_the_limit_is_a_typed_error() {
+    let exe = compile(SORT);
+    let xs: Vec<f32> = (0..1000).map(|i| ((i * 7919) % 1000) as f32).collect();
+    let x = Literal::vec1(&xs);
+    // The plan's peak (the parameter and the result) fits; the permutation does not.
+    exe.set_memory_limit(Some(exe.peak_bytes() + 1000));
+    let e = exe.execute(std::slice::from_ref(&x)).unwrap_err();
+    let (path, inner) = innermost(&e);
+    assert_eq!(path, ["s"], "{e}");
+    match inner {
+        CpuError::ScratchOverBudget {
+            what, bytes, held, ..
+        } => {
+            assert_eq!(*what, "sort (permutation)");
+            assert!(*bytes >= 16_000, "{e}");
+            assert_eq!(*held, 8000, "the parameter and the result: {e}");
+        }
+        other => panic!("expected ScratchOverBudget, got {other:?}"),
+    }
+    let msg = e.to_string();
+    assert!(
+        msg.contains("sort (permutation) needs") && msg.contains("scratch memory"),
+        "{msg}"
+    );
+    // With room for the scratch, the same executable sorts.
+    exe.set_memory_limit(Some(exe.peak_bytes() + 20_000));
+    let out = exe.execute(std::slice::from_ref(&x)).unwrap();
+    let mut want = xs.clone();
+    want.sort_by(f32::total_cmp);
+    assert_eq!(out.data::<f32>().unwrap(), &want[..]);
+}
+
+#[test]
+fn a_convolution_without_room_for_its_columns_takes_the_direct_loops() {
+    // f32[1,1,32,32] by an 8x8 window of ones: 625 output positions, whose im2col columns
+    // (625 x 64 floats, 160 KB) are 40 times the input.
+    let hlo = "HloModule c\nENTRY main {\n  x = f32[1,1,32,32] parameter(0)\n  k = f32[1,1,8,8] parameter(1)\n  ROOT c = f32[1,1,25,25] convolution(x, k), window={size=8x8}, dim_labels=bf01_oi01->bf01\n}\n";
+    let exe = compile(hlo);
+    let xs: Vec<f32> = (0..1024).map(|i| (i % 13) as f32).collect();
+    let x = Literal::vec1(&xs).reshape(&[1, 1, 32, 32]).unwrap();
+    let k = Literal::vec1(&[1f32; 64]).reshape(&[1, 1, 8, 8]).unwrap();
+    exe.set_memory_limit(Some(exe.peak_bytes() + 4096));
+    let out = exe.execute(&[x, k]).unwrap();
+    let got = out.data::<f32>().unwrap();
+    for i in 0..25 {
+        for j in 0..25 {
+            let want: f32 = (0..8)
+                .flat_map(|a| (0..8).map(move |b| (a, b)))
+                .map(|(a, b)| xs[(i + a) * 32 + j + b])
+                .sum();
+            assert_eq!(got[i * 25 + j], want, "({i}, {j})");
+        }
+    }
 }

@@ -97,7 +97,7 @@ pub fn vmap_module(
         .cloned()
         .unwrap_or_else(|| Shape::tuple(Vec::new()));
     let out = outputs(&b, &root, &result, out_axes, size)?;
-    let mut m = crate::passes::simplify(b.build_with_root(&out)?);
+    let mut m = crate::passes::simplify(b.build_with_root(&out)?)?;
     // The batched program runs on the same devices (its collectives span them); the
     // per-instruction `sharding=` annotations name instructions that no longer exist.
     m.config.replica_count = module.config.replica_count;

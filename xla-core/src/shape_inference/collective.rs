@@ -156,7 +156,7 @@ pub fn all_to_all(
     };
     expect_operand_count(name, operands, 1)?;
     let d = dim_index(name, "split dimension", dimension, first)?;
-    let size = first.dims.get(d).copied().unwrap_or(0);
+    let size = dim_size(name, "split dimension", dimension, first)?;
     if split_count < 1 || size % split_count != 0 {
         return Err(ShapeError::new(name, format!("dimension {d} of {first} ({size}) must be divisible by the split count {split_count}")));
     }
@@ -180,7 +180,7 @@ pub fn all_to_all_split(
     let a = expect_array(name, 0, "operand", operand)?;
     let s = dim_index(name, "split_dimension", split_dimension, a)?;
     let c = dim_index(name, "concat_dimension", concat_dimension, a)?;
-    let size = a.dims.get(s).copied().unwrap_or(0);
+    let size = dim_size(name, "split_dimension", split_dimension, a)?;
     if split_count < 1 || size % split_count != 0 {
         return Err(ShapeError::new(
             name,

@@ -90,16 +90,8 @@ fn check_pairs(
         ));
     }
     for (&a, &b) in ld.iter().zip(rd) {
-        let ls = l
-            .dims
-            .get(dim_index(op, "dimension", a, l)?)
-            .copied()
-            .unwrap_or(0);
-        let rs = r
-            .dims
-            .get(dim_index(op, "dimension", b, r)?)
-            .copied()
-            .unwrap_or(0);
+        let ls = dim_size(op, "dimension", a, l)?;
+        let rs = dim_size(op, "dimension", b, r)?;
         if ls != rs {
             return Err(ShapeError::new(op, format!("{kind} dimension sizes differ: lhs {l} dim {a} is {ls}, rhs {r} dim {b} is {rs}")));
         }
@@ -157,7 +149,7 @@ pub fn dot(
     let mut dynamic = Vec::new();
     for &b in &dims.lhs_batch_dims {
         let i = dim_index(name, "lhs batch dim", b, l)?;
-        out.push(l.dims.get(i).copied().unwrap_or(0));
+        out.push(dim_size(name, "lhs batch dim", b, l)?);
         dynamic.push(l.is_dynamic_dim(i));
     }
     for (a, batch, contracting) in [
@@ -194,10 +186,7 @@ fn check_conv_numbering(
 }
 
 fn size_at(op: &str, a: &ArrayShape, d: i64) -> Result<i64, ShapeError> {
-    Ok(a.dims
-        .get(dim_index(op, "dimension", d, a)?)
-        .copied()
-        .unwrap_or(0))
+    dim_size(op, "dimension", d, a)
 }
 
 /// Checks the group counts against the feature and batch sizes.

@@ -130,7 +130,7 @@ fn in_dim_plan(
     let mut dims = large.dims.clone();
     for (i, (&b, &s)) in bdims.iter().zip(&small.dims).enumerate() {
         let j = dim_index(op, "broadcast dimension", b, large)?;
-        let l = large.dims.get(j).copied().unwrap_or(1);
+        let l = dim_size(op, "broadcast dimension", b, large)?;
         let d = combine_dim(s, l).ok_or_else(|| {
             ShapeError::new(op, format!("broadcast dimension {i} mismatch: {small} dim {i} is {s}, {large} dim {b} is {l}"))
         })?;

@@ -62,16 +62,8 @@ fn check_batching(
         ));
     }
     for (&o, &i) in operand_dims.iter().zip(indices_dims) {
-        let os = operand
-            .dims
-            .get(dim_index(name, op_label, o, operand)?)
-            .copied()
-            .unwrap_or(0);
-        let is = indices
-            .dims
-            .get(dim_index(name, idx_label, i, indices)?)
-            .copied()
-            .unwrap_or(0);
+        let os = dim_size(name, op_label, o, operand)?;
+        let is = dim_size(name, idx_label, i, indices)?;
         if os != is {
             return Err(ShapeError::new(name, format!("batching dimension sizes differ: operand {operand} dim {o} is {os}, indices {indices} dim {i} is {is}")));
         }
@@ -367,11 +359,7 @@ fn check_updates(
         .filter(|(i, _)| !removed.contains(&(*i as i64)))
         .map(|(_, &s)| s);
     for (&w, bound) in dims.update_window_dims.iter().zip(window_bounds) {
-        let size = u
-            .dims
-            .get(dim_index(name, "update window dim", w, u)?)
-            .copied()
-            .unwrap_or(0);
+        let size = dim_size(name, "update window dim", w, u)?;
         if size > bound {
             return Err(ShapeError::new(
                 name,

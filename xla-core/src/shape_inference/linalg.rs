@@ -26,7 +26,7 @@ fn batch_norm_checks<'a>(
         ));
     }
     let f = dim_index(name, "feature_index", feature_index, x)?;
-    let count = x.dims.get(f).copied().unwrap_or(0);
+    let count = dim_size(name, "feature_index", feature_index, x)?;
     for &(index, what, shape) in features {
         let s = expect_array(name, index, what, shape)?;
         expect_same_type(name, what, s, "operand", x)?;

@@ -113,7 +113,7 @@ pub fn broadcast(
     let mut dynamic = vec![false; out_dims.len()];
     for (i, (&d, &size)) in dimensions.iter().zip(&a.dims).enumerate() {
         let j = dim_index(name, "dimension", d, &out)?;
-        let target = out_dims.get(j).copied().unwrap_or(0);
+        let target = dim_size(name, "dimension", d, &out)?;
         if size != target && size != 1 {
             return Err(ShapeError::new(name, format!("operand {a} dim {i} (size {size}) cannot broadcast to result {out} dim {d} (size {target})")));
         }
@@ -156,7 +156,7 @@ pub fn transpose(operand: &Shape, permutation: &[i64]) -> Result<Shape, ShapeErr
     let mut dynamic = Vec::with_capacity(permutation.len());
     for &p in permutation {
         let i = dim_index(name, "permutation entry", p, a)?;
-        dims.push(a.dims.get(i).copied().unwrap_or(0));
+        dims.push(dim_size(name, "permutation entry", p, a)?);
         dynamic.push(a.is_dynamic_dim(i));
     }
     Ok(array_with_dynamic(a.ty, dims, dynamic))
@@ -472,7 +472,7 @@ pub fn get_dimension_size(operand: &Shape, dimension: i64) -> Result<Shape, Shap
     let name = "get-dimension-size";
     let a = expect_array(name, 0, "operand", operand)?;
     let d = dim_index(name, "dimension", dimension, a)?;
-    if a.dims.get(d).copied().unwrap_or(0) > i64::from(i32::MAX) {
+    if dim_size(name, "dimension", dimension, a)? > i64::from(i32::MAX) {
         return Err(ShapeError::new(
             name,
             format!("dimension {d} of {a} does not fit in s32"),
@@ -496,7 +496,7 @@ pub fn set_dimension_size(
     let d = dim_index(name, "dimension", dimension, a)?;
     let s = expect_scalar(name, 1, "size", size)?;
     expect_type(name, 1, "size", s, |t| t == PrimitiveType::S32, "an S32")?;
-    if a.dims.get(d).copied().unwrap_or(0) > i64::from(i32::MAX) {
+    if dim_size(name, "dimension", dimension, a)? > i64::from(i32::MAX) {
         return Err(ShapeError::new(
             name,
             format!("dimension {d} of {a} does not fit in s32"),

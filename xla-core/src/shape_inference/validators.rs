@@ -232,14 +232,30 @@ pub fn expect_type(
 pub fn dim_index(op: &str, what: &str, dim: i64, shape: &ArrayShape) -> Result<usize, ShapeError> {
     match usize::try_from(dim) {
         Ok(d) if d < shape.dims.len() => Ok(d),
-        _ => Err(ShapeError::new(
-            op,
-            format!(
-                "{what} {dim} is out of range for {shape} (rank {})",
-                shape.dims.len()
-            ),
-        )),
+        _ => Err(dim_out_of_range(op, what, dim, shape)),
     }
+}
+
+/// The size of dimension `dim` of `shape`, checking `dim` as [`dim_index`] does.
+///
+/// # Errors
+/// `dot: lhs contracting dim 2 is out of range for f32[2,3] (rank 2)`.
+pub fn dim_size(op: &str, what: &str, dim: i64, shape: &ArrayShape) -> Result<i64, ShapeError> {
+    usize::try_from(dim)
+        .ok()
+        .and_then(|d| shape.dims.get(d))
+        .copied()
+        .ok_or_else(|| dim_out_of_range(op, what, dim, shape))
+}
+
+fn dim_out_of_range(op: &str, what: &str, dim: i64, shape: &ArrayShape) -> ShapeError {
+    ShapeError::new(
+        op,
+        format!(
+            "{what} {dim} is out of range for {shape} (rank {})",
+            shape.dims.len()
+        ),
+    )
 }
 
 /// Checks that every dimension number in `dims` is in `[0, rank)`; `shape` names the array

@@ -208,7 +208,7 @@ pub fn reduce(
         .collect();
     let dims: Vec<i64> = kept
         .iter()
-        .map(|&i| first.dims.get(i).copied().unwrap_or(0))
+        .filter_map(|&i| first.dims.get(i).copied())
         .collect();
     let dynamic: Vec<bool> = kept.iter().map(|&i| first.is_dynamic_dim(i)).collect();
     Ok(reduction_result(&types, dims, dynamic, to_apply))

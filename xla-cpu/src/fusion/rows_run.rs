@@ -75,7 +75,7 @@ impl<L: Lane> Task<L> {
                 .sources
                 .iter()
                 .map(|s| match *s {
-                    Source::Whole(k) => ext.get(k).copied().unwrap_or(In::Val(&[])),
+                    Source::Whole(k) => whole(ext, k),
                     Source::Tile { .. } | Source::Member(_) => In::Val(&[]),
                 })
                 .collect();
@@ -357,6 +357,18 @@ fn fold_block<L: Lane>(
     }
 }
 
+/// Whole input `k` of a chain; the chain's plan numbers its inputs, so `k` is always one
+/// of `ext` (debug builds assert it; release reads an empty input, never panics).
+#[track_caller]
+fn whole<'a, L>(ext: &[In<'a, L>], k: usize) -> In<'a, L> {
+    debug_assert!(
+        k < ext.len(),
+        "xla-cpu invariant broken: chain input {k} of {}",
+        ext.len()
+    );
+    ext.get(k).copied().unwrap_or(In::Val(&[]))
+}
+
 /// A tile's slice of an input read row by row.
 fn rows_of<'a, L>(x: In<'a, L>, (r0, r1): (usize, usize), num: usize, den: usize) -> In<'a, L> {
     let (lo, hi) = (r0 * num / den, r1 * num / den);
@@ -389,7 +401,7 @@ fn member_impl<L: Lane>(
         .sources
         .iter()
         .map(|s| match *s {
-            Source::Whole(k) => ext.get(k).copied().unwrap_or(In::Val(&[])),
+            Source::Whole(k) => whole(ext, k),
             Source::Tile { ext: k, num, den } => ext
                 .get(k)
                 .map_or(In::Val(&[]), |x| rows_of(*x, rows, num, den)),

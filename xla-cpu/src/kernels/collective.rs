@@ -1,7 +1,7 @@
 //! Custom calls to registered host functions (and the built-in LAPACK targets), and host transfers (infeed, outfeed, send,
 //! recv) through the executable's queues. (The collectives are in `crate::devices`.)
 
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{invalid, CpuError, CustomCallFailure, Result};
 use crate::exec::Ctx;
 use xla_core::attrs::CustomCallConfig;
 use xla_core::{Literal, Shape};
@@ -34,13 +34,13 @@ pub fn custom_call(
         if let Some(r) = built_in {
             return r.map_err(|e| CpuError::CustomCall {
                 target: config.target.clone(),
-                message: e.to_string(),
+                failure: CustomCallFailure::BuiltIn(Box::new(e)),
             });
         }
     }
     let f = registered.ok_or_else(|| CpuError::CustomCall {
         target: config.target.clone(),
-        message: "no function is registered under this name".into(),
+        failure: CustomCallFailure::NotRegistered,
     })?;
     let copies = a
         .iter()
@@ -48,14 +48,17 @@ pub fn custom_call(
     cx.budget
         .admit("custom-call", copies.fold(0, u64::saturating_add))?;
     let args: Vec<Literal> = a.iter().map(|l| (*l).clone()).collect();
-    let r = f(&args, out, &config.backend_config).map_err(|message| CpuError::CustomCall {
+    let r = f(&args, out, &config.backend_config).map_err(|e| CpuError::CustomCall {
         target: config.target.clone(),
-        message,
+        failure: CustomCallFailure::Host(e),
     })?;
     if !r.shape().compatible(out) {
         return Err(CpuError::CustomCall {
             target: config.target.clone(),
-            message: format!("returned {} but the call declares {out}", r.shape()),
+            failure: CustomCallFailure::WrongResult {
+                returned: r.shape().clone(),
+                declared: out.clone(),
+            },
         });
     }
     Ok(r)

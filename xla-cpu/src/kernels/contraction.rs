@@ -218,7 +218,7 @@ fn operand<'a>(
     let [b, first, second] = groups;
     let size = |g: &[usize]| {
         g.iter()
-            .map(|&x| dims.get(x).copied().unwrap_or(0))
+            .map(|&x| crate::invariant::at(dims, x, "contraction dim groups"))
             .product()
     };
     let (nb, rows, cols): (usize, usize, usize) = (size(b), size(first), size(second));

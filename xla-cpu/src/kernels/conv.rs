@@ -521,7 +521,14 @@ fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -
     let lw = lower(p);
     let mut out = vec![T::default(); count(&p.out_dims)];
     let per = lw.in_features * lw.window * lw.positions;
-    if per > MAX_COL {
+    // Without room for the columns (the budget's headroom), the direct loops need none.
+    let room = || {
+        crate::limits::scratch::fits(
+            "convolution (im2col columns)",
+            crate::limits::scratch::bytes_of::<T>(per),
+        )
+    };
+    if per > MAX_COL || !room() {
         return None;
     }
     if out.is_empty() {

@@ -26,6 +26,7 @@ use super::conv::{features, out_roles, tap, OutPtr};
 use super::conv_small::{cols_small, rows_small, SMALL_N};
 use super::matmul::{gemm, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, for_each_index};
+use crate::invariant;
 use crate::parallel::Parallel;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
@@ -259,7 +260,11 @@ fn gather_rows<T: Copy + Default>(
     for (r, row) in (r0..r1).zip(dst.chunks_mut(g.window * kic)) {
         let (b, q) = (r / g.positions, r % g.positions);
         let base = (pr.lb0 + b) * p.lhs_batch_stride + pr.c0 * fs;
-        let offs = g.offs.get(q * g.window..(q + 1) * g.window).unwrap_or(&[]);
+        let offs = invariant::span(
+            &g.offs,
+            q * g.window..(q + 1) * g.window,
+            "conv window offsets",
+        );
         let (mut rest, mut t) = (row, 0);
         while let Some(&off) = offs.get(t) {
             // Taps whose runs follow each other in the lhs are copied as one run.
@@ -326,7 +331,7 @@ fn write_mode(g: &Geo) -> Write {
     let ps = if g.positions == 1 {
         g.obs
     } else {
-        g.out_pos.get(1).copied().unwrap_or(0)
+        invariant::at(&g.out_pos, 1, "conv output positions")
     };
     let within = g.out_pos.iter().enumerate().all(|(q, &x)| x == q * ps);
     let rows = g.positions * g.batch;
@@ -349,7 +354,7 @@ fn write_mode(g: &Geo) -> Write {
 fn scatter_rows<T: Copy>(res: MatRef<'_, T>, r0: usize, o0: usize, g: &Geo, out: OutPtr<T>) {
     for i in 0..res.nrows() {
         let (b, q) = ((r0 + i) / g.positions, (r0 + i) % g.positions);
-        let base = b * g.obs + g.out_pos.get(q).copied().unwrap_or(0);
+        let base = b * g.obs + invariant::at(&g.out_pos, q, "conv output positions");
         for j in 0..res.ncols() {
             let at = base + (o0 + j) * g.ofs;
             if at < out.1 {
@@ -557,7 +562,7 @@ fn scatter_cols<T: FaerElem>(parts: &mut [Vec<T>], pr: Prob, g: &Geo, out: &mut 
     let n = pr.o1 - pr.o0;
     for (i, row) in first.chunks(n).enumerate() {
         let (q, b) = (i / g.batch, i % g.batch);
-        let base = b * g.obs + g.out_pos.get(q).copied().unwrap_or(0);
+        let base = b * g.obs + invariant::at(&g.out_pos, q, "conv output positions");
         for (j, &v) in row.iter().enumerate() {
             if let Some(o) = out.get_mut(base + (pr.o0 + j) * g.ofs) {
                 *o = v;

@@ -18,6 +18,7 @@ use super::conv::OutPtr;
 use super::conv_rows::{Geo, Prob};
 use super::matmul::{FaerElem, MIN_PAR_FLOPS};
 use crate::index::for_each_index;
+use crate::invariant;
 use crate::parallel::Parallel;
 use rayon::prelude::*;
 
@@ -145,10 +146,10 @@ fn rows_task<T: FaerElem>(
     for _ in r0..r1 {
         let base = (pr.lb0 + b) * p.lhs_batch_stride + pr.c0 * fs;
         let mine = match (starts.get(q), starts.get(q + 1)) {
-            (Some(&a), Some(&z)) => runs.get(a..z).unwrap_or(&[]),
+            (Some(&a), Some(&z)) => invariant::span(runs, a..z, "conv runs per position"),
             _ => &[],
         };
-        let at = b * g.obs + g.out_pos.get(q).copied().unwrap_or(0);
+        let at = b * g.obs + invariant::at(&g.out_pos, q, "conv output positions");
         for (j, wo) in w.chunks(kg.max(1)).enumerate() {
             let mut lanes = [T::default(); LANES];
             for run in mine {
@@ -162,7 +163,7 @@ fn rows_task<T: FaerElem>(
                         &x[..]
                     }
                 };
-                let ws = wo.get(run.woff..run.woff + run.len).unwrap_or(&[]);
+                let ws = invariant::span(wo, run.woff..run.woff + run.len, "conv run weights");
                 dot_lanes(&mut lanes, xs, ws);
             }
             let o = at + (pr.o0 + j) * g.ofs;
@@ -226,14 +227,22 @@ fn cols_task<T: FaerElem>(
     acc: &mut [T],
 ) {
     let (nb, bs) = (g.batch, p.lhs_batch_stride);
-    let offs = g.offs.get(q * g.window..(q + 1) * g.window).unwrap_or(&[]);
+    let offs = invariant::span(
+        &g.offs,
+        q * g.window..(q + 1) * g.window,
+        "conv window offsets",
+    );
     let k = g.window * p.kic;
     for (a, wo) in acc.chunks_mut(nb.max(1)).zip(w.chunks(k.max(1))) {
         for (i, dst) in a.chunks_mut(BATCH_CHUNK).enumerate() {
             let mut sums = [T::default(); BATCH_CHUNK];
             for c in 0..p.kic {
                 let base = (pr.lb0 + i * BATCH_CHUNK) * bs + (pr.c0 + c) * p.lhs_feature_stride;
-                let wc = wo.get(c * g.window..(c + 1) * g.window).unwrap_or(&[]);
+                let wc = invariant::span(
+                    wo,
+                    c * g.window..(c + 1) * g.window,
+                    "conv weights per input feature",
+                );
                 for (&off, &wv) in offs.iter().zip(wc) {
                     if let Ok(off) = usize::try_from(off) {
                         axpy(&mut sums, l, (base + off, bs, dst.len()), wv);
@@ -307,7 +316,7 @@ pub(super) fn cols_small<T: FaerElem>(
     }
     for (i, q, acc) in &tasks {
         let Some(pr) = g.probs.get(*i) else { continue };
-        let at = g.out_pos.get(*q).copied().unwrap_or(0);
+        let at = invariant::at(&g.out_pos, *q, "conv output positions");
         for (j, feature) in acc.chunks(g.batch.max(1)).enumerate() {
             for (b, &v) in feature.iter().enumerate() {
                 if let Some(o) = out.get_mut(at + b * g.obs + (pr.o0 + j) * g.ofs) {

@@ -14,6 +14,7 @@ use super::linalg::{cholesky_k, triangular_solve};
 use super::matmul::FaerElem;
 use crate::error::{invalid, Result};
 use crate::index::{array, dims_of, make};
+use crate::invariant;
 use crate::parallel::Parallel;
 use num_traits::Zero;
 use xla_core::attrs::{Transpose, TriangularSolveOptions};
@@ -249,8 +250,8 @@ fn lu_blocked<T: Scalar>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32) {
     let k = m.min(n);
     let mut piv = Vec::with_capacity(k);
     for j in 0..k {
-        let want = perm.get(j).copied().unwrap_or(j);
-        let q = at.get(want).copied().unwrap_or(j);
+        let want = invariant::at(&perm, j, "getrf: faer's row permutation has m rows");
+        let q = invariant::at(&at, want, "getrf: a row of the working order");
         piv.push(i32::try_from(q + 1).unwrap_or(i32::MAX));
         if q != j {
             order.swap(j, q);

@@ -8,6 +8,7 @@ use super::lapack_householder::first;
 use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Dense, Scalar};
 use crate::error::{invalid, Result};
 use crate::index::{array, make};
+use crate::invariant;
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
 
@@ -69,7 +70,7 @@ fn ormqr_k<T: Scalar>(
         let forward = left == adjoint;
         for s in 0..k {
             let j = if forward { s } else { k - 1 - s };
-            let t = tau.get(i * k + j).copied().unwrap_or(T::zero());
+            let t = invariant::at(tau, i * k + j, "ormqr: k taus per matrix");
             let t = if adjoint { t.cj() } else { t };
             let mut v = vec![T::one()];
             v.extend(refl.col(j, j + 1, ma));

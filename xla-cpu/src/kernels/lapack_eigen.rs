@@ -16,6 +16,7 @@ use super::lapack_householder::first;
 use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Scalar};
 use crate::error::{invalid, Result};
 use crate::index::array;
+use crate::invariant;
 use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self, ComputeEigenvectors as Want};
@@ -220,7 +221,7 @@ fn syevd_k<T: Scalar>(
     };
     let (mut vecs, mut vals, mut info) = (Vec::new(), Vec::new(), Vec::new());
     for k in 0..b {
-        let m = x.get(k * n * n..(k + 1) * n * n).unwrap_or(&[]);
+        let m = invariant::span(x, k * n * n..(k + 1) * n * n, "eigen: b n*n matrices");
         let a = MatRef::from_row_major_slice(m, n, n);
         let res = if finite(m) {
             a.self_adjoint_eigen(side)
@@ -300,7 +301,7 @@ fn gesdd_k<T: Scalar>(x: &[T], dims: &[usize], mode: char, out: &Shape) -> Resul
     let k = m.min(n);
     let (mut s, mut u, mut vt, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..b {
-        let mat = x.get(i * m * n..(i + 1) * m * n).unwrap_or(&[]);
+        let mat = invariant::span(x, i * m * n..(i + 1) * m * n, "svd: b m*n matrices");
         let (si, ui, vi, inf) = match svd_one(mat, m, n, mode) {
             Some((si, ui, vi)) => (si, ui, vi, 0),
             None => (
@@ -357,7 +358,7 @@ fn geev_k<T: Eig>(x: &[T], dims: &[usize], lr: (bool, bool), out: &Shape) -> Res
     let zero = Complex::new(T::R::zero(), T::R::zero());
     let (mut w, mut vl, mut vr, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for k in 0..b {
-        let m = x.get(k * n * n..(k + 1) * n * n).unwrap_or(&[]);
+        let m = invariant::span(x, k * n * n..(k + 1) * n * n, "eigen: b n*n matrices");
         let got = if finite(m) {
             T::eig(MatRef::from_row_major_slice(m, n, n), lr.0, lr.1)
         } else {

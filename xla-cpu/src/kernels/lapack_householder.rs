@@ -9,6 +9,7 @@
 use super::lapack_scalar::{batch_dims, by_type, larfg, pack, tuple_of, Dense, Scalar};
 use crate::error::{invalid, Result};
 use crate::index::{array, make};
+use crate::invariant;
 use num_traits::Zero;
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
@@ -41,7 +42,7 @@ pub(crate) fn org2r<T: Scalar>(a: &mut Dense<T>, tau: &[T]) {
         }
     }
     for i in (0..k).rev() {
-        let t = tau.get(i).copied().unwrap_or(T::zero());
+        let t = invariant::at(tau, i, "householder: one tau per reflector");
         let mut v = vec![T::one()];
         v.extend(a.col(i, i + 1, m));
         if i + 1 < n {
@@ -201,7 +202,10 @@ fn orgqr_k<T: Scalar>(x: &[T], dims: &[usize], tau: &Literal, out: &Shape) -> Re
     let mut q = Vec::new();
     for i in 0..b {
         let mut d = Dense::from(x.get(i * m * n..).unwrap_or(&[]), m, n)?;
-        org2r(&mut d, taus.get(i * k..(i + 1) * k).unwrap_or(&[]));
+        org2r(
+            &mut d,
+            invariant::span(taus, i * k..(i + 1) * k, "orgqr: k taus per matrix"),
+        );
         q.extend(d.d);
     }
     make(out, T::wrap(q))

@@ -15,6 +15,7 @@ use super::lapack_hqr_cplx::lahqr_cplx;
 use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Dense, Scalar};
 use crate::error::{invalid, Result};
 use crate::index::array;
+use crate::invariant;
 use num_complex::Complex;
 use num_traits::{Float, Zero};
 use xla_core::literal::ArrayData;
@@ -175,7 +176,7 @@ fn gees_k<T: Scalar>(x: &[T], dims: &[usize], vectors: bool, out: &Shape) -> Res
     let shapes = tuple_of(out, if T::COMPLEX { 5 } else { 6 }, "gees")?;
     let (mut t, mut z, mut w, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for k in 0..b {
-        let mat = x.get(k * n * n..(k + 1) * n * n).unwrap_or(&[]);
+        let mat = invariant::span(x, k * n * n..(k + 1) * n * n, "schur: b n*n matrices");
         match schur_one(mat, n) {
             Some((tk, zk, wk)) => {
                 t.extend(tk.d);

@@ -5,6 +5,7 @@
 //! Parallelism is split over independent outputs only (whole batches, or faer's blocks of
 //! one product, which never split a sum), so results do not depend on the thread count.
 
+use crate::invariant;
 use crate::parallel::Parallel;
 use crate::scalar::Ring;
 use faer::linalg::matmul::matmul;
@@ -132,8 +133,8 @@ impl Layout {
         rows: usize,
         cols: usize,
     ) -> MatRef<'a, T> {
-        let at = self.offsets.get(b).copied().unwrap_or(0);
-        let s = s.get(at..).unwrap_or(&[]);
+        let what = "batched matmul offsets";
+        let s = invariant::tail(s, invariant::at(&self.offsets, b, what), what);
         match self.orient {
             Orient::RowMajor => {
                 MatRef::from_row_major_slice_with_stride(s, rows, cols, self.stride)

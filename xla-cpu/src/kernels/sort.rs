@@ -2,9 +2,10 @@
 //! `topk` (ties: lower index first).
 
 use crate::compile::Combiner;
-use crate::error::{invalid, Result};
+use crate::error::{internal, invalid, Result};
 use crate::exec::{scalar_at, Ctx};
 use crate::index::{array, count, make, results};
+use crate::limits::scratch;
 use crate::scalar::{Elem, Kind};
 use xla_core::attrs::{ComparisonDirection, ComparisonType};
 use xla_core::ir::CompId;
@@ -95,7 +96,11 @@ fn sort_network(cx: &Ctx, ds: &[&ArrayData], f: CompId, slices: &mut [Vec<usize>
     }
     for (s, slice) in slices.iter_mut().enumerate() {
         for (q, slot) in slice.iter_mut().enumerate() {
-            *slot = perm[s * p + q].unwrap_or(*slot);
+            *slot = perm
+                .get(s * p + q)
+                .copied()
+                .flatten()
+                .ok_or_else(|| internal("sort: the padding sorts after every element"))?;
         }
     }
     Ok(())
@@ -218,6 +223,15 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
         (Some(Combiner::Compare(dir, ct)), [d]) => native_less(d, dir, ct),
         _ => None,
     };
+    // The permutation (each slice's offsets, then their map) is the sort's scratch.
+    let (total, nslices) = (count(&dims), outer * inner);
+    let per_slice = std::mem::size_of::<Vec<usize>>() as u64;
+    scratch::admit(
+        "sort (permutation)",
+        scratch::bytes_of::<usize>(total)
+            .saturating_mul(2)
+            .saturating_add((nslices as u64).saturating_mul(per_slice)),
+    )?;
     // slices[s] lists the offsets of slice s in order (offsets grow along the slice).
     let mut slices: Vec<Vec<usize>> = (0..outer * inner)
         .map(|s| {

@@ -8,6 +8,7 @@
 
 use crate::error::{invalid, Result};
 use crate::index::{advance, array, count, dims_of, make, scalar_i64, strides};
+use crate::invariant;
 use crate::parallel::Parallel;
 use xla_core::attrs::PadDim;
 use xla_core::literal::{ArrayData, NativeData};
@@ -16,7 +17,7 @@ use xla_core::{with_array_data, Literal, Shape};
 fn take_k<T: NativeData>(v: &[T], map: &[usize]) -> ArrayData {
     T::wrap(
         map.iter()
-            .map(|&i| v.get(i).copied().unwrap_or_default())
+            .map(|&i| invariant::at(v, i, "gather map"))
             .collect(),
     )
 }
@@ -360,7 +361,11 @@ fn concat_k<T: NativeData>(
     let mut out = Vec::with_capacity(slices.iter().map(|(s, _)| s.len()).sum());
     for o in 0..outer {
         for (s, blk) in &slices {
-            out.extend_from_slice(s.get(o * blk..(o + 1) * blk).unwrap_or(&[]));
+            out.extend_from_slice(invariant::span(
+                s,
+                o * blk..(o + 1) * blk,
+                "concatenate blocks",
+            ));
         }
     }
     Ok(T::wrap(out))

@@ -13,6 +13,7 @@ use crate::compile::Combiner;
 use crate::error::{invalid, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{array, count, dims_of, results, strides};
+use crate::invariant;
 use crate::scalar::Combine;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, Window};
 use xla_core::ir::CompId;
@@ -27,9 +28,12 @@ pub(crate) struct Groups {
 
 impl Groups {
     pub(crate) fn group(&self, o: usize) -> &[usize] {
-        let a = self.starts.get(o).copied().unwrap_or(0);
-        let b = self.starts.get(o + 1).copied().unwrap_or(a);
-        self.offsets.get(a..b).unwrap_or(&[])
+        let what = "reduce-window groups";
+        let (a, b) = (
+            invariant::at(&self.starts, o, what),
+            invariant::at(&self.starts, o + 1, what),
+        );
+        invariant::span(&self.offsets, a..b, what)
     }
     pub(crate) fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
@@ -85,7 +89,7 @@ pub(crate) fn fold_native<T: Combine>(
     let out = (0..g.len())
         .map(|o| {
             g.group(o).iter().fold(init, |acc, &i| {
-                f(acc, v.get(i).copied().unwrap_or_default())
+                f(acc, invariant::at(v, i, "reduce-window group offsets"))
             })
         })
         .collect();

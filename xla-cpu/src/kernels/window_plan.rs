@@ -12,6 +12,7 @@
 //! dilation: the channels of NHWC) are merged into one contiguous run of `inner` elements
 //! that every loop handles as a vector row.
 
+use crate::invariant;
 use xla_core::attrs::Window;
 
 /// Largest per-dimension position table built (out positions x window size).
@@ -34,9 +35,12 @@ struct Outer {
 impl Outer {
     /// The input positions the window at output position `o` reads, in window order.
     fn taps(&self, o: usize) -> &[usize] {
-        let a = self.starts.get(o).copied().unwrap_or(0);
-        let b = self.starts.get(o + 1).copied().unwrap_or(a);
-        self.idx.get(a..b).unwrap_or(&[])
+        let what = "reduce-window taps";
+        let (a, b) = (
+            invariant::at(&self.starts, o, what),
+            invariant::at(&self.starts, o + 1, what),
+        );
+        invariant::span(&self.idx, a..b, what)
     }
 
     /// True when output position `o` reads input position `o` alone, for every `o`.

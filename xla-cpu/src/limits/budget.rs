@@ -62,9 +62,8 @@ impl Budget {
                 });
             }
         }
-        if bytes >= PROBE_MIN {
-            probe(what, bytes)?;
-        }
+        probe_large(what, bytes)?;
+        super::scratch::enter(self.limit, live.saturating_add(bytes));
         Ok(())
     }
 
@@ -76,6 +75,14 @@ impl Budget {
             held: vec![0; slots],
         }
     }
+}
+
+/// [`probe`] when `bytes` is large enough for the allocator to refuse.
+pub(crate) fn probe_large(what: &'static str, bytes: u64) -> Result<()> {
+    if bytes >= PROBE_MIN {
+        probe(what, bytes)?;
+    }
+    Ok(())
 }
 
 /// Asks the allocator for `bytes` and gives them back at once.
@@ -114,6 +121,13 @@ impl Ledger<'_> {
                 .live
                 .set(self.budget.live.get().saturating_sub(b));
         }
+    }
+}
+
+impl Drop for Budget {
+    /// The execution is over: its kernels' scratch is no longer counted on this thread.
+    fn drop(&mut self) {
+        super::scratch::enter(None, 0);
     }
 }
 

@@ -5,6 +5,8 @@
 //! - [`alloc`]: fallible allocation of large arrays (an error, never an abort).
 //! - [`budget`]: the run-time check: each result admitted against the limit and the
 //!   allocator before its kernel runs.
+//! - [`scratch`]: kernels' scratch buffers (im2col columns, sort permutations, LAPACK
+//!   workspaces) admitted against what is left after the instruction's result.
 //! - [`stop`]: cancel tokens and deadlines, polled between instructions and in loops.
 //! - [`api`]: the `Executable` methods (`peak_bytes`, `set_memory_limit`,
 //!   `execute_with_options`).
@@ -14,6 +16,7 @@ mod api;
 pub(crate) mod available;
 pub(crate) mod budget;
 pub(crate) mod peak;
+pub(crate) mod scratch;
 pub(crate) mod stop;
 
 pub use api::{parse_memory_size, LimitSource, MemoryLimit, MEMORY_LIMIT_ENV};

@@ -72,7 +72,12 @@ impl IndexLayout {
             let i = if d == self.vector_dim {
                 k
             } else {
-                it.next().copied().unwrap_or(0)
+                let i = it.next().copied();
+                debug_assert!(
+                    i.is_some(),
+                    "xla-cpu invariant broken: a batch position per dim"
+                );
+                i.unwrap_or(0)
             };
             off += i * st;
         }

@@ -3,7 +3,7 @@
 
 use super::{elem, run, vals};
 use xla_core::{Literal, Shape};
-use xla_cpu::{CpuError, Executable};
+use xla_cpu::{CpuError, CustomCallFailure, Executable};
 
 fn compile(hlo: &str) -> Executable {
     Executable::compile(&xla_core::text::parse_module(hlo).unwrap()).unwrap()
@@ -41,6 +41,55 @@ fn custom_call_runs_the_registered_function() {
     assert_eq!(
         vals::<f32>(&exe.execute(&[Literal::vec1(&[1f32, 2.])]).unwrap()),
         [2., 4.]
+    );
+}
+
+/// The innermost [`CustomCallFailure`] of an execution error (the instruction wraps it).
+fn custom_failure(e: &CpuError) -> (&str, &CustomCallFailure) {
+    match e {
+        CpuError::Instruction { source, .. } => custom_failure(source),
+        CpuError::CustomCall { target, failure } => (target.as_str(), failure),
+        other => panic!("not a custom-call error: {other:?}"),
+    }
+}
+
+#[test]
+fn custom_call_failures_are_typed() {
+    let hlo = "HloModule t\nENTRY e {\n  x = f32[2] parameter(0)\n  ROOT c = f32[2] custom-call(x), custom_call_target=\"f\"\n}\n";
+    let mut exe = compile(hlo);
+    let x = [Literal::vec1(&[1f32, 2.])];
+    let e = exe.execute(&x).unwrap_err();
+    assert!(matches!(
+        custom_failure(&e),
+        ("f", CustomCallFailure::NotRegistered)
+    ));
+    // The host function's own error type is kept as the source.
+    exe.register_custom_call("f", |_: &[Literal], _: &Shape, _: &str| {
+        Err(std::io::Error::other("disk on fire").into())
+    });
+    let e = exe.execute(&x).unwrap_err();
+    let (_, CustomCallFailure::Host(source)) = custom_failure(&e) else {
+        panic!("{e:?}");
+    };
+    assert!(
+        source.downcast_ref::<std::io::Error>().is_some(),
+        "{source:?}"
+    );
+    assert!(e.to_string().contains("custom-call f: disk on fire"), "{e}");
+    // A result of the wrong shape names both shapes.
+    exe.register_custom_call("f", |_: &[Literal], _: &Shape, _: &str| {
+        Ok(Literal::vec1(&[1f32, 2., 3.]))
+    });
+    let e = exe.execute(&x).unwrap_err();
+    let (_, CustomCallFailure::WrongResult { returned, declared }) = custom_failure(&e) else {
+        panic!("{e:?}");
+    };
+    assert_eq!(returned.to_string(), "f32[3]");
+    assert_eq!(declared.to_string(), "f32[2]");
+    assert!(
+        e.to_string()
+            .contains("returned f32[3] but the call declares f32[2]"),
+        "{e}"
     );
 }
 

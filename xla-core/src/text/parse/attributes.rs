@@ -361,10 +361,10 @@ fn label_dims(label: &str, first: char, second: char) -> Result<(i64, i64, Vec<i
     let chars: Vec<char> = label.chars().collect();
     let find = |c: char| -> Result<i64, String> {
         let n = chars.iter().filter(|&&x| x == c).count();
-        if n != 1 {
-            return Err(format!("'{label}' must contain '{c}' exactly once"));
+        match chars.iter().position(|&x| x == c) {
+            Some(at) if n == 1 => Ok(at as i64),
+            _ => Err(format!("'{label}' must contain '{c}' exactly once")),
         }
-        Ok(chars.iter().position(|&x| x == c).unwrap_or(0) as i64)
     };
     let (a, b) = (find(first)?, find(second)?);
     let mut spatial = Vec::new();

@@ -108,7 +108,14 @@ impl State {
         let entry = self.entry.map_or(last, |(id, _)| id);
         let order = self.callee_first()?;
         let new_id = inverse(&order);
-        let remap = |c: CompId| CompId(new_id.get(c.0).copied().unwrap_or(c.0));
+        let remap = |c: CompId| {
+            let n = new_id.get(c.0).copied();
+            debug_assert!(
+                n.is_some(),
+                "invariant: every called computation is ordered"
+            );
+            CompId(n.unwrap_or(c.0))
+        };
         let mut computations = Vec::with_capacity(order.len());
         for &old in &order {
             if let Some((_, mut comp)) = self.slots.get_mut(old).and_then(|s| s.def.take()) {
@@ -365,6 +372,7 @@ fn resolve(name: String, raw: Vec<RawInstr>, end: Pos) -> PResult<Computation> {
         ));
     };
     let all: Vec<usize> = (0..raw.len()).collect();
+    let slots_len = raw.len();
     let order = topo_order(raw.len(), &all, |i| {
         operands.get(i).cloned().unwrap_or_default()
     })
@@ -377,6 +385,11 @@ fn resolve(name: String, raw: Vec<RawInstr>, end: Pos) -> PResult<Computation> {
         )
     })?;
     let new_id = inverse(&order);
+    debug_assert_eq!(
+        new_id.len(),
+        slots_len,
+        "invariant: the order lists every instruction"
+    );
     let renumber = |i: usize| InstrId(new_id.get(i).copied().unwrap_or(i));
     let mut slots: Vec<Option<RawInstr>> = raw.into_iter().map(Some).collect();
     let mut instructions = Vec::with_capacity(order.len());
