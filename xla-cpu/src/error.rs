@@ -243,9 +243,9 @@ pub enum CustomCallFailure {
     #[error("returned {returned} but the call declares {declared}")]
     WrongResult {
         /// The shape the function returned.
-        returned: Shape,
+        returned: Box<Shape>,
         /// The shape the `custom-call` instruction declares.
-        declared: Shape,
+        declared: Box<Shape>,
     },
     /// A built-in target (the LAPACK kernels) rejected its operands.
     #[error("{0}")]

@@ -56,8 +56,9 @@ pub fn custom_call(
         return Err(CpuError::CustomCall {
             target: config.target.clone(),
             failure: CustomCallFailure::WrongResult {
-                returned: r.shape().clone(),
-                declared: out.clone(),
+                // Boxed: two shapes inline made every executor `Result` 184 bytes.
+                returned: Box::new(r.shape().clone()),
+                declared: Box::new(out.clone()),
             },
         });
     }
