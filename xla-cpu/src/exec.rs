@@ -123,6 +123,8 @@ impl Executable {
             }
         }
         let limit = self.check_memory()?;
+        // Subnormals flushed to zero, as XLA:CPU runs (`denormals.rs`).
+        let _flush = crate::denormals::Flush::on();
         if device.is_none() && self.threads.forks() {
             // Replicated runs stay outside the pool: their device threads block on each
             // other in collectives, which must not hold the pool's threads.

@@ -16,6 +16,7 @@
 
 mod buffer;
 mod compile;
+mod denormals;
 pub mod devices;
 mod error;
 mod exec;

@@ -83,7 +83,14 @@ impl Threads {
             return None;
         }
         self.pool
-            .get_or_init(|| ThreadPoolBuilder::new().num_threads(self.n).build().ok())
+            .get_or_init(|| {
+                ThreadPoolBuilder::new()
+                    .num_threads(self.n)
+                    // XLA's floating-point mode; these threads run only our kernels.
+                    .start_handler(|_| crate::denormals::flush_this_thread())
+                    .build()
+                    .ok()
+            })
             .as_ref()
     }
 }

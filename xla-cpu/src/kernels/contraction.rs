@@ -368,6 +368,25 @@ pub(crate) struct ConvPlan {
     pub(crate) oc_per_bgroup: usize,
     pub(crate) batch_per_group: usize,
     pub(crate) win: Vec<xla_core::attrs::WindowDim>,
+    /// Whether window taps over padding multiply a zero by their weight (so a NaN or
+    /// infinite weight reaches the output elements at the border) instead of being skipped.
+    /// XLA:CPU runs f16/bf16/f32 convolutions with 1-3 spatial dims, no lhs dilation and
+    /// no window reversal on Eigen's spatial convolution, which pads with zeros and
+    /// multiplies them; every other convolution on its loop emitter, which skips taps outside
+    /// the input (checked on jaxlib 0.10.2: `scripts/gen_conv_fill_fixtures.py`).
+    pub(crate) zeros_multiplied: bool,
+}
+
+/// Whether XLA multiplies the padding of a convolution of `ty` elements (see
+/// [`ConvPlan::zeros_multiplied`]).
+fn multiplies_padding(ty: PrimitiveType, c: &ConvConfig) -> bool {
+    use PrimitiveType as P;
+    matches!(ty, P::F16 | P::Bf16 | P::F32)
+        && (1..=3).contains(&c.window.dims.len())
+        && c.window
+            .dims
+            .iter()
+            .all(|w| !w.window_reversal && w.base_dilation == 1)
 }
 
 /// A dimension number checked against a rank.
@@ -417,7 +436,7 @@ fn conv_spatial(
 }
 
 fn conv_plan(
-    ldims: &[usize],
+    (ty, ldims): (PrimitiveType, &[usize]),
     rdims: &[usize],
     out_dims: Vec<usize>,
     c: &ConvConfig,
@@ -456,6 +475,7 @@ fn conv_plan(
         oc_per_bgroup: oc / bgc,
         batch_per_group: n / bgc,
         win: c.window.dims.clone(),
+        zeros_multiplied: multiplies_padding(ty, c),
     })
 }
 
@@ -483,46 +503,132 @@ fn conv_k<T: Ring>(l: &[T], r: &[T], p: &ConvPlan) -> ArrayData {
     let mut out = Vec::with_capacity(count(&p.out_dims));
     let mut ospatial = vec![0usize; p.lhs_spatial.len()];
     crate::index::for_each_index(&p.out_dims, |o| {
-        let (mut b, mut oc) = (0, 0);
-        for (d, &(role, s)) in p.out_role.iter().enumerate() {
-            match role {
-                0 => b = o[d],
-                1 => oc = o[d],
-                _ => ospatial[s] = o[d],
-            }
-        }
-        let lb = (oc / p.oc_per_bgroup) * p.batch_per_group + b;
-        let ic0 = (oc / p.oc_per_fgroup) * p.kic;
-        let mut acc = T::zero();
-        crate::index::for_each_index(&ksizes, |k| {
-            let Some(loff) = conv_lhs_offset(p, &ospatial, k) else {
-                return;
-            };
-            let mut roff = oc * p.rhs_out_stride;
-            for (s, &(size, stride)) in p.rhs_spatial.iter().enumerate() {
-                let kk = if p.win[s].window_reversal {
-                    size - 1 - k[s]
-                } else {
-                    k[s]
-                };
-                roff += kk * stride;
-            }
-            let lbase = lb * p.lhs_batch_stride + loff;
-            for kic in 0..p.kic {
-                let x = l
-                    .get(lbase + (ic0 + kic) * p.lhs_feature_stride)
-                    .copied()
-                    .unwrap_or_default();
-                let y = r
-                    .get(roff + kic * p.rhs_in_stride)
-                    .copied()
-                    .unwrap_or_default();
-                acc = acc.add(x.mul(y));
-            }
+        let at = conv_at(l, r, p, (o, &mut ospatial), &ksizes, |a: T, x: T, y: T| {
+            a.add(x.mul(y))
         });
-        out.push(acc);
+        out.push(at);
     });
     T::wrap(out)
+}
+
+/// One output element of the reference loop at output index `o` (`ospatial` is scratch for
+/// its spatial coordinates): the taps that read a real lhs element, summed in window order
+/// by `fma(acc, x, y)` from `T::default()` (zero).
+fn conv_at<T: Copy + Default>(
+    l: &[T],
+    r: &[T],
+    p: &ConvPlan,
+    (o, ospatial): (&[usize], &mut [usize]),
+    ksizes: &[usize],
+    fma: impl Fn(T, T, T) -> T,
+) -> T {
+    let (mut b, mut oc) = (0, 0);
+    for (d, &(role, s)) in p.out_role.iter().enumerate() {
+        match role {
+            0 => b = o[d],
+            1 => oc = o[d],
+            _ => {
+                if let Some(x) = ospatial.get_mut(s) {
+                    *x = o[d];
+                }
+            }
+        }
+    }
+    let lb = (oc / p.oc_per_bgroup) * p.batch_per_group + b;
+    let ic0 = (oc / p.oc_per_fgroup) * p.kic;
+    let mut acc = T::default();
+    crate::index::for_each_index(ksizes, |k| {
+        // A tap outside the input: skipped, or (see `zeros_multiplied`) a zero times the
+        // weights, which only matters for a NaN or infinite weight.
+        let loff = conv_lhs_offset(p, ospatial, k);
+        if loff.is_none() && !p.zeros_multiplied {
+            return;
+        }
+        let mut roff = oc * p.rhs_out_stride;
+        for (s, &(size, stride)) in p.rhs_spatial.iter().enumerate() {
+            let kk = if p.win[s].window_reversal {
+                size - 1 - k[s]
+            } else {
+                k[s]
+            };
+            roff += kk * stride;
+        }
+        let lbase = loff.map(|o| lb * p.lhs_batch_stride + o);
+        for kic in 0..p.kic {
+            let x = lbase
+                .and_then(|b| l.get(b + (ic0 + kic) * p.lhs_feature_stride))
+                .copied()
+                .unwrap_or_default();
+            let y = r
+                .get(roff + kic * p.rhs_in_stride)
+                .copied()
+                .unwrap_or_default();
+            acc = fma(acc, x, y);
+        }
+    });
+    acc
+}
+
+/// Recomputes, as the reference loop does, every output element of `out` whose window
+/// reads padding or an lhs-dilation hole: where a kernel treated that fill differently from
+/// the plan (multiplied it where XLA skips it, or skipped it where XLA multiplies it), a NaN
+/// or infinite weight makes those elements differ; every other element sums exactly the
+/// reference's terms. An output coordinate's window meets fill along a spatial dim
+/// independently of the others, so one mask per dim decides.
+pub(crate) fn redo_filled<
+    T: Copy + Default + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
+>(
+    l: &[T],
+    r: &[T],
+    p: &ConvPlan,
+    out: &mut [T],
+) {
+    let ksizes: Vec<usize> = p.rhs_spatial.iter().map(|s| s.0).collect();
+    let filled: Vec<Vec<bool>> = p
+        .lhs_spatial
+        .iter()
+        .enumerate()
+        .map(|(s, &(size, _))| {
+            let osize = p
+                .out_role
+                .iter()
+                .zip(&p.out_dims)
+                .find(|(r, _)| r.0 == 2 && r.1 == s)
+                .map_or(0, |(_, &n)| n);
+            let w = &p.win[s];
+            let dilated = (size as i64 - 1) * w.base_dilation + 1;
+            (0..osize)
+                .map(|o| {
+                    (0..ksizes.get(s).copied().unwrap_or(0)).any(|k| {
+                        let pos =
+                            o as i64 * w.stride + k as i64 * w.window_dilation - w.padding_low;
+                        size == 0 || pos < 0 || pos >= dilated || pos % w.base_dilation != 0
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let mut ospatial = vec![0usize; p.lhs_spatial.len()];
+    let mut i = 0;
+    crate::index::for_each_index(&p.out_dims, |o| {
+        let hit = p.out_role.iter().enumerate().any(|(d, &(role, s))| {
+            role == 2
+                && filled
+                    .get(s)
+                    .and_then(|f| f.get(o[d]))
+                    .copied()
+                    .unwrap_or(true)
+        });
+        if hit {
+            let v = conv_at(l, r, p, (o, &mut ospatial), &ksizes, |a: T, x: T, y: T| {
+                a + x * y
+            });
+            if let Some(slot) = out.get_mut(i) {
+                *slot = v;
+            }
+        }
+        i += 1;
+    });
 }
 
 /// `convolution` with strides, (negative) padding, lhs/rhs dilation, window reversal,
@@ -539,7 +645,7 @@ pub fn convolution(
 ) -> Result<Literal> {
     let (ld, ldims) = array(lhs)?;
     let (rd, rdims) = array(rhs)?;
-    let p = conv_plan(&ldims, &rdims, dims_of(out)?, c)?;
+    let p = conv_plan((ld.element_type(), &ldims), &rdims, dims_of(out)?, c)?;
     run_ring(ld, rd, out, &|l, r| {
         use ArrayData as D;
         let fast = match (l, r) {
@@ -566,7 +672,7 @@ pub(crate) fn convolution_reference(
 ) -> Result<Literal> {
     let (ld, ldims) = array(lhs)?;
     let (rd, rdims) = array(rhs)?;
-    let p = conv_plan(&ldims, &rdims, dims_of(out)?, c)?;
+    let p = conv_plan((ld.element_type(), &ldims), &rdims, dims_of(out)?, c)?;
     run_ring(ld, rd, out, &|l, r| ring_dispatch!(l, r, conv_k, &p))
 }
 
@@ -589,7 +695,7 @@ pub(crate) fn convolution_plan(
     c: &ConvConfig,
     out: &Shape,
 ) -> Result<ConvPlan> {
-    let (_, ldims) = array(lhs)?;
+    let (ld, ldims) = array(lhs)?;
     let (_, rdims) = array(rhs)?;
-    conv_plan(&ldims, &rdims, dims_of(out)?, c)
+    conv_plan((ld.element_type(), &ldims), &rdims, dims_of(out)?, c)
 }

@@ -11,7 +11,7 @@
 //! parallel. Either way each output element is one sum in a fixed order, so results do not
 //! depend on the thread count.
 
-use super::contraction::ConvPlan;
+use super::contraction::{redo_filled, ConvPlan};
 use super::conv_rows::{conv_rows, form, rhs_flat_stride, weights_ok};
 use super::matmul::{gemm_par, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, strides};
@@ -515,8 +515,9 @@ fn weights_view<'a, T>(r: &'a [T], p: &ConvPlan, lw: &Lowered) -> Option<MatRef<
     }
 }
 
-/// The column (or row) gather and its products; `None` when the gather would be too big or
-/// a non-finite weight makes the product unusable (see [`weights_ok`]).
+/// The column (or row) gather and its products; `None` when the gather would be too big. A
+/// non-finite weight makes the elements whose windows read fill be redone (see
+/// [`weights_ok`], [`redo_filled`]).
 fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -> Option<Vec<T>> {
     let lw = lower(p);
     let mut out = vec![T::default(); count(&p.out_dims)];
@@ -560,7 +561,10 @@ fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -
                 job_rows(l, wm, p, &lw, job, &mut bufs, ptr, par);
             }
         }
-        return weights_ok(wslice, &out).then_some(out);
+        if !weights_ok(p, wslice, &out) {
+            redo_filled(l, r, p, &mut out);
+        }
+        return Some(out);
     }
     let tasks: Vec<(usize, usize)> = (0..lw.out_batch)
         .flat_map(|b| (0..bgc).map(move |g| (b, g)))
@@ -577,5 +581,8 @@ fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -
             task(l, wm, p, &lw, t, &mut bufs, ptr, par);
         }
     }
-    weights_ok(wslice, &out).then_some(out)
+    if !weights_ok(p, wslice, &out) {
+        redo_filled(l, r, p, &mut out);
+    }
+    Some(out)
 }

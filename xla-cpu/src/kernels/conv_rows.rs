@@ -21,7 +21,7 @@
 //!
 //! Block sizes and partial counts never depend on the thread count, so neither do results.
 
-use super::contraction::ConvPlan;
+use super::contraction::{redo_filled, ConvPlan};
 use super::conv::{features, out_roles, tap, OutPtr};
 use super::conv_small::{cols_small, rows_small, SMALL_N};
 use super::matmul::{gemm, FaerElem, MIN_PAR_FLOPS};
@@ -160,12 +160,28 @@ fn all_finite<T: FaerElem>(s: &[T]) -> bool {
 }
 
 /// Whether a product's result `out` can stand for the reference: the product multiplies the
-/// zeros of padding and lhs dilation by the weights `w`, where the reference skips them, so
+/// zeros of padding and lhs dilation by the weights `w`, which is the convolution's value
+/// where XLA multiplies them too (`zeros_multiplied`) or where there is no fill; elsewhere
 /// an infinite or NaN weight would make a NaN the reference does not have. Every weight
-/// takes part in some output element, so a finite `out` has finite weights; the smaller
-/// of the two is checked first.
-pub(crate) fn weights_ok<T: FaerElem>(w: &[T], out: &[T]) -> bool {
-    (out.len() < w.len() && all_finite(out)) || all_finite(w)
+/// takes part in some output element, so a finite `out` has finite weights; the smaller of
+/// the two is checked first.
+pub(crate) fn weights_ok<T: FaerElem>(p: &ConvPlan, w: &[T], out: &[T]) -> bool {
+    p.zeros_multiplied || no_fill(p) || (out.len() < w.len() && all_finite(out)) || all_finite(w)
+}
+
+/// Whether a kernel that skips the fill (`conv_small`'s) gives the convolution's value: where
+/// XLA skips it too, where there is none, or where every weight is finite.
+fn skipping_ok<T: FaerElem>(p: &ConvPlan, w: &[T]) -> bool {
+    !p.zeros_multiplied || no_fill(p) || all_finite(w)
+}
+
+/// Whether every window tap reads a real lhs element: no padding and no lhs dilation, so
+/// the products multiply no implicit zero and agree with the reference for any weights
+/// (a 1×1 convolution whose weights hold a NaN stays on the products).
+pub(crate) fn no_fill(p: &ConvPlan) -> bool {
+    p.win
+        .iter()
+        .all(|w| w.padding_low <= 0 && w.padding_high <= 0 && w.base_dilation <= 1)
 }
 
 /// Which form a convolution takes, or `None` for the column gather.
@@ -571,7 +587,8 @@ fn scatter_cols<T: FaerElem>(parts: &mut [Vec<T>], pr: Prob, g: &Geo, out: &mut 
     }
 }
 
-/// The Cols form; false when a non-finite rhs element made the product unusable.
+/// The Cols form; false when a non-finite rhs element made the elements whose windows read
+/// fill unusable (see [`redo_filled`]).
 fn run_cols<T: FaerElem>(
     l: &[T],
     r: &[T],
@@ -610,10 +627,8 @@ fn run_cols<T: FaerElem>(
         let mut bufs = (Vec::new(), Vec::new());
         tasks.iter_mut().for_each(|t| run(&mut bufs, t));
     }
-    let finite = tasks.iter().all(|t| all_finite(&t.3));
-    if !finite && !all_finite(r) {
-        return false;
-    }
+    let exact =
+        p.zeros_multiplied || no_fill(p) || tasks.iter().all(|t| all_finite(&t.3)) || all_finite(r);
     for (i, &pr) in g.probs.iter().enumerate() {
         let mut mine: Vec<Vec<T>> = tasks
             .iter_mut()
@@ -622,7 +637,7 @@ fn run_cols<T: FaerElem>(
             .collect();
         scatter_cols(&mut mine, pr, g, out);
     }
-    true
+    exact
 }
 
 /// The lhs copied so that its input features (Rows) or batch elements (Cols) are
@@ -676,7 +691,8 @@ fn small_geo(g: &Geo) -> bool {
 }
 
 /// The convolution in form `f` (see the module docs); `None` when it has no spatial dims or
-/// no work, or when the rhs has a non-finite element (the reference loop then runs).
+/// no work. With a non-finite weight, the elements whose windows read fill are redone as the
+/// reference does them.
 pub(crate) fn conv_rows<T: FaerElem>(
     l: &[T],
     r: &[T],
@@ -696,18 +712,26 @@ pub(crate) fn conv_rows<T: FaerElem>(
     match f {
         Form::Rows if small => {
             rows_small(l, r, p, &g, OutPtr(out.as_mut_ptr(), out.len()), par);
+            if !skipping_ok(p, r) {
+                redo_filled(l, r, p, &mut out);
+            }
         }
-        Form::Cols if small && g.batch >= 4 => cols_small(l, r, p, &g, &mut out, par),
+        Form::Cols if small && g.batch >= 4 => {
+            cols_small(l, r, p, &g, &mut out, par);
+            if !skipping_ok(p, r) {
+                redo_filled(l, r, p, &mut out);
+            }
+        }
         Form::Rows => {
             let ptr = OutPtr(out.as_mut_ptr(), out.len());
             run_rows(l, r, p, &g, ptr, par);
-            if !weights_ok(r, &out) {
-                return None;
+            if !weights_ok(p, r, &out) {
+                redo_filled(l, r, p, &mut out);
             }
         }
         Form::Cols => {
             if !run_cols(l, r, p, &g, &mut out, par) {
-                return None;
+                redo_filled(l, r, p, &mut out);
             }
         }
     }

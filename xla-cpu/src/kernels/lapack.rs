@@ -35,6 +35,7 @@ pub(crate) fn call(
         return None;
     }
     use super::{lapack_eigen as eig, lapack_householder as hh};
+    let _ieee = crate::denormals::Flush::off();
     Some(match name {
         "potrf" => potrf(args, config, out),
         "getrf" => getrf(args, out),
