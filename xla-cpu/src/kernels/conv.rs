@@ -492,6 +492,9 @@ pub(crate) fn conv_gemm<T: FaerElem>(
     if let Some(out) = super::conv_subpixel::conv_subpixel(l, r, p, par) {
         return Some(out);
     }
+    if let Some(out) = super::conv_depthwise::conv_depthwise(l, r, p, par) {
+        return Some(out);
+    }
     if let Some(f) = form(p) {
         if let Some(out) = conv_rows(l, r, p, f, par) {
             return Some(out);

@@ -171,7 +171,7 @@ pub(crate) fn weights_ok<T: FaerElem>(p: &ConvPlan, w: &[T], out: &[T]) -> bool 
 
 /// Whether a kernel that skips the fill (`conv_small`'s) gives the convolution's value: where
 /// XLA skips it too, where there is none, or where every weight is finite.
-fn skipping_ok<T: FaerElem>(p: &ConvPlan, w: &[T]) -> bool {
+pub(crate) fn skipping_ok<T: FaerElem>(p: &ConvPlan, w: &[T]) -> bool {
     !p.zeros_multiplied || no_fill(p) || all_finite(w)
 }
 

@@ -324,7 +324,10 @@ fn subpixel_random_matches_reference() {
         let r = values(&mut rng, &rd, special == 2);
         let what = format!("case {i}: {ld:?} * {rd:?} {c:?}");
         // Non-finite kernels included: the elements whose windows read fill are redone.
-        assert!(check_subpixel(&l, &r, &c, &out, &two, &what), "{what}: declined");
+        assert!(
+            check_subpixel(&l, &r, &c, &out, &two, &what),
+            "{what}: declined"
+        );
         ran += 1;
         check(&l, &r, &c, &out, &two, &what);
     }
@@ -495,4 +498,77 @@ fn nonfinite_weights_stay_on_the_products() {
         ran += 1;
     }
     assert!(ran > 200, "{ran}");
+}
+
+/// Depthwise convolutions in channels-last layouts (`b01f`, kernel `[.., 1, C]`, feature
+/// groups = C) run on `conv_depthwise`: bit for bit the reference (taps summed in window
+/// order), NaN where it has NaN, with random windows (stride, padding, window dilation,
+/// reversal), 1-3 spatial dims, NaN/±inf/±0 in input or kernel, at 1 and 2 threads.
+#[test]
+fn depthwise_matches_reference_bit_for_bit() {
+    use super::conv_depthwise::conv_depthwise;
+    let two = Threads::new(2);
+    let mut rng = Rng(31);
+    let mut ran = 0;
+    for i in 0..120 {
+        let ns = 1 + i % 3;
+        let ch = 8 + rng.below(20);
+        let batch = 1 + rng.below(3);
+        let sizes: Vec<i64> = (0..ns).map(|_| 2 + rng.below(6)).collect();
+        let win: Vec<WindowDim> = (0..ns)
+            .map(|_| {
+                let mut w = WindowDim::new(1 + rng.below(3));
+                w.stride = 1 + rng.below(2);
+                w.window_dilation = 1 + rng.below(2);
+                w.padding_low = rng.below(3) - 1;
+                w.padding_high = rng.below(3) - 1;
+                w.window_reversal = rng.below(4) == 0;
+                w
+            })
+            .collect();
+        let ld = [&[batch][..], &sizes, &[ch]].concat();
+        let ks: Vec<i64> = win.iter().map(|w| w.size).collect();
+        let rd = [&ks[..], &[1, ch]].concat();
+        let spatial: Vec<i64> = (1..=ns as i64).collect();
+        let dn = ConvDimensionNumbers {
+            input_batch_dimension: 0,
+            input_feature_dimension: ns as i64 + 1,
+            input_spatial_dimensions: spatial.clone(),
+            kernel_input_feature_dimension: ns as i64,
+            kernel_output_feature_dimension: ns as i64 + 1,
+            kernel_spatial_dimensions: (0..ns as i64).collect(),
+            output_batch_dimension: 0,
+            output_feature_dimension: ns as i64 + 1,
+            output_spatial_dimensions: spatial,
+        };
+        let c = ConvConfig {
+            window: Window { dims: win },
+            dnums: dn,
+            feature_group_count: ch,
+            batch_group_count: 1,
+            precision: PrecisionConfig::default(),
+        };
+        let Ok(out) = out_shape(&ld, &rd, &c) else {
+            continue;
+        };
+        if out.dims().contains(&0) {
+            continue;
+        }
+        let l = values(&mut rng, &ld, i % 3 == 1);
+        let r = values(&mut rng, &rd, i % 3 == 2);
+        let p = convolution_plan(&l, &r, &c, &out).unwrap();
+        let what = format!("case {i}: {ld:?} * {rd:?} {c:?}");
+        let (lv, rv) = (floats(&l), floats(&r));
+        let got = conv_depthwise(&lv, &rv, &p, Parallel::SEQ)
+            .unwrap_or_else(|| panic!("{what}: not taken as depthwise"));
+        let got2 = conv_depthwise(&lv, &rv, &p, two.parallel()).unwrap();
+        let want = floats(&convolution_reference(&l, &r, &c, &out).unwrap());
+        for (k, ((&a, &b), &w)) in got.iter().zip(&got2).zip(&want).enumerate() {
+            let same = |x: f32| x.to_bits() == w.to_bits() || (x.is_nan() && w.is_nan());
+            assert!(same(a) && same(b), "{what}: element {k}: {a} / {b} vs {w}");
+        }
+        check(&l, &r, &c, &out, &two, &what);
+        ran += 1;
+    }
+    assert!(ran > 80, "{ran}");
 }

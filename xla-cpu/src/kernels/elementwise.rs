@@ -25,9 +25,49 @@ fn zip<T: Copy, U: NativeData>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Array
     U::wrap(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect())
 }
 
+/// The 16-bit floats, computed in f32.
+pub(crate) trait Widen: Elem {
+    /// The f32 of the same value.
+    fn widen(self) -> f32;
+}
+
+impl Widen for f16 {
+    fn widen(self) -> f32 {
+        f32::from_elem(self)
+    }
+}
+
+impl Widen for bf16 {
+    fn widen(self) -> f32 {
+        widen_bf16(self)
+    }
+}
+
 /// Widens f16/bf16 elements to f32.
-pub(crate) fn to_f32<H: Elem>(v: &[H]) -> Vec<f32> {
-    v.iter().map(|&x| f32::from_elem(x)).collect()
+pub(crate) fn to_f32<H: Widen>(v: &[H]) -> Vec<f32> {
+    v.iter().map(|&x| x.widen()).collect()
+}
+
+/// bf16 → f32: the bits shifted into place (exact, and a loop of it vectorises; the generic
+/// conversion through f64 took most of a bf16 MobileNet's elementwise time). NaNs take the
+/// generic path, which quiets a signalling one.
+pub(crate) fn widen_bf16(b: bf16) -> f32 {
+    let x = f32::from_bits(u32::from(b.to_bits()) << 16);
+    if x.is_nan() {
+        f32::from_elem(b)
+    } else {
+        x
+    }
+}
+
+/// f32 → bf16 rounding to nearest even, on the bits: the generic conversion's value (which
+/// rounds the exact f64 of `x`), NaNs through it so their payloads stay the same.
+pub(crate) fn narrow_bf16(x: f32) -> bf16 {
+    if x.is_nan() {
+        bf16::from_elem(x)
+    } else {
+        bf16::from_f32(x)
+    }
 }
 
 /// Rounds an f32 result back to `ty` (other results pass through).
@@ -512,11 +552,16 @@ fn clamp_k<T: NativeData>(
     let n = x.len();
     check_len(lo.len(), n, "clamp")?;
     check_len(hi.len(), n, "clamp")?;
-    Ok(T::wrap(
-        (0..n)
+    // Bounds of the operand's length are zipped (no per-element index or length test; a
+    // bf16 Relu6 over f32[1,150,150,64] took 12 ns per element with them).
+    let clamp1 = |(&v, (&l, &h)): (&T, (&T, &T))| min(max(v, l), h);
+    let out = match (lo.len() == n, hi.len() == n) {
+        (true, true) => x.iter().zip(lo.iter().zip(hi)).map(clamp1).collect(),
+        _ => (0..n)
             .map(|i| min(max(x[i], at(lo, i)), at(hi, i)))
             .collect(),
-    ))
+    };
+    Ok(T::wrap(out))
 }
 
 /// `clamp(min, x, max)` = `min(max(x, lo), hi)`; the bounds may be scalars.
@@ -539,8 +584,8 @@ pub fn clamp(lo: &ArrayData, x: &ArrayData, hi: &ArrayData) -> Result<ArrayData>
             lo,
             v,
             hi,
-            |a: bf16, b: bf16| bf16::from_f32(fmax(a.to_f32(), b.to_f32())),
-            |a: bf16, b: bf16| bf16::from_f32(fmin(a.to_f32(), b.to_f32())),
+            |a: bf16, b: bf16| bf16::from_f32(fmax(widen_bf16(a), widen_bf16(b))),
+            |a: bf16, b: bf16| bf16::from_f32(fmin(widen_bf16(a), widen_bf16(b))),
         ),
         D::S8(v) => clamp_k(lo, v, hi, Ord::max, Ord::min),
         D::S16(v) => clamp_k(lo, v, hi, Ord::max, Ord::min),
@@ -588,6 +633,11 @@ fn convert_from<S: Elem>(v: &[S], ty: PrimitiveType) -> Result<ArrayData> {
 pub fn convert(x: &ArrayData, ty: PrimitiveType) -> Result<ArrayData> {
     if x.element_type() == ty {
         return Ok(x.clone());
+    }
+    match (x, ty) {
+        (ArrayData::Bf16(v), PrimitiveType::F32) => return Ok(ArrayData::F32(to_f32(v))),
+        (ArrayData::F32(v), PrimitiveType::Bf16) => return Ok(map(v, narrow_bf16)),
+        _ => {}
     }
     with_array_data!(x, v => convert_from(v, ty))
 }

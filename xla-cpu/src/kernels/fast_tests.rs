@@ -562,3 +562,47 @@ fn triangle(rng: &mut Rng, ty: P, batch: &[i64], n: i64, (lower, unit): (bool, b
     let d = super::elementwise::convert(l.array_data().unwrap(), ty).unwrap();
     Literal::from_array_data(Shape::array(ty, dims), d).unwrap()
 }
+
+/// The bit-level bf16 conversions: every bf16 widens to the generic conversion's bits;
+/// f32s around every rounding boundary (each bf16 value's halfway points, ±1 ulp, in both
+/// signs) and the specials narrow by round-to-nearest-even (which the generic path through
+/// f64 misses for some values of the smallest exponents), NaNs as the generic path does.
+#[test]
+fn bf16_bit_conversions_match_the_generic_ones() {
+    use super::elementwise::{narrow_bf16, widen_bf16};
+    use crate::scalar::Elem;
+    for b in 0..=u16::MAX {
+        let h = bf16::from_bits(b);
+        let (fast, slow) = (widen_bf16(h), f32::from_elem(h));
+        assert_eq!(fast.to_bits(), slow.to_bits(), "widen {b:#06x}");
+    }
+    let mut xs: Vec<u32> = vec![
+        0x7f80_0001,
+        0x7fc0_0001,
+        0xffbf_ffff,
+        0x7f7f_ffff,
+        0x0000_0001,
+    ];
+    for b in 0..=u32::from(u16::MAX) {
+        let half_way = (b << 16) | 0x8000;
+        xs.extend([
+            b << 16,
+            half_way - 1,
+            half_way,
+            half_way + 1,
+            (b << 16) | 0x7fff,
+        ]);
+    }
+    for x in xs {
+        let f = f32::from_bits(x);
+        let fast = narrow_bf16(f).to_bits();
+        if f.is_nan() {
+            assert_eq!(fast, bf16::from_elem(f).to_bits(), "narrow {x:#010x}");
+        } else {
+            // Round to nearest even on the bits (the generic path through f64 rounds some
+            // above-halfway cases of the smallest exponents down).
+            let rne = (x + 0x7fff + ((x >> 16) & 1)) >> 16;
+            assert_eq!(u32::from(fast), rne, "narrow {x:#010x}");
+        }
+    }
+}

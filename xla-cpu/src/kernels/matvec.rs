@@ -258,7 +258,11 @@ mod tests {
                 for p in 0..k {
                     want = want + a[p * m + i] * x[p];
                 }
-                assert!(same(out[i], want), "({m},{k}) row {i}: {} vs {want}", out[i]);
+                assert!(
+                    same(out[i], want),
+                    "({m},{k}) row {i}: {} vs {want}",
+                    out[i]
+                );
             }
         }
     }
@@ -283,7 +287,10 @@ mod tests {
                         .map(|p| f64::from(a[i * k + p]) * f64::from(b[p * n + j]))
                         .sum();
                     let got = f64::from(out[i * n + j]);
-                    assert!((got - want).abs() <= 1e-5 * (1.0 + want.abs()), "{got} vs {want}");
+                    assert!(
+                        (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                        "{got} vs {want}"
+                    );
                 }
             }
         }

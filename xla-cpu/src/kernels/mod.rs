@@ -6,6 +6,7 @@ pub mod collective;
 pub mod contraction;
 pub mod control;
 pub mod conv;
+pub(crate) mod conv_depthwise;
 pub(crate) mod conv_rows;
 pub(crate) mod conv_small;
 pub(crate) mod conv_subpixel;
