@@ -227,6 +227,19 @@ pub fn gather(
         let j = offset_dims.iter().position(|&d| d == l)?;
         Some((out_dims[l], ost[st.window_operand[j]]))
     });
+    if let (Some(l), Some((n, 1))) = (last, run) {
+        // Contiguous rows (an embedding lookup): copied row by row, no per-element map.
+        let mut o = vec![0; out_dims.len()];
+        let mut bases = Vec::with_capacity(crate::index::count(&out_dims[..l]));
+        crate::index::for_each_index(&out_dims[..l], |r| {
+            o[..l].copy_from_slice(r);
+            bases.push(offset(&o));
+        });
+        st.rd.check()?;
+        let rows = super::structural::take_rows(d, &bases, n)
+            .ok_or_else(|| internal("gather: a row runs past the operand"))?;
+        return make(out, rows);
+    }
     let map = match (last, run) {
         (Some(l), Some((n, step))) => {
             let mut o = vec![0; out_dims.len()];

@@ -27,6 +27,20 @@ pub(crate) fn take(d: &ArrayData, map: &[usize]) -> ArrayData {
     with_array_data!(d, v => take_k(v, map))
 }
 
+fn take_rows_k<T: NativeData>(v: &[T], bases: &[usize], n: usize) -> Option<ArrayData> {
+    let mut out = Vec::with_capacity(bases.len() * n);
+    for &b in bases {
+        out.extend_from_slice(v.get(b..b.checked_add(n)?)?);
+    }
+    Some(T::wrap(out))
+}
+
+/// The rows of `n` contiguous elements of `d` starting at `bases`, one after another (a
+/// [`take`] whose map is runs of consecutive offsets); `None` if a row runs past the end.
+pub(crate) fn take_rows(d: &ArrayData, bases: &[usize], n: usize) -> Option<ArrayData> {
+    with_array_data!(d, v => take_rows_k(v, bases, n))
+}
+
 fn put_k<T: NativeData>(dst: &mut [T], at: &[usize], src: &ArrayData) -> Result<()> {
     let src = T::slice(src).ok_or_else(|| invalid("put: element types differ"))?;
     for (&i, &v) in at.iter().zip(src) {
