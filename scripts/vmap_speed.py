@@ -16,6 +16,7 @@ loaded machine disturbs far less than wall time; then batched / (N x unbatched) 
 import argparse
 import os
 import re
+import resource
 import subprocess
 import tempfile
 
@@ -40,8 +41,8 @@ def bench(xla, module, inputs, iters, env=None):
 
 
 def children_cpu():
-    u = os.times()
-    return u.children_user + u.children_system
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
 
 
 def cpu_per_run(xla, module, inputs, iters):
@@ -98,7 +99,7 @@ def main():
         for k in range(a.rounds):
             t1 = bench(a.xla, module, one, a.iters)
             tn = bench(a.xla, bm, many, a.iters)
-            # at least half a second of runs: the CPU clock ticks every 10 ms
+            # at least half a second of runs
             c1 = cpu_per_run(a.xla, module, one, max(a.size * a.iters, int(0.5 / t1)))
             cn = cpu_per_run(a.xla, bm, many, max(a.iters, int(0.5 / tn)))
             load = open("/proc/loadavg").read().split()[0]
