@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """Times a module batched by `xla vmap` against N runs of the unbatched module.
 
-    python3 scripts/vmap_speed.py MODULE.hlo --batched 6,7 --size 4 [--iters 20] [--xla BIN]
+    python3 scripts/vmap_speed.py MODULE.hlo --batched 6,7 --size 4 [--grad 0,1] [--iters 20]
+        [--rounds 3] [--xla BIN]
 
 `--batched` lists the parameters that get the batch (at dimension 0); the others are
-shared. Inputs are random (floats N(0, 0.05), integers in [0, 10)). Prints the median of
-`xla bench` for the unbatched module, for the batched one, and batched / (N x unbatched).
+shared. `--grad` batches the gradient module (`xla grad --wrt ...`) instead of the module.
+Inputs are random (floats N(0, 0.05), integers in [0, 10)). Prints, per round (the two
+modules interleaved): the median wall time of `xla bench` for the unbatched module and for
+the batched one, and the CPU time per run on one thread (`XLA_CPU_THREADS=1`; user + system
+time of `xla bench --iters 5 + n` minus that of `--iters 5`, over n; n = N x iters for
+the unbatched module, iters for the batched one, at least half a second of runs), which a
+loaded machine disturbs far less than wall time; then batched / (N x unbatched) of each.
 """
 import argparse
 import os
 import re
+import resource
 import subprocess
 import tempfile
 
@@ -27,10 +34,26 @@ def param_shapes(text):
     return out
 
 
-def bench(xla, module, inputs, iters):
+def bench(xla, module, inputs, iters, env=None):
     r = subprocess.run([xla, "bench", module, *inputs, "--iters", str(iters)],
-                       capture_output=True, text=True, check=True)
+                       capture_output=True, text=True, check=True, env=env)
     return float(re.search(r"median_s=([\d.e-]+)", r.stdout).group(1))
+
+
+def children_cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
+def cpu_per_run(xla, module, inputs, iters):
+    """CPU seconds of one run on one thread, by difference of two `xla bench` processes."""
+    env = dict(os.environ, XLA_CPU_THREADS="1")
+    spent = []
+    for n in (5, 5 + iters):
+        t0 = children_cpu()
+        bench(xla, module, inputs, n, env)
+        spent.append(children_cpu() - t0)
+    return (spent[1] - spent[0]) / iters
 
 
 def main():
@@ -38,10 +61,19 @@ def main():
     ap.add_argument("module")
     ap.add_argument("--batched", default="")
     ap.add_argument("--size", type=int, default=4)
+    ap.add_argument("--grad", default="", help="batch `xla grad --wrt GRAD` of the module")
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--xla", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "xla"))
     a = ap.parse_args()
-    text = open(a.module).read()
+    module = a.module
+    tmpdir = tempfile.TemporaryDirectory()
+    if a.grad:
+        module = os.path.join(tmpdir.name, "grad.hlo")
+        r = subprocess.run([a.xla, "grad", a.module, "--wrt", a.grad],
+                           capture_output=True, text=True, check=True)
+        open(module, "w").write(r.stdout)
+    text = open(module).read()
     shapes = param_shapes(text)
     batched = {int(i) for i in a.batched.split(",") if i}
     rng = np.random.default_rng(0)
@@ -59,13 +91,23 @@ def main():
             many.append(pn)
         axes = ",".join("0" if i in batched else "none" for i in range(len(shapes)))
         bm = os.path.join(tmp, "batched.hlo")
-        r = subprocess.run([a.xla, "vmap", a.module, "--in-axes", axes, "--size", str(a.size)],
+        r = subprocess.run([a.xla, "vmap", module, "--in-axes", axes, "--size", str(a.size)],
                            capture_output=True, text=True, check=True)
         open(bm, "w").write(r.stdout)
-        t1 = bench(a.xla, a.module, one, a.iters)
-        tn = bench(a.xla, bm, many, a.iters)
-    print(f"{os.path.basename(a.module)} N={a.size} batched={sorted(batched)}: unbatched {t1*1e3:.3f} ms, "
-          f"batched {tn*1e3:.3f} ms, batched/(N x unbatched) = {tn / (a.size * t1):.2f}")
+        name = os.path.basename(a.module) + (f" grad({a.grad})" if a.grad else "")
+        print(f"{name} N={a.size} batched={sorted(batched)}")
+        for k in range(a.rounds):
+            t1 = bench(a.xla, module, one, a.iters)
+            tn = bench(a.xla, bm, many, a.iters)
+            # at least half a second of runs
+            c1 = cpu_per_run(a.xla, module, one, max(a.size * a.iters, int(0.5 / t1)))
+            cn = cpu_per_run(a.xla, bm, many, max(a.iters, int(0.5 / tn)))
+            load = open("/proc/loadavg").read().split()[0]
+            print(f"  round {k + 1}: wall median unbatched {t1*1e3:.3f} ms, batched {tn*1e3:.3f} ms "
+                  f"({tn / (a.size * t1):.2f}x); CPU per run at 1 thread: N x unbatched "
+                  f"{a.size*c1*1e3:.2f} ms, batched {cn*1e3:.2f} ms ({cn / (a.size * c1):.2f}x); "
+                  f"load {load}", flush=True)
+    tmpdir.cleanup()
 
 
 if __name__ == "__main__":

@@ -100,3 +100,70 @@ fn bad_input_exits_with_status_2() {
         assert!(err.contains(says), "{all:?}: {err}");
     }
 }
+
+#[test]
+fn a_custom_call_and_bad_out_axes_exit_with_status_2() {
+    let dir = std::env::temp_dir().join(format!("xla_vmap_cli_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cc = dir.join("custom_call.hlo");
+    std::fs::write(
+        &cc,
+        "HloModule cc, entry_computation_layout={(f32[3]{0})->f32[3]{0}}\n\n\
+         ENTRY main {\n  x = f32[3]{0} parameter(0)\n  \
+         ROOT c = f32[3]{0} custom-call(x), custom_call_target=\"my_kernel\"\n}\n",
+    )
+    .unwrap();
+    let cc = cc.to_str().unwrap().to_string();
+    let dot = case("dot_lhs_batched");
+    for (args, says) in [
+        (
+            vec!["vmap", cc.as_str(), "--in-axes", "0", "--size", "2"],
+            "no batching rule for `c` (custom-call) target \"my_kernel\"",
+        ),
+        (
+            vec![
+                "vmap",
+                dot.as_str(),
+                "--in-axes",
+                "0,none",
+                "--out-axes",
+                "5",
+                "--size",
+                "3",
+            ],
+            "out axis 5 is out of range for result 0 of shape f32[2] (batched rank 2)",
+        ),
+        (
+            vec![
+                "vmap",
+                dot.as_str(),
+                "--in-axes",
+                "0,none",
+                "--out-axes",
+                "0,0",
+                "--size",
+                "3",
+            ],
+            "out_axes has 2 entries but the result has 1",
+        ),
+    ] {
+        let out = xla(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed a module");
+    }
+    // unbatched, the custom-call is copied as it is and the result broadcast
+    let out = xla(&["vmap", cc.as_str(), "--in-axes", "none", "--size", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("custom_call_target=\"my_kernel\""), "{text}");
+    let m = xla::core::text::parse_module(&text).unwrap();
+    let e = m.entry_computation().unwrap();
+    assert_eq!(e.result_shape().unwrap().dims(), &[2, 3]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
