@@ -17,6 +17,8 @@
 use std::cell::RefCell;
 use std::fmt;
 
+pub mod affine;
+
 /// The values the sizes take at the generic point, in declaration order (primes far from
 /// round numbers and powers of two, and far enough apart that `2*N+1` or `H/2` decode back
 /// to one symbol).
@@ -71,6 +73,9 @@ pub struct Sizes {
     negative: std::cell::Cell<bool>,
     /// The sizes given a small value (not decoded in messages).
     small: Vec<bool>,
+    /// Every dimension expression evaluated, once each (their normal forms decide how the
+    /// rules are classified, see [`crate::preconditions`]).
+    exprs: RefCell<Vec<DimExpr>>,
 }
 
 impl Sizes {
@@ -83,6 +88,7 @@ impl Sizes {
             seen: RefCell::default(),
             negative: std::cell::Cell::new(false),
             small: Vec::new(),
+            exprs: RefCell::default(),
         }
     }
 
@@ -118,6 +124,7 @@ impl Sizes {
             seen: RefCell::default(),
             negative: std::cell::Cell::new(false),
             small,
+            exprs: RefCell::default(),
         }
     }
 
@@ -186,6 +193,9 @@ impl Sizes {
     /// An overflow, a division by zero or a negative dimension, naming the expression (the
     /// caller names the sizes).
     pub fn eval(&self, d: &DimExpr) -> Result<i64, String> {
+        if !self.exprs.borrow().contains(d) {
+            self.exprs.borrow_mut().push(d.clone());
+        }
         let text = self.show(d);
         let value = self.value(d).map_err(|e| match e {
             Bad::Overflow => format!("dimension `{text}` overflows or divides by zero"),
@@ -229,6 +239,11 @@ impl Sizes {
             Some(v) if v < 0 => Err(Bad::Negative(d.clone(), v)),
             Some(v) => Ok(v),
         }
+    }
+
+    /// The dimension expressions evaluated so far, each once.
+    pub fn exprs(&self) -> Vec<DimExpr> {
+        self.exprs.borrow().clone()
     }
 
     /// True when a dimension came out negative (at the generic point: retry with another
