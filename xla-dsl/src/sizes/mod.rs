@@ -128,6 +128,16 @@ impl Sizes {
         }
     }
 
+    /// Sizes at a generic point given by `values` (a residue class's base or a point one
+    /// period further, see [`crate::preconditions`]): messages are symbolised as at
+    /// [`Sizes::generic`].
+    pub fn generic_at(names: Vec<String>, values: Vec<i64>) -> Sizes {
+        Sizes {
+            generic: true,
+            ..Sizes::bound(names, values)
+        }
+    }
+
     /// The index of the size called `name`.
     pub fn index(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|n| n == name)
