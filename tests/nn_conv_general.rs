@@ -70,8 +70,8 @@ fn conv2d_per_axis_strides_padding_dilation_match_flax() {
         let (x, k, r) = (f["x"].clone(), f["k"].clone(), f["r"].clone());
         let y =
             xla::nn::conv2d_general::apply::<2, 1, 1, 2, 0, 1, 1, 2>(x.clone(), k.clone()).unwrap();
-        let vg = conv2d_general_probe::value_and_grad::apply::<2, 1, 1, 2, 0, 1, 1, 2>(x, k, r)
-            .unwrap();
+        let vg =
+            conv2d_general_probe::value_and_grad::apply::<2, 1, 1, 2, 0, 1, 1, 2>(x, k, r).unwrap();
         check_value_and_grad(&f, &y, &vg, TOL);
     }
 }

@@ -75,7 +75,10 @@ pub fn classify(attr: &TokenStream, item: &syn::ItemFn, f: Front) -> Classified 
     };
     let found = {
         let sizes = f.cx.sizes();
-        let checked = f.checked.as_ref().or(probe.as_ref().and_then(|g| g.checked.as_ref()));
+        let checked = f
+            .checked
+            .as_ref()
+            .or(probe.as_ref().and_then(|g| g.checked.as_ref()));
         periods::residues(&sizes, &integer, checked)
     };
     let found = match found {

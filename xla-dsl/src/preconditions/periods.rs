@@ -64,13 +64,22 @@ pub fn module_strides(text: &str) -> Vec<i64> {
     let mut out = Vec::new();
     for part in text.split("stride=").skip(1) {
         let field = part.split(|c: char| c.is_whitespace() || c == '}').next();
-        out.extend(field.unwrap_or("").split('x').filter_map(|v| v.parse::<i64>().ok()));
+        out.extend(
+            field
+                .unwrap_or("")
+                .split('x')
+                .filter_map(|v| v.parse::<i64>().ok()),
+        );
     }
     for part in text.split("slice={").skip(1) {
         let body = part.split('}').next().unwrap_or("");
         for dim in body.split('[').skip(1) {
             let dim = dim.split(']').next().unwrap_or("");
-            out.extend(dim.split(':').nth(2).and_then(|v| v.trim().parse::<i64>().ok()));
+            out.extend(
+                dim.split(':')
+                    .nth(2)
+                    .and_then(|v| v.trim().parse::<i64>().ok()),
+            );
         }
     }
     out.retain(|s: &i64| *s > 1);
@@ -96,7 +105,8 @@ mod tests {
 
     #[test]
     fn strides_are_read_from_windows_and_slices() {
-        let text = "%r = f32[1,2]{1,0} reduce-window(%x, %z), window={size=3x3 stride=2x3 pad=0_0x0_0}\n\
+        let text =
+            "%r = f32[1,2]{1,0} reduce-window(%x, %z), window={size=3x3 stride=2x3 pad=0_0x0_0}\n\
                     %s = f32[4]{0} slice(%y), slice={[0:8:2], [1:3:1]}\n\
                     %t = f32[4]{0} slice(%y), slice={[0:4]}";
         assert_eq!(module_strides(text), vec![2, 3]);

@@ -102,9 +102,8 @@ fn a_rule_failing_for_every_size_is_a_compile_error() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].contains("f32[B,784]"), "{errors:?}");
     // `{ N + 1 }` is never `N`: no residue class holds.
-    let (pre, errors) = classify_src(
-        "fn f<const N: usize>(x: Tensor<f32, N>) -> Tensor<f32, { N + 1 }> { x }",
-    );
+    let (pre, errors) =
+        classify_src("fn f<const N: usize>(x: Tensor<f32, N>) -> Tensor<f32, { N + 1 }> { x }");
     assert!(pre.is_empty(), "{pre:?}");
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(!errors[0].contains("sampled"), "{errors:?}");
@@ -123,9 +122,8 @@ fn a_rule_holding_on_a_hyperplane_only_is_a_compile_error() {
 #[test]
 fn a_class_holding_in_part_is_sampled() {
     // The signature holds at `N = 3049` only (the generic point): mixed on the one class.
-    let (pre, errors) = classify_src(
-        "fn f<const N: usize>(x: Tensor<f32, N>) -> Tensor<f32, 3049> { x }",
-    );
+    let (pre, errors) =
+        classify_src("fn f<const N: usize>(x: Tensor<f32, N>) -> Tensor<f32, 3049> { x }");
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(pre.len(), 1, "{pre:?}");
     assert!(

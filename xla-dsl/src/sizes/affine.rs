@@ -280,7 +280,12 @@ impl Residues {
         let name = |i: &usize| names.get(*i).cloned().unwrap_or_else(|| format!("?{i}"));
         let per_size: Vec<Vec<i64>> = (0..self.sizes.len())
             .map(|j| {
-                let mut v: Vec<i64> = self.classes.iter().filter_map(|t| t.get(j)).copied().collect();
+                let mut v: Vec<i64> = self
+                    .classes
+                    .iter()
+                    .filter_map(|t| t.get(j))
+                    .copied()
+                    .collect();
                 v.sort_unstable();
                 v.dedup();
                 v
@@ -406,7 +411,11 @@ impl fmt::Display for Named<'_> {
                 (false, false) => " + ",
             };
             let k = c.abs();
-            let coefficient = if k == 1 { String::new() } else { format!("{k}*") };
+            let coefficient = if k == 1 {
+                String::new()
+            } else {
+                format!("{k}*")
+            };
             match atom {
                 Atom::Size(i) => match names.get(*i) {
                     Some(name) => write!(f, "{sign}{coefficient}{name}")?,

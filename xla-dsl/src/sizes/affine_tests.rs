@@ -4,7 +4,10 @@ use super::*;
 use crate::sizes::Sizes;
 
 fn names() -> Vec<String> {
-    ["H", "W", "K", "N"].iter().map(ToString::to_string).collect()
+    ["H", "W", "K", "N"]
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 /// The normal form of `src`, a dimension written as in a type.
@@ -50,7 +53,10 @@ fn floor_division_keeps_a_reduced_quotient_term() {
     assert_eq!(shown("{ H % 2 }"), "H - 2*H/2");
     // Nested quotients: ⌊⌊H/2⌋/2⌋ stays nested; the period of H is 4.
     assert_eq!(form("{ H / 2 / 2 }").unwrap().periods(4), vec![4, 1, 1, 1]);
-    assert_eq!(form("{ (H - 1) / 2 + W / 3 }").unwrap().periods(4), vec![2, 3, 1, 1]);
+    assert_eq!(
+        form("{ (H - 1) / 2 + W / 3 }").unwrap().periods(4),
+        vec![2, 3, 1, 1]
+    );
 }
 
 #[test]
@@ -65,7 +71,10 @@ fn products_and_divisions_by_sizes_are_not_affine() {
 #[test]
 fn equal_forms_are_proved_for_every_size() {
     assert_eq!(relation("{ 2 * N }", "{ N + N }"), Relation::Always);
-    assert_eq!(relation("{ (H - 2) / 2 + 1 }", "{ H / 2 }"), Relation::Always);
+    assert_eq!(
+        relation("{ (H - 2) / 2 + 1 }", "{ H / 2 }"),
+        Relation::Always
+    );
     assert_eq!(relation("{ 2 * (H / 2) + H % 2 }", "H"), Relation::Always);
 }
 
@@ -73,7 +82,10 @@ fn equal_forms_are_proved_for_every_size() {
 fn forms_unequal_everywhere_are_never_equal() {
     assert_eq!(relation("{ N + 1 }", "N"), Relation::Never);
     // ⌊H/2⌋·2 + 1 vs 2·⌊H/2⌋: off by one in both parities.
-    assert_eq!(relation("{ H / 2 * 2 + 1 }", "{ 2 * (H / 2) }"), Relation::Never);
+    assert_eq!(
+        relation("{ H / 2 * 2 + 1 }", "{ 2 * (H / 2) }"),
+        Relation::Never
+    );
 }
 
 #[test]
@@ -105,6 +117,9 @@ fn forms_equal_on_a_hyperplane_only() {
 fn residue_bases_stay_at_or_above_the_point() {
     let all = Residues::all(&[2, 1, 3, 1]).unwrap();
     assert_eq!(all.classes.len(), 6);
-    assert_eq!(all.base(&[3049, 1459, 2351, 7], &[0, 1]), vec![3050, 1459, 2353, 7]);
+    assert_eq!(
+        all.base(&[3049, 1459, 2351, 7], &[0, 1]),
+        vec![3050, 1459, 2353, 7]
+    );
     assert!(Residues::all(&[64, 64, 1, 1]).is_none());
 }

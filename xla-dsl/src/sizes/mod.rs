@@ -251,6 +251,26 @@ impl Sizes {
         }
     }
 
+    /// Remembers that `value` is written `text` in messages (a generic callee's result dim
+    /// in the caller's symbols, `(H+S-1)/S`), unless `value` is below 2 or is a literal
+    /// dim the caller writes (then the number stays a number).
+    pub fn note(&self, value: i64, text: String) {
+        let literal = self
+            .exprs
+            .borrow()
+            .iter()
+            .any(|e| matches!(e, DimExpr::Lit(v) if *v == value));
+        let known = self.seen.borrow().iter().any(|(v, _)| *v == value);
+        if self.generic && value >= 2 && !literal && !known {
+            self.seen.borrow_mut().push((value, text));
+        }
+    }
+
+    /// The value of `d` at these sizes without remembering it (`None` when it has none).
+    pub fn peek(&self, d: &DimExpr) -> Option<i64> {
+        self.value(d).ok()
+    }
+
     /// The dimension expressions evaluated so far, each once.
     pub fn exprs(&self) -> Vec<DimExpr> {
         self.exprs.borrow().clone()
