@@ -22,8 +22,8 @@ pub mod affine;
 /// The values the sizes take at the generic point, in declaration order (primes far from
 /// round numbers and powers of two, and far enough apart that `2*N+1` or `H/2` decode back
 /// to one symbol).
-pub const GENERIC_VALUES: [i64; 12] = [
-    3049, 1459, 2351, 2843, 1259, 2441, 3347, 2753, 1609, 3251, 1993, 2179,
+pub const GENERIC_VALUES: [i64; 16] = [
+    3049, 1459, 2351, 2843, 1259, 2441, 3347, 2753, 1609, 3251, 1993, 2179, 1321, 1723, 2039, 3119,
 ];
 
 /// The values of the *integer* sizes (those no parameter's dim gives alone, such as a
