@@ -56,6 +56,8 @@ pub struct Ctxt {
     /// The sizes given small values at the generic point (see
     /// [`crate::sizes::SMALL_VALUES`]).
     small: Vec<String>,
+    /// Every small size is 1 (see [`Ctxt::generic_ones`]).
+    ones: bool,
     sizes: RefCell<Sizes>,
     /// The values of a generic point chosen by the caller (a residue class's base), when
     /// not the default one.
@@ -89,6 +91,16 @@ impl Ctxt {
         }
     }
 
+    /// [`Ctxt::generic_small`] with every small size 1 (the last round of generic points).
+    pub fn generic_ones(offset: usize, small: Vec<String>) -> Ctxt {
+        Ctxt {
+            offset,
+            small,
+            ones: true,
+            ..Ctxt::default()
+        }
+    }
+
     /// A collector for a check at the generic point `values` (messages in symbols), as
     /// [`crate::preconditions`] moves it over the residue classes.
     pub fn generic_at(values: Vec<i64>) -> Ctxt {
@@ -117,7 +129,7 @@ impl Ctxt {
                 Some(values) if values.len() == names.len() => {
                     Sizes::generic_at(names, values.clone())
                 }
-                _ => Sizes::generic_with_small(names, self.offset, &self.small),
+                _ => Sizes::generic_with_small(names, self.offset, &self.small, self.ones),
             },
             Some(values) if values.len() == names.len() => Sizes::bound(names, values.clone()),
             Some(values) => {

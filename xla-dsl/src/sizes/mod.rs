@@ -96,17 +96,26 @@ impl Sizes {
     /// on (cyclically), so that a caller can retry with another assignment when an
     /// expression such as `{ H - K }` is negative for the first one.
     pub fn generic(names: Vec<String>, offset: usize) -> Sizes {
-        Sizes::generic_with_small(names, offset, &[])
+        Sizes::generic_with_small(names, offset, &[], false)
     }
 
     /// [`Sizes::generic`], except that the sizes named in `small` take the values of
     /// [`SMALL_VALUES`] (cyclically, from `offset` on).
-    pub fn generic_with_small(names: Vec<String>, offset: usize, small: &[String]) -> Sizes {
+    /// With `ones`, every small size is 1 (the last round: several dilations at once).
+    pub fn generic_with_small(
+        names: Vec<String>,
+        offset: usize,
+        small: &[String],
+        ones: bool,
+    ) -> Sizes {
         let n = GENERIC_VALUES.len();
         let small: Vec<bool> = names.iter().map(|s| small.contains(s)).collect();
         let mut j = offset;
         let values = (0..names.len())
             .map(|i| {
+                if small.get(i).copied().unwrap_or(false) && ones {
+                    return 1;
+                }
                 if small.get(i).copied().unwrap_or(false) {
                     j += 1;
                     return SMALL_VALUES
