@@ -83,11 +83,12 @@ pub fn classify(attr: &TokenStream, item: &syn::ItemFn, f: Front) -> Classified 
     };
     let found = match found {
         Ok(classes) => by_classes(attr, item, f, &classes),
-        Err(reason) => Err((f, reason)),
+        Err(reason) => Err(Box::new((f, reason))),
     };
     match found {
         Ok(k) => k,
-        Err((f, reason)) => {
+        Err(sampling) => {
+            let (f, reason) = *sampling;
             let mut k = sampled(attr, item, f);
             let note = format!(" (sampled, not proved: {reason})");
             for p in &mut k.preconditions {
@@ -132,7 +133,7 @@ fn by_classes(
     item: &syn::ItemFn,
     f: Front,
     all: &Residues,
-) -> Result<Classified, (Front, String)> {
+) -> Result<Classified, Box<(Front, String)>> {
     let (names, point) = {
         let s = f.cx.sizes();
         (s.names.clone(), s.values.clone())
@@ -153,7 +154,7 @@ fn by_classes(
     if mixed {
         let (cx, c) = crate::instantiate::parse_at_generic_point(attr, item);
         let reason = "the rules hold at only some points of a residue class of the sizes";
-        return Err((front(cx, c), reason.to_string()));
+        return Err(Box::new((front(cx, c), reason.to_string())));
     }
     let at = |v: &[i64]| Sizes::bound(names.clone(), v.to_vec()).describe();
     Ok(match (failure, passing) {
