@@ -19,8 +19,8 @@ pub fn residues(
 ) -> Result<Residues, String> {
     if let Some(s) = integer_sizes.first() {
         return Err(format!(
-            "`{s}` is an integer size (a stride, padding or dilation), and shape rules divide \
-             and multiply by it"
+            "`{s}` is an integer size (no argument's shape gives it; as a stride or a \
+             dilation, shape rules divide or multiply by it)"
         ));
     }
     let n = sizes.names.len();
