@@ -67,27 +67,32 @@ def pool(kind, tag, b, h, w, c, k, s, padding):
     probe(f"{kind}_pool_{tag}", f, normal(b, h, w, c), None)
 
 
-# conv2d::<S, P, D>: stride 2, padding 1, dilation 2 with a 3x2 kernel, at two sizes;
-# and a VALID (P = 0) stride-1 one.
-conv2d("s2p1d2_2x9x7", 2, 9, 7, 3, 3, 2, 4, 2, 1, 2)
-conv2d("s2p1d2_1x6x8", 1, 6, 8, 3, 3, 2, 4, 2, 1, 2)
-conv2d("s1p0d1_2x5x5", 2, 5, 5, 2, 3, 3, 3, 1, 0, 1)
-# conv2d_same::<S, D>: stride 2 with a 3x3 kernel; an even 2x2 kernel dilated by 2
-# (asymmetric padding).
-conv2d_same("s2d1_2x7x6", 2, 7, 6, 3, 3, 3, 4, 2, 1)
-conv2d_same("s2d1_1x4x5", 1, 4, 5, 3, 3, 3, 4, 2, 1)
-conv2d_same("s1d2_2x5x4", 2, 5, 4, 2, 2, 2, 3, 1, 2)
-# conv2d_grouped::<S, P, D, G, M>: 2 groups of 2 channels, 3 filters each; depthwise
-# (3 groups of 1 channel, 2 filters each) with stride 2.
-conv2d_grouped("s1p1d1g2m3_2x5x4", 2, 5, 4, 3, 3, 2, 1, 1, 1, 2, 3)
-conv2d_grouped("s2p0d1g3m2_1x7x6", 1, 7, 6, 3, 3, 1, 2, 0, 1, 3, 2)
-# conv2d_nchw_padded::<S, P, D> and conv2d_nchw_same::<S, D>.
-conv2d_nchw("padded_s2p1d1_2x8x7", 2, 3, 8, 7, 4, 3, 3, 2, ((1, 1), (1, 1)), 1)
-conv2d_nchw("padded_s2p1d1_1x5x6", 1, 3, 5, 6, 4, 3, 3, 2, ((1, 1), (1, 1)), 1)
-conv2d_nchw("same_s2d2_2x7x6", 2, 3, 7, 6, 2, 3, 3, 2, "SAME", 2)
-# Pooling: 3x3 windows, stride 2, padding 1 (explicit) and SAME.
-for kind in ("max", "avg"):
-    pool(kind, "k3s2p1_2x7x6", 2, 7, 6, 3, 3, 2, ((1, 1), (1, 1)))
-    pool(kind, "k3s2p1_1x5x8", 1, 5, 8, 3, 3, 2, ((1, 1), (1, 1)))
-    pool(kind, "same_k3s2_2x7x6", 2, 7, 6, 3, 3, 2, "SAME")
-    pool(kind, "same_k2s2_1x5x5", 1, 5, 5, 2, 2, 2, "SAME")
+def main():
+    # conv2d::<S, P, D>: stride 2, padding 1, dilation 2 with a 3x2 kernel, at two sizes;
+    # and a VALID (P = 0) stride-1 one.
+    conv2d("s2p1d2_2x9x7", 2, 9, 7, 3, 3, 2, 4, 2, 1, 2)
+    conv2d("s2p1d2_1x6x8", 1, 6, 8, 3, 3, 2, 4, 2, 1, 2)
+    conv2d("s1p0d1_2x5x5", 2, 5, 5, 2, 3, 3, 3, 1, 0, 1)
+    # conv2d_same::<S, D>: stride 2 with a 3x3 kernel; an even 2x2 kernel dilated by 2
+    # (asymmetric padding).
+    conv2d_same("s2d1_2x7x6", 2, 7, 6, 3, 3, 3, 4, 2, 1)
+    conv2d_same("s2d1_1x4x5", 1, 4, 5, 3, 3, 3, 4, 2, 1)
+    conv2d_same("s1d2_2x5x4", 2, 5, 4, 2, 2, 2, 3, 1, 2)
+    # conv2d_grouped::<S, P, D, G, M>: 2 groups of 2 channels, 3 filters each; depthwise
+    # (3 groups of 1 channel, 2 filters each) with stride 2.
+    conv2d_grouped("s1p1d1g2m3_2x5x4", 2, 5, 4, 3, 3, 2, 1, 1, 1, 2, 3)
+    conv2d_grouped("s2p0d1g3m2_1x7x6", 1, 7, 6, 3, 3, 1, 2, 0, 1, 3, 2)
+    # conv2d_nchw_padded::<S, P, D> and conv2d_nchw_same::<S, D>.
+    conv2d_nchw("padded_s2p1d1_2x8x7", 2, 3, 8, 7, 4, 3, 3, 2, ((1, 1), (1, 1)), 1)
+    conv2d_nchw("padded_s2p1d1_1x5x6", 1, 3, 5, 6, 4, 3, 3, 2, ((1, 1), (1, 1)), 1)
+    conv2d_nchw("same_s2d2_2x7x6", 2, 3, 7, 6, 2, 3, 3, 2, "SAME", 2)
+    # Pooling: 3x3 windows, stride 2, padding 1 (explicit) and SAME.
+    for kind in ("max", "avg"):
+        pool(kind, "k3s2p1_2x7x6", 2, 7, 6, 3, 3, 2, ((1, 1), (1, 1)))
+        pool(kind, "k3s2p1_1x5x8", 1, 5, 8, 3, 3, 2, ((1, 1), (1, 1)))
+        pool(kind, "same_k3s2_2x7x6", 2, 7, 6, 3, 3, 2, "SAME")
+        pool(kind, "same_k2s2_1x5x5", 1, 5, 5, 2, 2, 2, "SAME")
+
+
+if __name__ == "__main__":
+    main()

@@ -9,7 +9,7 @@
 
 mod nn_common;
 
-use nn_common::{close, fixture};
+use nn_common::{check_value_and_grad, close, fixture};
 use std::collections::HashMap;
 use xla::computation;
 use xla::Literal;
@@ -157,17 +157,9 @@ fn avg_pool_same_probe<
 
 const TOL: f32 = 2e-5;
 
-/// The value `y` against the fixture, and `value_and_grad`'s tuple (`loss`, then `g_x` and,
-/// with a kernel, `g_k`).
+/// The value and the gradients against the fixture.
 fn check(f: &HashMap<String, Literal>, y: &Literal, vg: &Literal) {
-    close(y, &f["y"], TOL);
-    let parts = vg.tuple_elements().unwrap();
-    close(&parts[0], &f["loss"], TOL);
-    close(&parts[1], &f["g_x"], TOL);
-    match parts.get(2) {
-        Some(gk) => close(gk, &f["g_k"], TOL),
-        None => assert!(!f.contains_key("k")),
-    }
+    check_value_and_grad(f, y, vg, TOL);
 }
 
 fn xkr(f: &HashMap<String, Literal>) -> (Literal, Literal, Literal) {

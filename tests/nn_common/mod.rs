@@ -41,3 +41,16 @@ pub fn close(got: &Literal, want: &Literal, tol: f32) {
         assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{g} vs {w}");
     }
 }
+
+/// A layer's value `y` against the fixture `f`, and `value_and_grad`'s tuple `vg` of a
+/// `sum(layer · r)` probe (`loss`, then `g_x` and, with a kernel, `g_k`), within `tol`.
+pub fn check_value_and_grad(f: &HashMap<String, Literal>, y: &Literal, vg: &Literal, tol: f32) {
+    close(y, &f["y"], tol);
+    let parts = vg.tuple_elements().unwrap();
+    close(&parts[0], &f["loss"], tol);
+    close(&parts[1], &f["g_x"], tol);
+    match parts.get(2) {
+        Some(gk) => close(gk, &f["g_k"], tol),
+        None => assert!(!f.contains_key("k")),
+    }
+}

@@ -226,3 +226,97 @@ pub fn avg_pool_same<
 ) -> Tensor<f32, B, { (H + S - 1) / S }, { (W + S - 1) / S }, C> {
     x.avg_pool([1, K, K, 1], [1, S, S, 1], SAME)
 }
+
+/// A 2-D convolution of NHWC images with an HWIO kernel, everything per axis: strides
+/// `SH`×`SW`, `PT`/`PB` rows padded at the top/bottom and `PL`/`PR` columns at the
+/// left/right, the kernel dilated by `DH`×`DW` (flax's `nn.Conv(O, (KH, KW), strides=(SH,
+/// SW), padding=((PT, PB), (PL, PR)), kernel_dilation=(DH, DW), use_bias=False)`).
+#[computation]
+pub fn conv2d_general<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const KH: usize,
+    const KW: usize,
+    const O: usize,
+    const SH: usize,
+    const SW: usize,
+    const PT: usize,
+    const PB: usize,
+    const PL: usize,
+    const PR: usize,
+    const DH: usize,
+    const DW: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+    k: Tensor<f32, KH, KW, C, O>,
+) -> Tensor<
+    f32,
+    B,
+    { (H + PT + PB - DH * (KH - 1) - 1) / SH + 1 },
+    { (W + PL + PR - DW * (KW - 1) - 1) / SW + 1 },
+    O,
+> {
+    x.conv_general(
+        k,
+        strides = [SH, SW],
+        padding = [(PT, PB), (PL, PR)],
+        rhs_dilation = [DH, DW],
+        dimension_numbers = "b01f_01io->b01f",
+    )
+}
+
+/// Max pooling of NHWC images over `KH`×`KW` windows, strides `SH`×`SW`, `PT`/`PB` rows
+/// and `PL`/`PR` columns padded with the lowest value (flax's `nn.max_pool(x, (KH, KW),
+/// (SH, SW), ((PT, PB), (PL, PR)))`).
+#[computation]
+pub fn max_pool_general<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const KH: usize,
+    const KW: usize,
+    const SH: usize,
+    const SW: usize,
+    const PT: usize,
+    const PB: usize,
+    const PL: usize,
+    const PR: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+) -> Tensor<f32, B, { (H + PT + PB - KH) / SH + 1 }, { (W + PL + PR - KW) / SW + 1 }, C> {
+    x.max_pool(
+        [1, KH, KW, 1],
+        [1, SH, SW, 1],
+        [(0, 0), (PT, PB), (PL, PR), (0, 0)],
+    )
+}
+
+/// Average pooling of NHWC images over `KH`×`KW` windows, strides `SH`×`SW`, `PT`/`PB`
+/// rows and `PL`/`PR` columns of zeros padded and counted in the average (flax's
+/// `nn.avg_pool(x, (KH, KW), (SH, SW), ((PT, PB), (PL, PR)))`).
+#[computation]
+pub fn avg_pool_general<
+    const B: usize,
+    const H: usize,
+    const W: usize,
+    const C: usize,
+    const KH: usize,
+    const KW: usize,
+    const SH: usize,
+    const SW: usize,
+    const PT: usize,
+    const PB: usize,
+    const PL: usize,
+    const PR: usize,
+>(
+    x: Tensor<f32, B, H, W, C>,
+) -> Tensor<f32, B, { (H + PT + PB - KH) / SH + 1 }, { (W + PL + PR - KW) / SW + 1 }, C> {
+    x.avg_pool(
+        [1, KH, KW, 1],
+        [1, SH, SW, 1],
+        [(0, 0), (PT, PB), (PL, PR), (0, 0)],
+    )
+}

@@ -56,7 +56,12 @@ pub struct Ctxt {
     /// The sizes given small values at the generic point (see
     /// [`crate::sizes::SMALL_VALUES`]).
     small: Vec<String>,
+    /// Every small size is 1 (see [`Ctxt::generic_ones`]).
+    ones: bool,
     sizes: RefCell<Sizes>,
+    /// The values of a generic point chosen by the caller (a residue class's base), when
+    /// not the default one.
+    at: Option<Vec<i64>>,
     /// The layers of `xla::nn` the body calls (`nn::dense(..)`), in order of first call.
     nn_calls: RefCell<Vec<Ident>>,
 }
@@ -86,6 +91,25 @@ impl Ctxt {
         }
     }
 
+    /// [`Ctxt::generic_small`] with every small size 1 (the last round of generic points).
+    pub fn generic_ones(offset: usize, small: Vec<String>) -> Ctxt {
+        Ctxt {
+            offset,
+            small,
+            ones: true,
+            ..Ctxt::default()
+        }
+    }
+
+    /// A collector for a check at the generic point `values` (messages in symbols), as
+    /// [`crate::preconditions`] moves it over the residue classes.
+    pub fn generic_at(values: Vec<i64>) -> Ctxt {
+        Ctxt {
+            at: Some(values),
+            ..Ctxt::default()
+        }
+    }
+
     /// A collector for a check with the size parameters bound to `values` (instantiation).
     pub fn bound(values: Vec<i64>) -> Ctxt {
         Ctxt {
@@ -101,7 +125,12 @@ impl Ctxt {
     /// When the sizes were bound to a different number of values.
     pub fn declare_sizes(&self, names: Vec<String>) -> Result<(), String> {
         let sizes = match &self.bound {
-            None => Sizes::generic_with_small(names, self.offset, &self.small),
+            None => match &self.at {
+                Some(values) if values.len() == names.len() => {
+                    Sizes::generic_at(names, values.clone())
+                }
+                _ => Sizes::generic_with_small(names, self.offset, &self.small, self.ones),
+            },
             Some(values) if values.len() == names.len() => Sizes::bound(names, values.clone()),
             Some(values) => {
                 return Err(format!(

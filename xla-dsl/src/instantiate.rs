@@ -51,6 +51,14 @@ pub fn parse_at_generic_point(attr: &TokenStream, item: &syn::ItemFn) -> (Ctxt, 
                 return (cx, c);
             }
         }
+        // Last, every integer size 1: the small values cycle, so two dilations
+        // (`conv2d_general`'s `DH`, `DW`) are never both 1 in the round above.
+        for offset in 0..crate::sizes::GENERIC_VALUES.len() {
+            let (cx, c) = parse_in(Ctxt::generic_ones(offset, small.clone()), attr, item);
+            if !cx.sizes().had_negative() {
+                return (cx, c);
+            }
+        }
     }
     first
 }

@@ -37,17 +37,82 @@ impl Checker<'_> {
         };
         let attr_tokens: proc_macro2::TokenStream = attr.parse().ok()?;
         // The callee's signature, read at its own generic point: which dims name a size.
-        let signature = crate::parse::parse(&Ctxt::new(), attr_tokens, item);
+        let signature_cx = Ctxt::new();
+        let signature = crate::parse::parse(&signature_cx, attr_tokens, item);
         let sizes = self.bind_callee_sizes(name, &signature, given, vals, sp)?;
         let key = format!("{name}{sizes:?}");
         match crate::instantiate::instantiate(source, attr, &sizes) {
-            Ok(instance) => Some((key, instance.module)),
+            Ok(instance) => {
+                self.note_callee_dims(&signature_cx, &sizes);
+                Some((key, instance.module))
+            }
             Err(message) => {
                 let names: Vec<String> = signature.sizes.iter().map(ToString::to_string).collect();
-                let at = crate::sizes::Sizes::bound(names, sizes).describe();
-                self.cx.error(sp, format!("`{name}` at {at}: {message}"));
+                let at = self.callee_at(&names, &sizes);
+                self.cx.error(sp, format!("`{name}` {at}: {message}"));
                 None
             }
+        }
+    }
+
+    /// At the caller's generic point, the callee's dimension expressions at these sizes,
+    /// written in the caller's symbols (the sizes that are numbers put in and the form
+    /// simplified), so that messages about the callee's result read `f32[B,(H+S-1)/S,8]`
+    /// or `f32[B,H-1,4]` rather than the number the generic values give.
+    fn note_callee_dims(&self, signature: &Ctxt, values: &[i64]) {
+        use crate::sizes::DimExpr;
+        let caller = self.cx.sizes();
+        if !caller.generic {
+            return;
+        }
+        // Each callee size: a number, or the caller's symbol for its value.
+        let symbols: Vec<Option<String>> = values
+            .iter()
+            .map(|v| {
+                let s = caller.symbolise(&v.to_string());
+                let plain = s.chars().all(|c| c.is_alphanumeric() || c == '_');
+                match (s.parse::<i64>().is_ok(), plain) {
+                    (true, _) => None,
+                    (false, true) => Some(s),
+                    (false, false) => Some(format!("({s})")),
+                }
+            })
+            .collect();
+        let names: Vec<String> = symbols
+            .iter()
+            .map(|s| s.clone().unwrap_or_default())
+            .collect();
+        let at = crate::sizes::Sizes::bound(names.clone(), values.to_vec());
+        for d in signature.sizes().exprs() {
+            if !matches!(d, DimExpr::Bin(..)) {
+                continue;
+            }
+            let Some(v) = at.peek(&d) else { continue };
+            let d = put_numbers(&d, &symbols, values);
+            let text = match crate::sizes::affine::normalise(&d) {
+                Ok(form) if form.is_constant() => continue,
+                Ok(form) => form.show(&names).replace(' ', ""),
+                Err(_) => at.show(&d),
+            };
+            caller.note(v, text);
+        }
+    }
+
+    /// `at H = 4, S = 1 for any B`: the callee's sizes for a message. At the caller's
+    /// generic point a size that is the caller's size of the same name is free (any value),
+    /// not `B = B`.
+    fn callee_at(&self, names: &[String], values: &[i64]) -> String {
+        let caller = self.cx.sizes();
+        let (free, fixed): (Vec<_>, Vec<_>) = names
+            .iter()
+            .zip(values)
+            .partition(|(n, v)| caller.generic && caller.symbolise(&v.to_string()) == **n);
+        let fixed: Vec<String> = fixed.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        let free: Vec<&str> = free.iter().map(|(n, _)| n.as_str()).collect();
+        match (fixed.is_empty(), free.is_empty()) {
+            (false, true) => format!("at {}", fixed.join(", ")),
+            (false, false) => format!("at {} for any {}", fixed.join(", "), free.join(", ")),
+            (true, _) => format!("for any {}", free.join(", ")),
         }
     }
 
@@ -125,5 +190,26 @@ impl Checker<'_> {
             }
         }
         Some(sizes)
+    }
+}
+
+/// `d` with the sizes that have no symbol (`None` in `symbols`) replaced by their values.
+fn put_numbers(
+    d: &crate::sizes::DimExpr,
+    symbols: &[Option<String>],
+    values: &[i64],
+) -> crate::sizes::DimExpr {
+    use crate::sizes::DimExpr;
+    match d {
+        DimExpr::Size(i) => match (symbols.get(*i), values.get(*i)) {
+            (Some(None), Some(v)) => DimExpr::Lit(*v),
+            _ => d.clone(),
+        },
+        DimExpr::Lit(_) => d.clone(),
+        DimExpr::Bin(op, l, r) => DimExpr::Bin(
+            *op,
+            Box::new(put_numbers(l, symbols, values)),
+            Box::new(put_numbers(r, symbols, values)),
+        ),
     }
 }

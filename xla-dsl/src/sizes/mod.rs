@@ -17,11 +17,13 @@
 use std::cell::RefCell;
 use std::fmt;
 
+pub mod affine;
+
 /// The values the sizes take at the generic point, in declaration order (primes far from
 /// round numbers and powers of two, and far enough apart that `2*N+1` or `H/2` decode back
 /// to one symbol).
-pub const GENERIC_VALUES: [i64; 12] = [
-    3049, 1459, 2351, 2843, 1259, 2441, 3347, 2753, 1609, 3251, 1993, 2179,
+pub const GENERIC_VALUES: [i64; 16] = [
+    3049, 1459, 2351, 2843, 1259, 2441, 3347, 2753, 1609, 3251, 1993, 2179, 1321, 1723, 2039, 3119,
 ];
 
 /// The values of the *integer* sizes (those no parameter's dim gives alone, such as a
@@ -71,6 +73,9 @@ pub struct Sizes {
     negative: std::cell::Cell<bool>,
     /// The sizes given a small value (not decoded in messages).
     small: Vec<bool>,
+    /// Every dimension expression evaluated, once each (their normal forms decide how the
+    /// rules are classified, see [`crate::preconditions`]).
+    exprs: RefCell<Vec<DimExpr>>,
 }
 
 impl Sizes {
@@ -83,6 +88,7 @@ impl Sizes {
             seen: RefCell::default(),
             negative: std::cell::Cell::new(false),
             small: Vec::new(),
+            exprs: RefCell::default(),
         }
     }
 
@@ -90,17 +96,26 @@ impl Sizes {
     /// on (cyclically), so that a caller can retry with another assignment when an
     /// expression such as `{ H - K }` is negative for the first one.
     pub fn generic(names: Vec<String>, offset: usize) -> Sizes {
-        Sizes::generic_with_small(names, offset, &[])
+        Sizes::generic_with_small(names, offset, &[], false)
     }
 
     /// [`Sizes::generic`], except that the sizes named in `small` take the values of
     /// [`SMALL_VALUES`] (cyclically, from `offset` on).
-    pub fn generic_with_small(names: Vec<String>, offset: usize, small: &[String]) -> Sizes {
+    /// With `ones`, every small size is 1 (the last round: several dilations at once).
+    pub fn generic_with_small(
+        names: Vec<String>,
+        offset: usize,
+        small: &[String],
+        ones: bool,
+    ) -> Sizes {
         let n = GENERIC_VALUES.len();
         let small: Vec<bool> = names.iter().map(|s| small.contains(s)).collect();
         let mut j = offset;
         let values = (0..names.len())
             .map(|i| {
+                if small.get(i).copied().unwrap_or(false) && ones {
+                    return 1;
+                }
                 if small.get(i).copied().unwrap_or(false) {
                     j += 1;
                     return SMALL_VALUES
@@ -118,6 +133,17 @@ impl Sizes {
             seen: RefCell::default(),
             negative: std::cell::Cell::new(false),
             small,
+            exprs: RefCell::default(),
+        }
+    }
+
+    /// Sizes at a generic point given by `values` (a residue class's base or a point one
+    /// period further, see [`crate::preconditions`]): messages are symbolised as at
+    /// [`Sizes::generic`].
+    pub fn generic_at(names: Vec<String>, values: Vec<i64>) -> Sizes {
+        Sizes {
+            generic: true,
+            ..Sizes::bound(names, values)
         }
     }
 
@@ -186,6 +212,9 @@ impl Sizes {
     /// An overflow, a division by zero or a negative dimension, naming the expression (the
     /// caller names the sizes).
     pub fn eval(&self, d: &DimExpr) -> Result<i64, String> {
+        if !self.exprs.borrow().contains(d) {
+            self.exprs.borrow_mut().push(d.clone());
+        }
         let text = self.show(d);
         let value = self.value(d).map_err(|e| match e {
             Bad::Overflow => format!("dimension `{text}` overflows or divides by zero"),
@@ -229,6 +258,31 @@ impl Sizes {
             Some(v) if v < 0 => Err(Bad::Negative(d.clone(), v)),
             Some(v) => Ok(v),
         }
+    }
+
+    /// Remembers that `value` is written `text` in messages (a generic callee's result dim
+    /// in the caller's symbols, `(H+S-1)/S`), unless `value` is below 2 or is a literal
+    /// dim the caller writes (then the number stays a number).
+    pub fn note(&self, value: i64, text: String) {
+        let literal = self
+            .exprs
+            .borrow()
+            .iter()
+            .any(|e| matches!(e, DimExpr::Lit(v) if *v == value));
+        let known = self.seen.borrow().iter().any(|(v, _)| *v == value);
+        if self.generic && value >= 2 && !literal && !known {
+            self.seen.borrow_mut().push((value, text));
+        }
+    }
+
+    /// The value of `d` at these sizes without remembering it (`None` when it has none).
+    pub fn peek(&self, d: &DimExpr) -> Option<i64> {
+        self.value(d).ok()
+    }
+
+    /// The dimension expressions evaluated so far, each once.
+    pub fn exprs(&self) -> Vec<DimExpr> {
+        self.exprs.borrow().clone()
     }
 
     /// True when a dimension came out negative (at the generic point: retry with another

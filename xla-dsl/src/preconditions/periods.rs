@@ -1,0 +1,114 @@
+//! The residue classes a generic computation is checked on: each size's period is the lcm
+//! of the divisors over it in the normal forms of the dimension expressions written
+//! ([`crate::sizes::affine`]) and of the strides the checked module's shape rules divide
+//! by (windows, slices). When an expression has no normal form (a product of sizes, a
+//! division by a size), or the function has integer sizes (a stride or a dilation that is
+//! a size), or the classes are too many, there is no period: the caller samples instead
+//! and says why.
+
+use crate::check::Checked;
+use crate::sizes::affine::{normalise, Residues};
+use crate::sizes::Sizes;
+
+/// The residue classes of the sizes on which every dimension of the graph is affine, or
+/// why there are none (to say in the preconditions and errors).
+pub fn residues(
+    sizes: &Sizes,
+    integer_sizes: &[String],
+    checked: Option<&Checked>,
+) -> Result<Residues, String> {
+    if let Some(s) = integer_sizes.first() {
+        return Err(format!(
+            "`{s}` is an integer size (no argument's shape gives it; as a stride or a \
+             dilation, shape rules divide or multiply by it)"
+        ));
+    }
+    let n = sizes.names.len();
+    let mut periods = vec![1i64; n];
+    for e in sizes.exprs() {
+        let form = normalise(&e).map_err(|bad| {
+            format!(
+                "`{}` is not affine in the sizes (a product of sizes or a division by one)",
+                sizes.show(&bad.0)
+            )
+        })?;
+        for (slot, p) in periods.iter_mut().zip(form.periods(n)) {
+            *slot = lcm(*slot, p);
+        }
+    }
+    let strides = checked.map_or(1, |c| {
+        module_strides(&xla_core::text::print_module(&c.module))
+            .into_iter()
+            .fold(1, lcm)
+    });
+    if strides > 1 {
+        for slot in &mut periods {
+            *slot = lcm(*slot, strides);
+        }
+    }
+    Residues::all(&periods).ok_or_else(|| {
+        format!(
+            "the residue classes of the sizes' periods ({}) are more than {}",
+            periods
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            crate::sizes::affine::MAX_CLASSES
+        )
+    })
+}
+
+/// The strides above 1 in HLO text: a window's `stride=2x1` and a slice's `[0:8:2]`.
+pub fn module_strides(text: &str) -> Vec<i64> {
+    let mut out = Vec::new();
+    for part in text.split("stride=").skip(1) {
+        let field = part.split(|c: char| c.is_whitespace() || c == '}').next();
+        out.extend(
+            field
+                .unwrap_or("")
+                .split('x')
+                .filter_map(|v| v.parse::<i64>().ok()),
+        );
+    }
+    for part in text.split("slice={").skip(1) {
+        let body = part.split('}').next().unwrap_or("");
+        for dim in body.split('[').skip(1) {
+            let dim = dim.split(']').next().unwrap_or("");
+            out.extend(
+                dim.split(':')
+                    .nth(2)
+                    .and_then(|v| v.trim().parse::<i64>().ok()),
+            );
+        }
+    }
+    out.retain(|s: &i64| *s > 1);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn lcm(a: i64, b: i64) -> i64 {
+    let (mut x, mut y) = (a.abs(), b.abs());
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    match x {
+        0 => 0,
+        g => (a / g).saturating_mul(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strides_are_read_from_windows_and_slices() {
+        let text =
+            "%r = f32[1,2]{1,0} reduce-window(%x, %z), window={size=3x3 stride=2x3 pad=0_0x0_0}\n\
+                    %s = f32[4]{0} slice(%y), slice={[0:8:2], [1:3:1]}\n\
+                    %t = f32[4]{0} slice(%y), slice={[0:4]}";
+        assert_eq!(module_strides(text), vec![2, 3]);
+    }
+}
