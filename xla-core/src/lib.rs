@@ -23,5 +23,5 @@ pub use error::Error;
 pub use ir::{CompId, Computation, InstrId, Instruction, Module, Op};
 pub use literal::Literal;
 pub use shape::Shape;
-pub use shape_inference::ShapeError;
+pub use shape_inference::{ShapeError, ShapeRule};
 pub use types::PrimitiveType;

@@ -25,6 +25,8 @@ mod properties;
 mod robustness;
 #[path = "shape_rules/structural.rs"]
 mod structural;
+#[path = "shape_rules/typed.rs"]
+mod typed;
 #[path = "shape_rules/util.rs"]
 mod util;
 #[path = "shape_rules/window.rs"]

@@ -32,9 +32,63 @@ pub enum CpuError {
         /// Parameter instruction name.
         name: String,
         /// The parameter's shape.
-        expected: String,
+        expected: Box<Shape>,
         /// The argument's shape.
-        found: String,
+        found: Box<Shape>,
+    },
+    /// A called computation (a `call`, `while` body, `map` function, ...) got the wrong
+    /// number of arguments.
+    #[error("{computation} takes {expected} argument(s) but {found} were given")]
+    CallArgumentCount {
+        /// The computation's name.
+        computation: String,
+        /// Its parameters.
+        expected: usize,
+        /// Arguments given.
+        found: usize,
+    },
+    /// An operand is not of the kind the op needs (an array, a tuple, an integer scalar).
+    #[error("{op}: expected {expected}, found {found}")]
+    OperandKind {
+        /// The op (or the executor's step) that needs it.
+        op: &'static str,
+        /// What it needs, e.g. `an array`.
+        expected: String,
+        /// The operand's shape.
+        found: Box<Shape>,
+    },
+    /// A dimension number, tuple index or parameter number is out of range.
+    #[error("{op}: {what} {index} is out of range (must be in 0..{bound})")]
+    OutOfRange {
+        /// The op.
+        op: &'static str,
+        /// What the number is, e.g. `dimension`, `tuple index`.
+        what: &'static str,
+        /// The number given.
+        index: i64,
+        /// The exclusive upper bound (a rank, a tuple's length).
+        bound: usize,
+    },
+    /// An op's declared result shape is not the form the op produces (what the verifier
+    /// would reject).
+    #[error("{op}: the result must be {expected}, but the op declares {declared}")]
+    ResultShape {
+        /// The op.
+        op: String,
+        /// The form required, e.g. `a (values, indices) pair`.
+        expected: String,
+        /// The declared result shape.
+        declared: Box<Shape>,
+    },
+    /// A value taken from a host queue (infeed, recv) is not the shape the op declares.
+    #[error("{op}: queued value is {queued} but the op declares {declared}")]
+    HostValueShape {
+        /// `infeed` or `recv`.
+        op: &'static str,
+        /// The queued value's shape.
+        queued: Box<Shape>,
+        /// The op's declared shape.
+        declared: Box<Shape>,
     },
     /// An instruction failed.
     #[error("{instruction} ({op}): {source}")]
@@ -57,7 +111,8 @@ pub enum CpuError {
     /// The op (or this form of it) is not supported by the CPU executor.
     #[error("{0} is not supported by the CPU executor")]
     Unsupported(String),
-    /// An operand or attribute does not fit the op (what the verifier would reject).
+    /// An operand or attribute does not fit the op (what the verifier would reject), in a
+    /// form none of the typed variants above names; the message says the op and the shapes.
     #[error("{0}")]
     Invalid(String),
     /// A custom-call target is not registered, or it failed.
@@ -267,4 +322,45 @@ pub(crate) fn internal(invariant: &'static str) -> CpuError {
 /// An [`CpuError::Invalid`] from a message.
 pub(crate) fn invalid(msg: impl Into<String>) -> CpuError {
     CpuError::Invalid(msg.into())
+}
+
+/// A [`CpuError::OperandKind`]: `op` needs `expected` but got a value of shape `found`.
+pub(crate) fn operand_kind(
+    op: &'static str,
+    expected: impl Into<String>,
+    found: &Shape,
+) -> CpuError {
+    CpuError::OperandKind {
+        op,
+        expected: expected.into(),
+        found: Box::new(found.clone()),
+    }
+}
+
+/// A [`CpuError::OutOfRange`]: `what` of `op` is `index`, not in `0..bound`.
+pub(crate) fn out_of_range(
+    op: &'static str,
+    what: &'static str,
+    index: i64,
+    bound: usize,
+) -> CpuError {
+    CpuError::OutOfRange {
+        op,
+        what,
+        index,
+        bound,
+    }
+}
+
+/// A [`CpuError::ResultShape`]: `op`'s result must be `expected` but is declared `declared`.
+pub(crate) fn result_shape(
+    op: impl Into<String>,
+    expected: impl Into<String>,
+    declared: &Shape,
+) -> CpuError {
+    CpuError::ResultShape {
+        op: op.into(),
+        expected: expected.into(),
+        declared: Box::new(declared.clone()),
+    }
 }

@@ -3,7 +3,7 @@
 
 use crate::compile::{Combiner, Executable};
 use crate::devices::ops as dev;
-use crate::error::{internal, invalid, CpuError, Result};
+use crate::error::{internal, invalid, operand_kind, out_of_range, CpuError, Result};
 use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
 use crate::kernels::{
@@ -117,8 +117,8 @@ impl Executable {
                 return Err(CpuError::ArgumentShape {
                     number: k,
                     name: p.name.clone(),
-                    expected: p.shape.to_string(),
-                    found: arg.shape().to_string(),
+                    expected: Box::new(p.shape.clone()),
+                    found: Box::new(arg.shape().clone()),
                 });
             }
         }
@@ -233,12 +233,11 @@ impl<'a> Ctx<'a> {
             .plan_of(c)
             .ok_or_else(|| invalid(format!("no plan for computation #{}", c.0)))?;
         if args.len() != plan.params.len() {
-            return Err(invalid(format!(
-                "{} takes {} argument(s) but {} were given",
-                comp.name,
-                plan.params.len(),
-                args.len()
-            )));
+            return Err(CpuError::CallArgumentCount {
+                computation: comp.name.clone(),
+                expected: plan.params.len(),
+                found: args.len(),
+            });
         }
         let mut values = Values::new(comp.instructions.len());
         let mut held = self.budget.ledger(comp.instructions.len());
@@ -583,17 +582,12 @@ pub(crate) fn vector_shape(shape: &Shape, n: usize) -> Shape {
 fn tuple_element(t: &Literal, index: i64) -> Result<Literal> {
     let elems = t
         .tuple_elements()
-        .ok_or_else(|| invalid(format!("get-tuple-element of non-tuple {}", t.shape())))?;
+        .ok_or_else(|| operand_kind("get-tuple-element", "a tuple", t.shape()))?;
     usize::try_from(index)
         .ok()
         .and_then(|i| elems.get(i))
         .cloned()
-        .ok_or_else(|| {
-            invalid(format!(
-                "tuple index {index} out of range for {}",
-                t.shape()
-            ))
-        })
+        .ok_or_else(|| out_of_range("get-tuple-element", "tuple index", index, elems.len()))
 }
 
 fn dimension_size(x: &Literal, dim: i64) -> Result<Literal> {
@@ -601,7 +595,7 @@ fn dimension_size(x: &Literal, dim: i64) -> Result<Literal> {
     let d = usize::try_from(dim)
         .ok()
         .and_then(|d| dims.get(d))
-        .ok_or_else(|| invalid(format!("dimension {dim} out of range")))?;
+        .ok_or_else(|| out_of_range("get-dimension-size", "dimension", dim, dims.len()))?;
     Ok(Literal::scalar(*d as i32))
 }
 
@@ -631,13 +625,7 @@ fn set_k<T: xla_core::literal::NativeData>(v: &mut [T], i: usize, l: &Literal) -
     let x = l
         .data::<T>()
         .and_then(|s| s.first().copied())
-        .ok_or_else(|| {
-            invalid(format!(
-                "expected a {} scalar, found {}",
-                T::TYPE,
-                l.shape()
-            ))
-        })?;
+        .ok_or_else(|| operand_kind("scalar", format!("a {} scalar", T::TYPE), l.shape()))?;
     let slot = v
         .get_mut(i)
         .ok_or_else(|| internal("set_scalar: element index within the array"))?;

@@ -1,6 +1,6 @@
 //! Index arithmetic: row-major strides, multi-index iteration, and access to array literals.
 
-use crate::error::{invalid, Result};
+use crate::error::{invalid, operand_kind, Result};
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
 
@@ -11,7 +11,7 @@ use xla_core::{Literal, Shape};
 pub(crate) fn dims_of(shape: &Shape) -> Result<Vec<usize>> {
     let a = shape
         .as_array()
-        .ok_or_else(|| invalid(format!("expected an array, found {shape}")))?;
+        .ok_or_else(|| operand_kind("array access", "an array", shape))?;
     a.dims
         .iter()
         .map(|&d| usize::try_from(d).map_err(|_| invalid(format!("negative dimension in {shape}"))))
@@ -70,7 +70,7 @@ pub(crate) fn for_each_index(dims: &[usize], mut f: impl FnMut(&[usize])) {
 pub(crate) fn array(l: &Literal) -> Result<(&ArrayData, Vec<usize>)> {
     let data = l
         .array_data()
-        .ok_or_else(|| invalid(format!("expected an array operand, found {}", l.shape())))?;
+        .ok_or_else(|| operand_kind("array access", "an array", l.shape()))?;
     Ok((data, dims_of(l.shape())?))
 }
 
@@ -80,7 +80,7 @@ pub(crate) fn array(l: &Literal) -> Result<(&ArrayData, Vec<usize>)> {
 /// If the literal is a tuple or token.
 pub(crate) fn data(l: &Literal) -> Result<&ArrayData> {
     l.array_data()
-        .ok_or_else(|| invalid(format!("expected an array operand, found {}", l.shape())))
+        .ok_or_else(|| operand_kind("array access", "an array", l.shape()))
 }
 
 /// Builds an array literal of `shape` (layout dropped) from `data`.
@@ -95,17 +95,13 @@ pub(crate) fn make(shape: &Shape, data: ArrayData) -> Result<Literal> {
 ///
 /// # Errors
 /// If a dimension is negative or not below `rank`.
-pub(crate) fn dim_list(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
+pub(crate) fn dim_list(v: &[i64], rank: usize, what: &'static str) -> Result<Vec<usize>> {
     v.iter()
         .map(|&d| {
             usize::try_from(d)
                 .ok()
                 .filter(|&d| d < rank)
-                .ok_or_else(|| {
-                    invalid(format!(
-                        "{what}: dimension {d} out of range for rank {rank}"
-                    ))
-                })
+                .ok_or_else(|| crate::error::out_of_range(what, "dimension", d, rank))
         })
         .collect()
 }
@@ -139,10 +135,7 @@ pub(crate) fn results(out: &Shape, mut datas: Vec<ArrayData>) -> Result<Literal>
 pub(crate) fn scalar_i64(l: &Literal) -> Result<i64> {
     let d = data(l)?;
     if d.len() != 1 || !d.element_type().is_integer() {
-        return Err(invalid(format!(
-            "expected an integer scalar, found {}",
-            l.shape()
-        )));
+        return Err(operand_kind("index", "an integer scalar", l.shape()));
     }
     Ok(xla_core::with_array_data!(d, v => v.first().map_or(0, |&x| crate::scalar::index_value(x))))
 }

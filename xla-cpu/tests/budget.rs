@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use xla_core::Literal;
+use xla_core::{Literal, Shape};
 use xla_cpu::{CpuError, Executable};
 
 fn compile(text: &str) -> Executable {
@@ -25,6 +25,10 @@ fn innermost(e: &CpuError) -> (Vec<String>, &CpuError) {
             path.insert(0, instruction.clone());
             (path, inner)
         }
+        CpuError::CustomCall {
+            failure: xla_cpu::CustomCallFailure::BuiltIn(source),
+            ..
+        } => innermost(source),
         other => (Vec::new(), other),
     }
 }
@@ -322,4 +326,159 @@ fn a_convolution_without_room_for_its_columns_takes_the_direct_loops() {
             assert_eq!(got[i * 25 + j], want, "({i}, {j})");
         }
     }
+}
+
+// Kernels' scratch by family: LAPACK workspaces (cholesky, getrf), a dot's operand
+// transpose, the FFT's working copy and line buffers. The limit is set just above the
+// buffer plan's peak (the parameters and the result), so the plan fits and the kernel's
+// scratch does not: a typed error naming the instruction and the buffer, never an abort.
+// With the limit lifted, each module runs.
+
+/// Runs `text` on `args` with the limit 64 bytes above the plan's peak and checks that
+/// instruction `at` fails for lack of room for scratch `what` of at least `min_bytes`;
+/// then runs it without a limit.
+fn scratch_refused(text: &str, args: &[Literal], at: &str, what: &str, min_bytes: u64) {
+    let exe = compile(text);
+    exe.set_memory_limit(Some(exe.peak_bytes() + 64));
+    let e = exe.execute(args).unwrap_err();
+    let (path, inner) = innermost(&e);
+    assert_eq!(path.last().map(String::as_str), Some(at), "{e}");
+    match inner {
+        CpuError::ScratchOverBudget {
+            what: w,
+            bytes,
+            held,
+            ..
+        } => {
+            assert_eq!(*w, what, "{e}");
+            assert!(*bytes >= min_bytes, "{bytes} < {min_bytes}: {e}");
+            assert!(*held <= exe.peak_bytes(), "{e}");
+        }
+        other => panic!("expected ScratchOverBudget, got {other:?}"),
+    }
+    let msg = e.to_string();
+    assert!(msg.contains(what) && msg.contains("memory limit"), "{msg}");
+    exe.set_memory_limit(None);
+    exe.execute(args).unwrap();
+}
+
+/// A symmetric positive definite `n`×`n` matrix (diagonally dominant).
+fn spd(n: usize) -> Vec<f32> {
+    (0..n * n)
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            if i == j {
+                n as f32 + 1.0
+            } else {
+                1.0 / (1 + i + j) as f32
+            }
+        })
+        .collect()
+}
+
+fn matrix(v: &[f32], n: usize) -> Literal {
+    Literal::vec1(v).reshape(&[n as i64, n as i64]).unwrap()
+}
+
+#[test]
+fn cholesky_workspace_is_admitted() {
+    let text = r#"HloModule c
+ENTRY main {
+  p = f32[16,16] parameter(0)
+  ROOT c = f32[16,16] cholesky(p), lower=true
+}
+"#;
+    // The copy of the triangle alone is 16*16*4 bytes.
+    let a = matrix(&spd(16), 16);
+    scratch_refused(
+        text,
+        &[a],
+        "c",
+        "cholesky (factor copy, LAPACK workspace)",
+        1024,
+    );
+}
+
+#[test]
+fn getrf_workspace_is_admitted() {
+    let n = 64;
+    let text = r#"HloModule g
+ENTRY main {
+  p = f32[64,64] parameter(0)
+  ROOT lu = (f32[64,64], s32[64], s32[]) custom-call(p), custom_call_target="lapack_sgetrf_ffi", api_version=API_VERSION_TYPED_FFI
+}
+"#;
+    // The two row permutations alone are 2*64*8 bytes.
+    let a = matrix(&spd(n), n);
+    scratch_refused(
+        text,
+        &[a],
+        "lu",
+        "getrf (LAPACK workspace, row permutations)",
+        1024,
+    );
+}
+
+#[test]
+fn a_dots_operand_transpose_is_admitted() {
+    // lhs free dims {0,2} around contracting dim 1: the lhs is copied to [free, contracting].
+    let text = r#"HloModule d
+ENTRY main {
+  l = s32[3,4,5] parameter(0)
+  r = s32[4,2] parameter(1)
+  ROOT d = s32[3,5,2] dot(l, r), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+"#;
+    let l = Literal::vec1(&(0..60).collect::<Vec<i32>>())
+        .reshape(&[3, 4, 5])
+        .unwrap();
+    let r = Literal::vec1(&(0..8).collect::<Vec<i32>>())
+        .reshape(&[4, 2])
+        .unwrap();
+    scratch_refused(text, &[l, r], "d", "dot (operand transpose)", 240);
+}
+
+#[test]
+fn fft_working_copy_is_admitted() {
+    let text = r#"HloModule f
+ENTRY main {
+  p = c64[4,16] parameter(0)
+  ROOT f = c64[4,16] fft(p), fft_type=FFT, fft_length={16}
+}
+"#;
+    let shape: Shape = xla_core::text::parse_shape("c64[4,16]").unwrap();
+    let x = Literal::zeros(&shape).unwrap();
+    // The c128 working copy alone is 64*16 bytes.
+    scratch_refused(
+        text,
+        &[x],
+        "f",
+        "fft (c128 working copy, line buffers)",
+        1024,
+    );
+}
+
+#[test]
+fn argument_shape_errors_carry_shapes() {
+    let exe = compile(
+        "HloModule a\nENTRY main {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n",
+    );
+    let e = exe.execute(&[Literal::vec1(&[1i32, 2, 3, 4])]).unwrap_err();
+    match &e {
+        CpuError::ArgumentShape {
+            number,
+            expected,
+            found,
+            ..
+        } => {
+            assert_eq!(*number, 0);
+            assert_eq!(expected.to_string(), "f32[4]");
+            assert_eq!(found.to_string(), "s32[4]");
+        }
+        other => panic!("expected ArgumentShape, got {other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        "execute: parameter 0 (p) has shape f32[4] but the argument is s32[4]"
+    );
 }

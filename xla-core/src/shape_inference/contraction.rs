@@ -2,7 +2,7 @@
 
 use super::validators::*;
 use super::window::window_output_dims;
-use super::ShapeError;
+use super::{ShapeError, ShapeRule};
 use crate::attrs::{ConvConfig, DotDims, PrecisionConfig, Window};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -93,7 +93,16 @@ fn check_pairs(
         let ls = dim_size(op, "dimension", a, l)?;
         let rs = dim_size(op, "dimension", b, r)?;
         if ls != rs {
-            return Err(ShapeError::new(op, format!("{kind} dimension sizes differ: lhs {l} dim {a} is {ls}, rhs {r} dim {b} is {rs}")));
+            let rule = ShapeRule::PairedSizes {
+                kind: kind.to_string(),
+                lhs: l.clone(),
+                lhs_dim: a,
+                lhs_size: ls,
+                rhs: r.clone(),
+                rhs_dim: b,
+                rhs_size: rs,
+            };
+            return Err(ShapeError::rule(op, rule));
         }
     }
     Ok(())

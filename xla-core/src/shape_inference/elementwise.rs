@@ -5,7 +5,7 @@
 //! the builder first plans the broadcasts with [`broadcast_plan`].
 
 use super::validators::*;
-use super::{ProgramShape, ShapeError};
+use super::{ProgramShape, ShapeError, ShapeRule};
 use crate::attrs::{BinaryOp, ComparisonType, UnaryOp};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -87,7 +87,14 @@ fn same_rank_plan(
     let mut dims = Vec::with_capacity(rank);
     for (i, (&a, &b)) in l.dims.iter().zip(&r.dims).enumerate() {
         let d = combine_dim(a, b).ok_or_else(|| {
-            ShapeError::new(op, format!("incompatible shapes {l} and {r}: dimension {i} is {a} vs {b} (sizes must be equal or one of them 1)"))
+            let rule = ShapeRule::Incompatible {
+                lhs: l.clone(),
+                rhs: r.clone(),
+                dimension: i,
+                lhs_size: a,
+                rhs_size: b,
+            };
+            ShapeError::rule(op, rule)
         })?;
         dims.push(d);
     }
@@ -208,10 +215,11 @@ pub fn unary(op: UnaryOp, operand: &Shape) -> Result<Shape, ShapeError> {
 /// dynamic flags.
 fn same_dims_dynamic(op: &str, l: &ArrayShape, r: &ArrayShape) -> Result<Vec<bool>, ShapeError> {
     if l.dims != r.dims {
-        return Err(ShapeError::new(
-            op,
-            format!("operands must have the same dimensions, got lhs {l} and rhs {r} (HLO has no implicit broadcasting)"),
-        ));
+        let rule = ShapeRule::OperandDims {
+            lhs: l.clone(),
+            rhs: r.clone(),
+        };
+        return Err(ShapeError::rule(op, rule));
     }
     Ok((0..l.dims.len())
         .map(|i| l.is_dynamic_dim(i) || r.is_dynamic_dim(i))

@@ -48,7 +48,7 @@ pub mod rng;
 pub mod structural;
 pub mod window;
 
-pub use error::ShapeError;
+pub use error::{ShapeError, ShapeRule};
 pub use validators::*;
 
 use crate::shape::Shape;

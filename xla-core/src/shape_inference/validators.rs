@@ -2,7 +2,7 @@
 //! [`ShapeError`] that names the op, the operand and the rule, so every rule reads as a short
 //! validate-then-build.
 
-use super::ShapeError;
+use super::{ShapeError, ShapeRule};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
 
@@ -30,10 +30,13 @@ pub fn expect_operand_count(
     if operands.len() == expected {
         return Ok(());
     }
-    let noun = if expected == 1 { "operand" } else { "operands" };
-    Err(ShapeError::new(
+    Err(ShapeError::rule(
         op,
-        format!("expects {expected} {noun}, got {}", operands.len()),
+        ShapeRule::OperandCount {
+            expected,
+            at_least: false,
+            found: operands.len(),
+        },
     ))
 }
 
@@ -45,10 +48,13 @@ pub fn expect_min_operands(op: &str, operands: &[&Shape], min: usize) -> Result<
     if operands.len() >= min {
         return Ok(());
     }
-    let noun = if min == 1 { "operand" } else { "operands" };
-    Err(ShapeError::new(
+    Err(ShapeError::rule(
         op,
-        format!("expects at least {min} {noun}, got {}", operands.len()),
+        ShapeRule::OperandCount {
+            expected: min,
+            at_least: true,
+            found: operands.len(),
+        },
     ))
 }
 
@@ -64,7 +70,8 @@ pub fn expect_array<'a>(
     shape: &'a Shape,
 ) -> Result<&'a ArrayShape, ShapeError> {
     shape.as_array().ok_or_else(|| {
-        ShapeError::at_operand(op, index, format!("{what} must be an array, got {shape}"))
+        let (what, found) = (what.to_string(), shape.clone());
+        ShapeError::rule_at(op, index, ShapeRule::NotArray { what, found })
     })
 }
 
@@ -94,9 +101,14 @@ pub fn expect_arrays_same_dims<'a>(
     operands: &[&'a Shape],
 ) -> Result<(Vec<&'a ArrayShape>, &'a ArrayShape), ShapeError> {
     let arrays = expect_arrays(op, 0, "operand", operands)?;
-    let first = *arrays
-        .first()
-        .ok_or_else(|| ShapeError::new(op, "expects at least 1 operand, got 0"))?;
+    let first = *arrays.first().ok_or_else(|| {
+        let rule = ShapeRule::OperandCount {
+            expected: 1,
+            at_least: true,
+            found: 0,
+        };
+        ShapeError::rule(op, rule)
+    })?;
     for (k, a) in arrays.iter().enumerate() {
         expect_same_dims(op, "operand 0", first, &format!("operand {k}"), a)?;
     }
@@ -115,10 +127,13 @@ pub fn expect_scalar<'a>(
 ) -> Result<&'a ArrayShape, ShapeError> {
     match shape.as_array() {
         Some(a) if a.dims.is_empty() => Ok(a),
-        _ => Err(ShapeError::at_operand(
+        _ => Err(ShapeError::rule_at(
             op,
             index,
-            format!("{what} must be a scalar, got {shape}"),
+            ShapeRule::NotScalar {
+                what: what.to_string(),
+                found: shape.clone(),
+            },
         )),
     }
 }
@@ -131,10 +146,13 @@ pub fn expect_token(op: &str, index: usize, what: &str, shape: &Shape) -> Result
     if shape.is_token() {
         return Ok(());
     }
-    Err(ShapeError::at_operand(
+    Err(ShapeError::rule_at(
         op,
         index,
-        format!("{what} must be a token, got {shape}"),
+        ShapeRule::NotToken {
+            what: what.to_string(),
+            found: shape.clone(),
+        },
     ))
 }
 
@@ -152,13 +170,14 @@ pub fn expect_rank(
     if array.dims.len() == rank {
         return Ok(());
     }
-    Err(ShapeError::at_operand(
+    Err(ShapeError::rule_at(
         op,
         index,
-        format!(
-            "{what} must have rank {rank}, got {array} of rank {}",
-            array.dims.len()
-        ),
+        ShapeRule::Rank {
+            what: what.to_string(),
+            expected: rank,
+            found: array.clone(),
+        },
     ))
 }
 
@@ -176,9 +195,14 @@ pub fn expect_same_type(
     if a.ty == b.ty {
         return Ok(());
     }
-    Err(ShapeError::new(
+    Err(ShapeError::rule(
         op,
-        format!("{what_a} {a} and {what_b} {b} must have the same element type"),
+        ShapeRule::SameElementType {
+            what_a: what_a.to_string(),
+            a: a.clone(),
+            what_b: what_b.to_string(),
+            b: b.clone(),
+        },
     ))
 }
 
@@ -196,9 +220,14 @@ pub fn expect_same_dims(
     if a.dims == b.dims {
         return Ok(());
     }
-    Err(ShapeError::new(
+    Err(ShapeError::rule(
         op,
-        format!("{what_a} {a} and {what_b} {b} must have the same dimensions"),
+        ShapeRule::SameDimensions {
+            what_a: what_a.to_string(),
+            a: a.clone(),
+            what_b: what_b.to_string(),
+            b: b.clone(),
+        },
     ))
 }
 
@@ -218,10 +247,14 @@ pub fn expect_type(
     if pred(array.ty) {
         return Ok(());
     }
-    Err(ShapeError::at_operand(
+    Err(ShapeError::rule_at(
         op,
         index,
-        format!("{what} must have {expected} element type, got {array}"),
+        ShapeRule::ElementType {
+            what: what.to_string(),
+            expected: expected.to_string(),
+            found: array.clone(),
+        },
     ))
 }
 
@@ -249,12 +282,13 @@ pub fn dim_size(op: &str, what: &str, dim: i64, shape: &ArrayShape) -> Result<i6
 }
 
 fn dim_out_of_range(op: &str, what: &str, dim: i64, shape: &ArrayShape) -> ShapeError {
-    ShapeError::new(
+    ShapeError::rule(
         op,
-        format!(
-            "{what} {dim} is out of range for {shape} (rank {})",
-            shape.dims.len()
-        ),
+        ShapeRule::DimensionOutOfRange {
+            what: what.to_string(),
+            dimension: dim,
+            shape: shape.clone(),
+        },
     )
 }
 
@@ -272,12 +306,15 @@ pub fn expect_dims_in_range(
 ) -> Result<(), ShapeError> {
     for &d in dims {
         if d < 0 || d as u64 >= rank as u64 {
-            return Err(ShapeError::new(
+            return Err(ShapeError::rule(
                 op,
-                format!(
-                    "{what} {} contains {d}, out of range for {shape} (rank {rank})",
-                    fmt_dims(dims)
-                ),
+                ShapeRule::DimensionsOutOfRange {
+                    what: what.to_string(),
+                    dims: dims.to_vec(),
+                    dimension: d,
+                    rank,
+                    of: shape.to_string(),
+                },
             ));
         }
     }
@@ -297,12 +334,14 @@ pub fn expect_unique_dims(
 ) -> Result<(), ShapeError> {
     for (i, d) in dims.iter().enumerate() {
         if dims.iter().skip(i + 1).any(|e| e == d) {
-            return Err(ShapeError::new(
+            return Err(ShapeError::rule(
                 op,
-                format!(
-                    "{what} {} repeats dimension {d} for {shape}",
-                    fmt_dims(dims)
-                ),
+                ShapeRule::RepeatedDimension {
+                    what: what.to_string(),
+                    dims: dims.to_vec(),
+                    dimension: *d,
+                    of: shape.to_string(),
+                },
             ));
         }
     }
@@ -323,12 +362,13 @@ pub fn expect_strictly_increasing(
     if dims.windows(2).all(|w| matches!(w, [a, b] if a < b)) {
         return Ok(());
     }
-    Err(ShapeError::new(
+    Err(ShapeError::rule(
         op,
-        format!(
-            "{what} {} must be strictly increasing for {shape}",
-            fmt_dims(dims)
-        ),
+        ShapeRule::NotIncreasing {
+            what: what.to_string(),
+            dims: dims.to_vec(),
+            of: shape.to_string(),
+        },
     ))
 }
 
@@ -344,12 +384,13 @@ pub fn expect_permutation(
 ) -> Result<(), ShapeError> {
     let rank = shape.dims.len();
     if dims.len() != rank {
-        return Err(ShapeError::new(
+        return Err(ShapeError::rule(
             op,
-            format!(
-                "{what} {} must be a permutation of the {rank} dimensions of {shape}",
-                fmt_dims(dims)
-            ),
+            ShapeRule::NotPermutation {
+                what: what.to_string(),
+                dims: dims.to_vec(),
+                shape: shape.clone(),
+            },
         ));
     }
     expect_dims_in_range(op, what, dims, rank, shape)?;
@@ -363,9 +404,13 @@ pub fn expect_permutation(
 pub fn expect_nonnegative_dims(op: &str, what: &str, sizes: &[i64]) -> Result<(), ShapeError> {
     match sizes.iter().find(|&&s| s < 0) {
         None => Ok(()),
-        Some(s) => Err(ShapeError::new(
+        Some(&size) => Err(ShapeError::rule(
             op,
-            format!("{what} {} contains negative size {s}", fmt_dims(sizes)),
+            ShapeRule::NegativeSize {
+                what: what.to_string(),
+                sizes: sizes.to_vec(),
+                size,
+            },
         )),
     }
 }
@@ -380,13 +425,17 @@ pub fn expect_valid_array<'a>(
     what: &str,
     shape: &'a Shape,
 ) -> Result<&'a ArrayShape, ShapeError> {
-    let a = shape
-        .as_array()
-        .ok_or_else(|| ShapeError::new(op, format!("{what} must be an array, got {shape}")))?;
+    let a = shape.as_array().ok_or_else(|| {
+        let (what, found) = (what.to_string(), shape.clone());
+        ShapeError::rule(op, ShapeRule::NotArray { what, found })
+    })?;
     if !a.ty.is_array_type() {
-        return Err(ShapeError::new(
+        return Err(ShapeError::rule(
             op,
-            format!("{what} has invalid element type {}", a.ty),
+            ShapeRule::InvalidElementType {
+                what: what.to_string(),
+                ty: a.ty,
+            },
         ));
     }
     expect_valid_dims(op, what, a)?;
@@ -396,9 +445,13 @@ pub fn expect_valid_array<'a>(
 fn expect_valid_dims(op: &str, what: &str, a: &ArrayShape) -> Result<(), ShapeError> {
     for (i, &d) in a.dims.iter().enumerate() {
         if d < 0 && !(a.is_dynamic_dim(i) && d == crate::shape::UNBOUNDED) {
-            return Err(ShapeError::new(
+            return Err(ShapeError::rule(
                 op,
-                format!("{what} {a} has negative dimension {d}"),
+                ShapeRule::NegativeDimension {
+                    what: what.to_string(),
+                    shape: a.clone(),
+                    size: d,
+                },
             ));
         }
     }
@@ -434,10 +487,8 @@ pub fn checked_product(
             |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
         )
         .ok_or_else(|| {
-            ShapeError::new(
-                op,
-                format!("element count of {what} overflows or is negative"),
-            )
+            let of = what.to_string();
+            ShapeError::rule(op, ShapeRule::ElementCount { of })
         })
 }
 
@@ -446,8 +497,7 @@ pub fn checked_product(
 /// # Errors
 /// On `i64` overflow.
 pub fn checked_add(op: &str, what: &str, a: i64, b: i64) -> Result<i64, ShapeError> {
-    a.checked_add(b)
-        .ok_or_else(|| ShapeError::new(op, format!("{what} overflows")))
+    a.checked_add(b).ok_or_else(|| overflow(op, what))
 }
 
 /// `a * b`, or an error naming `what` on overflow.
@@ -455,8 +505,12 @@ pub fn checked_add(op: &str, what: &str, a: i64, b: i64) -> Result<i64, ShapeErr
 /// # Errors
 /// On `i64` overflow.
 pub fn checked_mul(op: &str, what: &str, a: i64, b: i64) -> Result<i64, ShapeError> {
-    a.checked_mul(b)
-        .ok_or_else(|| ShapeError::new(op, format!("{what} overflows")))
+    a.checked_mul(b).ok_or_else(|| overflow(op, what))
+}
+
+fn overflow(op: &str, what: &str) -> ShapeError {
+    let what = what.to_string();
+    ShapeError::rule(op, ShapeRule::Overflow { what })
 }
 
 /// The element type and dims of `array` with element type `ty`, no layout, keeping the

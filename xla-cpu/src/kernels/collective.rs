@@ -97,10 +97,11 @@ pub fn recv(cx: &Ctx, channel: i64, out: &Shape) -> Result<Literal> {
         .ok_or_else(|| CpuError::QueueEmpty(format!("recv on channel {channel}")))?;
     let want = out.tuple_elements().and_then(|t| t.first());
     if want.is_some_and(|w| !w.compatible(v.shape())) {
-        return Err(invalid(format!(
-            "recv: queued value is {} but the op declares {out}",
-            v.shape()
-        )));
+        return Err(CpuError::HostValueShape {
+            op: "recv",
+            queued: Box::new(v.shape().clone()),
+            declared: Box::new(out.clone()),
+        });
     }
     Ok(Literal::tuple(vec![
         v,
@@ -132,10 +133,11 @@ pub fn infeed(cx: &Ctx, out: &Shape) -> Result<Literal> {
         .ok_or_else(|| CpuError::QueueEmpty("infeed".into()))?;
     let want = out.tuple_elements().and_then(|t| t.first());
     if want.is_some_and(|w| !w.compatible(v.shape())) {
-        return Err(invalid(format!(
-            "infeed: queued value is {} but the op declares {out}",
-            v.shape()
-        )));
+        return Err(CpuError::HostValueShape {
+            op: "infeed",
+            queued: Box::new(v.shape().clone()),
+            declared: Box::new(out.clone()),
+        });
     }
     Ok(Literal::tuple(vec![v, Literal::token()]))
 }

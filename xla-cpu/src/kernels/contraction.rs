@@ -208,13 +208,18 @@ fn strided(dims: &[usize], [b, first, second]: [&[usize]; 3]) -> Option<Layout> 
 }
 
 /// An operand as `B` matrices: in place when the layout allows (packed, or strided for
-/// faer's types), else one transposing copy to row-major `[B, first, second]`.
+/// faer's types), else one transposing copy to row-major `[B, first, second]`, admitted
+/// to the memory budget as scratch first.
+///
+/// # Errors
+/// [`crate::error::CpuError::ScratchOverBudget`] or [`crate::error::CpuError::Allocation`]
+/// when the copy does not fit.
 fn operand<'a>(
     d: &'a ArrayData,
     dims: &[usize],
     groups: [&[usize]; 3],
     par: Parallel<'_>,
-) -> (Cow<'a, ArrayData>, Layout) {
+) -> Result<(Cow<'a, ArrayData>, Layout)> {
     let [b, first, second] = groups;
     let size = |g: &[usize]| {
         g.iter()
@@ -223,22 +228,24 @@ fn operand<'a>(
     };
     let (nb, rows, cols): (usize, usize, usize) = (size(b), size(first), size(second));
     if let Some(o) = in_place(b, first, second) {
-        return (Cow::Borrowed(d), Layout::packed(o, nb, rows, cols));
+        return Ok((Cow::Borrowed(d), Layout::packed(o, nb, rows, cols)));
     }
     let faer = matches!(
         d,
         ArrayData::F32(_) | ArrayData::F64(_) | ArrayData::C64(_) | ArrayData::C128(_)
     );
     if let Some(l) = strided(dims, groups).filter(|l| faer && l.fits(rows, cols, d.len())) {
-        return (Cow::Borrowed(d), l);
+        return Ok((Cow::Borrowed(d), l));
     }
+    let bytes = (d.len() as u64).saturating_mul(d.element_type().byte_size() as u64);
+    crate::limits::scratch::admit("dot (operand transpose)", bytes)?;
     let order: Vec<usize> = b.iter().chain(first).chain(second).copied().collect();
     let copy = super::strided::permute(d, dims, &order, par)
         .unwrap_or_else(|| take(d, &canon(dims, &order, &[]).0));
-    (
+    Ok((
         Cow::Owned(copy),
         Layout::packed(Orient::RowMajor, nb, rows, cols),
-    )
+    ))
 }
 
 /// `dot` with general dimension numbers: result dims are batch, lhs free, rhs free.
@@ -272,8 +279,8 @@ pub fn dot(
     }
     let ty = compute_type(out.element_type());
     let (l, r) = (as_type(ld, ty)?, as_type(rd, ty)?);
-    let (l, lo) = operand(&l, &ldims, [&lb, &lf, &lc], par);
-    let (r, ro) = operand(&r, &rdims, [&rb, &rc, &rf], par);
+    let (l, lo) = operand(&l, &ldims, [&lb, &lf, &lc], par)?;
+    let (r, ro) = operand(&r, &rdims, [&rb, &rc, &rf], par)?;
     use ArrayData as D;
     let res = match (&*l, &*r) {
         (D::F32(a), D::F32(b)) => D::F32(bmm_faer((a, &lo), (b, &ro), bmkn, par)),

@@ -665,6 +665,12 @@ fn relayout<T: Copy + Default + Send + Sync>(
         .collect();
     let dims: Vec<usize> = order.iter().map(|d| d.0).collect();
     let src: Vec<isize> = order.iter().map(|d| d.1 as isize).collect();
+    // The copy is scratch: when the memory budget has no room for it, convolve from the
+    // operand's own layout instead.
+    let bytes = crate::limits::scratch::bytes_of::<T>(crate::index::count(&dims));
+    if !crate::limits::scratch::fits("convolution (input relayout)", bytes) {
+        return None;
+    }
     let copy = super::strided::copy_typed(l, 0, &dims, &src, par)?;
     let st = crate::index::strides(&dims);
     let mut q = p.clone();

@@ -69,6 +69,26 @@ fn resize_last(data: &[C], dims: &[usize], to: usize, hermitian: bool) -> Vec<C>
     out
 }
 
+/// Admits the FFT's scratch to the memory budget: the c128 working copy of the operand,
+/// the resized copy of an rfft/irfft's last axis (at most the larger of operand and
+/// result), and the line buffer with rustfft's own scratch (two lines of the longest axis).
+///
+/// # Errors
+/// [`crate::error::CpuError::ScratchOverBudget`] or [`crate::error::CpuError::Allocation`]
+/// when they do not fit.
+fn admit_scratch(len: usize, dims: &[usize], out_dims: &[usize]) -> Result<()> {
+    use crate::limits::scratch::{admit, bytes_of};
+    let longest = dims.iter().chain(out_dims).copied().max().unwrap_or(0);
+    let copies = len.max(count(out_dims));
+    let elements = len
+        .saturating_add(copies)
+        .saturating_add(longest.saturating_mul(2));
+    admit(
+        "fft (c128 working copy, line buffers)",
+        bytes_of::<C>(elements),
+    )
+}
+
 /// `fft` of type `ty` over the trailing `lengths.len()` dims.
 ///
 /// # Errors
@@ -82,6 +102,7 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
             x.shape()
         )));
     }
+    admit_scratch(d.len(), &dims, &dims_of(out)?)?;
     let mut v = match convert(d, PrimitiveType::C128)? {
         ArrayData::C128(v) => v,
         _ => return Err(invalid("fft: conversion to c128 failed")),

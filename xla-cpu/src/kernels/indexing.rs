@@ -36,7 +36,7 @@ struct IndexReader {
 }
 
 impl IndexReader {
-    fn new(l: &Literal, ivd: i64, what: &str) -> Result<IndexReader> {
+    fn new(l: &Literal, ivd: i64, what: &'static str) -> Result<IndexReader> {
         let (d, dims) = array(l)?;
         if !d.element_type().is_integer() {
             return Err(invalid(format!(
@@ -47,7 +47,9 @@ impl IndexReader {
         let ivd = usize::try_from(ivd)
             .ok()
             .filter(|&v| v <= dims.len())
-            .ok_or_else(|| invalid(format!("{what}: index_vector_dim {ivd} out of range")))?;
+            .ok_or_else(|| {
+                crate::error::out_of_range(what, "index_vector_dim", ivd, dims.len() + 1)
+            })?;
         let (ivd, len) = if ivd == dims.len() {
             (None, 1)
         } else {
@@ -124,7 +126,7 @@ struct StartDims<'a> {
 }
 
 impl Starts {
-    fn new(indices: &Literal, rank: usize, d: &StartDims, what: &str) -> Result<Starts> {
+    fn new(indices: &Literal, rank: usize, d: &StartDims, what: &'static str) -> Result<Starts> {
         let rd = IndexReader::new(indices, d.index_vector_dim, what)?;
         let dropped = dim_list(d.dropped, rank, what)?;
         let operand_batch = dim_list(d.operand_batch, rank, what)?;

@@ -204,6 +204,24 @@ fn lu_in_place<T: Scalar>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32) {
     (piv, info)
 }
 
+/// [`getrf_slices`] after admitting its scratch to the memory budget: the blocked LU's
+/// workspace and row permutations (matrices are factored one at a time).
+///
+/// # Errors
+/// [`crate::error::CpuError::ScratchOverBudget`] or [`crate::error::CpuError::Allocation`]
+/// when they do not fit.
+fn getrf_checked<T: Scalar>(x: &[T], m: usize, n: usize) -> Result<(Vec<T>, Vec<i32>, Vec<i32>)> {
+    use crate::limits::scratch;
+    if !T::COMPLEX && m.min(n) >= BLOCKED_FROM {
+        use faer::linalg::lu::partial_pivoting::factor::lu_in_place_scratch;
+        let ws = lu_in_place_scratch::<usize, T>(m, n, faer::Par::Seq, Default::default());
+        let perms = scratch::bytes_of::<usize>(m.saturating_mul(2));
+        let bytes = perms.saturating_add(ws.size_bytes() as u64);
+        scratch::admit("getrf (LAPACK workspace, row permutations)", bytes)?;
+    }
+    Ok(getrf_slices(x, m, n))
+}
+
 /// `getrf` of a batch of `m`×`n` matrices: `(lu, pivots, info)`, per matrix
 /// `min(m, n)` pivots.
 pub(crate) fn getrf_slices<T: Scalar>(x: &[T], m: usize, n: usize) -> (Vec<T>, Vec<i32>, Vec<i32>) {
@@ -288,19 +306,19 @@ fn getrf(args: &[&Literal], out: &Shape) -> Result<Literal> {
     let (xd, _) = array(x)?;
     let (data, piv, info) = match xd {
         ArrayData::F32(v) => {
-            let (l, p, i) = getrf_slices(v, m, n);
+            let (l, p, i) = getrf_checked(v, m, n)?;
             (ArrayData::F32(l), p, i)
         }
         ArrayData::F64(v) => {
-            let (l, p, i) = getrf_slices(v, m, n);
+            let (l, p, i) = getrf_checked(v, m, n)?;
             (ArrayData::F64(l), p, i)
         }
         ArrayData::C64(v) => {
-            let (l, p, i) = getrf_slices(v, m, n);
+            let (l, p, i) = getrf_checked(v, m, n)?;
             (ArrayData::C64(l), p, i)
         }
         ArrayData::C128(v) => {
-            let (l, p, i) = getrf_slices(v, m, n);
+            let (l, p, i) = getrf_checked(v, m, n)?;
             (ArrayData::C128(l), p, i)
         }
         _ => {

@@ -256,9 +256,11 @@ pub(crate) fn batch_dims(dims: &[usize], what: &str) -> Result<(usize, usize, us
 pub(crate) fn tuple_of<'a>(out: &'a Shape, n: usize, what: &str) -> Result<&'a [Shape]> {
     match out {
         Shape::Tuple(t) if t.len() == n => Ok(t),
-        _ => Err(invalid(format!(
-            "custom-call {what}: result {out} is not a {n}-tuple"
-        ))),
+        _ => Err(crate::error::result_shape(
+            format!("custom-call {what}"),
+            format!("a {n}-tuple"),
+            out,
+        )),
     }
 }
 

@@ -45,7 +45,7 @@ fn feature_layout(dims: &[usize], fi: i64) -> Result<(usize, usize, usize)> {
     let f = usize::try_from(fi)
         .ok()
         .filter(|&f| f < dims.len())
-        .ok_or_else(|| invalid(format!("batch-norm: feature_index {fi} out of range")))?;
+        .ok_or_else(|| crate::error::out_of_range("batch-norm", "feature_index", fi, dims.len()))?;
     let c = dims[f];
     let inner = count(&dims[f + 1..]);
     Ok((c, inner, count(dims) / c.max(1)))
@@ -134,7 +134,7 @@ fn map_features(
 fn tuple_shapes(out: &Shape, n: usize) -> Result<&[Shape]> {
     out.tuple_elements()
         .filter(|t| t.len() == n)
-        .ok_or_else(|| invalid(format!("expected a {n}-tuple result, found {out}")))
+        .ok_or_else(|| crate::error::result_shape("batch-norm", format!("a {n}-tuple"), out))
 }
 
 fn at(v: &[f64], i: usize) -> f64 {
@@ -328,6 +328,30 @@ pub(crate) fn cholesky_k<T: FaerElem>(a: &[T], n: usize, lower: bool, par: Paral
     out
 }
 
+/// [`cholesky_k`] after admitting its scratch to the memory budget: per matrix factored
+/// at once (one per thread at most), the copy of its triangle and faer's workspace.
+///
+/// # Errors
+/// [`CpuError::ScratchOverBudget`] or [`CpuError::Allocation`] when they do not fit.
+fn cholesky_checked<T: FaerElem>(
+    a: &[T],
+    n: usize,
+    lower: bool,
+    par: Parallel<'_>,
+) -> Result<Vec<T>> {
+    use crate::limits::scratch;
+    let threads = par.threads().max(1);
+    let workspace = cholesky_in_place_scratch::<T>(n, Par::rayon(threads), Default::default());
+    let per =
+        scratch::bytes_of::<T>(n.saturating_mul(n)).saturating_add(workspace.size_bytes() as u64);
+    let tasks = (a.len() / n.saturating_mul(n).max(1)).clamp(1, threads) as u64;
+    scratch::admit(
+        "cholesky (factor copy, LAPACK workspace)",
+        per.saturating_mul(tasks),
+    )?;
+    Ok(cholesky_k(a, n, lower, par))
+}
+
 /// `cholesky`: `L` (lower) or `U` (upper) with the other triangle zero, reading only the
 /// relevant triangle; a matrix that is not positive definite gives all NaN.
 ///
@@ -344,10 +368,10 @@ pub fn cholesky(x: &Literal, lower: bool, out: &Shape, par: Parallel<'_>) -> Res
     }
     use ArrayData as D;
     let res = match &*b.data {
-        D::F32(v) => D::F32(cholesky_k(v, n, lower, par)),
-        D::F64(v) => D::F64(cholesky_k(v, n, lower, par)),
-        D::C64(v) => D::C64(cholesky_k(v, n, lower, par)),
-        D::C128(v) => D::C128(cholesky_k(v, n, lower, par)),
+        D::F32(v) => D::F32(cholesky_checked(v, n, lower, par)?),
+        D::F64(v) => D::F64(cholesky_checked(v, n, lower, par)?),
+        D::C64(v) => D::C64(cholesky_checked(v, n, lower, par)?),
+        D::C128(v) => D::C128(cholesky_checked(v, n, lower, par)?),
         other => {
             return Err(CpuError::UnsupportedType {
                 op: "cholesky",

@@ -262,9 +262,8 @@ pub fn rng_bit_generator(state: &Literal, alg: RngAlgorithm, out: &Shape) -> Res
     };
     let st = check_state(state, alg)?;
     let [ss, ds] = out.tuple_elements().unwrap_or(&[]) else {
-        return Err(invalid(format!(
-            "rng-bit-generator: result must be a (state, bits) pair, found {out}"
-        )));
+        let pair = "a (state, bits) pair";
+        return Err(crate::error::result_shape("rng-bit-generator", pair, out));
     };
     let ty = ds.element_type();
     let width = ty.bit_width();

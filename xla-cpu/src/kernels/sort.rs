@@ -215,7 +215,7 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
     let dim = usize::try_from(dim)
         .ok()
         .filter(|&d| d < dims.len())
-        .ok_or_else(|| invalid(format!("sort: dimension {dim} out of range")))?;
+        .ok_or_else(|| crate::error::out_of_range("sort", "dimension", dim, dims.len()))?;
     let n = dims[dim];
     let inner = count(&dims[dim + 1..]);
     let outer = count(&dims[..dim]);
@@ -298,9 +298,8 @@ pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal>
         }
     }
     let [vs, is] = out.tuple_elements().unwrap_or(&[]) else {
-        return Err(invalid(format!(
-            "topk: result must be a (values, indices) pair, found {out}"
-        )));
+        let pair = "a (values, indices) pair";
+        return Err(crate::error::result_shape("topk", pair, out));
     };
     Ok(Literal::tuple(vec![
         make(vs, take(d, &map))?,

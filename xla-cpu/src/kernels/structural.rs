@@ -198,8 +198,10 @@ pub fn reverse(x: &Literal, rdims: &[i64], par: Parallel<'_>) -> Result<Literal>
     let (d, dims) = array(x)?;
     let mut rev = vec![false; dims.len()];
     for &r in &to_usize(rdims, "reverse")? {
-        *rev.get_mut(r)
-            .ok_or_else(|| invalid(format!("reverse: dim {r} out of range")))? = true;
+        let index = r as i64;
+        *rev.get_mut(r).ok_or_else(|| {
+            crate::error::out_of_range("reverse", "dimension", index, dims.len())
+        })? = true;
     }
     let st = strides(&dims);
     let mut base = 0isize;

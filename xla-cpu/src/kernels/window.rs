@@ -196,11 +196,12 @@ fn fold(
 pub fn reduce(cx: &Ctx, a: &[&Literal], rdims: &[i64], f: CompId, out: &Shape) -> Result<Literal> {
     let (xs, dims, inits) = split_variadic(a, "reduce")?;
     let mut red = vec![false; dims.len()];
+    let rank = dims.len();
     for &r in rdims {
         *usize::try_from(r)
             .ok()
             .and_then(|r| red.get_mut(r))
-            .ok_or_else(|| invalid(format!("reduce: dimension {r} out of range")))? = true;
+            .ok_or_else(|| crate::error::out_of_range("reduce", "dimension", r, rank))? = true;
     }
     if let (Some(Combiner::Binary(op)), [x], [init]) = (cx.combiner(f), &xs[..], &inits[..]) {
         if let Some(r) = super::reduce_fast::reduce(x, init, &dims, &red, op, cx.exe.parallel()) {
