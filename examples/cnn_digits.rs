@@ -15,6 +15,7 @@
 //! ```sh
 //! cargo run --release --example cnn_digits
 //! cargo run --release --example cnn_digits -- --replicas 2   # data-parallel, 2 threads
+//! cargo run --release --example cnn_digits -- --replicas 2 --steps 3   # 3 steps' losses
 //! ```
 //!
 //! With `--replicas N`, each batch of 32 is split over `N` devices (one thread each), with
@@ -75,6 +76,27 @@ struct Cli {
     /// `mpirun -np N`; needs the `mpi` feature)
     #[arg(long, default_value = "threads")]
     backend: String,
+    /// Train only the first K batches of the first epoch and print each step's loss (with
+    /// its f64 bits, to compare backends), no evaluation
+    #[arg(long, value_name = "K")]
+    steps: Option<usize>,
+}
+
+/// `--steps K`: trains K steps and prints `step I loss VALUE bits HEX` (rank 0 only).
+fn print_steps<M: common::Classifier>(
+    model: &M,
+    args: &TrainArgs,
+    train: &Dataset,
+    steps: usize,
+    rank: usize,
+) -> Result<()> {
+    let (losses, _) = common::train_steps(model, args, train, steps)?;
+    if rank == 0 {
+        for (i, loss) in losses.iter().enumerate() {
+            println!("step {} loss {loss:.9} bits {:016x}", i + 1, loss.to_bits());
+        }
+    }
+    Ok(())
 }
 
 /// The backend `--backend` names.
@@ -102,9 +124,17 @@ fn main() -> std::process::ExitCode {
         let (train, test) = data(&args)?;
         let title = "CNN on the UCI digits";
         if cli.replicas <= 1 && cli.backend == "threads" {
+            if let Some(steps) = cli.steps {
+                return print_steps(&model(), &args, &train, steps, 0);
+            }
             return common::train_and_report(&model(), &args, (&train, &test), title);
         }
         let backend = backend(&cli.backend)?;
+        if let Some(steps) = cli.steps {
+            let rank = backend.rank();
+            let model = common::dp::DataParallel::new(model(), cli.replicas, backend)?;
+            return print_steps(&model, &args, &train, steps, rank);
+        }
         if backend.rank() != 0 {
             // Every rank trains the same weights; rank 0 alone prints and writes.
             (args.quiet, args.plot, args.checkpoint) = (true, None, None);

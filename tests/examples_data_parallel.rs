@@ -10,30 +10,18 @@
 mod cnn_digits;
 
 use cnn_digits::common::Classifier;
-use xla::train::optim::Adam;
-use xla::train::{Order, TrainArgs};
+use xla::train::TrainArgs;
 use xla::Literal;
 
 /// Trains `model` for `steps` batches of 32 (seed 0), returning the losses and the state.
 fn run<M: Classifier>(model: &M, steps: usize) -> (Vec<f64>, Vec<Literal>) {
     let args = TrainArgs {
         limit: Some(32 * steps),
+        learning_rate: 0.003,
         ..TrainArgs::default()
     };
     let (train, _) = cnn_digits::data(&args).unwrap();
-    let mut state = model.init(args.seed).unwrap();
-    let mut adam = Adam::new(0.003);
-    let mut losses = Vec::new();
-    for batch in train.batches(32, Order::epoch(args.seed, 0)).unwrap() {
-        let (x, y) = (
-            batch.features_literal().unwrap(),
-            batch.one_hot_literal().unwrap(),
-        );
-        let (loss, grads) = model.step(&mut state, x, y).unwrap();
-        adam.step(&mut state[..model.trainable()], &grads).unwrap();
-        losses.push(loss);
-    }
-    (losses, state)
+    cnn_digits::common::train_steps(model, &args, &train, steps).unwrap()
 }
 
 fn largest_difference(a: &Literal, b: &Literal) -> f32 {

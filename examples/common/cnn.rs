@@ -18,64 +18,82 @@ use xla::Literal;
 /// The largest number of images one evaluation call takes.
 pub const EVAL_CHUNK: usize = 1000;
 
-/// The training loss: batch norm with the batch's statistics, mean softmax cross-entropy;
-/// `loss::value_and_grad` also gives its gradient w.r.t. the 8 trainable tensors.
-#[computation(grad(k1, g1, b1, k2, g2, b2, w, b))]
-pub fn loss<const B: usize, const H: usize, const W: usize>(
-    k1: Tensor<f32, 16, 1, 3, 3>,
-    g1: Tensor<f32, 16>,
-    b1: Tensor<f32, 16>,
-    k2: Tensor<f32, 32, 16, 3, 3>,
-    g2: Tensor<f32, 32>,
-    b2: Tensor<f32, 32>,
-    w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
-    b: Tensor<f32, 10>,
-    x: Tensor<f32, B, 1, H, W>,
-    y: Tensor<f32, B, 10>,
-) -> f32 {
-    let h = x
-        .conv(k1, [1, 1], SAME)
-        .batch_norm_training(g1, b1, 0.001, 1)
-        .0;
-    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
-    let h = h
-        .conv(k2, [1, 1], SAME)
-        .batch_norm_training(g2, b2, 0.001, 1)
-        .0;
-    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
-    let logits = h.reshape([B, { 32 * (H / 4) * (W / 4) }]).dot(w) + b;
-    let z = logits - logits.max([1]).broadcast_in_dim([B, 10], [0]);
-    (z.exp().sum([1]).ln() - (z * y).sum([1])).mean()
+/// Batch norm (feature dim 1, epsilon 0.001) with the batch's own statistics: the
+/// normalised value, the mean and the variance (`dp.rs` has the synchronised one).
+#[computation]
+pub fn batch_norm<const B: usize, const C: usize, const H: usize, const W: usize>(
+    c: Tensor<f32, B, C, H, W>,
+    gamma: Tensor<f32, C>,
+    beta: Tensor<f32, C>,
+) -> (Tensor<f32, B, C, H, W>, Tensor<f32, C>, Tensor<f32, C>) {
+    let (n, mean, var) = c.batch_norm_training(gamma, beta, 0.001, 1);
+    (n, mean, var)
 }
 
-/// The batch's statistics (mean and variance per channel) of both batch norms, to update
-/// the running averages (the dense layer's `_w`, `_b` are not used).
-#[computation]
-pub fn batch_stats<const B: usize, const H: usize, const W: usize>(
-    k1: Tensor<f32, 16, 1, 3, 3>,
-    g1: Tensor<f32, 16>,
-    b1: Tensor<f32, 16>,
-    k2: Tensor<f32, 32, 16, 3, 3>,
-    g2: Tensor<f32, 32>,
-    b2: Tensor<f32, 32>,
-    _w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
-    _b: Tensor<f32, 10>,
-    x: Tensor<f32, B, 1, H, W>,
-) -> (
-    Tensor<f32, 16>,
-    Tensor<f32, 16>,
-    Tensor<f32, 32>,
-    Tensor<f32, 32>,
-) {
-    let (h, m1, v1) = x
-        .conv(k1, [1, 1], SAME)
-        .batch_norm_training(g1, b1, 0.001, 1);
-    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
-    let (_, m2, v2) = h
-        .conv(k2, [1, 1], SAME)
-        .batch_norm_training(g2, b2, 0.001, 1);
-    (m1, v1, m2, v2)
+/// The two training computations of the network, written once for one device and for the
+/// replicas of `dp.rs`: `cnn_training!(LOSS, STATS, BN)` defines the loss `LOSS` (mean
+/// softmax cross-entropy, with its gradient w.r.t. the 8 trainable tensors) and `STATS`
+/// (the mean and variance per channel of both batch norms, to update the running averages;
+/// the dense layer's `_w`, `_b` are not used), both normalising with the computation `BN`.
+/// `cnn_training!(LOSS, STATS, BN, count1, count2)` adds two `f32` parameters after the
+/// images (and labels), passed to `BN` as its fourth argument (the synchronised batch norm's
+/// global count of values per channel).
+macro_rules! cnn_training {
+    ($loss:ident, $stats:ident, $bn:ident $(, $c1:ident, $c2:ident)?) => {
+        /// The training loss of a batch (see `cnn_training!`).
+        #[computation(grad(k1, g1, b1, k2, g2, b2, w, b))]
+        pub fn $loss<const B: usize, const H: usize, const W: usize>(
+            k1: Tensor<f32, 16, 1, 3, 3>,
+            g1: Tensor<f32, 16>,
+            b1: Tensor<f32, 16>,
+            k2: Tensor<f32, 32, 16, 3, 3>,
+            g2: Tensor<f32, 32>,
+            b2: Tensor<f32, 32>,
+            w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
+            b: Tensor<f32, 10>,
+            x: Tensor<f32, B, 1, H, W>,
+            y: Tensor<f32, B, 10>
+            $(, $c1: f32, $c2: f32)?
+        ) -> f32 {
+            let h = $bn(x.conv(k1, [1, 1], SAME), g1, b1 $(, $c1)?).0;
+            let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
+            let h = $bn(h.conv(k2, [1, 1], SAME), g2, b2 $(, $c2)?).0;
+            let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
+            let logits = h.reshape([B, { 32 * (H / 4) * (W / 4) }]).dot(w) + b;
+            let z = logits - logits.max([1]).broadcast_in_dim([B, 10], [0]);
+            (z.exp().sum([1]).ln() - (z * y).sum([1])).mean()
+        }
+
+        /// The batch's statistics of both batch norms (see `cnn_training!`).
+        #[computation]
+        pub fn $stats<const B: usize, const H: usize, const W: usize>(
+            k1: Tensor<f32, 16, 1, 3, 3>,
+            g1: Tensor<f32, 16>,
+            b1: Tensor<f32, 16>,
+            k2: Tensor<f32, 32, 16, 3, 3>,
+            g2: Tensor<f32, 32>,
+            b2: Tensor<f32, 32>,
+            _w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
+            _b: Tensor<f32, 10>,
+            x: Tensor<f32, B, 1, H, W>
+            $(, $c1: f32, $c2: f32)?
+        ) -> (
+            Tensor<f32, 16>,
+            Tensor<f32, 16>,
+            Tensor<f32, 32>,
+            Tensor<f32, 32>,
+        ) {
+            let (h, m1, v1) = $bn(x.conv(k1, [1, 1], SAME), g1, b1 $(, $c1)?);
+            let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
+            let (_, m2, v2) = $bn(h.conv(k2, [1, 1], SAME), g2, b2 $(, $c2)?);
+            (m1, v1, m2, v2)
+        }
+    };
 }
+pub(crate) use cnn_training;
+
+// The loss and statistics on one device: batch norm over the batch.
+cnn_training!(loss, batch_stats, batch_norm);
 
 /// The logits at test time: batch norm with the running statistics.
 #[computation]

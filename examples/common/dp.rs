@@ -42,58 +42,11 @@ pub fn sync_batch_norm<const B: usize, const C: usize, const H: usize, const W: 
     )
 }
 
-/// The training loss of one replica's shard, with batch norm over the global batch
-/// (`count1`, `count2`: the global number of values per channel of each batch norm).
-#[computation(grad(k1, g1, b1, k2, g2, b2, w, b))]
-pub fn loss_sync<const B: usize, const H: usize, const W: usize>(
-    k1: Tensor<f32, 16, 1, 3, 3>,
-    g1: Tensor<f32, 16>,
-    b1: Tensor<f32, 16>,
-    k2: Tensor<f32, 32, 16, 3, 3>,
-    g2: Tensor<f32, 32>,
-    b2: Tensor<f32, 32>,
-    w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
-    b: Tensor<f32, 10>,
-    x: Tensor<f32, B, 1, H, W>,
-    y: Tensor<f32, B, 10>,
-    count1: f32,
-    count2: f32,
-) -> f32 {
-    let h = sync_batch_norm(x.conv(k1, [1, 1], SAME), g1, b1, count1).0;
-    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
-    let h = sync_batch_norm(h.conv(k2, [1, 1], SAME), g2, b2, count2).0;
-    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
-    let logits = h.reshape([B, { 32 * (H / 4) * (W / 4) }]).dot(w) + b;
-    let z = logits - logits.max([1]).broadcast_in_dim([B, 10], [0]);
-    (z.exp().sum([1]).ln() - (z * y).sum([1])).mean()
-}
-
-/// The global batch's statistics (mean and variance per channel) of both batch norms,
-/// the same on every replica (the dense layer's `_w`, `_b` are not used).
-#[computation]
-pub fn stats_sync<const B: usize, const H: usize, const W: usize>(
-    k1: Tensor<f32, 16, 1, 3, 3>,
-    g1: Tensor<f32, 16>,
-    b1: Tensor<f32, 16>,
-    k2: Tensor<f32, 32, 16, 3, 3>,
-    g2: Tensor<f32, 32>,
-    b2: Tensor<f32, 32>,
-    _w: Tensor<f32, { 32 * (H / 4) * (W / 4) }, 10>,
-    _b: Tensor<f32, 10>,
-    x: Tensor<f32, B, 1, H, W>,
-    count1: f32,
-    count2: f32,
-) -> (
-    Tensor<f32, 16>,
-    Tensor<f32, 16>,
-    Tensor<f32, 32>,
-    Tensor<f32, 32>,
-) {
-    let (h, m1, v1) = sync_batch_norm(x.conv(k1, [1, 1], SAME), g1, b1, count1);
-    let h = h.relu().max_pool([1, 1, 2, 2], [1, 1, 2, 2]);
-    let (_, m2, v2) = sync_batch_norm(h.conv(k2, [1, 1], SAME), g2, b2, count2);
-    (m1, v1, m2, v2)
-}
+// The training loss of one replica's shard and the global batch's statistics (the same on
+// every replica), with batch norm over the global batch (`count1`, `count2`: the global
+// number of values per channel of each batch norm); the network is written once, in
+// `cnn.rs`.
+super::cnn::cnn_training!(loss_sync, stats_sync, sync_batch_norm, count1, count2);
 
 /// Where the replicas run.
 pub enum Backend {

@@ -298,6 +298,34 @@ pub fn fit<M: Classifier>(
     Ok((state, log))
 }
 
+/// Trains `model` for the first `steps` batches of epoch 0 of `train` (Adam at
+/// `args.learning_rate`, initial state from `args.seed`), no evaluation; returns each step's
+/// loss and the final state. `cnn_digits --steps K` prints these losses, to compare backends.
+///
+/// # Errors
+/// A failing computation, a NaN loss.
+pub fn train_steps<M: Classifier>(
+    model: &M,
+    args: &TrainArgs,
+    train: &Dataset,
+    steps: usize,
+) -> Result<(Vec<f64>, Vec<Literal>)> {
+    let mut state = model.init(args.seed)?;
+    let mut adam = Adam::new(args.learning_rate);
+    let mut losses = Vec::with_capacity(steps);
+    for batch in train
+        .batches(M::BATCH, Order::epoch(args.seed, 0))?
+        .take(steps)
+    {
+        let (x, y) = (batch.features_literal()?, batch.one_hot_literal()?);
+        let (loss, grads) = model.step(&mut state, x, y)?;
+        check_finite(loss, || format!("step {}", losses.len() + 1))?;
+        adam.step(&mut state[..model.trainable()], &grads)?;
+        losses.push(loss);
+    }
+    Ok((losses, state))
+}
+
 /// A classifier whose state is trained whole: `value_and_grad` runs the gradient of
 /// `loss(state..., x, y)` w.r.t. every state tensor (`loss::value_and_grad::run` of a
 /// `#[computation(grad(...))]`), `predict` runs `predict(state..., x)`.

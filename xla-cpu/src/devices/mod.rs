@@ -5,6 +5,7 @@
 //! - [`groups`]: which devices a collective spans (XLA's group modes), pure functions;
 //! - [`Communicator`]: the transport (one exchange primitive), with [`ThreadCommunicator`]
 //!   (one thread per device in this process) as the embedded default;
+//! - [`pool`]: the device threads, started once and parked between runs;
 //! - [`stack`]: the command line's convention of per-device values stacked along a leading
 //!   axis of size `R × P`.
 //!
@@ -17,6 +18,7 @@ mod layout;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub(crate) mod ops;
+pub mod pool;
 mod run;
 pub mod stack;
 mod threads;

@@ -2,10 +2,12 @@
 
 use super::comm::{Communicator, Device};
 use super::groups::Topology;
+use super::pool;
 use super::threads::ThreadCommunicator;
 use crate::compile::Executable;
 use crate::error::{CpuError, Result};
 use crate::exec::Mode;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 use xla_core::Literal;
 
@@ -41,7 +43,8 @@ impl Executable {
     }
 
     /// Runs the entry computation on every device of the module (`replica_count ×
-    /// num_partitions` of its header), one thread per device: `args[d]` are device `d`'s
+    /// num_partitions` of its header), one thread per device (parked between runs, see
+    /// [`pool`]): `args[d]` are device `d`'s
     /// arguments, and result `d` is its result. Device `d` is replica `d / P`, partition
     /// `d % P`. Reductions run in group order, so results are the same bits on every run.
     ///
@@ -86,28 +89,29 @@ impl Executable {
             });
         }
         let comm = ThreadCommunicator::new(options.timeout);
-        let results: Vec<Result<Literal>> = std::thread::scope(|s| {
-            let handles: Vec<_> = args
-                .iter()
-                .enumerate()
-                .map(|(d, a)| {
-                    let comm = &comm;
-                    s.spawn(move || {
-                        let r = self.execute_on_device(topo, d, comm, a);
-                        comm.leave(d, r.as_ref().err().map(ToString::to_string));
-                        r
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(CpuError::Invalid("a device thread panicked".into()))
-                    })
-                })
-                .collect()
-        });
+        let tasks: Vec<DeviceTask<'_>> = args
+            .iter()
+            .enumerate()
+            .map(|(d, a)| {
+                let comm = &comm;
+                Box::new(move || {
+                    let r = catch_unwind(AssertUnwindSafe(|| {
+                        self.execute_on_device(topo, d, comm, a)
+                    }))
+                    .unwrap_or_else(|_| Err(panicked(d)));
+                    comm.leave(d, r.as_ref().err().map(ToString::to_string));
+                    r
+                }) as DeviceTask<'_>
+            })
+            .collect();
+        let results = pool::global()
+            .run(tasks)
+            .map_err(|e| CpuError::Invalid(format!("could not start the device threads: {e}")))?;
+        let results = results
+            .into_iter()
+            .enumerate()
+            .map(|(d, r)| r.unwrap_or_else(|| Err(panicked(d))))
+            .collect();
         collect(topo, results)
     }
 
@@ -139,6 +143,14 @@ impl Executable {
                 source: Box::new(e),
             })
     }
+}
+
+/// One device's run, on a thread of the device pool.
+type DeviceTask<'a> = Box<dyn FnOnce() -> Result<Literal> + Send + 'a>;
+
+/// The error of a device whose thread panicked (a bug: the executor does not panic).
+fn panicked(d: usize) -> CpuError {
+    CpuError::Invalid(format!("device {d}: its thread panicked"))
 }
 
 /// True when the error only reports another device's failure.
