@@ -118,7 +118,7 @@ impl<'a> Reader<'a> {
             if !align.is_power_of_two() || align > 1 << 16 {
                 return Err(self.error(format!("section alignment {align} is not a power of two")));
             }
-            while (self.offset() as u64) % align != 0 {
+            while !(self.offset() as u64).is_multiple_of(align) {
                 if self.byte()? != ALIGNMENT_BYTE {
                     return Err(BytecodeError::at(
                         self.offset() - 1,

@@ -1,7 +1,7 @@
 //! Constants a region uses from outside, copied into the region. `exported.mlir_module()`
 //! (and `jax.export` bytecode) hoists the constants of sort comparators and reducers out of
 //! their regions; HLO computations capture nothing, so each such region gets its own copy
-//! of the constants it uses (what XLA's own import does).
+//! of the constants it uses (while, if and case pass outside values in instead).
 
 use super::free_vars;
 use crate::mlir::ast::{ModuleAst, OpAst, Region};
@@ -21,13 +21,23 @@ fn is_constant(op: &OpAst) -> bool {
     op.short_name() == "constant" && op.operands.is_empty() && op.result_count() == 1
 }
 
+/// Regions that pass the values they use from outside in explicitly (while, if, case)
+/// keep doing so; the others (comparators, reducers, combiners) get copies.
+fn captures(op: &OpAst) -> bool {
+    matches!(op.short_name(), "while" | "if" | "case")
+}
+
 /// Processes the regions nested in `r` with the constants visible there; `visible` gains
 /// `r`'s own constants as they are defined.
 fn walk(r: &mut Region, visible: &mut HashMap<String, OpAst>) {
     for op in &mut r.ops {
+        let captures = captures(op);
         for nested in &mut op.regions {
             let mut inner = visible.clone();
             walk(nested, &mut inner);
+            if captures {
+                continue;
+            }
             let copies: Vec<OpAst> = free_vars(nested)
                 .iter()
                 .filter_map(|n| visible.get(n).cloned())
