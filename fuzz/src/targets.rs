@@ -5,7 +5,7 @@
 //! error, none may panic, abort, hang or run away with memory.
 
 use std::time::Duration;
-use xla::core::mlir::parse_stablehlo;
+use xla::core::mlir::{parse_bytecode, parse_stablehlo};
 use xla::core::text::{parse_module, print_module};
 use xla::core::verify::verify_module;
 use xla::cpu::{Executable, ExecuteOptions};
@@ -15,13 +15,14 @@ use xla::{Literal, Module, PrimitiveType, Shape};
 pub type Target = fn(&[u8]);
 
 /// The targets by name (the folder names under `fuzz/corpus/`).
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("hlo_parse", hlo_parse),
     ("hlo_run", hlo_run),
     ("npy", npy),
     ("safetensors", safetensors),
     ("shape_rules", shape_rules::shape_rules),
     ("stablehlo_parse", stablehlo_parse),
+    ("stablehlo_bytecode", stablehlo_bytecode),
 ];
 
 #[path = "shape_rules.rs"]
@@ -147,5 +148,23 @@ pub fn stablehlo_parse(data: &[u8]) {
         if verify_module(&m).is_ok() {
             run_module(&m);
         }
+    }
+}
+
+/// MLIR bytecode in VHLO (`jax.export` serializations): read, verify and run; malformed
+/// bytes must give an error with an offset, never a panic.
+pub fn stablehlo_bytecode(data: &[u8]) {
+    match parse_bytecode(data) {
+        Ok(m) => {
+            if verify_module(&m).is_ok() {
+                run_module(&m);
+            }
+        }
+        Err(e) => assert!(
+            e.offset <= data.len() + 16,
+            "error offset {} past the input ({} bytes): {e}",
+            e.offset,
+            data.len()
+        ),
     }
 }

@@ -141,3 +141,42 @@ fn printed_stablehlo_reads_back_and_runs() {
     );
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// `jax.export`'s `exported.serialize()` bytes (MLIR bytecode in VHLO inside a flatbuffer):
+/// each folder of `testdata/jax_export/` (`scripts/make_export_bytecode_fixtures.py`: an
+/// MLP, a CNN with convolutions and pooling, a scan and a while loop, jnp.linalg's LAPACK
+/// calls, sort/argsort/top_k/argmax, gather/scatter, integer and bool ops) and
+/// `stablehlo_jax/export_mlp` must read, run and match what the deserialized export
+/// returned on real XLA.
+#[test]
+fn jax_exported_bytecode_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("jax_export"))
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.join("exported.bin").exists())
+        .collect();
+    dirs.sort();
+    dirs.push(root.join("stablehlo_jax/export_mlp"));
+    let failures: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| {
+            let bytes = std::fs::read(d.join("exported.bin")).unwrap();
+            xla_core::mlir::parse_bytecode(&bytes)
+                .map_err(|e| format!("read: {e}"))
+                .and_then(|m| {
+                    xla_core::verify::verify_module(&m).map_err(|e| format!("verify: {e}"))?;
+                    run_fixture(d, &m)
+                })
+                .err()
+                .map(|e| format!("{}: {e}", d.display()))
+        })
+        .collect();
+    println!(
+        "{} of {} exported programs passed",
+        dirs.len() - failures.len(),
+        dirs.len()
+    );
+    assert!(dirs.len() >= 8);
+    assert!(failures.is_empty(), "{failures:#?}");
+}

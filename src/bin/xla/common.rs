@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::Path;
-use xla::core::mlir::{bytecode_header, looks_like_mlir, parse_stablehlo};
+use xla::core::mlir::{bytecode_header, looks_like_mlir, parse_bytecode, parse_stablehlo};
 use xla::core::text::parse_module;
 use xla::Module;
 
@@ -44,20 +44,16 @@ pub fn read_text(path: &Path) -> Result<String, CliError> {
 pub fn load_module(path: &Path) -> Result<Module, CliError> {
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::new(format!("{}: cannot read: {e}", path.display())))?;
-    if std::str::from_utf8(&bytes).is_err() {
-        if let Some(h) = bytecode_header(&bytes) {
-            let wrapped = if h.offset > 0 {
-                " inside a jax.export serialization"
-            } else {
-                ""
-            };
-            return Err(CliError::new(format!(
-                "{}: MLIR bytecode{wrapped} (format version {}, producer {}) is not read yet; write the text of `exported.mlir_module()` (or `jax.jit(f).lower(...).as_text()`) to a .mlir file and run that",
+    if std::str::from_utf8(&bytes).is_err() && bytecode_header(&bytes).is_some() {
+        // `jax.export`'s `exported.serialize()` (or bare MLIR bytecode in VHLO).
+        return parse_bytecode(&bytes).map_err(|e| {
+            CliError::new(format!(
+                "{}: byte {}: {}",
                 path.display(),
-                h.version,
-                h.producer
-            )));
-        }
+                e.offset,
+                e.message
+            ))
+        });
     }
     let text = read_text(path)?;
     let located = |line: usize, column: usize, message: &str| {

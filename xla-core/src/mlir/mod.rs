@@ -23,7 +23,7 @@ mod lower;
 mod print;
 mod syntax;
 
-pub use bytecode::{bytecode_header, BytecodeHeader};
+pub use bytecode::{bytecode_header, parse_bytecode, BytecodeError, BytecodeHeader};
 pub use print::{print_stablehlo, StablehloPrintError};
 
 use crate::ir::Module;

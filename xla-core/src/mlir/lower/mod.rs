@@ -10,10 +10,13 @@ mod contraction;
 mod control;
 mod elementwise;
 mod indexing;
+mod inline;
 mod linalg;
 mod literal;
 mod structural;
 mod window;
+
+pub(crate) use attrs::{as_int as as_int_attr, as_ints as as_ints_attr};
 
 use super::ast::{FuncAst, ModuleAst, OpAst, Region, ValueRef};
 use super::lexer::Pos;
@@ -40,6 +43,10 @@ pub(crate) struct Lowerer<'a> {
 
 /// Lowers a parsed module; the entry is `@main`, else the only public function.
 pub(crate) fn lower_module(ast: &ModuleAst) -> LResult<Module> {
+    lower_inlined(&inline::inline_constants(ast))
+}
+
+fn lower_inlined(ast: &ModuleAst) -> LResult<Module> {
     let mut funcs = HashMap::new();
     for f in &ast.funcs {
         if funcs.insert(f.name.as_str(), f).is_some() {

@@ -195,10 +195,12 @@ impl Parser<'_> {
             let a = self.value_ref()?;
             self.expect(':')?;
             let ta = self.ty()?;
+            self.skip_loc()?;
             self.expect(',')?;
             let b = self.value_ref()?;
             self.expect(':')?;
             let tb = self.ty()?;
+            self.skip_loc()?;
             self.expect(')')?;
             lhs.push((a.name, ta));
             rhs.push((b.name, tb));

@@ -1,7 +1,6 @@
-//! Recognising MLIR bytecode, the binary form `jax.export`'s `Exported.serialize()` wraps
-//! (a flatbuffer holding the module as MLIR bytecode in StableHLO's versioned VHLO
-//! dialect). We do not read the bytecode itself; this names what a file is so the command
-//! line can say so instead of failing on invalid UTF-8.
+//! Finding MLIR bytecode in a file: at its start, or inside the flatbuffer `jax.export`'s
+//! `Exported.serialize()` writes (the module as MLIR bytecode in StableHLO's versioned VHLO
+//! dialect, a byte vector whose `u32` length precedes it).
 
 /// The header of an MLIR bytecode stream found in a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,7 +18,7 @@ const MAGIC: &[u8] = b"ML\xefR";
 
 /// MLIR's prefix varint: the count of trailing zero bits of the first byte is the number
 /// of extra bytes, the value is the rest, little-endian.
-fn prefix_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+pub(super) fn prefix_varint(bytes: &[u8]) -> Option<(u64, usize)> {
     let first = *bytes.first()?;
     let extra = first.trailing_zeros() as usize;
     if extra >= 8 {
@@ -47,6 +46,22 @@ pub fn bytecode_header(bytes: &[u8]) -> Option<BytecodeHeader> {
         version,
         producer,
     })
+}
+
+/// The bytecode stream in `bytes` that `header` found: up to the length the flatbuffer
+/// vector states before it (when that fits), else to the end of the file.
+pub(super) fn bytecode_slice<'a>(bytes: &'a [u8], header: &BytecodeHeader) -> &'a [u8] {
+    let rest = bytes.get(header.offset..).unwrap_or_default();
+    let stated = header
+        .offset
+        .checked_sub(4)
+        .and_then(|at| bytes.get(at..header.offset))
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(|b| u32::from_le_bytes(b) as usize);
+    match stated {
+        Some(n) if header.offset > 0 && n <= rest.len() => rest.get(..n).unwrap_or(rest),
+        _ => rest,
+    }
 }
 
 #[cfg(test)]
