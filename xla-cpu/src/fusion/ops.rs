@@ -39,7 +39,20 @@ pub(crate) fn vmax<L: Real>(a: L, b: L) -> L {
     if a.is_nan() || b.is_nan() {
         a + b
     } else {
-        m
+        flushed(m)
+    }
+}
+
+/// `x`, or its signed zero when it is subnormal: XLA's max and min (x86 `maxps`/`minps`
+/// under denormals-are-zero, `denormals.rs`) return flushed operands, and the selects here
+/// would otherwise pass a subnormal through, or not, depending on how the compiler lowered
+/// them (debug and release builds disagreed).
+#[inline(always)]
+pub(crate) fn flushed<L: Real>(x: L) -> L {
+    if x.abs() < L::min_positive_value() {
+        x * L::zero()
+    } else {
+        x
     }
 }
 
@@ -53,7 +66,7 @@ pub(crate) fn vmin<L: Real>(a: L, b: L) -> L {
     if a.is_nan() || b.is_nan() {
         a + b
     } else {
-        m
+        flushed(m)
     }
 }
 

@@ -78,11 +78,7 @@ fn narrow(d: ArrayData, ty: PrimitiveType) -> Result<ArrayData> {
 
 /// NaN-propagating maximum; `max(-0, +0) = +0`.
 pub(crate) fn fmax<F: Real>(a: F, b: F) -> F {
-    if keeps_max(a, b) {
-        a
-    } else {
-        b
-    }
+    crate::fusion::flushed(if keeps_max(a, b) { a } else { b })
 }
 
 /// Whether `fmax(a, b)` is `a`: one select from non-short-circuit tests (a loop over it
@@ -99,16 +95,13 @@ fn keeps_min<F: Real>(a: F, b: F) -> bool {
 
 /// NaN-propagating minimum; `min(-0, +0) = -0`.
 pub(crate) fn fmin<F: Real>(a: F, b: F) -> F {
-    if keeps_min(a, b) {
-        a
-    } else {
-        b
-    }
+    crate::fusion::flushed(if keeps_min(a, b) { a } else { b })
 }
 
 /// `clamp` of bf16 elements without converting back: max and min return one of their
-/// operands, so each picks the operand's own bits (compared as f32), and the result's NaN
-/// is quieted as rounding it from f32 would (so the bits equal `from_f32(fmin(fmax(..)))`).
+/// operands, so each picks the operand's own bits (compared as f32); the result's NaN is
+/// quieted as rounding it from f32 would, and a subnormal flushed as `fmin` flushes (so the
+/// bits equal `from_f32(fmin(fmax(..)))`).
 fn clamp_bf16(lo: &ArrayData, x: &[bf16], hi: &ArrayData) -> Result<ArrayData> {
     let raw = |b: bf16| f32::from_bits(u32::from(b.to_bits()) << 16);
     let quiet = |b: u16| b | (u16::from((b & 0x7fff) > 0x7f80) << 6);
@@ -118,8 +111,10 @@ fn clamp_bf16(lo: &ArrayData, x: &[bf16], hi: &ArrayData) -> Result<ArrayData> {
         hi,
         move |a: bf16, b: bf16| if keeps_max(raw(a), raw(b)) { a } else { b },
         move |a: bf16, b: bf16| {
-            let r = if keeps_min(raw(a), raw(b)) { a } else { b };
-            bf16::from_bits(quiet(r.to_bits()))
+            let r = if keeps_min(raw(a), raw(b)) { a } else { b }.to_bits();
+            // A subnormal result is flushed to its signed zero, as `fmin` flushes.
+            let r = if r & 0x7f80 == 0 { r & 0x8000 } else { r };
+            bf16::from_bits(quiet(r))
         },
     )
 }

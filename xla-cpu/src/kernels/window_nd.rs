@@ -98,27 +98,20 @@ impl SignBits for f64 {
 /// either way round and the value itself otherwise; NaN payloads pass through unchanged.
 #[inline(always)]
 #[allow(clippy::eq_op)]
-pub(crate) fn smax<F: SignBits>(a: F, b: F) -> F {
+pub(crate) fn smax<F: SignBits + crate::scalar::Real>(a: F, b: F) -> F {
     let eq = a.and_bits(b);
     let r = if b > a || b != b { b } else { eq };
-    if a > b || a != a {
-        a
-    } else {
-        r
-    }
+    // Subnormal results flushed, as `fmax` flushes them (`fusion::flushed`).
+    crate::fusion::flushed(if a > b || a != a { a } else { r })
 }
 
 /// `fmin` likewise; equal values give the or of their bits (`-0` for `min(-0, +0)`).
 #[inline(always)]
 #[allow(clippy::eq_op)]
-pub(crate) fn smin<F: SignBits>(a: F, b: F) -> F {
+pub(crate) fn smin<F: SignBits + crate::scalar::Real>(a: F, b: F) -> F {
     let eq = a.or_bits(b);
     let r = if b < a || b != b { b } else { eq };
-    if a < b || a != a {
-        a
-    } else {
-        r
-    }
+    crate::fusion::flushed(if a < b || a != a { a } else { r })
 }
 
 fn typed<T, F>(
