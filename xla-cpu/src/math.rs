@@ -280,3 +280,24 @@ mod tests {
         check("logistic", logistic_f32, |x| 1.0 / (1.0 + (-x).exp()), 5e-7);
     }
 }
+
+/// `x`, or its signed zero when it is subnormal: XLA's max and min (x86 `maxps`/`minps`
+/// under denormals-are-zero, `denormals.rs`) return flushed operands, and the selects here
+/// would otherwise pass a subnormal through, or not, depending on how the compiler lowered
+/// them (debug and release builds disagreed).
+#[inline(always)]
+pub(crate) fn flushed<L: crate::scalar::Real>(x: L) -> L {
+    if x.abs() < L::min_positive_value() {
+        x * L::zero()
+    } else {
+        x
+    }
+}
+
+/// Flushes every subnormal of `out` to its signed zero (see [`flushed`]); a max or min fold
+/// that skipped the flush per step calls it once on its results.
+pub(crate) fn flush_all<L: crate::scalar::Real>(out: &mut [L]) {
+    for v in out {
+        *v = flushed(*v);
+    }
+}

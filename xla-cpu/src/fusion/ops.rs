@@ -4,6 +4,7 @@
 
 use super::lane::Lane;
 use crate::kernels::elementwise::fsign;
+use crate::math::flushed;
 use crate::scalar::Real;
 
 use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
@@ -33,26 +34,21 @@ pub(crate) fn binary_fusible(op: BinaryOp) -> bool {
 /// benchmark ran 1.6x faster than with a compare-and-blend per case).
 #[inline(always)]
 pub(crate) fn vmax<L: Real>(a: L, b: L) -> L {
+    flushed(vmax_raw(a, b))
+}
+
+/// [`vmax`] before the flush of a subnormal result. A fold of many values may flush once
+/// at the end instead (`math::flush_all`): the flush is monotone and keeps signs, so
+/// `flush(max(a, b)) = max(flush(a), flush(b))`, ±0 and NaN included.
+#[inline(always)]
+pub(crate) fn vmax_raw<L: Real>(a: L, b: L) -> L {
     let m1 = if a > b { a } else { b };
     let m2 = if b > a { b } else { a };
     let m = L::from_bits_u64(m1.bits() & m2.bits());
     if a.is_nan() || b.is_nan() {
         a + b
     } else {
-        flushed(m)
-    }
-}
-
-/// `x`, or its signed zero when it is subnormal: XLA's max and min (x86 `maxps`/`minps`
-/// under denormals-are-zero, `denormals.rs`) return flushed operands, and the selects here
-/// would otherwise pass a subnormal through, or not, depending on how the compiler lowered
-/// them (debug and release builds disagreed).
-#[inline(always)]
-pub(crate) fn flushed<L: Real>(x: L) -> L {
-    if x.abs() < L::min_positive_value() {
-        x * L::zero()
-    } else {
-        x
+        m
     }
 }
 
@@ -60,13 +56,19 @@ pub(crate) fn flushed<L: Real>(x: L) -> L {
 /// [`vmax`], with the bitwise or).
 #[inline(always)]
 pub(crate) fn vmin<L: Real>(a: L, b: L) -> L {
+    flushed(vmin_raw(a, b))
+}
+
+/// [`vmin`] before the flush (see [`vmax_raw`]).
+#[inline(always)]
+pub(crate) fn vmin_raw<L: Real>(a: L, b: L) -> L {
     let m1 = if a < b { a } else { b };
     let m2 = if b < a { b } else { a };
     let m = L::from_bits_u64(m1.bits() | m2.bits());
     if a.is_nan() || b.is_nan() {
         a + b
     } else {
-        flushed(m)
+        m
     }
 }
 

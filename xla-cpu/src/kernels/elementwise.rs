@@ -78,7 +78,7 @@ fn narrow(d: ArrayData, ty: PrimitiveType) -> Result<ArrayData> {
 
 /// NaN-propagating maximum; `max(-0, +0) = +0`.
 pub(crate) fn fmax<F: Real>(a: F, b: F) -> F {
-    crate::fusion::flushed(if keeps_max(a, b) { a } else { b })
+    crate::math::flushed(if keeps_max(a, b) { a } else { b })
 }
 
 /// Whether `fmax(a, b)` is `a`: one select from non-short-circuit tests (a loop over it
@@ -95,7 +95,7 @@ fn keeps_min<F: Real>(a: F, b: F) -> bool {
 
 /// NaN-propagating minimum; `min(-0, +0) = -0`.
 pub(crate) fn fmin<F: Real>(a: F, b: F) -> F {
-    crate::fusion::flushed(if keeps_min(a, b) { a } else { b })
+    crate::math::flushed(if keeps_min(a, b) { a } else { b })
 }
 
 /// `clamp` of bf16 elements without converting back: max and min return one of their

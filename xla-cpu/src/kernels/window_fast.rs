@@ -6,7 +6,8 @@
 //! generic kernels in `window.rs` for any thread count.
 
 use crate::compile::Combiner;
-use crate::fusion::{vmax, vmin};
+use crate::fusion::{vmax_raw, vmin_raw};
+use crate::math::flush_all;
 use crate::parallel::Parallel;
 use rayon::prelude::*;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, Window, WindowDim};
@@ -200,12 +201,13 @@ fn reduce_window_in(
         min,
     };
     // Max and min give the same result in any order (NaN wins, +0 beats -0), so their 2x2
-    // windows may be folded in the order that vectorises.
+    // windows may be folded in the order that vectorises; their subnormal results are
+    // flushed once per plane (`vmax_raw`).
     let out = match op {
-        BinaryOp::Max => p.run(vmax, true),
-        BinaryOp::Min => p.run(vmin, true),
-        BinaryOp::Add => p.run(|a, b| a + b, false),
-        BinaryOp::Mul => p.run(|a, b| a * b, false),
+        BinaryOp::Max => p.run((vmax_raw, flush_all), true),
+        BinaryOp::Min => p.run((vmin_raw, flush_all), true),
+        BinaryOp::Add => p.run((|a, b| a + b, |_| {}), false),
+        BinaryOp::Mul => p.run((|a, b| a * b, |_| {}), false),
         _ => return None,
     };
     Some(ArrayData::F32(out))
@@ -224,10 +226,16 @@ struct Pool<'a> {
 
 impl Pool<'_> {
     /// Pools every plane with `f` (generic, so the combiner is inlined into the loops).
-    fn run<F: Fn(f32, f32) -> f32 + Copy + Send + Sync>(&self, f: F, order_free: bool) -> Vec<f32> {
+    /// `fin` runs once on each finished plane.
+    fn run<F: Fn(f32, f32) -> f32 + Copy + Send + Sync>(
+        &self,
+        (f, fin): (F, fn(&mut [f32])),
+        order_free: bool,
+    ) -> Vec<f32> {
         let plane = |_: &mut (), p: usize, o: &mut [f32]| {
             if let Some(xp) = self.x.get(p * self.ip..(p + 1) * self.ip) {
                 pool_plane(xp, o, self.axes, self.init, f, order_free);
+                fin(o);
             }
         };
         let n = self.planes * self.op_len;

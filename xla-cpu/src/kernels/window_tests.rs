@@ -4,7 +4,7 @@
 //! the interpreter running the same comparator.
 
 use super::window::{fold_native, select_native, window_groups};
-use super::window_nd;
+use super::{window_fast, window_nd};
 use crate::compile::Combiner;
 use crate::parallel::{Parallel, Threads};
 use crate::scalar::Combine;
@@ -30,14 +30,17 @@ impl Rng {
     }
 }
 
-/// Mostly values whose sums round (so any change of order shows), with NaN, ±inf and ±0.
+/// Mostly values whose sums round (so any change of order shows), with NaN, ±inf, ±0 and
+/// subnormals (of f32, and of f64, which cast to f32 give -0).
 fn value(r: &mut Rng, ties: bool) -> f64 {
-    match r.below(12) {
+    match r.below(14) {
         0 => f64::NAN,
         1 => f64::INFINITY,
         2 => f64::NEG_INFINITY,
         3 => 0.0,
         4 => -0.0,
+        5 => [1e-40, -3e-41, 2e-39][r.below(3) as usize],
+        6 => [-1e-310, 4e-320][r.below(2) as usize],
         _ if ties => r.range(-2, 2) as f64,
         _ => (r.range(-1000, 1000) as f64) / 7.0,
     }
@@ -139,6 +142,7 @@ fn init_of(r: &mut Rng, f64s: bool) -> ArrayData {
 
 #[test]
 fn reduce_window_matches_the_reference_bit_for_bit() {
+    // Without the flush mode: only the kernels' own flush of max/min results matches `fmax`.
     let mut r = Rng(0x5eed_1234_abcd_0001);
     for t in 0..600 {
         let (dims, out, w) = case(&mut r, 5);
@@ -155,8 +159,60 @@ fn reduce_window_matches_the_reference_bit_for_bit() {
     }
 }
 
+/// The NCHW fast path (`window_fast`, the 2x2 stride-2 max-pool and windows over the last
+/// two dims with padding), f32, on one and two threads.
+#[test]
+fn nchw_fast_pools_match_the_reference_bit_for_bit() {
+    // Once on this thread without the flush mode (so only the kernels' own flush of max
+    // and min results can match the reference's `fmax`), then as execution runs: flushed,
+    // on this thread and the pool's (whose threads always flush).
+    nchw_fast_pools(&[Parallel::SEQ]);
+    let _flush = crate::denormals::Flush::on();
+    let two = Threads::new(2);
+    nchw_fast_pools(&[Parallel::SEQ, two.parallel()]);
+}
+
+fn nchw_fast_pools(pars: &[Parallel<'_>]) {
+    let mut r = Rng(0x0f1a_5e00_0002);
+    for t in 0..300 {
+        let dims = vec![
+            r.range(1, 3) as usize,
+            r.range(1, 20) as usize,
+            r.range(1, 9) as usize,
+            r.range(1, 9) as usize,
+        ];
+        let mut w = Window {
+            dims: vec![WindowDim::new(1); 4],
+        };
+        for d in &mut w.dims[2..] {
+            *d = WindowDim::new(if t % 2 == 0 { 2 } else { r.range(1, 3) });
+            d.stride = if t % 2 == 0 { 2 } else { r.range(1, 3) };
+            d.padding_low = if t % 2 == 0 { 0 } else { r.range(0, 1) };
+            d.padding_high = if t % 2 == 0 { 0 } else { r.range(0, 1) };
+        }
+        let out: Vec<usize> = dims
+            .iter()
+            .zip(&w.dims)
+            .map(|(&n, d)| out_len(n, d))
+            .collect();
+        let x = data(&mut r, dims.iter().product(), false, t % 5 == 0);
+        let init = init_of(&mut r, false);
+        for op in [BinaryOp::Add, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min] {
+            let want = reference_reduce(&x, &init, &dims, &out, &w, op);
+            for &par in pars {
+                let comb = Some(Combiner::Binary(op));
+                let got = window_fast::reduce_window(&x, &init, &dims, &out, &w, comb, par)
+                    .expect("the NCHW fast path applies");
+                assert_eq!(bits(&got), bits(&want), "{op:?} {dims:?} {out:?} {w:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn reduce_window_nhwc_pools_match_on_two_threads() {
+    // As execution runs (and the pool's threads always do): subnormals flushed.
+    let _flush = crate::denormals::Flush::on();
     let two = Threads::new(2);
     let mut r = Rng(77);
     // NHWC average pool and its gradient's stride-1 window, big enough to run in parallel.
@@ -247,6 +303,8 @@ fn check_scatter(r: &mut Rng, dims: &[usize], sdims: &[usize], w: &Window, par: 
 
 #[test]
 fn select_and_scatter_matches_the_reference_bit_for_bit() {
+    // As execution runs (and the pool's threads always do): subnormals flushed.
+    let _flush = crate::denormals::Flush::on();
     let mut r = Rng(0xfeed_0002);
     for _ in 0..300 {
         let (dims, out, w) = case(&mut r, 5);
