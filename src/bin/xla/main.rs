@@ -72,11 +72,6 @@ fn run(cli: Cli) -> Result<(), CliError> {
 }
 
 fn main() -> ExitCode {
-    // Repeated executions (`xla bench`) reuse freed memory instead of page-faulting it in
-    // (`XLA_RETAIN_FREED_MEMORY=0` keeps the C allocator's defaults).
-    if std::env::var_os("XLA_RETAIN_FREED_MEMORY").is_none_or(|v| v != "0") {
-        xla::cpu::retain_freed_memory();
-    }
     // A bug must not print a backtrace at the user: one line, then exit status 2.
     std::panic::set_hook(Box::new(|info| {
         let location = info
