@@ -15,14 +15,11 @@
 //! Errors are printed as one line per problem on stderr, and the exit status is 2; a panic
 //! (a bug) is reported as a one-line internal error, also with status 2.
 
-/// The command line allocates through mimalloc: loop bodies allocate and free the same
-/// few buffer sizes every iteration, which glibc's allocator served with consolidation
-/// and page faults (7% of a GRU training step; against glibc tuned by
-/// `xla::cpu::retain_freed_memory`, mimalloc took that step from 19.5 to 17.7 ms). The
-/// library itself leaves the choice of allocator to its users.
+/// mimalloc, huge blocks aside (`alloc.rs`).
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: alloc::Alloc = alloc::Alloc;
 
+mod alloc;
 mod bench;
 mod check;
 mod common;
