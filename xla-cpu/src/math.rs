@@ -7,8 +7,8 @@
 //! `logistic` are about 2 ulp from the true value, far inside the f32 conformance tolerance
 //! (rtol 1e-5), with IEEE/libm specials.
 
-const LN2_HI: f32 = 0.693_359_4;
-const LN2_LO: f32 = -2.121_944_4e-4;
+pub(crate) const LN2_HI: f32 = 0.693_359_4;
+pub(crate) const LN2_LO: f32 = -2.121_944_4e-4;
 /// 1.5 * 2^23: adding and subtracting it rounds an f32 below 2^22 to the nearest integer.
 const ROUNDER: f32 = 12_582_912.0;
 
@@ -80,15 +80,14 @@ pub fn tanh_f32(x: f32) -> f32 {
     }
 }
 
-/// The natural logarithm.
+/// The natural logarithm. Subnormal inputs count as zero (XLA:CPU runs with
+/// denormals-are-zero) and are recognised by their bits, so the result does not depend on
+/// the floating-point mode the function runs in: ±0 and subnormals give -inf, below zero
+/// and NaN give NaN, +inf gives +inf.
 #[inline(always)]
 pub fn ln_f32(x: f32) -> f32 {
-    // Subnormal inputs are scaled into the normal range first.
-    let sub = x < f32::MIN_POSITIVE;
-    let xs = if sub { x * 8_388_608.0 } else { x };
-    let bits = xs.to_bits();
-    let mut e = ((bits >> 23) & 0xff) as i32 - 126;
-    e -= if sub { 23 } else { 0 };
+    let bits = x.to_bits();
+    let e = ((bits >> 23) & 0xff) as i32 - 126;
     let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000);
     let lowm = m < std::f32::consts::FRAC_1_SQRT_2;
     let e = (e - i32::from(lowm)) as f32;
@@ -108,14 +107,39 @@ pub fn ln_f32(x: f32) -> f32 {
     y -= 0.5 * z;
     let r = m + y + LN2_HI * e;
     let r = if x == f32::INFINITY { x } else { r };
-    let r = if x == 0.0 { f32::NEG_INFINITY } else { r };
     // x < 0 and NaN.
-    if x >= 0.0 {
-        r
+    let r = if x >= 0.0 { r } else { f32::NAN };
+    if bits & 0x7fff_ffff < 0x0080_0000 {
+        f32::NEG_INFINITY
     } else {
-        f32::NAN
+        r
     }
 }
+
+/// `log1p_f32`'s switch point, `sqrt(2) - 1`, and its rational approximation's
+/// coefficients (shared with the code generator, `fusion/jit/log.rs`).
+#[allow(clippy::excessive_precision)]
+pub(crate) const LOG1P_SMALL: f32 = 0.414_213_562_373_095_048_80;
+#[allow(clippy::excessive_precision)]
+pub(crate) const LOG1P_NUM: [f32; 7] = [
+    4.527_000_086_244_519_963_521_5e-5,
+    4.985_410_282_319_337_597_221_2e-1,
+    6.578_732_594_206_104_484_696_9,
+    2.991_191_932_855_307_327_737_5e1,
+    6.094_966_798_098_778_705_755_6e1,
+    5.711_296_359_058_553_810_333_6e1,
+    2.003_955_349_920_128_125_964_8e1,
+];
+#[allow(clippy::excessive_precision)]
+pub(crate) const LOG1P_DEN: [f32; 7] = [
+    1.0,
+    1.506_290_908_346_919_204_316_7e1,
+    8.304_756_596_796_720_946_943_4e1,
+    2.217_623_982_373_285_646_539_4e2,
+    3.090_987_222_531_205_977_493_8e2,
+    2.164_278_861_449_594_768_500_3e2,
+    6.011_866_049_760_384_391_930_6e1,
+];
 
 /// ln(1 + x) as XLA's CPU backend computes it for f32 (`xla/codegen/intrinsic/log1p.cc`):
 /// for |x| < sqrt(2) - 1, Cephes' rational approximation `x - x²/2 + x³·P(x)/Q(x)` (degree
@@ -128,30 +152,11 @@ pub fn ln_f32(x: f32) -> f32 {
 #[allow(clippy::excessive_precision)]
 #[inline(always)]
 pub fn log1p_f32(x: f32) -> f32 {
-    const SMALL: f32 = 0.414_213_562_373_095_048_80;
-    const NUM: [f32; 7] = [
-        4.527_000_086_244_519_963_521_5e-5,
-        4.985_410_282_319_337_597_221_2e-1,
-        6.578_732_594_206_104_484_696_9,
-        2.991_191_932_855_307_327_737_5e1,
-        6.094_966_798_098_778_705_755_6e1,
-        5.711_296_359_058_553_810_333_6e1,
-        2.003_955_349_920_128_125_964_8e1,
-    ];
-    const DEN: [f32; 7] = [
-        1.0,
-        1.506_290_908_346_919_204_316_7e1,
-        8.304_756_596_796_720_946_943_4e1,
-        2.217_623_982_373_285_646_539_4e2,
-        3.090_987_222_531_205_977_493_8e2,
-        2.164_278_861_449_594_768_500_3e2,
-        6.011_866_049_760_384_391_930_6e1,
-    ];
     let horner = |c: &[f32; 7]| c.iter().fold(0.0_f32, |p, &k| p * x + k);
     let x2 = x * x;
-    let small = x + (-0.5 * x2 + x * x2 * (horner(&NUM) / horner(&DEN)));
+    let small = x + (-0.5 * x2 + x * x2 * (horner(&LOG1P_NUM) / horner(&LOG1P_DEN)));
     let large = ln_f32(x + 1.0);
-    if x.abs() < SMALL {
+    if x.abs() < LOG1P_SMALL {
         small
     } else {
         large
@@ -249,14 +254,30 @@ mod tests {
 
     #[test]
     fn ln_matches_f64() {
-        check("ln", ln_f32, f64::ln, 3e-7);
+        // Subnormal inputs read as zero (denormals-are-zero): compared as ±0.
+        fn ln_daz(x: f64) -> f64 {
+            if x.abs() < f32::MIN_POSITIVE as f64 {
+                f64::NEG_INFINITY
+            } else {
+                x.ln()
+            }
+        }
+        check("ln", ln_f32, ln_daz, 3e-7);
         assert_eq!(ln_f32(1.0), 0.0);
         assert_eq!(ln_f32(0.0), f32::NEG_INFINITY);
         assert_eq!(ln_f32(-0.0), f32::NEG_INFINITY);
         assert_eq!(ln_f32(f32::INFINITY), f32::INFINITY);
         assert!(ln_f32(-1.0).is_nan());
         assert!(ln_f32(f32::NAN).is_nan());
-        assert!((ln_f32(f32::from_bits(1)) as f64 - (-103.278_929_903_431_85)).abs() < 1e-4);
+        for tiny in [
+            f32::from_bits(1),
+            1e-40,
+            -1e-40,
+            f32::from_bits(0x007f_ffff),
+        ] {
+            assert_eq!(ln_f32(tiny), f32::NEG_INFINITY, "ln({tiny:e})");
+        }
+        assert!((ln_f32(f32::MIN_POSITIVE) as f64 - (-87.336_544_750_553_1)).abs() < 1e-4);
     }
 
     #[test]

@@ -169,11 +169,31 @@ fn every_unary_op_matches_the_interpreter() {
         "exponential",
         "tanh",
         "logistic",
+        "log",
+        "log-plus-one",
     ] {
         let body = format!(
             "  a = f32[{n}] add(x, b1)\n  u = f32[{n}] {op}(a)\n  ROOT r = f32[{n}] multiply(u, y)"
         );
         same(&module(n, &body), &args3(n), op);
+    }
+}
+
+/// The logarithms on their own inputs, not shifted: subnormals, ±0, negatives, ±inf and
+/// NaN, values near 1 and across the exponent range (log1p's two branches).
+#[test]
+fn logarithms_match_the_interpreter_across_their_range() {
+    let n = 4099;
+    for scale in [1.0e-3, 0.5, 3.0, 1.0e30] {
+        let args = vec![
+            arg(&[n as i64], 7, scale),
+            arg(&[n as i64], 8, 1.0),
+            arg(&[n as i64], 9, 1.0),
+        ];
+        for op in ["log", "log-plus-one"] {
+            let body = format!("  u = f32[{n}] {op}(x)\n  ROOT r = f32[{n}] multiply(u, y)");
+            same(&module(n, &body), &args, &format!("{op} at scale {scale}"));
+        }
     }
 }
 

@@ -11,6 +11,8 @@
 //! tests compare the two. A kernel with an op or load this generator does not know runs
 //! on the interpreter. `XLA_CPU_NO_JIT` turns it off.
 
+mod log;
+
 use super::kern::{LANES, V};
 use super::{Fop, Kernel, Load, Node};
 use iced_x86::code_asm::*;
@@ -327,6 +329,8 @@ fn emit_op(
         Fop::Unary(U::RoundNearestEven) => a.vrndscaleps(d, x, 0x08)?,
         Fop::Unary(U::Exp) => emit_exp(a, p, d, x)?,
         Fop::Unary(U::Tanh) => emit_tanh(a, p, d, x)?,
+        Fop::Unary(U::Log) => log::emit_ln(a, p, d, x)?,
+        Fop::Unary(U::Log1p) => log::emit_log1p(a, p, d, x)?,
         Fop::Unary(U::Logistic) => {
             let t7 = T[7];
             a.vpxord(t7, x, p.bits(0x8000_0000))?;
