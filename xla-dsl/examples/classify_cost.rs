@@ -125,15 +125,30 @@ fn measure(what: &str, item: &syn::ItemFn, attr: &TokenStream) {
 
 /// The residue classes and front-end runs the classification plans (or why it samples).
 fn plan(item: &syn::ItemFn, front: &xla_dsl::instantiate::Front) -> String {
+    use xla_dsl::preconditions::periods;
     let sizes = front.cx.sizes();
+    let n = sizes.names.len();
     let integer = xla_dsl::instantiate::integer_sizes(item);
-    match xla_dsl::preconditions::periods::residues(&sizes, &integer, front.checked.as_ref()) {
+    let calls = calls(&front.computation);
+    let classes = periods::residues(&sizes, &integer, front.checked.as_ref());
+    match classes.and_then(|r| periods::within_budget(r, n, calls)) {
         Ok(r) => format!(
-            "{} sizes, {} classes, {} front-end runs",
-            sizes.names.len(),
+            "{n} sizes, {} classes, {} front-end runs ({calls} generic calls each)",
             r.classes.len(),
-            r.classes.len() * (1 + 2 * sizes.names.len())
+            r.classes.len() * (1 + 2 * n)
         ),
-        Err(why) => format!("{} sizes, sampled: {why}", sizes.names.len()),
+        Err(why) => format!("{n} sizes, sampled: {why}"),
     }
+}
+
+/// The calls to generic computations in the body of `c`.
+fn calls(c: &xla_dsl::ast::Computation) -> usize {
+    use xla_dsl::ast::{ExprKind, Walk};
+    let mut calls = 0;
+    c.body.walk(&mut |e| {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            calls += usize::from(c.options.generic_callees.iter().any(|(n, ..)| n == func));
+        }
+    });
+    calls
 }
