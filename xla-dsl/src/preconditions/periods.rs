@@ -62,11 +62,12 @@ pub fn residues(
 /// The most front-end runs the classification makes on one function, counting each
 /// instantiation of a generic callee as one more: `classes × (1 + 2n) × (1 + calls)` for
 /// `n` sizes and `calls` calls to generic computations. 2,304 is the 256 classes of 4 sizes
-/// (9 points each), so no function of up to 4 sizes is cut. Measured with
-/// `xla-dsl/examples/classify_cost` (README, "What the symbolic check costs"): a front-end
-/// run costs 0.3–0.8 ms in a release build of the macro, 2–5 ms in a debug build, and
-/// ~7 ms per run and call for a function calling `xla::nn` layers in debug; 8 halved sizes
-/// (4,352 runs) took 3.3 s in release. Beyond the budget, the rules are sampled instead.
+/// (9 points each), so no function of up to 4 sizes without generic calls is cut. Measured with
+/// `xla-dsl/examples/classify_cost` (README, "Generic sizes"): on a quiet
+/// machine a front-end run costs 0.04–0.09 ms in a release build of the macro and 0.4 ms
+/// in a debug build (CI's), ~1 ms per run and call for a function calling `xla::nn` layers
+/// in debug; 4–7 times that at load 10–13, where 8 halved sizes (4,352 runs) took 3.3 s in
+/// release. Beyond the budget, the rules are sampled instead.
 pub const MAX_RUNS: usize = 2304;
 
 /// `classes`, unless checking every one of them would take more than [`MAX_RUNS`]
