@@ -57,19 +57,32 @@ pub fn layers() -> Result<Vec<Layer>, syn::Error> {
     Ok(out)
 }
 
+/// Every layer's name, attribute and source, read once per process: the symbolic check
+/// runs the front end hundreds of times on one function (see [`crate::preconditions`]),
+/// and parsing the six files each time cost ~70 ms per run of a function calling a layer.
+fn sources() -> &'static [(String, String, String)] {
+    static SOURCES: std::sync::OnceLock<Vec<(String, String, String)>> = std::sync::OnceLock::new();
+    SOURCES.get_or_init(|| {
+        let layers = layers().unwrap_or_default();
+        layers
+            .into_iter()
+            .map(|l| {
+                let source = quote::ToTokens::to_token_stream(&l.item).to_string();
+                (l.name, l.attr, source)
+            })
+            .collect()
+    })
+}
+
 /// The attribute and source of the layer `name`, as a generic callee takes them.
 pub fn find(name: &str) -> Option<(String, String)> {
-    let layers = layers().ok()?;
-    let layer = layers.into_iter().find(|l| l.name == name)?;
-    let source = quote::ToTokens::to_token_stream(&layer.item).to_string();
-    Some((layer.attr, source))
+    let (_, attr, source) = sources().iter().find(|(n, ..)| n == name)?;
+    Some((attr.clone(), source.clone()))
 }
 
 /// The names of the layers, for messages.
 pub fn names() -> Vec<String> {
-    layers()
-        .map(|ls| ls.into_iter().map(|l| l.name).collect())
-        .unwrap_or_default()
+    sources().iter().map(|(n, ..)| n.clone()).collect()
 }
 
 #[cfg(test)]

@@ -38,12 +38,14 @@ impl Checker<'_> {
         let attr_tokens: proc_macro2::TokenStream = attr.parse().ok()?;
         // The callee's signature, read at its own generic point: which dims name a size.
         let signature_cx = Ctxt::new();
+        let output = item.sig.output.clone();
         let signature = crate::parse::parse(&signature_cx, attr_tokens, item);
         let sizes = self.bind_callee_sizes(name, &signature, given, vals, sp)?;
         let key = format!("{name}{sizes:?}");
         match crate::instantiate::instantiate(source, attr, &sizes) {
             Ok(instance) => {
                 self.note_callee_dims(&signature_cx, &sizes);
+                self.note_callee_result(&signature_cx, &output, &sizes, &instance.result_shape);
                 Some((key, instance.module))
             }
             Err(message) => {
@@ -65,7 +67,69 @@ impl Checker<'_> {
         if !caller.generic {
             return;
         }
-        // Each callee size: a number, or the caller's symbol for its value.
+        let symbols = self.callee_symbols(values);
+        for d in signature.sizes().exprs() {
+            if !matches!(d, DimExpr::Bin(..)) {
+                continue;
+            }
+            let Some((v, Some(text))) = symbols.text(&d) else {
+                continue;
+            };
+            caller.note(v, text);
+        }
+    }
+
+    /// At the caller's generic point, the callee's result shape (`result`, its type written
+    /// `output` in the callee's signature) noted whole in the caller's symbols: `f32[B,(H+S-1)/S,8]` even
+    /// where the dims are 0 or 1 at the generic point (a stride `S` above `H`), which
+    /// [`Checker::note_callee_dims`] cannot claim.
+    fn note_callee_result(
+        &self,
+        signature: &Ctxt,
+        output: &syn::ReturnType,
+        values: &[i64],
+        result: &xla_core::Shape,
+    ) {
+        if !self.cx.sizes().generic {
+            return;
+        }
+        let syn::ReturnType::Type(_, ty) = output else {
+            return;
+        };
+        let symbols = self.callee_symbols(values);
+        let types = match (ty.as_ref(), result.tuple_elements()) {
+            (syn::Type::Tuple(t), Some(shapes)) => t.elems.iter().zip(shapes).collect(),
+            (syn::Type::Tuple(_), None) | (_, Some(_)) => Vec::new(),
+            (ty, None) => vec![(ty, result)],
+        };
+        for (ty, shape) in types {
+            let Some(dims) = type_dims(&signature.sizes(), ty) else {
+                continue;
+            };
+            if dims.len() != shape.rank() {
+                continue;
+            }
+            let texts: Option<Vec<String>> = dims
+                .iter()
+                .map(|d| {
+                    let (v, text) = symbols.text(d)?;
+                    Some(text.unwrap_or_else(|| v.to_string()))
+                })
+                .collect();
+            let Some(texts) = texts else { continue };
+            let numbers = shape.to_string();
+            let Some(open) = numbers.find('[') else {
+                continue;
+            };
+            let head = numbers.get(..open).unwrap_or_default();
+            let symbolic = format!("{head}[{}]", texts.join(","));
+            self.cx.sizes().note_shape(numbers, symbolic);
+        }
+    }
+
+    /// Each callee size at `values`: a number, or the caller's symbol for its value.
+    fn callee_symbols(&self, values: &[i64]) -> CalleeSymbols {
+        let caller = self.cx.sizes();
         let symbols: Vec<Option<String>> = values
             .iter()
             .map(|v| {
@@ -78,23 +142,9 @@ impl Checker<'_> {
                 }
             })
             .collect();
-        let names: Vec<String> = symbols
-            .iter()
-            .map(|s| s.clone().unwrap_or_default())
-            .collect();
-        let at = crate::sizes::Sizes::bound(names.clone(), values.to_vec());
-        for d in signature.sizes().exprs() {
-            if !matches!(d, DimExpr::Bin(..)) {
-                continue;
-            }
-            let Some(v) = at.peek(&d) else { continue };
-            let d = put_numbers(&d, &symbols, values);
-            let text = match crate::sizes::affine::normalise(&d) {
-                Ok(form) if form.is_constant() => continue,
-                Ok(form) => form.show(&names).replace(' ', ""),
-                Err(_) => at.show(&d),
-            };
-            caller.note(v, text);
+        CalleeSymbols {
+            symbols,
+            values: values.to_vec(),
         }
     }
 
@@ -212,4 +262,58 @@ fn put_numbers(
             Box::new(put_numbers(r, symbols, values)),
         ),
     }
+}
+
+/// A callee's sizes at one call: each one's value, and its symbol in the caller's terms
+/// (`None` where the value is a number the caller does not name).
+struct CalleeSymbols {
+    symbols: Vec<Option<String>>,
+    values: Vec<i64>,
+}
+
+impl CalleeSymbols {
+    /// The value of the callee's dimension `d` at this call, and its text in the caller's
+    /// symbols (`None` when it is a constant there).
+    fn text(&self, d: &crate::sizes::DimExpr) -> Option<(i64, Option<String>)> {
+        let names: Vec<String> = self
+            .symbols
+            .iter()
+            .map(|s| s.clone().unwrap_or_default())
+            .collect();
+        let at = crate::sizes::Sizes::bound(names.clone(), self.values.clone());
+        let v = at.peek(d)?;
+        let d = put_numbers(d, &self.symbols, &self.values);
+        let text = match crate::sizes::affine::normalise(&d) {
+            Ok(form) if form.is_constant() => None,
+            Ok(form) => Some(form.show(&names).replace(' ', "")),
+            Err(_) => Some(at.show(&d)),
+        };
+        Some((v, text))
+    }
+}
+
+/// The dims of the tensor type `ty` (`Tensor<f32, B, { H / S }, 8>`) as expressions over
+/// the sizes of `sizes`; `None` for anything else.
+fn type_dims(sizes: &crate::sizes::Sizes, ty: &syn::Type) -> Option<Vec<crate::sizes::DimExpr>> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args
+        .iter()
+        .skip(1)
+        .map(|arg| {
+            let expr = match arg {
+                syn::GenericArgument::Const(e) => e.clone(),
+                syn::GenericArgument::Type(syn::Type::Path(p)) => syn::Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: p.path.clone(),
+                }),
+                _ => return None,
+            };
+            sizes.parse(&expr)?.ok()
+        })
+        .collect()
 }

@@ -81,6 +81,10 @@ pub fn classify(attr: &TokenStream, item: &syn::ItemFn, f: Front) -> Classified 
             .or(probe.as_ref().and_then(|g| g.checked.as_ref()));
         periods::residues(&sizes, &integer, checked)
     };
+    let found = found.and_then(|classes| {
+        let n = f.cx.sizes().names.len();
+        periods::within_budget(classes, n, callee_calls(&f.computation))
+    });
     let found = match found {
         Ok(classes) => by_classes(attr, item, f, &classes),
         Err(reason) => Err(Box::new((f, reason))),
@@ -98,6 +102,19 @@ pub fn classify(attr: &TokenStream, item: &syn::ItemFn, f: Front) -> Classified 
             k
         }
     }
+}
+
+/// The calls in the body of `c` to generic computations (each one instantiated again at
+/// every point the classification runs the front end at).
+fn callee_calls(c: &crate::ast::Computation) -> usize {
+    use crate::ast::Walk;
+    let mut calls = 0;
+    c.body.walk(&mut |e| {
+        if let Some(func) = crate::check::grad_call::called_computation(e) {
+            calls += usize::from(c.options.generic_callees.iter().any(|(n, ..)| n == func));
+        }
+    });
+    calls
 }
 
 /// The front end at the first point one or two steps from the generic point where the

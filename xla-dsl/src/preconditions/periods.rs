@@ -59,6 +59,43 @@ pub fn residues(
     })
 }
 
+/// The most front-end runs the classification makes on one function, counting each
+/// instantiation of a generic callee as one more: `classes × (1 + 2n) × (1 + calls)` for
+/// `n` sizes and `calls` calls to generic computations. 2,304 is the 256 classes of 4 sizes
+/// (9 points each), so no function of up to 4 sizes without generic calls is cut. Measured with
+/// `xla-dsl/examples/classify_cost` (README, "Generic sizes"): on a quiet
+/// machine a front-end run costs 0.04–0.09 ms in a release build of the macro and 0.4 ms
+/// in a debug build (CI's), ~1 ms per run and call for a function calling `xla::nn` layers
+/// in debug; 4–7 times that at load 10–13, where 8 halved sizes (4,352 runs) took 3.3 s in
+/// release. Beyond the budget, the rules are sampled instead.
+pub const MAX_RUNS: usize = 2304;
+
+/// `classes`, unless checking every one of them would take more than [`MAX_RUNS`]
+/// front-end runs (then why not, to say in the preconditions and errors).
+pub fn within_budget(classes: Residues, n: usize, calls: usize) -> Result<Residues, String> {
+    let points = 1 + 2 * n;
+    let runs = classes
+        .classes
+        .len()
+        .saturating_mul(points)
+        .saturating_mul(1 + calls);
+    if runs <= MAX_RUNS {
+        return Ok(classes);
+    }
+    let per_class = match calls {
+        0 => format!("{points} points each"),
+        c => format!(
+            "{points} points each, {c} generic call{} per point",
+            if c == 1 { "" } else { "s" }
+        ),
+    };
+    Err(format!(
+        "checking the {} residue classes of the sizes ({per_class}) takes {runs} runs of the \
+         front end, more than the {MAX_RUNS} the macro allows",
+        classes.classes.len()
+    ))
+}
+
 /// The strides above 1 in HLO text: a window's `stride=2x1` and a slice's `[0:8:2]`.
 pub fn module_strides(text: &str) -> Vec<i64> {
     let mut out = Vec::new();
@@ -101,7 +138,39 @@ fn lcm(a: i64, b: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn classes_beyond_the_run_budget_are_refused_with_the_count() {
+        // 4 sizes with period 4: 256 classes, 9 points each, within the budget; with a
+        // generic call per point, twice that.
+        let all = Residues::all(&[4, 4, 4, 4]).unwrap();
+        assert_eq!(all.classes.len(), 256);
+        assert_eq!(within_budget(all.clone(), 4, 0).unwrap(), all);
+        let why = within_budget(all, 4, 1).unwrap_err();
+        assert!(why.contains("256 residue classes"), "{why}");
+        assert!(
+            why.contains("(9 points each, 1 generic call per point)"),
+            "{why}"
+        );
+        assert!(
+            why.contains(&format!(
+                "4608 runs of the front end, more than the {MAX_RUNS}"
+            )),
+            "{why}"
+        );
+        // A generic call per point multiplies the runs.
+        let some = Residues::all(&[4, 4]).unwrap();
+        let why = within_budget(some.clone(), 2, 40).unwrap_err();
+        assert!(
+            why.contains(
+                "16 residue classes of the sizes (5 points each, 40 generic calls per point) takes 3280 runs"
+            ),
+            "{why}"
+        );
+        assert_eq!(within_budget(some.clone(), 2, 3).unwrap(), some);
+    }
 
     #[test]
     fn strides_are_read_from_windows_and_slices() {

@@ -148,3 +148,19 @@ fn non_affine_dimensions_are_sampled_and_say_so() {
     );
     assert_eq!((pre, errors), (vec![], vec![]));
 }
+
+#[test]
+fn a_stride_passed_to_a_layer_shows_the_result_in_symbols() {
+    // `S` is 2351 at the generic point, above `H` = 1459: `(H + S - 1) / S` is 1 there,
+    // a number no single symbol can claim; the callee's result is written whole.
+    let (_, errors) = classify_src(
+        "fn f<const B: usize, const H: usize, const S: usize>(x: Tensor<f32, B, H, H, 3>, \
+         k: Tensor<f32, 3, 3, 3, 8>) -> Tensor<f32, B, H, H, 8> { nn::conv2d_same::<S, 1>(x, k) }",
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = &errors[0];
+    assert!(
+        e.contains("but the value is f32[B,(H+S-1)/S,(H+S-1)/S,8]"),
+        "{e}"
+    );
+}

@@ -76,6 +76,9 @@ pub struct Sizes {
     /// Every dimension expression evaluated, once each (their normal forms decide how the
     /// rules are classified, see [`crate::preconditions`]).
     exprs: RefCell<Vec<DimExpr>>,
+    /// Whole shapes written in symbols (a generic callee's result, `f32[3049,1,1,8]` as
+    /// `f32[B,(H+S-1)/S,(H+S-1)/S,8]`), for dims whose numbers are too small to decode.
+    shapes: RefCell<Vec<(String, String)>>,
 }
 
 impl Sizes {
@@ -89,6 +92,7 @@ impl Sizes {
             negative: std::cell::Cell::new(false),
             small: Vec::new(),
             exprs: RefCell::default(),
+            shapes: RefCell::default(),
         }
     }
 
@@ -134,6 +138,7 @@ impl Sizes {
             negative: std::cell::Cell::new(false),
             small,
             exprs: RefCell::default(),
+            shapes: RefCell::default(),
         }
     }
 
@@ -275,6 +280,17 @@ impl Sizes {
         }
     }
 
+    /// Remembers that the shape printed `numbers` (`f32[3049,1,1,8]`) is written `symbols`
+    /// (`f32[B,(H+S-1)/S,(H+S-1)/S,8]`) in messages: a generic callee's result, whose dims
+    /// may be 0 or 1 at the generic point (a stride larger than the image), numbers that
+    /// [`Sizes::note`] cannot claim for one symbol.
+    pub fn note_shape(&self, numbers: String, symbols: String) {
+        let mut shapes = self.shapes.borrow_mut();
+        if self.generic && numbers != symbols && !shapes.iter().any(|(n, _)| *n == numbers) {
+            shapes.push((numbers, symbols));
+        }
+    }
+
     /// The value of `d` at these sizes without remembering it (`None` when it has none).
     pub fn peek(&self, d: &DimExpr) -> Option<i64> {
         self.value(d).ok()
@@ -304,6 +320,26 @@ impl Sizes {
         if !self.generic {
             return message.to_string();
         }
+        // A shape noted whole is replaced whole; the numbers around it one by one.
+        let shapes = self.shapes.borrow();
+        let first = shapes
+            .iter()
+            .filter_map(|(n, s)| message.find(n.as_str()).map(|i| (i, n, s)))
+            .min_by_key(|(i, ..)| *i);
+        if let Some((i, numbers, symbols)) = first {
+            if let (Some(head), Some(tail)) = (message.get(..i), message.get(i + numbers.len()..)) {
+                return format!(
+                    "{}{symbols}{}",
+                    self.symbolise_numbers(head),
+                    self.symbolise(tail)
+                );
+            }
+        }
+        self.symbolise_numbers(message)
+    }
+
+    /// [`Sizes::symbolise`] number by number.
+    fn symbolise_numbers(&self, message: &str) -> String {
         let mut out = String::with_capacity(message.len());
         let mut digits = String::new();
         let mut after_word = false;
