@@ -177,8 +177,6 @@ pub enum CpuError {
         needed: &'static str,
     },
     /// An attribute of the op (dimension numbers, a window, a backend_config entry, a
-
-
     /// mode) has a value the op does not accept.
     #[error("{op}: {attribute} {value} {rule}")]
     Attribute {
@@ -458,7 +456,6 @@ pub(crate) fn element_counts(op: impl Into<String>, first: usize, second: usize)
 }
 
 /// A [`CpuError::Attribute`]: `attribute` of `op` is `value`, which breaks `rule`.
-
 pub(crate) fn attribute(
     op: impl Into<String>,
     attribute: &'static str,

@@ -4,7 +4,6 @@
 use crate::compile::{Combiner, Executable};
 use crate::devices::ops as dev;
 use crate::error::{internal, operand_kind, out_of_range, CpuError, Result};
-
 use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
 use crate::kernels::{

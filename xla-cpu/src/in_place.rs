@@ -4,7 +4,6 @@
 //! reuses that operand's buffer. Only on the fused path; the reference path copies.
 
 use crate::error::{internal, operand_kind, Result};
-
 use crate::exec::Ctx;
 use crate::fusion::Step;
 use crate::index::make;
@@ -65,7 +64,6 @@ impl Ctx<'_> {
             return Some(match value {
                 LiteralValue::Array(d) => make(&ins.shape, d).map(Cow::Owned),
                 _ => Err(operand_kind(ins.op.name(), "an array", &shape)),
-
             });
         }
         if let Op::While { condition, body } = ins.op {

@@ -1,7 +1,6 @@
 //! Index arithmetic: row-major strides, multi-index iteration, and access to array literals.
 
 use crate::error::{internal, operand_kind, result_shape, Result};
-
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
 
@@ -124,8 +123,17 @@ pub(crate) fn results(out: &Shape, mut datas: Vec<ArrayData>) -> Result<Literal>
                 .map(|(s, d)| make(s, d))
                 .collect::<Result<_>>()?,
         )),
-        Some(_) => Err(result_shape("a multi-result op", "one element per output", out)),
-        None => make(out, datas.pop().ok_or_else(|| internal("a kernel returns a result"))?),
+        Some(_) => Err(result_shape(
+            "a multi-result op",
+            "one element per output",
+            out,
+        )),
+        None => make(
+            out,
+            datas
+                .pop()
+                .ok_or_else(|| internal("a kernel returns a result"))?,
+        ),
     }
 }
 

@@ -6,7 +6,6 @@
 //! buffers again for the next iteration.
 
 use crate::error::{internal, Result};
-
 use std::borrow::Cow;
 use xla_core::literal::LiteralValue;
 use xla_core::Literal;

@@ -558,7 +558,9 @@ fn a_convolution_without_room_for_its_input_relayout_reads_the_operand_in_place(
     for o in 0..8 {
         for (i, j) in (0..14).flat_map(|i| (0..14).map(move |j| (i, j))) {
             let mut s = 0f32;
-            for (f, a, b) in (0..4).flat_map(|f| (0..3).flat_map(move |a| (0..3).map(move |b| (f, a, b)))) {
+            for (f, a, b) in
+                (0..4).flat_map(|f| (0..3).flat_map(move |a| (0..3).map(move |b| (f, a, b))))
+            {
                 s += xs[f * 256 + (i + a) * 16 + j + b] * ks[((o * 4 + f) * 3 + a) * 3 + b];
             }
             want[(o * 14 + i) * 14 + j] = s;

@@ -87,12 +87,7 @@ fn a_bad_mode_names_the_attribute_and_its_values() {
 
 #[test]
 fn a_missing_backend_config_key_is_named() {
-    let (e, msg) = lapack_error(
-        "lapack_spotrf_ffi",
-        "f32[4,4]",
-        "(f32[4,4], s32[])",
-        "",
-    );
+    let (e, msg) = lapack_error("lapack_spotrf_ffi", "f32[4,4]", "(f32[4,4], s32[])", "");
     assert!(
         matches!(&e, CpuError::Attribute { attribute: "backend_config", rule, .. } if rule == "has no `uplo`"),
         "{e:?}"
@@ -101,7 +96,6 @@ fn a_missing_backend_config_key_is_named() {
         msg.ends_with("custom-call lapack potrf: backend_config \"{}\" has no `uplo`"),
         "{msg}"
     );
-
 }
 
 #[test]
@@ -145,12 +139,7 @@ fn an_integer_matrix_is_an_unsupported_type() {
 #[test]
 fn a_missing_operand_is_an_operand_count_error() {
     // orgqr takes (a, tau); given a alone.
-    let (e, msg) = lapack_error(
-        "lapack_sorgqr_ffi",
-        "f32[4,4]",
-        "f32[4,4]",
-        "",
-    );
+    let (e, msg) = lapack_error("lapack_sorgqr_ffi", "f32[4,4]", "f32[4,4]", "");
     match &e {
         CpuError::OperandCount {
             op,

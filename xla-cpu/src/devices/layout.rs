@@ -106,7 +106,6 @@ pub fn slice_piece(
         .and_then(|a| usize::try_from(dim).ok().and_then(|d| a.dims.get(d)))
         .copied()
         .ok_or_else(|| out_of_range("collective slice", "dimension", dim, dims.len()))?;
-
     let mut start = vec![0; dims.len()];
     let mut limit = dims.clone();
     if let (Some(s), Some(l)) = (

@@ -332,7 +332,6 @@ pub fn async_done(start: &Literal) -> Result<Literal> {
         .and_then(|t| t.get(1))
         .cloned()
         .ok_or_else(|| operand_kind("async -done", "the tuple of its -start", start.shape()))
-
 }
 
 /// `replica-id` (`partition = false`) or `partition-id`.

@@ -153,7 +153,6 @@ fn panicked(d: usize) -> CpuError {
     CpuError::Transport(format!(
         "device {d}: its thread panicked (in a custom-call function, or a bug in xla-cpu)"
     ))
-
 }
 
 /// True when the error only reports another device's failure.

@@ -19,7 +19,6 @@ fn not_stacked(x: &Literal, devices: usize) -> CpuError {
 }
 
 /// Splits `x` of shape `[devices, dims...]` into `devices` values of shape `[dims...]`.
-
 ///
 /// # Errors
 /// [`CpuError::OperandKind`] if `x` is not an array whose leading axis is `devices`.

@@ -50,9 +50,9 @@ impl ThreadCommunicator {
     }
 
     fn lock(&self) -> Result<MutexGuard<'_, State>> {
-        self.state
-            .lock()
-            .map_err(|_| CpuError::Internal("the device rendezvous lock is not poisoned (no panic while held)"))
+        self.state.lock().map_err(|_| {
+            CpuError::Internal("the device rendezvous lock is not poisoned (no panic while held)")
+        })
     }
 
     /// Records that `device` finished its run (with `error` if it failed), so devices waiting
@@ -160,7 +160,11 @@ impl Communicator for ThreadCommunicator {
             s = self
                 .arrived
                 .wait_timeout(s, left)
-                .map_err(|_| CpuError::Internal("the device rendezvous lock is not poisoned (no panic while held)"))?
+                .map_err(|_| {
+                    CpuError::Internal(
+                        "the device rendezvous lock is not poisoned (no panic while held)",
+                    )
+                })?
                 .0;
         }
     }

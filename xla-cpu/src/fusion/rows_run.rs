@@ -466,9 +466,7 @@ fn member_impl<L: Lane>(
             }
         }
         FusedKind::Rows(_) => {
-            return Err(CpuError::Internal(
-                "row chains do not nest (fusion plan)",
-            ))
+            return Err(CpuError::Internal("row chains do not nest (fusion plan)"))
         }
     }
     Ok(())
@@ -525,7 +523,6 @@ pub(super) fn run<L: Lane>(chain: &RowChain, ext: &[In<L>], min: usize) -> Resul
         .members
         .last()
         .ok_or(CpuError::Internal("a row chain has members (fusion plan)"))?;
-
     let n = chain.rows * last.per_row;
     // Each task sets up one buffer per member: a few tasks per thread, not one per tile.
     let tiles = chain.rows.div_ceil(chain.tile.max(1));

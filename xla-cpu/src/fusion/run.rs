@@ -652,7 +652,6 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
                 "row chains are run by rows_run, not as a single kernel",
             ))
         }
-
     };
     make(out, data)
 }

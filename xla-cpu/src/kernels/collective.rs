@@ -2,7 +2,6 @@
 //! recv) through the executable's queues. (The collectives are in `crate::devices`.)
 
 use crate::error::{internal, operand_kind, CpuError, CustomCallFailure, Result};
-
 use crate::exec::Ctx;
 use xla_core::attrs::CustomCallConfig;
 use xla_core::{Literal, Shape};

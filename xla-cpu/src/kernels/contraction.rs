@@ -4,7 +4,6 @@
 //! Dot is canonicalised to batched `[B,M,K] x [B,K,N]`, the form a fast matmul takes.
 
 use crate::error::{attribute, operand_shapes, out_of_range, result_shape, Result};
-
 use crate::index::{array, count, dim_list, dims_of, make, strides};
 use crate::scalar::Ring;
 use xla_core::attrs::{ConvConfig, DotDims};

@@ -4,7 +4,6 @@ use super::structural::vector;
 use crate::error::{
     internal, operand_count, operand_kind, operand_shapes, result_shape, CpuError, Result,
 };
-
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{data, dims_of, make, scalar_i64};
 use std::borrow::Cow;
@@ -73,15 +72,13 @@ pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Lite
     let branch = *branches
         .get(b)
         .ok_or_else(|| internal("the branch picked is at most the last"))?;
-    let operand = a
-        .get(b + 1)
-        .ok_or_else(|| {
-            operand_count(
-                "conditional",
-                "a selector and one operand per branch",
-                a.len(),
-            )
-        })?;
+    let operand = a.get(b + 1).ok_or_else(|| {
+        operand_count(
+            "conditional",
+            "a selector and one operand per branch",
+            a.len(),
+        )
+    })?;
     cx.call(branch, vec![(*operand).clone()])
 }
 

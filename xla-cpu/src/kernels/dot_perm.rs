@@ -25,7 +25,6 @@
 //! the plain dot's larger product does (checked on random inputs with NaN, ±inf and ±0).
 
 use crate::error::{attribute, Result};
-
 use crate::index::{array, dims_of, offset, strides};
 use crate::parallel::Parallel;
 use xla_core::attrs::DotDims;

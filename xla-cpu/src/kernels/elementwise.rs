@@ -4,7 +4,6 @@
 //! F16 and BF16 are computed in f32 and rounded back (as XLA:CPU does).
 
 use crate::error::{attribute, element_counts, element_types, CpuError, Result};
-
 use crate::scalar::{Elem, Int, Real};
 use half::{bf16, f16};
 use num_complex::Complex;

@@ -2,7 +2,6 @@
 //! `rustfft` and rounded once to the result type.
 
 use crate::error::{attribute, internal, result_shape, Result};
-
 use crate::index::{array, count, dims_of, make};
 use num_complex::Complex64 as C;
 use rustfft::FftPlanner;
@@ -102,7 +101,10 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
             "fft",
             "fft_length",
             format!("{lengths:?}"),
-            format!("has {l} values for operand {}; it takes 1 to 3, at most the rank", x.shape()),
+            format!(
+                "has {l} values for operand {}; it takes 1 to 3, at most the rank",
+                x.shape()
+            ),
         ));
     }
     admit_scratch(d.len(), &dims, &dims_of(out)?)?;
@@ -132,7 +134,12 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
                 fft_axis(&mut planner, &mut v, &dims, a, true);
             }
             let n = usize::try_from(lengths[l - 1]).map_err(|_| {
-                attribute("fft", "fft_length", format!("{lengths:?}"), "has a negative length")
+                attribute(
+                    "fft",
+                    "fft_length",
+                    format!("{lengths:?}"),
+                    "has a negative length",
+                )
             })?;
             v = resize_last(&v, &dims, n, true);
             dims[rank - 1] = n;
@@ -142,7 +149,10 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
     if v.len() != count(&out_dims) {
         return Err(result_shape(
             "fft",
-            format!("the transform of {} under fft_length={lengths:?}", x.shape()),
+            format!(
+                "the transform of {} under fft_length={lengths:?}",
+                x.shape()
+            ),
             out,
         ));
     }

@@ -7,7 +7,6 @@
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
-
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{array, data, dim_list, dims_of, make, results, strides};
 use crate::scalar::{index_value, Combine};
@@ -146,7 +145,6 @@ impl Starts {
             return Err(attribute(
                 what,
                 name,
-
                 format!("{:?}", d.to_operand),
                 format!(
                     "has {} entries but indices {} have {} index components",

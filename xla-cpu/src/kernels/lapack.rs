@@ -15,7 +15,6 @@ use super::matmul::FaerElem;
 use crate::error::{
     attribute, internal, operand_count, operand_kind, result_shape, CpuError, Result,
 };
-
 use crate::index::{array, dims_of, make};
 use crate::invariant;
 use crate::parallel::Parallel;
@@ -82,15 +81,13 @@ fn need(config: &str, key: &str, target: &str) -> Result<char> {
 }
 
 fn operand<'a>(args: &[&'a Literal], k: usize, target: &str) -> Result<&'a Literal> {
-    args.get(k)
-        .copied()
-        .ok_or_else(|| {
-            operand_count(
-                format!("custom-call {target}"),
-                format!("at least {} operand(s)", k + 1),
-                args.len(),
-            )
-        })
+    args.get(k).copied().ok_or_else(|| {
+        operand_count(
+            format!("custom-call {target}"),
+            format!("at least {} operand(s)", k + 1),
+            args.len(),
+        )
+    })
 }
 
 fn tuple_shapes<'a>(out: &'a Shape, n: usize, target: &str) -> Result<&'a [Shape]> {

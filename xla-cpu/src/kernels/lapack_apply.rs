@@ -22,22 +22,26 @@ fn bool_attr(config: &str, key: &str) -> Option<bool> {
 }
 
 fn operand<'a>(args: &[&'a Literal], k: usize, what: &str) -> Result<&'a Literal> {
-    args.get(k)
-        .copied()
-        .ok_or_else(|| {
-            operand_count(
-                format!("custom-call {what}"),
-                format!("at least {} operand(s)", k + 1),
-                args.len(),
-            )
-        })
+    args.get(k).copied().ok_or_else(|| {
+        operand_count(
+            format!("custom-call {what}"),
+            format!("at least {} operand(s)", k + 1),
+            args.len(),
+        )
+    })
 }
 
 /// The operand `k` of `args` as elements of type `T`.
 fn same_type<'a, T: Scalar>(args: &[&'a Literal], k: usize, what: &str) -> Result<&'a [T]> {
     let l = operand(args, k, what)?;
     let (d, _) = array(l)?;
-    T::slice(d).ok_or_else(|| element_types(format!("custom-call {what}"), T::wrap(Vec::new()).element_type(), d.element_type()))
+    T::slice(d).ok_or_else(|| {
+        element_types(
+            format!("custom-call {what}"),
+            T::wrap(Vec::new()).element_type(),
+            d.element_type(),
+        )
+    })
 }
 
 fn ormqr_k<T: Scalar>(
@@ -173,7 +177,6 @@ fn gtsv_k<T: Scalar>(dl: &[T], dims: &[usize], args: &[&Literal], out: &Shape) -
             "(dl, d, du, b) do not fit: the three diagonals need one shape and b the same \
              batch and rows",
         ));
-
     }
     let (mut dl, mut d, mut du, mut b) = (dl.to_vec(), d.to_vec(), du.to_vec(), b.to_vec());
     let mut info = Vec::with_capacity(batch);

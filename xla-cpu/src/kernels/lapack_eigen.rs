@@ -15,7 +15,6 @@ use super::lapack_eigh_nan::eigh_non_finite;
 use super::lapack_householder::first;
 use super::lapack_scalar::{batch_dims, by_type, not_matrices, pack, tuple_of, Scalar};
 use crate::error::{attribute, Result};
-
 use crate::index::array;
 use crate::invariant;
 use faer::diag::Diag;
@@ -358,7 +357,6 @@ pub(crate) fn gesdd(args: &[&Literal], config: &str, out: &Shape) -> Result<Lite
 fn geev_k<T: Eig>(x: &[T], dims: &[usize], lr: (bool, bool), out: &Shape) -> Result<Literal> {
     let (b, n) = square(dims, "geev")?;
     super::lapack_scratch::geev::<T>(n, lr.0, lr.1)?;
-
     let shapes = tuple_of(out, if T::COMPLEX { 4 } else { 5 }, "geev")?;
     let nan = Complex::new(T::R::nan(), T::R::nan());
     let zero = Complex::new(T::R::zero(), T::R::zero());

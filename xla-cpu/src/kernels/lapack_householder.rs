@@ -6,7 +6,9 @@
 //! left as given). Unblocked (LAPACK's `xGEQR2`, `xORG2R`, `xGEHD2`, `xSYTD2`): the blocked
 //! routines give the same values up to rounding.
 
-use super::lapack_scalar::{batch_dims, by_type, larfg, not_matrices, pack, tuple_of, Dense, Scalar};
+use super::lapack_scalar::{
+    batch_dims, by_type, larfg, not_matrices, pack, tuple_of, Dense, Scalar,
+};
 use crate::error::{attribute, element_types, operand_count, operand_shapes, Result};
 use crate::index::{array, make};
 use crate::invariant;
@@ -190,7 +192,11 @@ fn orgqr_k<T: Scalar>(x: &[T], dims: &[usize], tau: &Literal, out: &Shape) -> Re
     let (td, tdims) = array(tau)?;
     let k = tdims.last().copied().unwrap_or(0);
     let taus = T::slice(td).ok_or_else(|| {
-        element_types("custom-call orgqr", T::wrap(Vec::new()).element_type(), td.element_type())
+        element_types(
+            "custom-call orgqr",
+            T::wrap(Vec::new()).element_type(),
+            td.element_type(),
+        )
     })?;
     if k > n || taus.len() != b * k {
         return Err(operand_shapes(
@@ -248,7 +254,6 @@ fn sytrd_k<T: Scalar>(x: &[T], dims: &[usize], lower: bool, out: &Shape) -> Resu
         return Err(not_matrices("sytrd", dims, "a batch of square matrices"));
     }
     super::lapack_scratch::householder::<T>("sytrd (working copy, tau)", n, n)?;
-
     let (mut a, mut d, mut e, mut tau) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for k in 0..b {
         let mut mat = Dense::from(x.get(k * n * n..).unwrap_or(&[]), n, n)?;
@@ -280,9 +285,7 @@ pub(crate) fn orgqr(args: &[&Literal], out: &Shape) -> Result<Literal> {
     let tau = args
         .get(1)
         .copied()
-        .ok_or_else(|| {
-            operand_count("custom-call orgqr", "2 operands (a, tau)", args.len())
-        })?;
+        .ok_or_else(|| operand_count("custom-call orgqr", "2 operands (a, tau)", args.len()))?;
     by_type!(x, "orgqr", orgqr_k(&dims, tau, out))
 }
 
@@ -306,7 +309,6 @@ pub(crate) fn first<'a>(args: &[&'a Literal], what: &str) -> Result<&'a Literal>
     args.first()
         .copied()
         .ok_or_else(|| operand_count(format!("custom-call {what}"), "an operand", 0))
-
 }
 
 /// Integer attribute `key` of an FFI dictionary (`{high = 4 : i32, ...}`).

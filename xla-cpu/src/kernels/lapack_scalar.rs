@@ -256,7 +256,6 @@ pub(crate) fn not_matrices(what: &str, dims: &[usize], needed: &'static str) -> 
         dims: dims.to_vec(),
         needed,
     }
-
 }
 
 /// The `n` element shapes of tuple result `out` of target `what`.

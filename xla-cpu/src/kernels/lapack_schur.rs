@@ -14,7 +14,6 @@ use super::lapack_hqr::lahqr_real;
 use super::lapack_hqr_cplx::lahqr_cplx;
 use super::lapack_scalar::{batch_dims, by_type, not_matrices, pack, tuple_of, Dense, Scalar};
 use crate::error::{CpuError, Result};
-
 use crate::index::array;
 use crate::invariant;
 use num_complex::Complex;
@@ -173,7 +172,6 @@ fn gees_k<T: Scalar>(x: &[T], dims: &[usize], vectors: bool, out: &Shape) -> Res
         return Err(not_matrices("gees", dims, "a batch of square matrices"));
     }
     super::lapack_scratch::gees::<T>(n)?;
-
     let shapes = tuple_of(out, if T::COMPLEX { 5 } else { 6 }, "gees")?;
     let (mut t, mut z, mut w, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for k in 0..b {

@@ -42,11 +42,7 @@ pub(crate) fn syevd<T: Scalar>(n: usize) -> Result<()> {
         Par::Seq,
         Default::default(),
     );
-    let bytes = sum(&[
-        mats::<T>(2, n, n),
-        bytes_of::<T>(n),
-        ws.size_bytes() as u64,
-    ]);
+    let bytes = sum(&[mats::<T>(2, n, n), bytes_of::<T>(n), ws.size_bytes() as u64]);
     admit("syevd (eigenvectors, their copy, faer workspace)", bytes)
 }
 
@@ -68,7 +64,10 @@ pub(crate) fn gesdd<T: Scalar>(m: usize, n: usize, mode: char) -> Result<()> {
         bytes_of::<T>(k),
         ws.size_bytes() as u64,
     ]);
-    admit("gesdd (singular vectors, their copies, faer workspace)", bytes)
+    admit(
+        "gesdd (singular vectors, their copies, faer workspace)",
+        bytes,
+    )
 }
 
 /// Admits `geev`'s scratch for `n`×`n` matrices.

@@ -7,8 +7,6 @@ use crate::error::{internal, operand_count, operand_kind, operand_shapes, CpuErr
 /// The rule `triangular-solve`'s operands `a` and `b` break when they do not fit.
 pub(crate) const TRIANGULAR_SOLVE_RULE: &str = "do not fit: a must be a batch of square m×m \
      matrices and b the same batch with m rows (left_side=true) or m columns (left_side=false)";
-
-
 use crate::index::{array, count, make};
 use crate::parallel::Parallel;
 use faer::dyn_stack::{MemBuffer, MemStack};
@@ -154,7 +152,8 @@ fn at(v: &[f64], i: usize) -> f64 {
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(
-        a.first().ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
+        a.first()
+            .ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
         "batch-norm-training",
     )?;
     let (c, inner, per) = feature_layout(&dims, fi)?;
@@ -178,7 +177,8 @@ pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Re
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(
-        a.first().ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
+        a.first()
+            .ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
         "batch-norm-inference",
     )?;
     let (c, inner, _) = feature_layout(&dims, fi)?;
@@ -198,7 +198,8 @@ pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> R
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(
-        a.first().ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
+        a.first()
+            .ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
         "batch-norm-grad",
     )?;
     let (c, inner, per) = feature_layout(&dims, fi)?;
@@ -370,7 +371,6 @@ pub fn cholesky(x: &Literal, lower: bool, out: &Shape, par: Parallel<'_>) -> Res
             "a batch of square matrices",
             x.shape(),
         ));
-
     }
     use ArrayData as D;
     let res = match &*b.data {

@@ -3,7 +3,6 @@
 
 use crate::error::{internal, operand_kind, operand_shapes, CpuError, Result};
 use crate::kernels::linalg::TRIANGULAR_SOLVE_RULE;
-
 use crate::index::{array, count, make};
 use num_complex::Complex64 as C;
 use xla_core::attrs::{Transpose, TriangularSolveOptions};

@@ -3,7 +3,6 @@
 //! `rng-get-and-update-state`.
 
 use crate::error::{operand_count, operand_kind, CpuError, Result};
-
 use crate::exec::Ctx;
 use crate::index::{count, dims_of, make};
 use std::sync::atomic::Ordering;

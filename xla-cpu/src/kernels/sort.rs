@@ -3,7 +3,6 @@
 
 use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
-
 use crate::exec::{scalar_at, Ctx};
 use crate::index::{array, count, make, results};
 use crate::limits::scratch;
@@ -288,17 +287,14 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
 pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let n = dims.last().copied().unwrap_or(1);
-    let k = usize::try_from(k)
-        .ok()
-        .filter(|&k| k <= n)
-        .ok_or_else(|| {
-            attribute(
-                "topk",
-                "k",
-                k.to_string(),
-                format!("exceeds the last dimension of {}", x.shape()),
-            )
-        })?;
+    let k = usize::try_from(k).ok().filter(|&k| k <= n).ok_or_else(|| {
+        attribute(
+            "topk",
+            "k",
+            k.to_string(),
+            format!("exceeds the last dimension of {}", x.shape()),
+        )
+    })?;
     let rows = count(&dims) / n.max(1);
     let keys = with_array_data!(d, v => keys_k(v));
     let mut map = Vec::with_capacity(rows * k);

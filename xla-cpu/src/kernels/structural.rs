@@ -7,10 +7,9 @@
 //! ([`take`]).
 
 use crate::error::{
-    attribute, element_types, internal, operand_count, operand_kind, operand_shapes,
-    out_of_range, Result,
+    attribute, element_types, internal, operand_count, operand_kind, operand_shapes, out_of_range,
+    Result,
 };
-
 use crate::index::{advance, array, count, dims_of, make, scalar_i64, strides};
 use crate::invariant;
 use crate::parallel::Parallel;
@@ -119,7 +118,8 @@ pub(crate) fn index_map(out_dims: &[usize], mut f: impl FnMut(&[usize]) -> usize
 fn to_usize(v: &[i64], what: &str) -> Result<Vec<usize>> {
     v.iter()
         .map(|&x| {
-            usize::try_from(x).map_err(|_| attribute(what, "dimension", x.to_string(), "is negative"))
+            usize::try_from(x)
+                .map_err(|_| attribute(what, "dimension", x.to_string(), "is negative"))
         })
         .collect()
 }
@@ -177,7 +177,10 @@ pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape, par: Parallel<'_>) -> 
             "broadcast",
             "dimensions",
             format!("{bdims:?}"),
-            format!("does not have one entry per dimension of operand {}", x.shape()),
+            format!(
+                "does not have one entry per dimension of operand {}",
+                x.shape()
+            ),
         ));
     }
     let st = strides(&dims);

@@ -11,7 +11,6 @@
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
-
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{array, count, dims_of, results, strides};
 use crate::invariant;
@@ -55,7 +54,11 @@ fn split_variadic<'a>(
     for x in &a[1..n] {
         let (d, ds) = array(x)?;
         if ds != dims {
-            return Err(operand_shapes(what, [a[0].shape(), x.shape()], "differ in dims"));
+            return Err(operand_shapes(
+                what,
+                [a[0].shape(), x.shape()],
+                "differ in dims",
+            ));
         }
         xs.push(d);
     }
@@ -431,15 +434,13 @@ fn select_vec(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Op
             vec![vector(take(d, &a))?, vector(take(d, &b))?],
             active.len(),
         )?;
-        let keep = r
-            .data::<bool>()
-            .ok_or_else(|| {
-                operand_kind(
-                    "select-and-scatter",
-                    "a select computation that returns pred[]",
-                    r.shape(),
-                )
-            })?;
+        let keep = r.data::<bool>().ok_or_else(|| {
+            operand_kind(
+                "select-and-scatter",
+                "a select computation that returns pred[]",
+                r.shape(),
+            )
+        })?;
         for ((&o, &k), &e) in active.iter().zip(keep).zip(&b) {
             if !k {
                 cur[o] = Some(e);

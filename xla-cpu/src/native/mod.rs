@@ -120,7 +120,6 @@ impl NativeLoop {
                 None => crate::error::CpuError::Internal(
                     "a native loop stops early only with a stop reason recorded",
                 ),
-
             });
         }
         pack::unpack(&p.state, init.shape(), &p.slots, buf)

@@ -107,9 +107,13 @@ pub(crate) fn pack(l: &Literal, v: &Val, slots: &[Slot], buf: &mut [u8]) -> Resu
             let b = raw_bytes(d)
                 .map(std::borrow::Cow::Borrowed)
                 .or_else(|| bytes_of(d).map(std::borrow::Cow::Owned))
-                .ok_or(CpuError::Internal("native loops hold only types they can pack"))?;
+                .ok_or(CpuError::Internal(
+                    "native loops hold only types they can pack",
+                ))?;
             buf.get_mut(s.off..s.off + b.len())
-                .ok_or(CpuError::Internal("a native loop's slots are inside its buffer"))?
+                .ok_or(CpuError::Internal(
+                    "a native loop's slots are inside its buffer",
+                ))?
                 .copy_from_slice(&b);
             Ok(())
         }
@@ -133,12 +137,14 @@ pub(crate) fn unpack(v: &Val, shape: &Shape, slots: &[Slot], buf: &[u8]) -> Resu
             let s = slot(slots, *s)?;
             let b = buf
                 .get(s.off..s.off + s.n * s.ty.size())
-                .ok_or(CpuError::Internal("a native loop's slots are inside its buffer"))?;
-            let d = data_of(a.ty, b)
-                .ok_or(CpuError::Internal("native loops hold only types they can pack"))?;
+                .ok_or(CpuError::Internal(
+                    "a native loop's slots are inside its buffer",
+                ))?;
+            let d = data_of(a.ty, b).ok_or(CpuError::Internal(
+                "native loops hold only types they can pack",
+            ))?;
             crate::index::make(shape, d)
         }
         _ => Err(CpuError::Internal("a native loop's result fits its shape")),
-
     }
 }
