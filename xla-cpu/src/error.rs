@@ -111,10 +111,88 @@ pub enum CpuError {
     /// The op (or this form of it) is not supported by the CPU executor.
     #[error("{0} is not supported by the CPU executor")]
     Unsupported(String),
-    /// An operand or attribute does not fit the op (what the verifier would reject), in a
-    /// form none of the typed variants above names; the message says the op and the shapes.
-    #[error("{0}")]
-    Invalid(String),
+    /// An op (a built-in custom-call target, a collective, a kernel run on vectorised
+    /// values) got a number of operands or results other than it takes.
+    #[error("{op}: takes {expected}, found {found}")]
+    OperandCount {
+        /// The op.
+        op: String,
+        /// What it takes, e.g. `2 operands`, `N operands and N init values`.
+        expected: String,
+        /// The number given.
+        found: usize,
+    },
+    /// Operand shapes (and the result's, where it is one of them) do not fit together
+    /// under the op's rule; the message lists the shapes in XLA notation, then the rule.
+    #[error("{op}: {} {rule}", join_shapes(shapes))]
+    OperandShapes {
+        /// The op.
+        op: String,
+        /// The shapes involved, in the order the rule names them.
+        shapes: Vec<Shape>,
+        /// The rule broken, e.g. `do not agree under lhs_contracting_dims={1}`.
+        rule: String,
+    },
+    /// Operands whose element types must agree do not.
+    #[error("{op}: operand element types differ ({first} vs {second})")]
+    ElementTypes {
+        /// The op.
+        op: String,
+        /// The first operand's element type.
+        first: xla_core::PrimitiveType,
+        /// The element type that differs from it.
+        second: xla_core::PrimitiveType,
+    },
+    /// An operand's element type is not the one the op needs there (a `select`
+    /// predicate, integer indices).
+    #[error("{op}: {what} must be {expected}, found {found}")]
+    ElementType {
+        /// The op.
+        op: String,
+        /// The operand, e.g. `the predicate`.
+        what: &'static str,
+        /// The type or class needed, e.g. `pred`, `an integer type`.
+        expected: &'static str,
+        /// The operand's element type.
+        found: xla_core::PrimitiveType,
+    },
+    /// Operands that must have one element count (or be scalars) do not.
+    #[error("{op}: operands of {first} and {second} elements do not match")]
+    ElementCounts {
+        /// The op.
+        op: String,
+        /// Elements of the first operand (or of the result).
+        first: usize,
+        /// Elements of the operand that differs.
+        second: usize,
+    },
+    /// A LAPACK target's operand is not the batch of matrices it needs.
+    #[error("{op}: an operand of dimensions {dims:?} is not {needed}")]
+    MatrixShape {
+        /// The op, e.g. `custom-call geev`.
+        op: String,
+        /// The operand's dimensions.
+        dims: Vec<usize>,
+        /// What it needs, e.g. `a batch of square matrices`.
+        needed: &'static str,
+    },
+    /// An attribute of the op (dimension numbers, a window, a backend_config entry, a
+    /// mode) has a value the op does not accept.
+    #[error("{op}: {attribute} {value} {rule}")]
+    Attribute {
+        /// The op.
+        op: String,
+        /// The attribute, as HLO text names it (`permutation`, `window`, `mode`).
+        attribute: &'static str,
+        /// Its value as written.
+        value: String,
+        /// The rule it breaks, e.g. `is not a permutation of 0..3`.
+        rule: String,
+    },
+    /// Devices could not exchange values: the device threads could not start, MPI
+    /// refused, or a communicator returned other than one value per group member.
+    #[error("device transport: {0}")]
+    Transport(String),
     /// A custom-call target is not registered, or it failed.
     #[error("custom-call {target}: {failure}")]
     CustomCall {
@@ -319,9 +397,77 @@ pub(crate) fn internal(invariant: &'static str) -> CpuError {
     CpuError::Internal(invariant)
 }
 
-/// An [`CpuError::Invalid`] from a message.
-pub(crate) fn invalid(msg: impl Into<String>) -> CpuError {
-    CpuError::Invalid(msg.into())
+/// `a and b` (`a, b and c`) of shapes in XLA notation.
+fn join_shapes(shapes: &[Shape]) -> String {
+    let all: Vec<String> = shapes.iter().map(Shape::to_string).collect();
+    match all.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
+/// A [`CpuError::OperandCount`]: `op` takes `expected` but got `found`.
+pub(crate) fn operand_count(
+    op: impl Into<String>,
+    expected: impl Into<String>,
+    found: usize,
+) -> CpuError {
+    CpuError::OperandCount {
+        op: op.into(),
+        expected: expected.into(),
+        found,
+    }
+}
+
+/// A [`CpuError::OperandShapes`]: `shapes` of `op` break `rule`.
+pub(crate) fn operand_shapes<'a>(
+    op: impl Into<String>,
+    shapes: impl IntoIterator<Item = &'a Shape>,
+    rule: impl Into<String>,
+) -> CpuError {
+    CpuError::OperandShapes {
+        op: op.into(),
+        shapes: shapes.into_iter().cloned().collect(),
+        rule: rule.into(),
+    }
+}
+
+/// A [`CpuError::ElementTypes`]: operands of `op` have types `first` and `second`.
+pub(crate) fn element_types(
+    op: impl Into<String>,
+    first: xla_core::PrimitiveType,
+    second: xla_core::PrimitiveType,
+) -> CpuError {
+    CpuError::ElementTypes {
+        op: op.into(),
+        first,
+        second,
+    }
+}
+
+/// A [`CpuError::ElementCounts`]: operands of `op` have `first` and `second` elements.
+pub(crate) fn element_counts(op: impl Into<String>, first: usize, second: usize) -> CpuError {
+    CpuError::ElementCounts {
+        op: op.into(),
+        first,
+        second,
+    }
+}
+
+/// A [`CpuError::Attribute`]: `attribute` of `op` is `value`, which breaks `rule`.
+pub(crate) fn attribute(
+    op: impl Into<String>,
+    attribute: &'static str,
+    value: impl Into<String>,
+    rule: impl Into<String>,
+) -> CpuError {
+    CpuError::Attribute {
+        op: op.into(),
+        attribute,
+        value: value.into(),
+        rule: rule.into(),
+    }
 }
 
 /// A [`CpuError::OperandKind`]: `op` needs `expected` but got a value of shape `found`.

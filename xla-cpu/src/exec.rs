@@ -3,7 +3,7 @@
 
 use crate::compile::{Combiner, Executable};
 use crate::devices::ops as dev;
-use crate::error::{internal, invalid, operand_kind, out_of_range, CpuError, Result};
+use crate::error::{internal, operand_kind, out_of_range, CpuError, Result};
 use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
 use crate::kernels::{
@@ -185,10 +185,7 @@ impl<'a> Ctx<'a> {
     /// fails.
     pub fn call_vec(&self, c: CompId, args: Vec<Literal>, n: usize) -> Result<Literal> {
         if !self.vectorizable(c) {
-            return Err(invalid(format!(
-                "computation #{} cannot run vectorised",
-                c.0
-            )));
+            return Err(internal("call_vec is given only vectorizable computations"));
         }
         self.run(c, args, Some(n))
     }
@@ -227,11 +224,11 @@ impl<'a> Ctx<'a> {
         let comp = exe
             .module
             .get(c)
-            .ok_or_else(|| invalid(format!("no computation #{}", c.0)))?;
+            .ok_or_else(|| internal("a called computation is in the module"))?;
         let plan = self
             .exe
             .plan_of(c)
-            .ok_or_else(|| invalid(format!("no plan for computation #{}", c.0)))?;
+            .ok_or_else(|| internal("every computation has a plan"))?;
         if args.len() != plan.params.len() {
             return Err(CpuError::CallArgumentCount {
                 computation: comp.name.clone(),
@@ -255,7 +252,7 @@ impl<'a> Ctx<'a> {
             let ins = comp
                 .instructions
                 .get(i)
-                .ok_or_else(|| invalid("step of a missing instruction"))?;
+                .ok_or_else(|| internal("a plan's steps name instructions of its computation"))?;
             self.stop.check().map_err(|e| CpuError::Instruction {
                 instruction: ins.name.clone(),
                 op: ins.op.name(),
@@ -269,7 +266,7 @@ impl<'a> Ctx<'a> {
             let v = if let Op::Parameter { number } = ins.op {
                 let slot = args
                     .get_mut(number as usize)
-                    .ok_or_else(|| invalid("parameter number out of range"))?;
+                    .ok_or_else(|| internal("parameter numbers are below the argument count"))?;
                 std::mem::replace(slot, Cow::Owned(Literal::token()))
             } else if let (Op::Constant { literal }, Mode::Fused | Mode::Unfused) = (&ins.op, mode)
             {
@@ -325,7 +322,7 @@ impl<'a> Ctx<'a> {
         values
             .take(comp.root.0)
             .map(Cow::into_owned)
-            .ok_or_else(|| invalid("root value missing"))
+            .ok_or_else(|| internal("the root's value is held until the end"))
     }
 
     /// Admits the result of `ins` (on `width` argument sets when vectorised) to the run's
@@ -376,10 +373,10 @@ impl<'a> Ctx<'a> {
         let arg = |i: usize| {
             a.get(i)
                 .copied()
-                .ok_or_else(|| invalid(format!("missing operand {i}")))
+                .ok_or_else(|| internal("an instruction has the operands its op takes (verified)"))
         };
         match op {
-            Op::Parameter { .. } => Err(invalid("parameter evaluated as an instruction")),
+            Op::Parameter { .. } => Err(internal("parameters are bound, not evaluated")),
             Op::Constant { literal } => Ok(literal.clone()),
             Op::Iota { dimension } => st::iota(*dimension, out),
             Op::Unary(u) => make(out, ew::unary(*u, data(arg(0)?)?)?),

@@ -3,7 +3,7 @@
 //! `dynamic-update-slice`, `reshape`, `bitcast`, `copy` or `while` whose operand dies with it
 //! reuses that operand's buffer. Only on the fused path; the reference path copies.
 
-use crate::error::{invalid, Result};
+use crate::error::{internal, operand_kind, Result};
 use crate::exec::Ctx;
 use crate::fusion::Step;
 use crate::index::make;
@@ -60,9 +60,10 @@ impl Ctx<'_> {
         }
         if let Op::Reshape | Op::Bitcast | Op::Copy = ins.op {
             let x = owned_first(values)?;
-            return Some(match x.into_parts().1 {
+            let (shape, value) = x.into_parts();
+            return Some(match value {
                 LiteralValue::Array(d) => make(&ins.shape, d).map(Cow::Owned),
-                _ => Err(invalid("expected an array operand")),
+                _ => Err(operand_kind(ins.op.name(), "an array", &shape)),
             });
         }
         if let Op::While { condition, body } = ins.op {
@@ -84,7 +85,7 @@ fn gather(values: &mut Values<'_>, operands: &[InstrId], frees: &[usize]) -> Res
         } else {
             values.get(o.0).ok().cloned()
         };
-        elems.push(v.ok_or_else(|| invalid("tuple: operand not available"))?);
+        elems.push(v.ok_or_else(|| internal("the plan reads values only while they are held"))?);
     }
     Ok(Literal::tuple(elems))
 }

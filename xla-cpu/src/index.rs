@@ -1,6 +1,6 @@
 //! Index arithmetic: row-major strides, multi-index iteration, and access to array literals.
 
-use crate::error::{invalid, operand_kind, Result};
+use crate::error::{internal, operand_kind, result_shape, Result};
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
 
@@ -14,7 +14,10 @@ pub(crate) fn dims_of(shape: &Shape) -> Result<Vec<usize>> {
         .ok_or_else(|| operand_kind("array access", "an array", shape))?;
     a.dims
         .iter()
-        .map(|&d| usize::try_from(d).map_err(|_| invalid(format!("negative dimension in {shape}"))))
+        .map(|&d| {
+            usize::try_from(d)
+                .map_err(|_| operand_kind("array access", "an array of non-negative dims", shape))
+        })
         .collect()
 }
 
@@ -120,11 +123,17 @@ pub(crate) fn results(out: &Shape, mut datas: Vec<ArrayData>) -> Result<Literal>
                 .map(|(s, d)| make(s, d))
                 .collect::<Result<_>>()?,
         )),
-        Some(_) => Err(invalid(format!(
-            "result shape {out} does not match {} outputs",
-            datas.len()
-        ))),
-        None => make(out, datas.pop().ok_or_else(|| invalid("no result"))?),
+        Some(_) => Err(result_shape(
+            "a multi-result op",
+            "one element per output",
+            out,
+        )),
+        None => make(
+            out,
+            datas
+                .pop()
+                .ok_or_else(|| internal("a kernel returns a result"))?,
+        ),
     }
 }
 

@@ -5,7 +5,7 @@
 //! `dynamic-update-slice` writes into the buffer it updates, and the root `tuple` gathers the
 //! buffers again for the next iteration.
 
-use crate::error::{invalid, Result};
+use crate::error::{internal, Result};
 use std::borrow::Cow;
 use xla_core::literal::LiteralValue;
 use xla_core::Literal;
@@ -41,7 +41,7 @@ impl<'v> Values<'v> {
     pub fn get(&self, i: usize) -> Result<&Literal> {
         match self.slots.get(i) {
             Some(Some(Value::Whole(v))) => Ok(v),
-            _ => Err(invalid(format!("value #{i} is not available"))),
+            _ => Err(internal("the plan reads values only while they are held")),
         }
     }
 
@@ -91,11 +91,11 @@ impl<'v> Values<'v> {
     /// If `t` is not available, not a tuple, or has no element `index`.
     pub fn element(&mut self, t: usize, index: i64, take: bool) -> Result<Cow<'v, Literal>> {
         let j = usize::try_from(index)
-            .map_err(|_| invalid(format!("tuple index {index} is negative")))?;
+            .map_err(|_| internal("get-tuple-element indices are in range (verified)"))?;
         let slot = self
             .slots
             .get_mut(t)
-            .ok_or_else(|| invalid("get-tuple-element: operand out of range"))?;
+            .ok_or_else(|| internal("get-tuple-element reads a value of its computation"))?;
         if take {
             if let Some(Value::Whole(Cow::Owned(_))) = slot {
                 if let Some(Value::Whole(Cow::Owned(l))) = slot.take() {
@@ -109,7 +109,7 @@ impl<'v> Values<'v> {
                 }
             }
         }
-        let missing = || invalid(format!("get-tuple-element: no element {index} left"));
+        let missing = || internal("get-tuple-element reads an element not yet taken (plan)");
         match slot {
             Some(Value::Whole(Cow::Borrowed(l))) => {
                 let l: &'v Literal = l;
@@ -129,11 +129,11 @@ impl<'v> Values<'v> {
                 let v = if take { e.take() } else { e.clone() };
                 v.map(Cow::Owned).ok_or_else(missing)
             }
-            None => Err(invalid("get-tuple-element: operand not available")),
+            None => Err(internal("the plan reads values only while they are held")),
         }
     }
 }
 
-fn not_a_tuple(shape: &str) -> crate::error::CpuError {
-    invalid(format!("get-tuple-element of non-tuple {shape}"))
+fn not_a_tuple(_shape: &str) -> crate::error::CpuError {
+    internal("get-tuple-element reads a tuple (verified)")
 }

@@ -482,3 +482,94 @@ fn argument_shape_errors_carry_shapes() {
         "execute: parameter 0 (p) has shape f32[4] but the argument is s32[4]"
     );
 }
+
+/// A module running LAPACK target `target` on an f32[16,16] parameter, with result `out`
+/// and `backend_config` `config`.
+fn lapack_module(target: &str, out: &str, config: &str) -> String {
+    format!(
+        "HloModule l\nENTRY main {{\n  p = f32[16,16] parameter(0)\n  ROOT r = {out} \
+         custom-call(p), custom_call_target=\"{target}\", api_version=API_VERSION_TYPED_FFI, \
+         backend_config={{{config}}}\n}}\n"
+    )
+}
+
+#[test]
+fn eigen_svd_schur_and_qr_workspaces_are_admitted() {
+    let a = matrix(&spd(16), 16);
+    // (target, result, backend_config, the scratch's name, bytes it is at least: the two
+    // 16x16 matrices each kernel copies or allocates alone)
+    let cases = [
+        (
+            "lapack_ssyevd_ffi",
+            "(f32[16,16], f32[16], s32[])",
+            "mode = 86 : ui8, uplo = 76 : ui8",
+            "syevd (eigenvectors, their copy, faer workspace)",
+            2048,
+        ),
+        (
+            "lapack_sgesdd_ffi",
+            "(f32[16,16], f32[16], f32[16,16], f32[16,16], s32[])",
+            "mode = 65 : ui8",
+            "gesdd (singular vectors, their copies, faer workspace)",
+            4096,
+        ),
+        (
+            "lapack_sgeev_ffi",
+            "(f32[16], f32[16], c64[16,16], c64[16,16], s32[])",
+            "compute_left = 86 : ui8, compute_right = 86 : ui8",
+            "geev (eigenvectors, faer workspace)",
+            4096,
+        ),
+        (
+            "lapack_sgees_ffi",
+            "(f32[16,16], f32[16,16], f32[16], f32[16], s32[], s32[])",
+            "mode = 86 : ui8, sort = 78 : ui8",
+            "gees (Hessenberg copy, Schur vectors)",
+            2048,
+        ),
+        (
+            "lapack_sgeqrf_ffi",
+            "(f32[16,16], f32[16])",
+            "",
+            "geqrf (working copy, tau)",
+            1024,
+        ),
+    ];
+    for (target, out, config, what, min_bytes) in cases {
+        let text = lapack_module(target, out, config);
+        scratch_refused(&text, std::slice::from_ref(&a), "r", what, min_bytes);
+    }
+}
+
+#[test]
+fn a_convolution_without_room_for_its_input_relayout_reads_the_operand_in_place() {
+    // NCHW input of 4 features: the row-product form wants the features innermost and
+    // copies the input (4 KB) when the budget has room; with the limit just above the plan's
+    // peak it has neither that nor the im2col columns, and convolves from the operand's own
+    // layout. Integer values keep every sum exact, so both runs equal the direct sum.
+    let hlo = "HloModule c\nENTRY main {\n  x = f32[1,4,16,16] parameter(0)\n  k = f32[8,4,3,3] parameter(1)\n  ROOT c = f32[1,8,14,14] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01\n}\n";
+    let exe = compile(hlo);
+    let xs: Vec<f32> = (0..1024).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+    let ks: Vec<f32> = (0..288).map(|i| ((i * 3) % 5) as f32 - 2.0).collect();
+    let x = Literal::vec1(&xs).reshape(&[1, 4, 16, 16]).unwrap();
+    let k = Literal::vec1(&ks).reshape(&[8, 4, 3, 3]).unwrap();
+    let args = [x, k];
+    let mut want = vec![0f32; 8 * 14 * 14];
+    for o in 0..8 {
+        for (i, j) in (0..14).flat_map(|i| (0..14).map(move |j| (i, j))) {
+            let mut s = 0f32;
+            for (f, a, b) in
+                (0..4).flat_map(|f| (0..3).flat_map(move |a| (0..3).map(move |b| (f, a, b))))
+            {
+                s += xs[f * 256 + (i + a) * 16 + j + b] * ks[((o * 4 + f) * 3 + a) * 3 + b];
+            }
+            want[(o * 14 + i) * 14 + j] = s;
+        }
+    }
+    exe.set_memory_limit(Some(exe.peak_bytes() + 64));
+    let low = exe.execute(&args).unwrap();
+    assert_eq!(low.data::<f32>().unwrap(), &want[..], "under the low limit");
+    exe.set_memory_limit(None);
+    let free = exe.execute(&args).unwrap();
+    assert_eq!(free.data::<f32>().unwrap(), &want[..], "without a limit");
+}

@@ -105,7 +105,7 @@ pub trait Communicator {
 /// If the device is not a member.
 pub(crate) fn position(x: &Exchange<'_>) -> Result<usize> {
     x.group.iter().position(|&d| d == x.device).ok_or_else(|| {
-        CpuError::Invalid(format!(
+        CpuError::ReplicaGroups(format!(
             "{}: device {} is not in its group {:?}",
             x.op, x.device, x.group
         ))
@@ -151,7 +151,7 @@ impl<'a> Device<'a> {
         let x = self.next(op, group);
         let values = self.comm.exchange(x, value)?;
         if values.len() != group.len() {
-            return Err(CpuError::Invalid(format!(
+            return Err(CpuError::Transport(format!(
                 "{op}: the communicator returned {} values for a group of {}",
                 values.len(),
                 group.len()
@@ -213,7 +213,7 @@ impl Device<'_> {
             .comm
             .all_to_all(self.next("all-to-all", group), pieces)?;
         if got.len() != group.len() {
-            return Err(CpuError::Invalid(format!(
+            return Err(CpuError::Transport(format!(
                 "all-to-all: the communicator returned {} pieces for a group of {}",
                 got.len(),
                 group.len()

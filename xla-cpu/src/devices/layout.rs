@@ -2,7 +2,7 @@
 //! concatenation in group order, and the piece of one member along a dimension. Pure
 //! functions of the values (the reduction runs the op's computation through the context).
 
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{operand_kind, out_of_range, CpuError, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{data, make};
 use crate::kernels::structural as st;
@@ -14,7 +14,7 @@ use xla_core::{Literal, Shape};
 fn same_shapes(vs: &[Literal]) -> Result<&Literal> {
     let first = vs
         .first()
-        .ok_or_else(|| invalid("collective over an empty group"))?;
+        .ok_or_else(|| CpuError::ReplicaGroups("a collective over an empty group".into()))?;
     if let Some((k, v)) = vs
         .iter()
         .enumerate()
@@ -45,7 +45,7 @@ pub fn reduce_members(cx: &Ctx<'_>, to_apply: CompId, mut vs: Vec<Literal>) -> R
     let shape = first.shape().without_layout();
     let arr = shape
         .as_array()
-        .ok_or_else(|| invalid(format!("all-reduce of non-array {shape}")))?;
+        .ok_or_else(|| operand_kind("all-reduce", "an array", &shape))?;
     let n = data(first)?.len();
     if vs.len() == 1 || n == 0 {
         return Ok(first.clone());
@@ -100,12 +100,12 @@ pub fn slice_piece(
         .shape()
         .as_array()
         .map(|a| a.dims.clone())
-        .ok_or_else(|| invalid(format!("slice of non-array {}", x.shape())))?;
+        .ok_or_else(|| operand_kind("collective slice", "an array", x.shape()))?;
     let size = piece
         .as_array()
         .and_then(|a| usize::try_from(dim).ok().and_then(|d| a.dims.get(d)))
         .copied()
-        .ok_or_else(|| invalid(format!("dimension {dim} out of range for {piece}")))?;
+        .ok_or_else(|| out_of_range("collective slice", "dimension", dim, dims.len()))?;
     let mut start = vec![0; dims.len()];
     let mut limit = dims.clone();
     if let (Some(s), Some(l)) = (

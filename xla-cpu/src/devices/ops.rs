@@ -7,7 +7,9 @@ use super::comm::exchange;
 use super::groups::{group_mode, group_of, permute_plan, Topology};
 use super::layout::{concat_members, reduce_members, slice_piece};
 use crate::compile::Combiner;
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{
+    operand_count, operand_kind, operand_shapes, out_of_range, result_shape, CpuError, Result,
+};
 use crate::exec::Ctx;
 use xla_core::attrs::CollectiveConfig;
 use xla_core::ir::CompId;
@@ -38,7 +40,7 @@ fn my_group(
 fn pack(a: &[&Literal]) -> Result<Literal> {
     match a {
         [x] => Ok((*x).clone()),
-        [] => Err(invalid("collective without operands")),
+        [] => Err(operand_count("collective", "at least 1 operand", 0)),
         many => Ok(Literal::tuple(many.iter().map(|l| (*l).clone()).collect())),
     }
 }
@@ -73,7 +75,7 @@ fn out_at(out: &Shape, j: usize, n: usize) -> Result<&Shape> {
     }
     out.tuple_elements()
         .and_then(|t| t.get(j))
-        .ok_or_else(|| invalid(format!("result {j} missing from {out}")))
+        .ok_or_else(|| result_shape("collective", format!("a tuple of {n} results"), out))
 }
 
 fn single_or_tuple(mut v: Vec<Literal>) -> Literal {
@@ -173,10 +175,14 @@ pub fn all_to_all(
     let n = a.len();
     let Some(dim) = dimension else {
         if n != group.len() {
-            return Err(invalid(format!(
-                "tuple all-to-all has {n} operands but its group has {} devices",
-                group.len()
-            )));
+            return Err(operand_count(
+                "all-to-all",
+                format!(
+                    "one operand per device of its group of {} (tuple form)",
+                    group.len()
+                ),
+                n,
+            ));
         }
         // Operand k goes to member k; result i is member i's operand `pos`.
         let pieces = a.iter().map(|l| (*l).clone()).collect();
@@ -210,7 +216,10 @@ fn send_pieces(
     match cx.device {
         Some(d) => d.all_to_all(group, pieces),
         None if pos == 0 && pieces.len() == 1 => Ok(pieces.drain(..).collect()),
-        None => Err(invalid("all-to-all without devices on a group of several")),
+        None => Err(CpuError::ReplicaGroups(format!(
+            "all-to-all on a single device has a group of {} devices",
+            group.len()
+        ))),
     }
 }
 
@@ -219,17 +228,18 @@ fn piece_shape(v: &Literal, dim: i64, parts: usize) -> Result<Shape> {
     let a = v
         .shape()
         .as_array()
-        .ok_or_else(|| invalid(format!("all-to-all of non-array {}", v.shape())))?;
+        .ok_or_else(|| operand_kind("all-to-all", "an array", v.shape()))?;
     let mut dims = a.dims.clone();
     let d = usize::try_from(dim)
         .ok()
         .and_then(|d| dims.get_mut(d))
-        .ok_or_else(|| invalid(format!("dimension {dim} out of range for {}", v.shape())))?;
+        .ok_or_else(|| out_of_range("all-to-all", "dimension", dim, a.dims.len()))?;
     if parts == 0 || *d % parts as i64 != 0 {
-        return Err(invalid(format!(
-            "all-to-all: dimension {dim} of {} does not split into {parts} pieces",
-            v.shape()
-        )));
+        return Err(operand_shapes(
+            "all-to-all",
+            [v.shape()],
+            format!("does not split into {parts} pieces along dimension {dim}"),
+        ));
     }
     *d /= parts as i64;
     Ok(Shape::array(a.ty, dims))
@@ -274,7 +284,7 @@ pub fn collective_broadcast(
     values
         .into_iter()
         .next()
-        .ok_or_else(|| invalid("collective-broadcast: empty group"))
+        .ok_or_else(|| CpuError::ReplicaGroups("collective-broadcast: an empty group".into()))
 }
 
 /// `all-gather-start`: `(operand(s), result)`.
@@ -321,7 +331,7 @@ pub fn async_done(start: &Literal) -> Result<Literal> {
         .tuple_elements()
         .and_then(|t| t.get(1))
         .cloned()
-        .ok_or_else(|| invalid(format!("-done of a non-tuple {}", start.shape())))
+        .ok_or_else(|| operand_kind("async -done", "the tuple of its -start", start.shape()))
 }
 
 /// `replica-id` (`partition = false`) or `partition-id`.

@@ -106,7 +106,7 @@ impl Executable {
             .collect();
         let results = pool::global()
             .run(tasks)
-            .map_err(|e| CpuError::Invalid(format!("could not start the device threads: {e}")))?;
+            .map_err(|e| CpuError::Transport(format!("could not start the device threads: {e}")))?;
         let results = results
             .into_iter()
             .enumerate()
@@ -150,7 +150,9 @@ type DeviceTask<'a> = Box<dyn FnOnce() -> Result<Literal> + Send + 'a>;
 
 /// The error of a device whose thread panicked (a bug: the executor does not panic).
 fn panicked(d: usize) -> CpuError {
-    CpuError::Invalid(format!("device {d}: its thread panicked"))
+    CpuError::Transport(format!(
+        "device {d}: its thread panicked (in a custom-call function, or a bug in xla-cpu)"
+    ))
 }
 
 /// True when the error only reports another device's failure.

@@ -1,29 +1,35 @@
 //! Per-device values stacked along a leading axis (the convention of the conformance cases
 //! and the command line): an array `[D, ...]` holds device `d`'s value at index `d`.
 
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{operand_count, operand_kind, CpuError, Result};
 use crate::index::{data, make};
 use crate::kernels::structural as st;
 use xla_core::{Literal, Shape};
 
+/// The error of [`split_devices`] for `x` not stacked on `devices`.
+fn not_stacked(x: &Literal, devices: usize) -> CpuError {
+    operand_kind(
+        "split_devices",
+        format!(
+            "per-device values stacked along a leading axis of {devices} devices \
+             (replicas × partitions)"
+        ),
+        x.shape(),
+    )
+}
+
 /// Splits `x` of shape `[devices, dims...]` into `devices` values of shape `[dims...]`.
 ///
 /// # Errors
-/// [`CpuError::Invalid`] if `x` is not an array whose leading axis is `devices`.
+/// [`CpuError::OperandKind`] if `x` is not an array whose leading axis is `devices`.
 pub fn split_devices(x: &Literal, devices: usize) -> Result<Vec<Literal>> {
     let a = x
         .shape()
         .as_array()
-        .ok_or_else(|| invalid(format!("expected a stacked array, found {}", x.shape())))?;
+        .ok_or_else(|| not_stacked(x, devices))?;
     match a.dims.first() {
         Some(&d) if usize::try_from(d).ok() == Some(devices) => {}
-        _ => {
-            return Err(invalid(format!(
-                "expected per-device values stacked along a leading axis of {devices} devices \
-                 (replicas × partitions), found {}",
-                x.shape()
-            )))
-        }
+        _ => return Err(not_stacked(x, devices)),
     }
     let inner = Shape::array(a.ty, a.dims.get(1..).unwrap_or(&[]).to_vec());
     let d = data(x)?;
@@ -41,11 +47,13 @@ pub fn split_devices(x: &Literal, devices: usize) -> Result<Vec<Literal>> {
 /// # Errors
 /// [`CpuError::DeviceMismatch`] if the shapes differ, or a value is not an array.
 pub fn stack_devices(parts: &[Literal]) -> Result<Literal> {
-    let first = parts.first().ok_or_else(|| invalid("nothing to stack"))?;
+    let first = parts
+        .first()
+        .ok_or_else(|| operand_count("stack_devices", "at least 1 value", 0))?;
     let a = first
         .shape()
         .as_array()
-        .ok_or_else(|| invalid(format!("cannot stack non-array {}", first.shape())))?;
+        .ok_or_else(|| operand_kind("stack_devices", "arrays", first.shape()))?;
     let mut rows = Vec::with_capacity(parts.len());
     for (k, p) in parts.iter().enumerate() {
         if !p.shape().compatible(&first.shape().without_layout())

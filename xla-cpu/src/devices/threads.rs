@@ -50,9 +50,9 @@ impl ThreadCommunicator {
     }
 
     fn lock(&self) -> Result<MutexGuard<'_, State>> {
-        self.state
-            .lock()
-            .map_err(|_| CpuError::Invalid("the device rendezvous is poisoned".into()))
+        self.state.lock().map_err(|_| {
+            CpuError::Internal("the device rendezvous lock is not poisoned (no panic while held)")
+        })
     }
 
     /// Records that `device` finished its run (with `error` if it failed), so devices waiting
@@ -84,7 +84,7 @@ fn arrive(s: &mut State, x: &Exchange<'_>, value: Literal) -> Result<()> {
     match pos.and_then(|p| slot.values.get_mut(p)) {
         Some(v) => *v = Some(value),
         None => {
-            return Err(CpuError::Invalid(format!(
+            return Err(CpuError::ReplicaGroups(format!(
                 "{}: device {} is not in its group {:?}",
                 x.op, x.device, x.group
             )))
@@ -160,7 +160,11 @@ impl Communicator for ThreadCommunicator {
             s = self
                 .arrived
                 .wait_timeout(s, left)
-                .map_err(|_| CpuError::Invalid("the device rendezvous is poisoned".into()))?
+                .map_err(|_| {
+                    CpuError::Internal(
+                        "the device rendezvous lock is not poisoned (no panic while held)",
+                    )
+                })?
                 .0;
         }
     }

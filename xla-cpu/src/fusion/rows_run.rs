@@ -19,7 +19,7 @@ use super::run::simd;
 use super::run::{check_over, load, simd_dispatch, Comb, In, CHUNK};
 use super::{FusedKind, Instr, Kernel, Src};
 use crate::buffer::{written_in_chunks, Sink};
-use crate::error::{invalid, Result};
+use crate::error::{CpuError, Result};
 
 /// One task's registers and tile buffers.
 struct Task<L> {
@@ -437,7 +437,9 @@ fn member_impl<L: Lane>(
                 .get(init)
                 .filter(|i| i.len() == 1)
                 .map(|i| i.get(0))
-                .ok_or_else(|| invalid("fused reduce: init is not a scalar"))?;
+                .ok_or(CpuError::Internal(
+                    "a fused reduce's init is a scalar (verified)",
+                ))?;
             let op = Comb::of(op);
             for q in 0..nrows {
                 let mut acc = init;
@@ -463,7 +465,9 @@ fn member_impl<L: Lane>(
                 }
             }
         }
-        FusedKind::Rows(_) => return Err(invalid("a row chain inside a row chain")),
+        FusedKind::Rows(_) => {
+            return Err(CpuError::Internal("row chains do not nest (fusion plan)"))
+        }
     }
     Ok(())
 }
@@ -498,7 +502,9 @@ fn tile<L: Lane>(
             rest.first_mut(),
             t.codes.get_mut(j),
         ) else {
-            return Err(invalid("row chain: missing task state"));
+            return Err(CpuError::Internal(
+                "a row-chain task has state for every member",
+            ));
         };
         let st = (&mut regs[..], &mut t.spare, &mut slow[..], &mut t.block);
         let mut dst = if j == last {
@@ -516,7 +522,7 @@ pub(super) fn run<L: Lane>(chain: &RowChain, ext: &[In<L>], min: usize) -> Resul
     let last = chain
         .members
         .last()
-        .ok_or_else(|| invalid("empty row chain"))?;
+        .ok_or(CpuError::Internal("a row chain has members (fusion plan)"))?;
     let n = chain.rows * last.per_row;
     // Each task sets up one buffer per member: a few tasks per thread, not one per tile.
     let tiles = chain.rows.div_ceil(chain.tile.max(1));

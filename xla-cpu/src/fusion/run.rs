@@ -8,7 +8,7 @@ use super::lane::Lane;
 use super::ops::{self, vmax, vmin};
 use super::{Fop, Fused, FusedKind, Kernel, Load, Node, Slot};
 use crate::buffer::Sink;
-use crate::error::{invalid, Result};
+use crate::error::{CpuError, Result};
 use crate::index::make;
 use crate::parallel::Parallel;
 use rayon::prelude::*;
@@ -299,18 +299,22 @@ pub(super) fn check_over<L: Lane>(k: &Kernel, ins: &[In<L>], n: usize) -> Result
             Node::Load(Load::Scalar(i)) => (*i, 1),
             Node::Load(Load::Bcast { input, len, inner }) => {
                 if *inner == 0 || *len == 0 {
-                    return Err(invalid("fused broadcast of an empty operand"));
+                    return Err(CpuError::Internal(
+                        "a fused broadcast reads a non-empty operand (fusion plan)",
+                    ));
                 }
                 (*input, (*len).min(n.div_ceil(*inner)))
             }
             Node::Load(Load::Const(_)) | Node::Op(..) => continue,
         };
         if ins.get(input).is_none_or(|x| x.len() < need) {
-            return Err(invalid("fused kernel input is shorter than planned"));
+            return Err(CpuError::Internal(
+                "a fused kernel's inputs are as long as planned",
+            ));
         }
     }
     if k.nodes.is_empty() {
-        return Err(invalid("empty fused kernel"));
+        return Err(CpuError::Internal("a fused kernel has nodes (fusion plan)"));
     }
     Ok(())
 }
@@ -606,11 +610,7 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
                 .map(In::Val)
                 .or_else(|| l.data::<bool>().map(In::Pred))
                 .ok_or_else(|| {
-                    invalid(format!(
-                        "fused kernel input {} is not {} or pred",
-                        l.shape(),
-                        f.kernel.ty
-                    ))
+                    CpuError::Internal("a fused kernel's inputs are of its type or pred")
                 })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -635,7 +635,9 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
             inner,
         } => {
             let init = ins.get(*init).filter(|i| i.len() == 1).map(|i| i.get(0));
-            let init = init.ok_or_else(|| invalid("fused reduce: init is not a scalar"))?;
+            let init = init.ok_or(CpuError::Internal(
+                "a fused reduce's init is a scalar (verified)",
+            ))?;
             let r = Red {
                 min,
                 outer: *outer,
@@ -645,7 +647,11 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
             };
             L::wrap(run_reduce(k, &ins, *op, &r))
         }
-        FusedKind::Rows(_) => return Err(invalid("row chain run as a single kernel")),
+        FusedKind::Rows(_) => {
+            return Err(CpuError::Internal(
+                "row chains are run by rows_run, not as a single kernel",
+            ))
+        }
     };
     make(out, data)
 }

@@ -1,7 +1,7 @@
 //! Custom calls to registered host functions (and the built-in LAPACK targets), and host transfers (infeed, outfeed, send,
 //! recv) through the executable's queues. (The collectives are in `crate::devices`.)
 
-use crate::error::{invalid, CpuError, CustomCallFailure, Result};
+use crate::error::{internal, operand_kind, CpuError, CustomCallFailure, Result};
 use crate::exec::Ctx;
 use xla_core::attrs::CustomCallConfig;
 use xla_core::{Literal, Shape};
@@ -69,7 +69,7 @@ fn lock<'a>(cx: &'a Ctx<'a>) -> Result<std::sync::MutexGuard<'a, crate::compile:
     cx.exe
         .host
         .lock()
-        .map_err(|_| invalid("host queues are poisoned"))
+        .map_err(|_| internal("the host queues' lock is not poisoned (no panic while held)"))
 }
 
 /// `send(data, token)` to the host: queues `data` on the channel; returns `(data, u32[], token)`.
@@ -118,7 +118,7 @@ pub fn recv_done(r: &Literal) -> Result<Literal> {
     let data = r
         .tuple_elements()
         .and_then(|t| t.first())
-        .ok_or_else(|| invalid("recv-done: operand is not a recv"))?;
+        .ok_or_else(|| operand_kind("recv-done", "the tuple of a recv", r.shape()))?;
     Ok(Literal::tuple(vec![data.clone(), Literal::token()]))
 }
 

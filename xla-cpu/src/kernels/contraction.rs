@@ -3,7 +3,7 @@
 //!
 //! Dot is canonicalised to batched `[B,M,K] x [B,K,N]`, the form a fast matmul takes.
 
-use crate::error::{invalid, Result};
+use crate::error::{attribute, operand_shapes, out_of_range, result_shape, Result};
 use crate::index::{array, count, dim_list, dims_of, make, strides};
 use crate::scalar::Ring;
 use xla_core::attrs::{ConvConfig, DotDims};
@@ -130,10 +130,11 @@ pub(crate) fn dot_split(
         || size(ldims, &lb) != size(rdims, &rb)
         || size(ldims, &lc) != size(rdims, &rc)
     {
-        return Err(invalid(format!(
-            "dot: {} and {} do not agree under {dd:?}",
-            shapes.0, shapes.1
-        )));
+        return Err(operand_shapes(
+            "dot",
+            [shapes.0, shapes.1],
+            format!("do not agree under {dd:?}"),
+        ));
     }
     let free = |rank: usize, b: &[usize], c: &[usize]| {
         (0..rank)
@@ -273,9 +274,7 @@ pub fn dot(
     ];
     let [b, m, _, n] = bmkn;
     if count(&dims_of(out)?) != b * m * n {
-        return Err(invalid(format!(
-            "dot: result {out} does not hold {b}x{m}x{n} elements"
-        )));
+        return Err(result_shape("dot", format!("{b}x{m}x{n} elements"), out));
     }
     let ty = compute_type(out.element_type());
     let (l, r) = (as_type(ld, ty)?, as_type(rd, ty)?);
@@ -330,11 +329,11 @@ pub(crate) fn dot_reference(
         || size(&ldims, &lb) != size(&rdims, &rb)
         || size(&ldims, &lc) != size(&rdims, &rc)
     {
-        return Err(invalid(format!(
-            "dot: {} and {} do not agree under {dd:?}",
-            lhs.shape(),
-            rhs.shape()
-        )));
+        return Err(operand_shapes(
+            "dot",
+            [lhs.shape(), rhs.shape()],
+            format!("do not agree under {dd:?}"),
+        ));
     }
     // lhs as [B, M, K]: batch, free, contracting; rhs as [B, K, N].
     let lfree: Vec<usize> = (0..ldims.len())
@@ -348,9 +347,7 @@ pub(crate) fn dot_reference(
     let k = count(&size(&ldims, &lc));
     let n = count(&size(&rdims, &rfree));
     if count(&dims_of(out)?) != b * m * n {
-        return Err(invalid(format!(
-            "dot: result {out} does not hold {b}x{m}x{n} elements"
-        )));
+        return Err(result_shape("dot", format!("{b}x{m}x{n} elements"), out));
     }
     let (lt, rt) = (take(ld, &lmap), take(rd, &rmap));
     run_ring(&lt, &rt, out, &|l, r| {
@@ -401,7 +398,7 @@ fn conv_dim(d: i64, rank: usize) -> Result<usize> {
     usize::try_from(d)
         .ok()
         .filter(|&d| d < rank)
-        .ok_or_else(|| invalid(format!("convolution: dimension {d} out of range")))
+        .ok_or_else(|| out_of_range("convolution", "dimension", d, rank))
 }
 
 /// Output dim roles, and (size, stride) of each spatial dim of lhs and rhs, in window order.
@@ -420,7 +417,17 @@ fn conv_spatial(
         || c.window.dims.len() != ns
         || out_rank != ldims.len()
     {
-        return Err(invalid("convolution: spatial dimension counts disagree"));
+        return Err(attribute(
+            "convolution",
+            "dim_labels",
+            format!("{dn:?}"),
+            format!(
+                "do not name {ns} spatial dimensions for input, kernel, output and window \
+                 alike (operand ranks {}, {}, result rank {out_rank})",
+                ldims.len(),
+                rdims.len()
+            ),
+        ));
     }
     let mut out_role = vec![(3u8, 0usize); out_rank];
     out_role[conv_dim(dn.output_batch_dimension, out_rank)?] = (0, 0);
@@ -435,8 +442,11 @@ fn conv_spatial(
         rhs_spatial.push((rdims[ri], rst[ri]));
     }
     if out_role.iter().any(|r| r.0 == 3) {
-        return Err(invalid(
-            "convolution: output dimension numbers are not a permutation",
+        return Err(attribute(
+            "convolution",
+            "dim_labels",
+            format!("{dn:?}"),
+            "do not name every output dimension once",
         ));
     }
     Ok((out_role, lhs_spatial, rhs_spatial))
@@ -466,7 +476,15 @@ fn conv_plan(
     );
     let (n, ic, kic, oc) = (ldims[ib], ldims[ifd], rdims[ki], rdims[ko]);
     if fgc == 0 || bgc == 0 || ic != kic * fgc || oc % fgc != 0 || oc % bgc != 0 || n % bgc != 0 {
-        return Err(invalid(format!("convolution: feature/batch groups do not fit (batch {n}, features {ic}, kernel in {kic}, out {oc}, groups {fgc}/{bgc})")));
+        return Err(attribute(
+            "convolution",
+            "feature_group_count, batch_group_count",
+            format!("{fgc}, {bgc}"),
+            format!(
+                "do not fit batch {n}, input features {ic}, kernel input features {kic}, \
+                 output features {oc}"
+            ),
+        ));
     }
     Ok(ConvPlan {
         out_dims,

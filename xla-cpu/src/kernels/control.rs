@@ -1,7 +1,9 @@
 //! Control flow: map, conditional, while.
 
 use super::structural::vector;
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{
+    internal, operand_count, operand_kind, operand_shapes, result_shape, CpuError, Result,
+};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{data, dims_of, make, scalar_i64};
 use std::borrow::Cow;
@@ -17,8 +19,10 @@ pub fn map(cx: &Ctx, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal>
     let n: usize = dims_of(out)?.iter().product();
     let ds = xs.iter().map(|x| data(x)).collect::<Result<Vec<_>>>()?;
     if ds.iter().any(|d| d.len() != n) {
-        return Err(invalid(
-            "map: operands must all have the output's element count",
+        return Err(operand_shapes(
+            "map",
+            xs.iter().map(|x| x.shape()).chain([out]),
+            "must all have the result's element count",
         ));
     }
     if cx.vectorizable(f) {
@@ -30,7 +34,7 @@ pub fn map(cx: &Ctx, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal>
         return make(out, crate::index::data(&r)?.clone());
     }
     let mut o = ArrayData::zeros(out.element_type(), n)
-        .ok_or_else(|| invalid("map: output must be an array"))?;
+        .ok_or_else(|| result_shape("map", "an array", out))?;
     for i in 0..n {
         let args = ds.iter().map(|d| scalar_at(d, i)).collect::<Result<_>>()?;
         let r = cx.call(f, args)?;
@@ -47,11 +51,11 @@ pub fn map(cx: &Ctx, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal>
 pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Literal> {
     let sel = a
         .first()
-        .ok_or_else(|| invalid("conditional: no selector"))?;
+        .ok_or_else(|| operand_count("conditional", "a selector and one operand per branch", 0))?;
     let last = branches
         .len()
         .checked_sub(1)
-        .ok_or_else(|| invalid("conditional: no branches"))?;
+        .ok_or_else(|| internal("a conditional has branches (verified)"))?;
     let b = if let Some([p]) = sel.data::<bool>() {
         if *p {
             0
@@ -67,10 +71,14 @@ pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Lite
     };
     let branch = *branches
         .get(b)
-        .ok_or_else(|| invalid("conditional: missing branch"))?;
-    let operand = a
-        .get(b + 1)
-        .ok_or_else(|| invalid(format!("conditional: no operand for branch {b}")))?;
+        .ok_or_else(|| internal("the branch picked is at most the last"))?;
+    let operand = a.get(b + 1).ok_or_else(|| {
+        operand_count(
+            "conditional",
+            "a selector and one operand per branch",
+            a.len(),
+        )
+    })?;
     cx.call(branch, vec![(*operand).clone()])
 }
 
@@ -116,10 +124,11 @@ pub fn while_loop(cx: &Ctx, init: Cow<'_, Literal>, cond: CompId, body: CompId) 
             }
             Some([false]) => return Ok(state),
             _ => {
-                return Err(invalid(format!(
-                    "while: condition returned {}, expected pred[]",
-                    c.shape()
-                )))
+                return Err(operand_kind(
+                    "while",
+                    "a condition that returns pred[]",
+                    c.shape(),
+                ))
             }
         }
     }

@@ -24,7 +24,7 @@
 //! kernel sums each element in `k` order with blocks of `k` that depend on `k` alone, as
 //! the plain dot's larger product does (checked on random inputs with NaN, ±inf and ±0).
 
-use crate::error::{invalid, Result};
+use crate::error::{attribute, Result};
 use crate::index::{array, dims_of, offset, strides};
 use crate::parallel::Parallel;
 use xla_core::attrs::DotDims;
@@ -225,7 +225,14 @@ pub(crate) fn call(
 }
 
 fn run(args: &[&Literal], config: &str, out: &Shape, par: Parallel<'_>) -> Result<Literal> {
-    let bad = |why: &str| invalid(format!("custom-call {TARGET} ({config}) to {out}: {why}"));
+    let bad = |why: &str| {
+        attribute(
+            format!("custom-call {TARGET}"),
+            "backend_config",
+            config,
+            format!("(result {out}): {why}"),
+        )
+    };
     let [l, r] = args else {
         return Err(bad("takes two operands"));
     };

@@ -3,7 +3,7 @@
 //!
 //! F16 and BF16 are computed in f32 and rounded back (as XLA:CPU does).
 
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{attribute, element_counts, element_types, CpuError, Result};
 use crate::scalar::{Elem, Int, Real};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -253,11 +253,7 @@ fn int_unary<I: Int>(op: UnaryOp, v: &[I]) -> Result<ArrayData> {
 }
 
 fn mismatch(op: &str, a: &ArrayData, b: &ArrayData) -> CpuError {
-    invalid(format!(
-        "{op}: operand element types differ ({} vs {})",
-        a.element_type(),
-        b.element_type()
-    ))
+    element_types(op, a.element_type(), b.element_type())
 }
 
 /// Applies a binary op to two same-length operands of one element type.
@@ -267,7 +263,7 @@ fn mismatch(op: &str, a: &ArrayData, b: &ArrayData) -> CpuError {
 pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
     use ArrayData as D;
     if a.len() != b.len() {
-        return Err(invalid(format!("{}: operand lengths differ", op.name())));
+        return Err(element_counts(op.name(), a.len(), b.len()));
     }
     match (a, b) {
         (D::F32(x), D::F32(y)) => real_binary(op, x, y),
@@ -482,9 +478,12 @@ fn cmp_complex<T: Copy + PartialEq>(
         ComparisonDirection::Ge
         | ComparisonDirection::Gt
         | ComparisonDirection::Le
-        | ComparisonDirection::Lt => Err(invalid(format!(
-            "compare: {dir} is not defined on complex numbers"
-        ))),
+        | ComparisonDirection::Lt => Err(attribute(
+            "compare",
+            "direction",
+            dir.to_string(),
+            "is not defined on complex numbers (only EQ and NE are)",
+        )),
     }
 }
 
@@ -500,7 +499,7 @@ pub fn compare(
 ) -> Result<ArrayData> {
     use ArrayData as D;
     if a.len() != b.len() {
-        return Err(invalid("compare: operand lengths differ"));
+        return Err(element_counts("compare", a.len(), b.len()));
     }
     let total = ctype == Some(ComparisonType::TotalOrder);
     Ok(match (a, b) {
@@ -534,16 +533,14 @@ fn at<T: Copy>(v: &[T], i: usize) -> T {
 }
 
 fn same<'a, T: NativeData>(d: &'a ArrayData, what: &str) -> Result<&'a [T]> {
-    T::slice(d).ok_or_else(|| invalid(format!("{what}: operand element types differ")))
+    T::slice(d).ok_or_else(|| element_types(what, T::TYPE, d.element_type()))
 }
 
 fn check_len(v: usize, n: usize, what: &str) -> Result<()> {
     if v == n || v == 1 {
         Ok(())
     } else {
-        Err(invalid(format!(
-            "{what}: operand has {v} elements, expected {n} or a scalar"
-        )))
+        Err(element_counts(what, n, v))
     }
 }
 
@@ -564,7 +561,12 @@ fn select_k<T: NativeData>(p: &[bool], a: &[T], b: &ArrayData, n: usize) -> Resu
 /// If the pred is not PRED or the branches differ in type.
 pub fn select(p: &ArrayData, a: &ArrayData, b: &ArrayData, n: usize) -> Result<ArrayData> {
     let ArrayData::Pred(p) = p else {
-        return Err(invalid("select: the predicate must be pred"));
+        return Err(CpuError::ElementType {
+            op: "select".into(),
+            what: "the predicate",
+            expected: "pred",
+            found: p.element_type(),
+        });
     };
     check_len(p.len(), n, "select")?;
     with_array_data!(a, v => select_k(p, v, b, n))
@@ -765,9 +767,12 @@ pub fn reduce_precision(x: &ArrayData, ebits: i64, mbits: i64) -> Result<ArrayDa
     let (e, m) = match (u32::try_from(ebits), u32::try_from(mbits)) {
         (Ok(e), Ok(m)) if e >= 1 => (e, m),
         _ => {
-            return Err(invalid(format!(
-                "reduce-precision: invalid exponent_bits={ebits} mantissa_bits={mbits}"
-            )))
+            return Err(attribute(
+                "reduce-precision",
+                "exponent_bits, mantissa_bits",
+                format!("{ebits}, {mbits}"),
+                "are out of range (exponent_bits >= 1, mantissa_bits >= 0)",
+            ))
         }
     };
     match x {

@@ -1,7 +1,7 @@
 //! `fft`: FFT, IFFT, RFFT and IRFFT over up to three trailing dims, computed in c128 with
 //! `rustfft` and rounded once to the result type.
 
-use crate::error::{invalid, Result};
+use crate::error::{attribute, internal, result_shape, Result};
 use crate::index::{array, count, dims_of, make};
 use num_complex::Complex64 as C;
 use rustfft::FftPlanner;
@@ -97,15 +97,20 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
     let (d, mut dims) = array(x)?;
     let l = lengths.len();
     if l == 0 || l > 3 || l > dims.len() {
-        return Err(invalid(format!(
-            "fft: {l} fft_length values for operand {}",
-            x.shape()
-        )));
+        return Err(attribute(
+            "fft",
+            "fft_length",
+            format!("{lengths:?}"),
+            format!(
+                "has {l} values for operand {}; it takes 1 to 3, at most the rank",
+                x.shape()
+            ),
+        ));
     }
     admit_scratch(d.len(), &dims, &dims_of(out)?)?;
     let mut v = match convert(d, PrimitiveType::C128)? {
         ArrayData::C128(v) => v,
-        _ => return Err(invalid("fft: conversion to c128 failed")),
+        _ => return Err(internal("conversion to c128 gives c128 data")),
     };
     let out_dims = dims_of(out)?;
     let rank = dims.len();
@@ -128,17 +133,28 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
             for &a in &axes[..l - 1] {
                 fft_axis(&mut planner, &mut v, &dims, a, true);
             }
-            let n = usize::try_from(lengths[l - 1]).map_err(|_| invalid("fft: negative length"))?;
+            let n = usize::try_from(lengths[l - 1]).map_err(|_| {
+                attribute(
+                    "fft",
+                    "fft_length",
+                    format!("{lengths:?}"),
+                    "has a negative length",
+                )
+            })?;
             v = resize_last(&v, &dims, n, true);
             dims[rank - 1] = n;
             fft_axis(&mut planner, &mut v, &dims, rank - 1, true);
         }
     }
     if v.len() != count(&out_dims) {
-        return Err(invalid(format!(
-            "fft: result {out} does not fit operand {}",
-            x.shape()
-        )));
+        return Err(result_shape(
+            "fft",
+            format!(
+                "the transform of {} under fft_length={lengths:?}",
+                x.shape()
+            ),
+            out,
+        ));
     }
     make(out, convert(&ArrayData::C128(v), out.element_type())?)
 }

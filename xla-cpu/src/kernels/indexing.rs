@@ -6,7 +6,7 @@
 
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
-use crate::error::{internal, invalid, Result};
+use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{array, data, dim_list, dims_of, make, results, strides};
 use crate::scalar::{index_value, Combine};
@@ -39,10 +39,7 @@ impl IndexReader {
     fn new(l: &Literal, ivd: i64, what: &'static str) -> Result<IndexReader> {
         let (d, dims) = array(l)?;
         if !d.element_type().is_integer() {
-            return Err(invalid(format!(
-                "{what}: indices must be integers, found {}",
-                l.shape()
-            )));
+            return Err(operand_kind(what, "integer indices", l.shape()));
         }
         let ivd = usize::try_from(ivd)
             .ok()
@@ -140,11 +137,22 @@ impl Starts {
             .collect();
         let to_operand = dim_list(d.to_operand, rank, what)?;
         if to_operand.len() != rd.len {
-            return Err(invalid(format!(
-                "{what}: {} index components for indices {}",
-                to_operand.len(),
-                indices.shape()
-            )));
+            let name = if what == "gather" {
+                "start_index_map"
+            } else {
+                "scatter_dims_to_operand_dims"
+            };
+            return Err(attribute(
+                what,
+                name,
+                format!("{:?}", d.to_operand),
+                format!(
+                    "has {} entries but indices {} have {} index components",
+                    to_operand.len(),
+                    indices.shape(),
+                    rd.len
+                ),
+            ));
         }
         Ok(Starts {
             rd,
@@ -198,11 +206,15 @@ pub fn gather(
         || st.window_operand.len() != offset_dims.len()
         || sizes.iter().zip(&odims).any(|(s, o)| s > o)
     {
-        return Err(invalid(format!(
-            "gather: dimension numbers do not fit operand {} and indices {}",
-            operand.shape(),
-            indices.shape()
-        )));
+        return Err(operand_shapes(
+            "gather",
+            [operand.shape(), indices.shape()],
+            format!(
+                "do not fit offset_dims={:?}, slice_sizes={:?} (one slice size per operand \
+                 dimension, at most its size; one offset dim per window dimension)",
+                g.offset_dims, g.slice_sizes
+            ),
+        ));
     }
     let batch_out: Vec<usize> = (0..out_dims.len())
         .filter(|d| !offset_dims.contains(d))
@@ -293,10 +305,17 @@ fn scatter_targets(
     let st = Starts::new(indices, rank, &dims, "scatter")?;
     let uwd = dim_list(&s.update_window_dims, udims.len(), "scatter")?;
     if st.window_operand.len() != uwd.len() {
-        return Err(invalid(format!(
-            "scatter: update_window_dims do not fit indices {}",
-            indices.shape()
-        )));
+        return Err(attribute(
+            "scatter",
+            "update_window_dims",
+            format!("{:?}", s.update_window_dims),
+            format!(
+                "has {} entries but the operand (with indices {}) has {} window dimensions",
+                uwd.len(),
+                indices.shape(),
+                st.window_operand.len()
+            ),
+        ));
     }
     let mut wsize = vec![1usize; rank];
     for (j, &wd) in st.window_operand.iter().enumerate() {
@@ -448,8 +467,10 @@ pub fn scatter(
 ) -> Result<Literal> {
     let n = a.len().saturating_sub(1) / 2;
     if n == 0 || a.len() != 2 * n + 1 {
-        return Err(invalid(
-            "scatter: expected N operands, indices and N updates",
+        return Err(operand_count(
+            "scatter",
+            "N operands, the indices and N updates",
+            a.len(),
         ));
     }
     let (_, odims) = array(a[0])?;

@@ -12,7 +12,9 @@
 use super::lapack_scalar::Scalar;
 use super::linalg::{cholesky_k, triangular_solve};
 use super::matmul::FaerElem;
-use crate::error::{invalid, Result};
+use crate::error::{
+    attribute, internal, operand_count, operand_kind, result_shape, CpuError, Result,
+};
 use crate::index::{array, dims_of, make};
 use crate::invariant;
 use crate::parallel::Parallel;
@@ -69,24 +71,33 @@ pub(crate) fn attr(config: &str, key: &str) -> Option<char> {
 
 fn need(config: &str, key: &str, target: &str) -> Result<char> {
     attr(config, key).ok_or_else(|| {
-        invalid(format!(
-            "custom-call {target}: backend_config {config:?} has no `{key}`"
-        ))
+        attribute(
+            format!("custom-call {target}"),
+            "backend_config",
+            format!("{config:?}"),
+            format!("has no `{key}`"),
+        )
     })
 }
 
 fn operand<'a>(args: &[&'a Literal], k: usize, target: &str) -> Result<&'a Literal> {
-    args.get(k)
-        .copied()
-        .ok_or_else(|| invalid(format!("custom-call {target}: operand {k} is missing")))
+    args.get(k).copied().ok_or_else(|| {
+        operand_count(
+            format!("custom-call {target}"),
+            format!("at least {} operand(s)", k + 1),
+            args.len(),
+        )
+    })
 }
 
 fn tuple_shapes<'a>(out: &'a Shape, n: usize, target: &str) -> Result<&'a [Shape]> {
     match out {
         Shape::Tuple(t) if t.len() == n => Ok(t),
-        _ => Err(invalid(format!(
-            "custom-call {target}: result {out} is not a {n}-tuple"
-        ))),
+        _ => Err(result_shape(
+            format!("custom-call {target}"),
+            format!("a {n}-tuple"),
+            out,
+        )),
     }
 }
 
@@ -119,16 +130,17 @@ fn potrf(args: &[&Literal], config: &str, out: &Shape) -> Result<Literal> {
     let t = "lapack potrf";
     let x = operand(args, 0, t)?;
     let [fs, is] = tuple_shapes(out, 2, t)? else {
-        return Err(invalid("custom-call potrf: two results expected"));
+        return Err(internal("tuple_shapes(out, 2) gives two shapes"));
     };
     let lower = need(config, "uplo", t)? == 'L';
     let (xd, dims) = array(x)?;
     let n = dims.last().copied().unwrap_or(0);
     if dims.len() < 2 || dims.get(dims.len() - 2) != Some(&n) {
-        return Err(invalid(format!(
-            "custom-call potrf: {} is not a batch of square matrices",
-            x.shape()
-        )));
+        return Err(operand_kind(
+            "custom-call potrf",
+            "a batch of square matrices",
+            x.shape(),
+        ));
     }
     let (data, info) = match xd {
         ArrayData::F32(v) => {
@@ -148,10 +160,10 @@ fn potrf(args: &[&Literal], config: &str, out: &Shape) -> Result<Literal> {
             (ArrayData::C128(f), i)
         }
         _ => {
-            return Err(invalid(format!(
-                "custom-call potrf: {} is not f32, f64, c64 or c128",
-                x.shape()
-            )))
+            return Err(CpuError::UnsupportedType {
+                op: "custom-call potrf",
+                ty: x.shape().element_type(),
+            })
         }
     };
     Ok(Literal::tuple(vec![
@@ -291,16 +303,17 @@ fn getrf(args: &[&Literal], out: &Shape) -> Result<Literal> {
     let t = "lapack getrf";
     let x = operand(args, 0, t)?;
     let [ls, ps, is] = tuple_shapes(out, 3, t)? else {
-        return Err(invalid("custom-call getrf: three results expected"));
+        return Err(internal("tuple_shapes(out, 3) gives three shapes"));
     };
     let dims = dims_of(x.shape())?;
     let (m, n) = match dims.as_slice() {
         [.., m, n] => (*m, *n),
         _ => {
-            return Err(invalid(format!(
-                "custom-call getrf: {} is not a matrix",
-                x.shape()
-            )))
+            return Err(operand_kind(
+                "custom-call getrf",
+                "a batch of matrices",
+                x.shape(),
+            ))
         }
     };
     let (xd, _) = array(x)?;
@@ -322,10 +335,10 @@ fn getrf(args: &[&Literal], out: &Shape) -> Result<Literal> {
             (ArrayData::C128(l), p, i)
         }
         _ => {
-            return Err(invalid(format!(
-                "custom-call getrf: {} is not f32, f64, c64 or c128",
-                x.shape()
-            )))
+            return Err(CpuError::UnsupportedType {
+                op: "custom-call getrf",
+                ty: x.shape().element_type(),
+            })
         }
     };
     Ok(Literal::tuple(vec![

@@ -6,7 +6,7 @@
 
 use super::lapack_householder::first;
 use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Dense, Scalar};
-use crate::error::{invalid, Result};
+use crate::error::{element_types, operand_count, operand_shapes, Result};
 use crate::index::{array, make};
 use crate::invariant;
 use xla_core::literal::ArrayData;
@@ -22,9 +22,13 @@ fn bool_attr(config: &str, key: &str) -> Option<bool> {
 }
 
 fn operand<'a>(args: &[&'a Literal], k: usize, what: &str) -> Result<&'a Literal> {
-    args.get(k)
-        .copied()
-        .ok_or_else(|| invalid(format!("custom-call {what}: operand {k} is missing")))
+    args.get(k).copied().ok_or_else(|| {
+        operand_count(
+            format!("custom-call {what}"),
+            format!("at least {} operand(s)", k + 1),
+            args.len(),
+        )
+    })
 }
 
 /// The operand `k` of `args` as elements of type `T`.
@@ -32,10 +36,11 @@ fn same_type<'a, T: Scalar>(args: &[&'a Literal], k: usize, what: &str) -> Resul
     let l = operand(args, k, what)?;
     let (d, _) = array(l)?;
     T::slice(d).ok_or_else(|| {
-        invalid(format!(
-            "custom-call {what}: operand {k} {} does not have the first operand's type",
-            l.shape()
-        ))
+        element_types(
+            format!("custom-call {what}"),
+            T::wrap(Vec::new()).element_type(),
+            d.element_type(),
+        )
     })
 }
 
@@ -53,13 +58,12 @@ fn ormqr_k<T: Scalar>(
     let c = same_type::<T>(args, 2, "ormqr")?;
     let (left, adjoint) = flags;
     if ma != if left { m } else { n } || tau.len() != b * k || c.len() != b * m * n || k > ma {
-        return Err(invalid(format!(
-            "custom-call ormqr: reflectors {}, tau of {} and c {} do not fit",
-            args.first()
-                .map_or(String::new(), |l| l.shape().to_string()),
-            tau.len(),
-            c_lit.shape()
-        )));
+        return Err(operand_shapes(
+            "custom-call ormqr",
+            args.iter().take(3).map(|l| l.shape()),
+            "(reflectors, tau, c) do not fit: tau needs k <= rows of the reflectors per \
+             matrix and c the reflectors' rows on the side applied",
+        ));
     }
     let mut res = Vec::with_capacity(c.len());
     for i in 0..b {
@@ -167,13 +171,12 @@ fn gtsv_k<T: Scalar>(dl: &[T], dims: &[usize], args: &[&Literal], out: &Shape) -
     );
     let r = b.len() / (batch * n).max(1);
     if d.len() != dl.len() || du.len() != dl.len() || b.len() != batch * n * r {
-        return Err(invalid(format!(
-            "custom-call gtsv: diagonals of {}, {}, {} and right-hand sides of {} do not fit",
-            dl.len(),
-            d.len(),
-            du.len(),
-            b.len()
-        )));
+        return Err(operand_shapes(
+            "custom-call gtsv",
+            args.iter().take(4).map(|l| l.shape()),
+            "(dl, d, du, b) do not fit: the three diagonals need one shape and b the same \
+             batch and rows",
+        ));
     }
     let (mut dl, mut d, mut du, mut b) = (dl.to_vec(), d.to_vec(), du.to_vec(), b.to_vec());
     let mut info = Vec::with_capacity(batch);

@@ -13,8 +13,8 @@
 
 use super::lapack_eigh_nan::eigh_non_finite;
 use super::lapack_householder::first;
-use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Scalar};
-use crate::error::{invalid, Result};
+use super::lapack_scalar::{batch_dims, by_type, not_matrices, pack, tuple_of, Scalar};
+use crate::error::{attribute, Result};
 use crate::index::array;
 use crate::invariant;
 use faer::diag::Diag;
@@ -199,9 +199,7 @@ fn finite<T: Scalar>(x: &[T]) -> bool {
 fn square(dims: &[usize], what: &str) -> Result<(usize, usize)> {
     let (b, m, n) = batch_dims(dims, what)?;
     if m != n {
-        return Err(invalid(format!(
-            "custom-call {what}: {m}x{n} matrices are not square"
-        )));
+        return Err(not_matrices(what, dims, "a batch of square matrices"));
     }
     Ok((b, n))
 }
@@ -214,6 +212,7 @@ fn syevd_k<T: Scalar>(
     out: &Shape,
 ) -> Result<Literal> {
     let (b, n) = square(dims, "syevd")?;
+    super::lapack_scratch::syevd::<T>(n)?;
     let side = if lower {
         faer::Side::Lower
     } else {
@@ -291,6 +290,7 @@ fn svd_one<T: Scalar>(m: &[T], rows: usize, cols: usize, mode: char) -> Option<S
 
 fn gesdd_k<T: Scalar>(x: &[T], dims: &[usize], mode: char, out: &Shape) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "gesdd")?;
+    super::lapack_scratch::gesdd::<T>(m, n, mode)?;
     let shapes = tuple_of(out, 5, "gesdd")?;
     let per = |s: Option<&Shape>| -> usize {
         s.and_then(|s| s.as_array())
@@ -340,9 +340,12 @@ pub(crate) fn gesdd(args: &[&Literal], config: &str, out: &Shape) -> Result<Lite
     let (x, dims) = array(first(args, "gesdd")?)?;
     let mode = super::lapack::attr(config, "mode").unwrap_or('A');
     if !matches!(mode, 'A' | 'S' | 'N' | 'O') {
-        return Err(invalid(format!(
-            "custom-call gesdd: mode {mode:?} is not A, S or N"
-        )));
+        return Err(attribute(
+            "custom-call gesdd",
+            "mode",
+            format!("{mode:?}"),
+            "is not A, S, N or O",
+        ));
     }
     by_type!(
         x,
@@ -353,6 +356,7 @@ pub(crate) fn gesdd(args: &[&Literal], config: &str, out: &Shape) -> Result<Lite
 
 fn geev_k<T: Eig>(x: &[T], dims: &[usize], lr: (bool, bool), out: &Shape) -> Result<Literal> {
     let (b, n) = square(dims, "geev")?;
+    super::lapack_scratch::geev::<T>(n, lr.0, lr.1)?;
     let shapes = tuple_of(out, if T::COMPLEX { 4 } else { 5 }, "geev")?;
     let nan = Complex::new(T::R::nan(), T::R::nan());
     let zero = Complex::new(T::R::zero(), T::R::zero());

@@ -6,8 +6,10 @@
 //! left as given). Unblocked (LAPACK's `xGEQR2`, `xORG2R`, `xGEHD2`, `xSYTD2`): the blocked
 //! routines give the same values up to rounding.
 
-use super::lapack_scalar::{batch_dims, by_type, larfg, pack, tuple_of, Dense, Scalar};
-use crate::error::{invalid, Result};
+use super::lapack_scalar::{
+    batch_dims, by_type, larfg, not_matrices, pack, tuple_of, Dense, Scalar,
+};
+use crate::error::{attribute, element_types, operand_count, operand_shapes, Result};
 use crate::index::{array, make};
 use crate::invariant;
 use num_traits::Zero;
@@ -174,6 +176,7 @@ pub(crate) fn sytd2<T: Scalar>(a: &mut Dense<T>, lower: bool) -> (Vec<T::R>, Vec
 
 fn geqrf_k<T: Scalar>(x: &[T], dims: &[usize], out: &Shape) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "geqrf")?;
+    super::lapack_scratch::householder::<T>("geqrf (working copy, tau)", m, n)?;
     let (mut a, mut tau) = (Vec::new(), Vec::new());
     for k in 0..b {
         let mut d = Dense::from(x.get(k * m * n..).unwrap_or(&[]), m, n)?;
@@ -185,19 +188,22 @@ fn geqrf_k<T: Scalar>(x: &[T], dims: &[usize], out: &Shape) -> Result<Literal> {
 
 fn orgqr_k<T: Scalar>(x: &[T], dims: &[usize], tau: &Literal, out: &Shape) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "orgqr")?;
+    super::lapack_scratch::householder::<T>("orgqr (working copy)", m, n)?;
     let (td, tdims) = array(tau)?;
     let k = tdims.last().copied().unwrap_or(0);
     let taus = T::slice(td).ok_or_else(|| {
-        invalid(format!(
-            "custom-call orgqr: tau {} does not match the matrix type",
-            tau.shape()
-        ))
+        element_types(
+            "custom-call orgqr",
+            T::wrap(Vec::new()).element_type(),
+            td.element_type(),
+        )
     })?;
     if k > n || taus.len() != b * k {
-        return Err(invalid(format!(
-            "custom-call orgqr: tau {} does not fit the matrices",
-            tau.shape()
-        )));
+        return Err(operand_shapes(
+            "custom-call orgqr",
+            [tau.shape()],
+            format!("(tau) does not fit {b} matrices of {m}x{n}: it needs {b} rows of k <= {n}"),
+        ));
     }
     let mut q = Vec::new();
     for i in 0..b {
@@ -219,11 +225,17 @@ fn gehrd_k<T: Scalar>(
 ) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "gehrd")?;
     if m != n || lo_hi.0 < 1 || lo_hi.1 > n.max(1) || lo_hi.0 > lo_hi.1.max(1) {
-        return Err(invalid(format!(
-            "custom-call gehrd: {m}x{n} matrices with low = {}, high = {} (square, 1 <= low <= high <= n)",
-            lo_hi.0, lo_hi.1
-        )));
+        if m != n {
+            return Err(not_matrices("gehrd", dims, "a batch of square matrices"));
+        }
+        return Err(attribute(
+            "custom-call gehrd",
+            "low, high",
+            format!("{}, {}", lo_hi.0, lo_hi.1),
+            format!("are out of range for {n}x{n} matrices (1 <= low <= high <= {n})"),
+        ));
     }
+    super::lapack_scratch::householder::<T>("gehrd (working copy, tau)", n, n)?;
     let (mut a, mut tau) = (Vec::new(), Vec::new());
     for k in 0..b {
         let mut d = Dense::from(x.get(k * n * n..).unwrap_or(&[]), n, n)?;
@@ -239,10 +251,9 @@ fn gehrd_k<T: Scalar>(
 fn sytrd_k<T: Scalar>(x: &[T], dims: &[usize], lower: bool, out: &Shape) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "sytrd")?;
     if m != n {
-        return Err(invalid(format!(
-            "custom-call sytrd: {m}x{n} matrices are not square"
-        )));
+        return Err(not_matrices("sytrd", dims, "a batch of square matrices"));
     }
+    super::lapack_scratch::householder::<T>("sytrd (working copy, tau)", n, n)?;
     let (mut a, mut d, mut e, mut tau) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for k in 0..b {
         let mut mat = Dense::from(x.get(k * n * n..).unwrap_or(&[]), n, n)?;
@@ -274,7 +285,7 @@ pub(crate) fn orgqr(args: &[&Literal], out: &Shape) -> Result<Literal> {
     let tau = args
         .get(1)
         .copied()
-        .ok_or_else(|| invalid("custom-call orgqr: operand 1 (tau) is missing"))?;
+        .ok_or_else(|| operand_count("custom-call orgqr", "2 operands (a, tau)", args.len()))?;
     by_type!(x, "orgqr", orgqr_k(&dims, tau, out))
 }
 
@@ -297,7 +308,7 @@ pub(crate) fn sytrd(args: &[&Literal], config: &str, out: &Shape) -> Result<Lite
 pub(crate) fn first<'a>(args: &[&'a Literal], what: &str) -> Result<&'a Literal> {
     args.first()
         .copied()
-        .ok_or_else(|| invalid(format!("custom-call {what}: operand 0 is missing")))
+        .ok_or_else(|| operand_count(format!("custom-call {what}"), "an operand", 0))
 }
 
 /// Integer attribute `key` of an FFI dictionary (`{high = 4 : i32, ...}`).

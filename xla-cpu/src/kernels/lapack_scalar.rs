@@ -4,7 +4,7 @@
 //! so their reflectors and `tau`s are LAPACK's own (same signs, same scaling).
 
 use super::matmul::FaerElem;
-use crate::error::{invalid, Result};
+use crate::error::{internal, CpuError, Result};
 use num_complex::Complex;
 use num_traits::{Float, Num, One, Zero};
 use std::ops::Neg;
@@ -128,16 +128,16 @@ complex_scalar!(f64, C128);
 /// Runs `$f::<T>($data_slice, args...)` for the element type of `$data` (f32, f64, c64,
 /// c128); any other type is an error naming `$what`.
 macro_rules! by_type {
-    ($data:expr, $what:expr, $f:ident ( $($arg:expr),* )) => {
+    ($data:expr, $what:literal, $f:ident ( $($arg:expr),* )) => {
         match $data {
             ArrayData::F32(v) => $f::<f32>(v, $($arg),*),
             ArrayData::F64(v) => $f::<f64>(v, $($arg),*),
             ArrayData::C64(v) => $f::<num_complex::Complex32>(v, $($arg),*),
             ArrayData::C128(v) => $f::<num_complex::Complex64>(v, $($arg),*),
-            _ => Err($crate::error::invalid(format!(
-                "custom-call {}: element type is not f32, f64, c64 or c128",
-                $what
-            ))),
+            other => Err($crate::error::CpuError::UnsupportedType {
+                op: concat!("custom-call ", $what),
+                ty: other.element_type(),
+            }),
         }
     };
 }
@@ -156,7 +156,7 @@ impl<T: Scalar> Dense<T> {
     pub fn from(d: &[T], rows: usize, cols: usize) -> Result<Self> {
         let d = d
             .get(..rows * cols)
-            .ok_or_else(|| invalid("matrix data is shorter than its shape"))?
+            .ok_or_else(|| internal("matrix data holds rows * cols elements"))?
             .to_vec();
         Ok(Dense { rows, cols, d })
     }
@@ -245,10 +245,16 @@ pub(crate) fn larfg<T: Scalar>(alpha: T, x: &mut [T]) -> (T, T) {
 pub(crate) fn batch_dims(dims: &[usize], what: &str) -> Result<(usize, usize, usize)> {
     match dims {
         [b @ .., m, n] => Ok((b.iter().product(), *m, *n)),
-        _ => Err(invalid(format!(
-            "custom-call {what}: operand of rank {} is not a batch of matrices",
-            dims.len()
-        ))),
+        _ => Err(not_matrices(what, dims, "a batch of matrices")),
+    }
+}
+
+/// A [`CpuError::MatrixShape`] of `custom-call {what}`.
+pub(crate) fn not_matrices(what: &str, dims: &[usize], needed: &'static str) -> CpuError {
+    CpuError::MatrixShape {
+        op: format!("custom-call {what}"),
+        dims: dims.to_vec(),
+        needed,
     }
 }
 

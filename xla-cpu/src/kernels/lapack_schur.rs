@@ -12,8 +12,8 @@
 use super::lapack_householder::{first, gehd2};
 use super::lapack_hqr::lahqr_real;
 use super::lapack_hqr_cplx::lahqr_cplx;
-use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Dense, Scalar};
-use crate::error::{invalid, Result};
+use super::lapack_scalar::{batch_dims, by_type, not_matrices, pack, tuple_of, Dense, Scalar};
+use crate::error::{CpuError, Result};
 use crate::index::array;
 use crate::invariant;
 use num_complex::Complex;
@@ -169,10 +169,9 @@ fn schur_one<T: Scalar>(m: &[T], n: usize) -> Option<SchurOut<T>> {
 fn gees_k<T: Scalar>(x: &[T], dims: &[usize], vectors: bool, out: &Shape) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "gees")?;
     if m != n {
-        return Err(invalid(format!(
-            "custom-call gees: {m}x{n} matrices are not square"
-        )));
+        return Err(not_matrices("gees", dims, "a batch of square matrices"));
     }
+    super::lapack_scratch::gees::<T>(n)?;
     let shapes = tuple_of(out, if T::COMPLEX { 5 } else { 6 }, "gees")?;
     let (mut t, mut z, mut w, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for k in 0..b {
@@ -217,8 +216,8 @@ pub(crate) fn gees(args: &[&Literal], config: &str, out: &Shape) -> Result<Liter
     let vectors = super::lapack::attr(config, "mode").unwrap_or('V') == 'V';
     let sort = super::lapack::attr(config, "sort").unwrap_or('N');
     if sort != 'N' {
-        return Err(invalid(format!(
-            "custom-call gees: sort = {sort:?} (eigenvalue selection) is not supported"
+        return Err(CpuError::Unsupported(format!(
+            "custom-call gees with sort = {sort:?} (eigenvalue selection)"
         )));
     }
     by_type!(x, "gees", gees_k(&dims, vectors, out))

@@ -2,7 +2,11 @@
 //! formulas, biased variance; f64 arithmetic rounded once), cholesky and triangular-solve
 //! through faer (batched, reading only the relevant triangle; f16/bf16 run in f32).
 
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{internal, operand_count, operand_kind, operand_shapes, CpuError, Result};
+
+/// The rule `triangular-solve`'s operands `a` and `b` break when they do not fit.
+pub(crate) const TRIANGULAR_SOLVE_RULE: &str = "do not fit: a must be a batch of square m×m \
+     matrices and b the same batch with m rows (left_side=true) or m columns (left_side=false)";
 use crate::index::{array, count, make};
 use crate::parallel::Parallel;
 use faer::dyn_stack::{MemBuffer, MemStack};
@@ -32,7 +36,7 @@ fn f64s(l: &Literal, op: &'static str) -> Result<(Vec<f64>, Vec<usize>, Primitiv
     }
     match convert(d, PrimitiveType::F64)? {
         ArrayData::F64(v) => Ok((v, dims, d.element_type())),
-        _ => Err(invalid("conversion to f64 failed")),
+        _ => Err(internal("conversion to f64 gives f64 data")),
     }
 }
 
@@ -73,10 +77,8 @@ fn for_feature_runs(
 /// checking there are `n` operands in all and that the first `per_feature` have `c` values.
 fn params(a: &[&Literal], n: usize, c: usize, per_feature: usize) -> Result<Vec<Vec<f64>>> {
     if a.len() != n {
-        return Err(invalid(format!(
-            "batch-norm: expected {n} operands, found {}",
-            a.len()
-        )));
+        let takes = if n == 3 { "3 operands" } else { "5 operands" };
+        return Err(operand_count("batch-norm", takes, a.len()));
     }
     let mut out = Vec::new();
     for l in &a[1..] {
@@ -84,9 +86,12 @@ fn params(a: &[&Literal], n: usize, c: usize, per_feature: usize) -> Result<Vec<
         out.push(v);
     }
     if out.iter().take(per_feature).any(|v| v.len() != c) {
-        return Err(invalid(format!(
-            "batch-norm: per-feature operands must have {c} values"
-        )));
+        let shapes = a.iter().skip(1).take(per_feature).map(|l| l.shape());
+        return Err(operand_shapes(
+            "batch-norm",
+            shapes,
+            format!("must each have {c} values, one per feature"),
+        ));
     }
     Ok(out)
 }
@@ -147,7 +152,8 @@ fn at(v: &[f64], i: usize) -> f64 {
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(
-        a.first().ok_or_else(|| invalid("batch-norm: no operand"))?,
+        a.first()
+            .ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
         "batch-norm-training",
     )?;
     let (c, inner, per) = feature_layout(&dims, fi)?;
@@ -171,7 +177,8 @@ pub fn batch_norm_training(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Re
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(
-        a.first().ok_or_else(|| invalid("batch-norm: no operand"))?,
+        a.first()
+            .ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
         "batch-norm-inference",
     )?;
     let (c, inner, _) = feature_layout(&dims, fi)?;
@@ -191,7 +198,8 @@ pub fn batch_norm_inference(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> R
 /// If the operands do not fit or are not floats.
 pub fn batch_norm_grad(a: &[&Literal], eps: f32, fi: i64, out: &Shape) -> Result<Literal> {
     let (x, dims, ty) = f64s(
-        a.first().ok_or_else(|| invalid("batch-norm: no operand"))?,
+        a.first()
+            .ok_or_else(|| operand_count("batch-norm", "3 or 5 operands", 0))?,
         "batch-norm-grad",
     )?;
     let (c, inner, per) = feature_layout(&dims, fi)?;
@@ -247,10 +255,7 @@ fn batch_of<'a>(l: &'a Literal, op: &'static str) -> Result<Batch<'a>> {
         return Err(CpuError::UnsupportedType { op, ty });
     }
     let [.., rows, cols] = dims[..] else {
-        return Err(invalid(format!(
-            "{op}: operand {} must have rank >= 2",
-            l.shape()
-        )));
+        return Err(operand_kind(op, "an operand of rank >= 2", l.shape()));
     };
     let data = match d {
         ArrayData::F16(_) | ArrayData::Bf16(_) => as_type(d, PrimitiveType::F32)?,
@@ -361,10 +366,11 @@ pub fn cholesky(x: &Literal, lower: bool, out: &Shape, par: Parallel<'_>) -> Res
     let b = batch_of(x, "cholesky")?;
     let n = b.rows;
     if n != b.cols {
-        return Err(invalid(format!(
-            "cholesky: {} is not a batch of square matrices",
-            x.shape()
-        )));
+        return Err(operand_kind(
+            "cholesky",
+            "a batch of square matrices",
+            x.shape(),
+        ));
     }
     use ArrayData as D;
     let res = match &*b.data {
@@ -464,11 +470,11 @@ pub fn triangular_solve(
         bv.cols == m
     };
     if m != av.cols || av.batch != bv.batch || !fits {
-        return Err(invalid(format!(
-            "triangular-solve: {} and {} do not fit",
-            a.shape(),
-            b.shape()
-        )));
+        return Err(operand_shapes(
+            "triangular-solve",
+            [a.shape(), b.shape()],
+            TRIANGULAR_SOLVE_RULE,
+        ));
     }
     let mrc = (m, bv.rows, bv.cols);
     use ArrayData as D;

@@ -1,7 +1,8 @@
 //! The reference cholesky and triangular-solve: textbook loops in c128 on the relevant
 //! triangle, kept to check the faer kernels.
 
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{internal, operand_kind, operand_shapes, CpuError, Result};
+use crate::kernels::linalg::TRIANGULAR_SOLVE_RULE;
 use crate::index::{array, count, make};
 use num_complex::Complex64 as C;
 use xla_core::attrs::{Transpose, TriangularSolveOptions};
@@ -16,7 +17,7 @@ fn c128s(l: &Literal, op: &'static str) -> Result<(Vec<C>, usize, usize, usize, 
     let ty = d.element_type();
     if !ty.is_float_or_complex() || dims.len() < 2 {
         return Err(if dims.len() < 2 {
-            invalid(format!("{op}: operand {} must have rank >= 2", l.shape()))
+            operand_kind(op, "an operand of rank >= 2", l.shape())
         } else {
             CpuError::UnsupportedType { op, ty }
         });
@@ -24,7 +25,7 @@ fn c128s(l: &Literal, op: &'static str) -> Result<(Vec<C>, usize, usize, usize, 
     let (r, c) = (dims[dims.len() - 2], dims[dims.len() - 1]);
     match convert(d, PrimitiveType::C128)? {
         ArrayData::C128(v) => Ok((v, count(&dims[..dims.len() - 2]), r, c, ty)),
-        _ => Err(invalid("conversion to c128 failed")),
+        _ => Err(internal("conversion to c128 gives c128 data")),
     }
 }
 
@@ -65,10 +66,11 @@ fn cholesky_lower(n: usize, get: impl Fn(usize, usize) -> C) -> Option<Vec<C>> {
 pub(crate) fn cholesky(x: &Literal, lower: bool, out: &Shape) -> Result<Literal> {
     let (v, batch, n, m, ty) = c128s(x, "cholesky")?;
     if n != m {
-        return Err(invalid(format!(
-            "cholesky: {} is not a batch of square matrices",
-            x.shape()
-        )));
+        return Err(operand_kind(
+            "cholesky",
+            "a batch of square matrices",
+            x.shape(),
+        ));
     }
     let mut res = vec![C::new(0.0, 0.0); v.len()];
     for b in 0..batch {
@@ -155,11 +157,11 @@ pub(crate) fn triangular_solve(
     let (mut bv, bbatch, r, c, _) = c128s(b, "triangular-solve")?;
     let fits = if o.left_side { r == m } else { c == m };
     if m != m2 || batch != bbatch || !fits {
-        return Err(invalid(format!(
-            "triangular-solve: {} and {} do not fit",
-            a.shape(),
-            b.shape()
-        )));
+        return Err(operand_shapes(
+            "triangular-solve",
+            [a.shape(), b.shape()],
+            TRIANGULAR_SOLVE_RULE,
+        ));
     }
     let eff_lower = o.lower == (o.transpose_a == Transpose::NoTranspose);
     for bi in 0..batch {

@@ -23,6 +23,7 @@ pub(crate) mod lapack_hqr;
 pub(crate) mod lapack_hqr_cplx;
 pub(crate) mod lapack_scalar;
 pub(crate) mod lapack_schur;
+pub(crate) mod lapack_scratch;
 pub mod linalg;
 pub mod matmul;
 pub(crate) mod matvec;

@@ -2,7 +2,7 @@
 //! `rng-bit-generator` (ThreeFry-2x32 and Philox-4x32 bit for bit as XLA:CPU computes them) and
 //! `rng-get-and-update-state`.
 
-use crate::error::{invalid, CpuError, Result};
+use crate::error::{operand_count, operand_kind, CpuError, Result};
 use crate::exec::Ctx;
 use crate::index::{count, dims_of, make};
 use std::sync::atomic::Ordering;
@@ -31,7 +31,7 @@ impl SplitMix {
 fn scalar_f64(l: &Literal) -> Result<f64> {
     match convert(crate::index::data(l)?, PrimitiveType::F64)? {
         ArrayData::F64(v) if v.len() == 1 => Ok(v[0]),
-        _ => Err(invalid("rng: bounds must be scalars")),
+        _ => Err(operand_kind("rng", "a scalar bound", l.shape())),
     }
 }
 
@@ -41,7 +41,7 @@ fn scalar_f64(l: &Literal) -> Result<f64> {
 /// If the bounds are not scalars or the type is not numeric.
 pub fn rng(cx: &Ctx, a: &[&Literal], dist: RngDistribution, out: &Shape) -> Result<Literal> {
     let [lo, hi] = a else {
-        return Err(invalid("rng: expects two operands"));
+        return Err(operand_count("rng", "2 operands", a.len()));
     };
     let ty = out.element_type();
     let n = count(&dims_of(out)?);
@@ -229,15 +229,16 @@ fn check_state(state: &Literal, alg: RngAlgorithm) -> Result<&[u64]> {
         RngAlgorithm::Philox | RngAlgorithm::Default => matches!(st.len(), 2 | 3),
     };
     if !fits || state.shape().rank() != 1 {
-        return Err(invalid(format!(
-            "rng-bit-generator: the {alg} state must be u64[2]{}, found {}",
-            if alg == RngAlgorithm::ThreeFry {
-                ""
-            } else {
-                " or u64[3]"
-            },
-            state.shape()
-        )));
+        let or3 = if alg == RngAlgorithm::ThreeFry {
+            ""
+        } else {
+            " or u64[3]"
+        };
+        return Err(operand_kind(
+            "rng-bit-generator",
+            format!("a {alg} state of u64[2]{or3}"),
+            state.shape(),
+        ));
     }
     Ok(st)
 }

@@ -2,7 +2,7 @@
 //! `topk` (ties: lower index first).
 
 use crate::compile::Combiner;
-use crate::error::{internal, invalid, Result};
+use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
 use crate::exec::{scalar_at, Ctx};
 use crate::index::{array, count, make, results};
 use crate::limits::scratch;
@@ -67,7 +67,7 @@ fn less_vec(
     let r = cx.call_vec(f, args, xs.len())?;
     r.data::<bool>()
         .map(<[bool]>::to_vec)
-        .ok_or_else(|| invalid("sort: the comparator must return pred[]"))
+        .ok_or_else(|| operand_kind("sort", "a comparator that returns pred[]", r.shape()))
 }
 
 /// Sorts every slice (offsets in `slices`) with a bitonic network, evaluating the comparator
@@ -198,7 +198,9 @@ fn native_less(
 /// # Errors
 /// If the operands differ in dims or the comparator fails.
 pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Result<Literal> {
-    let first = a.first().ok_or_else(|| invalid("sort: no operands"))?;
+    let first = a
+        .first()
+        .ok_or_else(|| operand_count("sort", "at least 1 operand", 0))?;
     let (_, dims) = array(first)?;
     let ds = a
         .iter()
@@ -207,7 +209,11 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
                 if ds == dims {
                     Ok(d)
                 } else {
-                    Err(invalid("sort: operands differ in dims"))
+                    Err(operand_shapes(
+                        "sort",
+                        [first.shape(), l.shape()],
+                        "differ in dims",
+                    ))
                 }
             })
         })
@@ -250,9 +256,14 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
                         .iter()
                         .flat_map(|d| [scalar_at(d, x), scalar_at(d, y)])
                         .collect::<Result<_>>()?;
-                    match cx.call(f, args)?.data::<bool>() {
+                    let r = cx.call(f, args)?;
+                    match r.data::<bool>() {
                         Some([b]) => Ok(*b),
-                        _ => Err(invalid("sort: the comparator must return pred[]")),
+                        _ => Err(operand_kind(
+                            "sort",
+                            "a comparator that returns pred[]",
+                            r.shape(),
+                        )),
                     }
                 })?,
             }
@@ -276,10 +287,14 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
 pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal> {
     let (d, dims) = array(x)?;
     let n = dims.last().copied().unwrap_or(1);
-    let k = usize::try_from(k)
-        .ok()
-        .filter(|&k| k <= n)
-        .ok_or_else(|| invalid(format!("topk: k={k} exceeds the last dimension {n}")))?;
+    let k = usize::try_from(k).ok().filter(|&k| k <= n).ok_or_else(|| {
+        attribute(
+            "topk",
+            "k",
+            k.to_string(),
+            format!("exceeds the last dimension of {}", x.shape()),
+        )
+    })?;
     let rows = count(&dims) / n.max(1);
     let keys = with_array_data!(d, v => keys_k(v));
     let mut map = Vec::with_capacity(rows * k);

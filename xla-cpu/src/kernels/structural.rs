@@ -6,7 +6,10 @@
 //! index map (output element → source element) from the dims alone, then one typed copy
 //! ([`take`]).
 
-use crate::error::{invalid, Result};
+use crate::error::{
+    attribute, element_types, internal, operand_count, operand_kind, operand_shapes, out_of_range,
+    Result,
+};
 use crate::index::{advance, array, count, dims_of, make, scalar_i64, strides};
 use crate::invariant;
 use crate::parallel::Parallel;
@@ -42,7 +45,7 @@ pub(crate) fn take_rows(d: &ArrayData, bases: &[usize], n: usize) -> Option<Arra
 }
 
 fn put_k<T: NativeData>(dst: &mut [T], at: &[usize], src: &ArrayData) -> Result<()> {
-    let src = T::slice(src).ok_or_else(|| invalid("put: element types differ"))?;
+    let src = T::slice(src).ok_or_else(|| element_types("put", T::TYPE, src.element_type()))?;
     for (&i, &v) in at.iter().zip(src) {
         if let Some(slot) = dst.get_mut(i) {
             *slot = v;
@@ -90,7 +93,7 @@ fn strided_copy(
     what: &str,
 ) -> Result<Literal> {
     let r = super::strided::copy(d, base, dims, st, par)
-        .ok_or_else(|| invalid(format!("{what}: {out} reads outside its operand")))?;
+        .ok_or_else(|| operand_shapes(what, [out], "reads outside its operand"))?;
     make(out, r)
 }
 
@@ -114,22 +117,34 @@ pub(crate) fn index_map(out_dims: &[usize], mut f: impl FnMut(&[usize]) -> usize
 
 fn to_usize(v: &[i64], what: &str) -> Result<Vec<usize>> {
     v.iter()
-        .map(|&x| usize::try_from(x).map_err(|_| invalid(format!("{what}: negative value {x}"))))
+        .map(|&x| {
+            usize::try_from(x)
+                .map_err(|_| attribute(what, "dimension", x.to_string(), "is negative"))
+        })
         .collect()
 }
 
 fn check_perm(perm: &[usize], rank: usize, what: &str) -> Result<()> {
     let mut seen = vec![false; rank];
     if perm.len() != rank {
-        return Err(invalid(format!(
-            "{what}: {} dims given for rank {rank}",
-            perm.len()
-        )));
+        return Err(attribute(
+            what,
+            "dimensions",
+            format!("{perm:?}"),
+            format!("has {} entries for an operand of rank {rank}", perm.len()),
+        ));
     }
     for &p in perm {
         match seen.get_mut(p) {
             Some(s) if !*s => *s = true,
-            _ => return Err(invalid(format!("{what}: {perm:?} is not a permutation"))),
+            _ => {
+                return Err(attribute(
+                    what,
+                    "dimensions",
+                    format!("{perm:?}"),
+                    format!("is not a permutation of 0..{rank}"),
+                ))
+            }
         }
     }
     Ok(())
@@ -158,11 +173,15 @@ pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape, par: Parallel<'_>) -> 
     let out_dims = dims_of(out)?;
     let bdims = to_usize(bdims, "broadcast")?;
     if bdims.len() != dims.len() {
-        return Err(invalid(format!(
-            "broadcast: {} dimensions for operand {}",
-            bdims.len(),
-            x.shape()
-        )));
+        return Err(attribute(
+            "broadcast",
+            "dimensions",
+            format!("{bdims:?}"),
+            format!(
+                "does not have one entry per dimension of operand {}",
+                x.shape()
+            ),
+        ));
     }
     let st = strides(&dims);
     let mut ost = vec![0isize; out_dims.len()];
@@ -171,10 +190,11 @@ pub fn broadcast(x: &Literal, bdims: &[i64], out: &Shape, par: Parallel<'_>) -> 
             Some(&n) if n == dims[j] => ost[bd] = st[j] as isize,
             Some(_) if dims[j] == 1 => {}
             _ => {
-                return Err(invalid(format!(
-                    "broadcast: operand {} does not map onto {out} with dimensions={bdims:?}",
-                    x.shape()
-                )))
+                return Err(operand_shapes(
+                    "broadcast",
+                    [x.shape(), out],
+                    format!("do not map onto each other with dimensions={bdims:?}"),
+                ))
             }
         }
     }
@@ -246,10 +266,11 @@ pub fn slice(
                 && out_dims[i] == (limit[i] - start[i]).div_ceil(stride[i])
         });
     if !ok {
-        return Err(invalid(format!(
-            "slice: bounds {start:?}..{limit:?} step {stride:?} do not fit {} -> {out}",
-            x.shape()
-        )));
+        return Err(operand_shapes(
+            "slice",
+            [x.shape(), out],
+            format!("do not fit slice bounds {start:?}..{limit:?} step {stride:?}"),
+        ));
     }
     let st = strides(&dims);
     let base: usize = (0..dims.len()).map(|i| start[i] * st[i]).sum();
@@ -262,18 +283,22 @@ pub fn slice(
 /// Start indices clamped into `[0, dim - size]`.
 fn clamped_starts(starts: &[&Literal], dims: &[usize], sizes: &[usize]) -> Result<Vec<usize>> {
     if starts.len() != dims.len() || sizes.len() != dims.len() {
-        return Err(invalid(
-            "dynamic slice: one start index per dimension is required",
+        return Err(operand_count(
+            "dynamic-slice",
+            "one start index per operand dimension",
+            starts.len(),
         ));
     }
     let mut out = Vec::with_capacity(dims.len());
     for i in 0..dims.len() {
         let s = scalar_i64(starts[i])?;
         if sizes[i] > dims[i] {
-            return Err(invalid(format!(
-                "dynamic slice: size {} exceeds dim {}",
-                sizes[i], dims[i]
-            )));
+            return Err(attribute(
+                "dynamic-slice",
+                "dynamic_slice_sizes",
+                format!("{sizes:?}"),
+                format!("exceeds the operand's dimensions {dims:?}"),
+            ));
         }
         let hi = (dims[i] - sizes[i]) as i64;
         out.push(s.clamp(0, hi) as usize);
@@ -310,7 +335,8 @@ fn update_k<T: NativeData>(
     st: &[usize],
     at: &[usize],
 ) -> Result<()> {
-    let u = T::slice(upd).ok_or_else(|| invalid("dynamic-update-slice: element types differ"))?;
+    let u = T::slice(upd)
+        .ok_or_else(|| element_types("dynamic-update-slice", T::TYPE, upd.element_type()))?;
     let run = udims.last().copied().unwrap_or(1);
     if run == 0 || u.is_empty() {
         return Ok(());
@@ -323,7 +349,7 @@ fn update_k<T: NativeData>(
             .sum();
         let d = dst
             .get_mut(off..off + run)
-            .ok_or_else(|| invalid("dynamic-update-slice: the update does not fit"))?;
+            .ok_or_else(|| internal("clamped starts keep the update inside the operand"))?;
         d.copy_from_slice(src);
         advance(&mut idx, rows);
     }
@@ -350,13 +376,14 @@ pub fn dynamic_update_slice_in_place(
     upd: &Literal,
     starts: &[&Literal],
 ) -> Result<()> {
-    let dims = dims_of(x.shape())?;
+    let shape = x.shape().clone();
+    let dims = dims_of(&shape)?;
     let (u, udims) = array(upd)?;
     let at = clamped_starts(starts, &dims, &udims)?;
     let st = strides(&dims);
     let d = x
         .array_data_mut()
-        .ok_or_else(|| invalid("dynamic-update-slice: operand is not an array"))?;
+        .ok_or_else(|| operand_kind("dynamic-update-slice", "an array", &shape))?;
     with_array_data!(d, v => update_k(v, u, &udims, &st, &at))
 }
 
@@ -371,7 +398,7 @@ fn concat_k<T: NativeData>(
         .map(|(d, blk)| {
             T::slice(d)
                 .map(|s| (s, *blk))
-                .ok_or_else(|| invalid("concatenate: element types differ"))
+                .ok_or_else(|| element_types("concatenate", T::TYPE, d.element_type()))
         })
         .collect::<Result<_>>()?;
     let mut out = Vec::with_capacity(slices.iter().map(|(s, _)| s.len()).sum());
@@ -394,22 +421,22 @@ fn concat_k<T: NativeData>(
 pub fn concatenate(xs: &[&Literal], dim: i64, out: &Shape) -> Result<Literal> {
     let first = xs
         .first()
-        .ok_or_else(|| invalid("concatenate: no operands"))?;
+        .ok_or_else(|| operand_count("concatenate", "at least 1 operand", 0))?;
     let (d0, dims0) = array(first)?;
     let dim = usize::try_from(dim)
         .ok()
         .filter(|&d| d < dims0.len())
-        .ok_or_else(|| invalid(format!("concatenate: dimension {dim} out of range")))?;
+        .ok_or_else(|| out_of_range("concatenate", "dimension", dim, dims0.len()))?;
     let outer = count(&dims0[..dim]);
     let mut parts = Vec::with_capacity(xs.len());
     for x in xs {
         let (d, dims) = array(x)?;
         if dims.len() != dims0.len() || (0..dims.len()).any(|i| i != dim && dims[i] != dims0[i]) {
-            return Err(invalid(format!(
-                "concatenate: {} does not match {}",
-                x.shape(),
-                first.shape()
-            )));
+            return Err(operand_shapes(
+                "concatenate",
+                [first.shape(), x.shape()],
+                format!("differ in a dimension other than {dim}"),
+            ));
         }
         parts.push((d, count(&dims[dim..])));
     }
@@ -425,7 +452,7 @@ fn pad_k<T: NativeData>(
 ) -> Result<ArrayData> {
     let fill = T::slice(fill)
         .and_then(|f| f.first().copied())
-        .ok_or_else(|| invalid("pad: padding value must be a scalar of the operand's type"))?;
+        .ok_or_else(|| element_types("pad", T::TYPE, fill.element_type()))?;
     let mut out = crate::limits::alloc::try_filled(count(out_dims), fill, "pad")?;
     let ost = strides(out_dims);
     let mut idx = vec![0usize; dims.len()];
@@ -472,10 +499,11 @@ pub fn pad(x: &Literal, value: &Literal, pads: &[PadDim], out: &Shape) -> Result
             p.interior >= 0 && p.low + p.high + n as i64 + interior == o as i64
         });
     if !ok {
-        return Err(invalid(format!(
-            "pad: padding {pads:?} does not take {} to {out}",
-            x.shape()
-        )));
+        return Err(operand_shapes(
+            "pad",
+            [x.shape(), out],
+            format!("do not fit padding {pads:?}"),
+        ));
     }
     make(
         out,
@@ -492,7 +520,7 @@ pub fn iota(dim: i64, out: &Shape) -> Result<Literal> {
     let dim = usize::try_from(dim)
         .ok()
         .filter(|&d| d < dims.len())
-        .ok_or_else(|| invalid(format!("iota: dimension {dim} out of range for {out}")))?;
+        .ok_or_else(|| out_of_range("iota", "dimension", dim, dims.len()))?;
     let mut v: Vec<i64> = crate::limits::alloc::try_with_capacity(count(&dims), "iota")?;
     crate::index::for_each_index(&dims, |o| v.push(o[dim] as i64));
     let data = super::elementwise::convert(&ArrayData::S64(v), out.element_type())?;

@@ -10,7 +10,7 @@
 
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
-use crate::error::{invalid, Result};
+use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{array, count, dims_of, results, strides};
 use crate::invariant;
@@ -47,20 +47,18 @@ fn split_variadic<'a>(
 ) -> Result<(Vec<&'a ArrayData>, Vec<usize>, Vec<&'a ArrayData>)> {
     let n = a.len() / 2;
     if n == 0 || !a.len().is_multiple_of(2) {
-        return Err(invalid(format!(
-            "{what}: expected N operands and N init values"
-        )));
+        return Err(operand_count(what, "N operands and N init values", a.len()));
     }
     let (d0, dims) = array(a[0])?;
     let mut xs = vec![d0];
     for x in &a[1..n] {
         let (d, ds) = array(x)?;
         if ds != dims {
-            return Err(invalid(format!(
-                "{what}: operands {} and {} differ in dims",
-                a[0].shape(),
-                x.shape()
-            )));
+            return Err(operand_shapes(
+                what,
+                [a[0].shape(), x.shape()],
+                "differ in dims",
+            ));
         }
         xs.push(d);
     }
@@ -70,9 +68,12 @@ fn split_variadic<'a>(
         .collect::<Result<Vec<_>>>()?;
     for (x, i) in xs.iter().zip(&inits) {
         if i.len() != 1 || i.element_type() != x.element_type() {
-            return Err(invalid(format!(
-                "{what}: init values must be scalars of the operands' types"
-            )));
+            let shapes = a[..n].iter().chain(&a[n..]).map(|l| l.shape());
+            return Err(operand_shapes(
+                what,
+                shapes,
+                "do not fit: the init values must be scalars of the operands' types",
+            ));
         }
     }
     Ok((xs, dims, inits))
@@ -163,7 +164,8 @@ fn fold(
     let mut outs = xs
         .iter()
         .map(|x| {
-            ArrayData::zeros(x.element_type(), g.len()).ok_or_else(|| invalid("not an array type"))
+            ArrayData::zeros(x.element_type(), g.len())
+                .ok_or_else(|| internal("array data has an array element type"))
         })
         .collect::<Result<Vec<_>>>()?;
     for o in 0..g.len() {
@@ -251,16 +253,23 @@ fn window_source(
 
 fn check_window(w: &Window, rank: usize, what: &str) -> Result<Vec<usize>> {
     if w.dims.len() != rank {
-        return Err(invalid(format!(
-            "{what}: window has {} dims for rank {rank}",
-            w.dims.len()
-        )));
+        return Err(attribute(
+            what,
+            "window",
+            format!("of {} dimensions", w.dims.len()),
+            format!("does not fit an operand of rank {rank}"),
+        ));
     }
     w.dims
         .iter()
         .map(|d| {
             if d.stride < 1 || d.window_dilation < 1 || d.base_dilation < 1 || d.size < 0 {
-                Err(invalid(format!("{what}: invalid window dimension {d:?}")))
+                Err(attribute(
+                    what,
+                    "window dimension",
+                    format!("{d:?}"),
+                    "is invalid (stride and dilations >= 1, size >= 0)",
+                ))
             } else {
                 Ok(d.size as usize)
             }
@@ -361,7 +370,13 @@ fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<O
         match r.data::<bool>() {
             Some([true]) => {}
             Some([false]) => cur = e,
-            _ => return Err(invalid("select-and-scatter: select must return pred[]")),
+            _ => {
+                return Err(operand_kind(
+                    "select-and-scatter",
+                    "a select computation that returns pred[]",
+                    r.shape(),
+                ))
+            }
         }
     }
     Ok(Some(cur))
@@ -419,9 +434,13 @@ fn select_vec(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Op
             vec![vector(take(d, &a))?, vector(take(d, &b))?],
             active.len(),
         )?;
-        let keep = r
-            .data::<bool>()
-            .ok_or_else(|| invalid("select-and-scatter: select must return pred[]"))?;
+        let keep = r.data::<bool>().ok_or_else(|| {
+            operand_kind(
+                "select-and-scatter",
+                "a select computation that returns pred[]",
+                r.shape(),
+            )
+        })?;
         for ((&o, &k), &e) in active.iter().zip(keep).zip(&b) {
             if !k {
                 cur[o] = Some(e);

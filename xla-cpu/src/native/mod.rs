@@ -117,7 +117,9 @@ impl NativeLoop {
                     trips,
                     source: Box::new(crate::error::CpuError::Stopped { reason }),
                 },
-                None => crate::error::invalid("native loop: stopped for no reason"),
+                None => crate::error::CpuError::Internal(
+                    "a native loop stops early only with a stop reason recorded",
+                ),
             });
         }
         pack::unpack(&p.state, init.shape(), &p.slots, buf)

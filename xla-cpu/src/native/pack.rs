@@ -2,7 +2,7 @@
 //! one byte 0 or 1).
 
 use super::program::{Slot, Ty, Val};
-use crate::error::{invalid, Result};
+use crate::error::{CpuError, Result};
 use crate::scalar::Elem;
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, PrimitiveType, Shape};
@@ -85,7 +85,7 @@ fn data_of(ty: PrimitiveType, b: &[u8]) -> Option<ArrayData> {
 fn slot(slots: &[Slot], s: usize) -> Result<&Slot> {
     slots
         .get(s)
-        .ok_or_else(|| invalid("native loop: slot out of range"))
+        .ok_or(CpuError::Internal("a native loop's values name its slots"))
 }
 
 /// Writes the leaves of `l` into the slots of `v` in `buf`.
@@ -103,17 +103,21 @@ pub(crate) fn pack(l: &Literal, v: &Val, slots: &[Slot], buf: &mut [u8]) -> Resu
             let d = l
                 .array_data()
                 .filter(|d| Ty::of(d.element_type()) == Some(s.ty) && d.len() == s.n)
-                .ok_or_else(|| invalid("native loop: the state does not fit its slots"))?;
+                .ok_or(CpuError::Internal("a native loop's state fits its slots"))?;
             let b = raw_bytes(d)
                 .map(std::borrow::Cow::Borrowed)
                 .or_else(|| bytes_of(d).map(std::borrow::Cow::Owned))
-                .ok_or_else(|| invalid("native loop: unsupported type"))?;
+                .ok_or(CpuError::Internal(
+                    "native loops hold only types they can pack",
+                ))?;
             buf.get_mut(s.off..s.off + b.len())
-                .ok_or_else(|| invalid("native loop: slot outside the buffer"))?
+                .ok_or(CpuError::Internal(
+                    "a native loop's slots are inside its buffer",
+                ))?
                 .copy_from_slice(&b);
             Ok(())
         }
-        _ => Err(invalid("native loop: the state does not fit its slots")),
+        _ => Err(CpuError::Internal("a native loop's state fits its slots")),
     }
 }
 
@@ -133,10 +137,14 @@ pub(crate) fn unpack(v: &Val, shape: &Shape, slots: &[Slot], buf: &[u8]) -> Resu
             let s = slot(slots, *s)?;
             let b = buf
                 .get(s.off..s.off + s.n * s.ty.size())
-                .ok_or_else(|| invalid("native loop: slot outside the buffer"))?;
-            let d = data_of(a.ty, b).ok_or_else(|| invalid("native loop: unsupported type"))?;
+                .ok_or(CpuError::Internal(
+                    "a native loop's slots are inside its buffer",
+                ))?;
+            let d = data_of(a.ty, b).ok_or(CpuError::Internal(
+                "native loops hold only types they can pack",
+            ))?;
             crate::index::make(shape, d)
         }
-        _ => Err(invalid("native loop: the result does not fit its shape")),
+        _ => Err(CpuError::Internal("a native loop's result fits its shape")),
     }
 }

@@ -119,7 +119,7 @@ impl MpiCommunicator {
 /// A byte count as an MPI count.
 fn count(n: usize) -> Result<Count> {
     Count::try_from(n).map_err(|_| {
-        CpuError::Invalid(format!(
+        CpuError::Transport(format!(
             "mpi exchange: {n} bytes exceed MPI's count of 2^31 - 1"
         ))
     })
@@ -283,7 +283,7 @@ impl MpiWorld {
     /// If MPI is already initialized.
     pub fn initialize(timeout: Duration) -> Result<MpiWorld> {
         let universe = mpi::initialize()
-            .ok_or_else(|| CpuError::Invalid("MPI is already initialized".into()))?;
+            .ok_or_else(|| CpuError::Transport("MPI is already initialized".into()))?;
         let comm = MpiCommunicator::new(universe.world(), timeout);
         Ok(MpiWorld {
             comm,

@@ -5,7 +5,7 @@ use crate::error::{CpuError, Result};
 use xla_core::Literal;
 
 pub(super) fn bad(what: &str) -> CpuError {
-    CpuError::Invalid(format!("mpi exchange: {what}"))
+    CpuError::Transport(format!("mpi exchange: {what}"))
 }
 
 pub(super) fn put_u64(out: &mut Vec<u8>, v: u64) {
