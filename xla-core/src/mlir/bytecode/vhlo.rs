@@ -127,7 +127,10 @@ fn base_name(name: &str) -> &str {
 }
 
 fn op_ast(op: GenOp) -> Result<OpAst, BytecodeError> {
-    if op.dialect != "vhlo" && op.dialect != "sdy" {
+    // Shardy's ops keep builtin tensor types; the serializer casts to and from VHLO's
+    // with `builtin.unrealized_conversion_cast` (an identity).
+    let cast = op.dialect == "builtin" && op.name == "unrealized_conversion_cast";
+    if op.dialect != "vhlo" && op.dialect != "sdy" && !cast {
         return Err(BytecodeError::at(
             op.offset,
             format!("op {}.{} is not a VHLO op", op.dialect, op.name),
@@ -137,6 +140,7 @@ fn op_ast(op: GenOp) -> Result<OpAst, BytecodeError> {
     let name = match base.as_str() {
         // Shardy ops keep their names; the lowering reads the sharding annotations.
         b if op.dialect == "sdy" => format!("sdy.{b}"),
+        _ if cast => "builtin.unrealized_conversion_cast".to_string(),
         "return" => "stablehlo.return".to_string(),
         "call" => "func.call".to_string(),
         b => format!("stablehlo.{b}"),

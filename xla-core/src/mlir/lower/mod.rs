@@ -342,7 +342,7 @@ impl Lowerer<'_> {
     fn op(&self, b: &XlaBuilder, op: &OpAst, env: &Env) -> LResult<Vec<XlaOp>> {
         let short = op.short_name();
         let dialect = op.name.split_once('.').map_or("", |(d, _)| d);
-        if dialect == "sdy" {
+        if dialect == "sdy" || op.name == "builtin.unrealized_conversion_cast" {
             return sdy_op(op, self.operands(op, env)?);
         }
         if !matches!(dialect, "stablehlo" | "mhlo" | "chlo" | "func" | "") {
@@ -478,10 +478,11 @@ pub(crate) fn declared(op: &OpAst) -> LResult<Shape> {
 }
 
 /// Shardy's ops in a sharded export: a sharding constraint (or reshard) is its operand
-/// (on one device no data moves); other `sdy` ops are not read.
+/// (on one device no data moves), as is the bytecode's cast between VHLO and builtin
+/// types around them; other `sdy` ops are not read.
 fn sdy_op(op: &OpAst, ops: Vec<XlaOp>) -> LResult<Vec<XlaOp>> {
     match (op.short_name(), ops.len()) {
-        ("sharding_constraint" | "reshard", 1) => Ok(ops),
+        ("sharding_constraint" | "reshard" | "unrealized_conversion_cast", 1) => Ok(ops),
         _ => Err(err(
             op,
             MlirErrorKind::UnknownOp,
