@@ -227,4 +227,20 @@ mod tests {
         dense[4] = f64::NAN;
         assert!(eigh_non_finite(&dense, 3, true).is_none());
     }
+
+    #[test]
+    fn the_blocked_reduction_spreads_a_diagonal_nan_from_n_33() {
+        // diag(1..n) with a NaN in the middle: LAPACK (through JAX) gives one NaN
+        // eigenvalue up to n = 32 and n - 1 from n = 33, the first eigenvalue 1.
+        for (n, nans) in [(32usize, 1usize), (40, 39)] {
+            let mut m = vec![0.0f64; n * n];
+            for i in 0..n {
+                m[i * n + i] = (i + 1) as f64;
+            }
+            m[(n / 2) * n + n / 2] = f64::NAN;
+            let (w, _) = eigh_non_finite(&m, n, true).unwrap();
+            assert_eq!(w.iter().filter(|x| x.is_nan()).count(), nans, "n = {n}");
+            assert_eq!(w[0], 1.0);
+        }
+    }
 }

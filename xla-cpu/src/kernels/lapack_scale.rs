@@ -85,3 +85,42 @@ pub(crate) fn gees_scale<T: Scalar>(a: &mut Dense<T>) -> Option<(T::R, T::R)> {
     lascl(a, anrm, cscale, |_, _| true);
     Some((anrm, cscale))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_infinity_scales_by_zero_and_back_by_inf() {
+        assert_eq!(lascl_factors(f64::INFINITY, 1e138), vec![0.0]);
+        assert_eq!(lascl_factors(1e138, f64::INFINITY), vec![f64::INFINITY]);
+        let mut a = Dense {
+            rows: 2,
+            cols: 2,
+            d: vec![1.0f64, f64::INFINITY, -2.0, 3.0],
+        };
+        let (anrm, c) = gees_scale(&mut a).unwrap();
+        assert!(anrm.is_infinite() && c > 1e137);
+        assert!(a.d[1].is_nan() && a.d[0] == 0.0);
+        assert!(a.d[2] == 0.0 && a.d[2].is_sign_negative());
+    }
+
+    #[test]
+    fn huge_f32_scales_to_bignum_and_nan_does_not_scale() {
+        let mut a = Dense {
+            rows: 1,
+            cols: 2,
+            d: vec![3e30f32, -1e30],
+        };
+        let (anrm, c) = gees_scale(&mut a).unwrap();
+        assert_eq!(anrm, 3e30);
+        assert!((a.d[0] - c).abs() <= c * 1e-6, "{} {c}", a.d[0]);
+        let mut b = Dense {
+            rows: 1,
+            cols: 2,
+            d: vec![1.0f32, f32::NAN],
+        };
+        assert!(gees_scale(&mut b).is_none());
+    }
+}
