@@ -90,7 +90,8 @@ fn splits<R: Float>(d: &[R], e: &[R], i: usize) -> bool {
     if d.len() <= SMLSIZ {
         x == R::zero() || x <= tiny
     } else {
-        !(x > tiny)
+        // A NaN compares as neither: a split.
+        x.partial_cmp(&tiny) != Some(std::cmp::Ordering::Greater)
     }
 }
 
@@ -194,7 +195,7 @@ pub(crate) fn eigh_non_finite<T: Scalar>(
     ormtr_lower(&a, &tau, &mut v);
     if scaled {
         for x in w.iter_mut() {
-            *x = *x * T::R::infinity();
+            *x *= T::R::infinity();
         }
     }
     let v = (0..n * n).map(|x| v.d.get(flip(x)).copied());
