@@ -5,13 +5,17 @@ the bytes of `exported.serialize()` (exported.bin: a flatbuffer around MLIR byte
 VHLO dialect), `exported.mlir_module()` (module.mlir, for reading side by side), the inputs
 (in*.npy) and the outputs of the deserialized export called on real XLA (out*.npy).
 
-    python3 scripts/make_export_bytecode_fixtures.py testdata/jax_export
+    python3 scripts/make_export_bytecode_fixtures.py testdata/jax_export [NAME ...]
+
+(with names, only those folders are written; the inputs are drawn in the same order).
 
 Models: an MLP (dot_general, tanh, softmax's reduce), a CNN (convolution, reduce_window max
 and avg pooling, broadcast), a scan (while loop with a tuple carry), jnp.linalg (LAPACK FFI
 custom calls: cholesky, solve, eigh), sort/argmax/top_k (sort with a comparator, reduce with
 two operands, compare, iota), gather/scatter (indexing and .at[].add), integer and bool types
-(convert, select, bit ops, i1 constants).
+(convert, select, bit ops, i1 constants); sharded exports over a one-device mesh: Shardy's
+sdy.mesh / sdy.sharding / sdy.sharding_constraint (sharded), GSPMD's mhlo.sharding and
+custom_call @Sharding (sharded_gspmd), shard_map with a psum (shard_map).
 """
 import json
 import os
@@ -22,6 +26,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import export  # noqa: E402
+from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 RNG = np.random.default_rng(15)
@@ -86,6 +91,37 @@ def ints(a, b, m):
     return d, u, jnp.clip(a, -2, 5).astype(jnp.float64) / 3.0, (a > b) & m
 
 
+def sharded(w, x):
+    # A sharded export over a one-device mesh (Shardy: sdy.mesh, sdy.sharding on the
+    # arguments and results, sdy.sharding_constraint inside).
+    y = jax.lax.with_sharding_constraint(jnp.tanh(x @ w), _row_sharding())
+    return y.sum(axis=1), x * 2
+
+
+def psum_rows(x):
+    # shard_map over the one-device mesh: a psum (all_reduce over replica group [[0]]).
+    return jax.shard_map(lambda b: jax.lax.psum(b.sum(0), "x") * 2.0, mesh=_mesh(),
+                         in_specs=P("x"), out_specs=P())(x)
+
+
+def _mesh():
+    return jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+
+
+def _row_sharding():
+    return NamedSharding(_mesh(), P("x"))
+
+
+def sharded_jit():
+    rep = NamedSharding(_mesh(), P())
+    return jax.jit(sharded, in_shardings=(rep, _row_sharding()),
+                   out_shardings=(_row_sharding(), _row_sharding()))
+
+
+# Exported with Shardy off (GSPMD: mhlo.sharding attributes, custom_call @Sharding).
+GSPMD = {"sharded_gspmd"}
+
+
 def models():
     i32 = lambda *s: RNG.integers(-9, 9, s).astype(np.int32)  # noqa: E731
     return {
@@ -98,13 +134,20 @@ def models():
         "sort": (sorting, [f32(4, 6), RNG.permutation(10).astype(np.int32)], 0.0),
         "indexing": (indexing, [f32(5, 3), np.array([3, 0, 3], np.int32), f32(3, 3)], 2e-6),
         "ints": (ints, [i32(6), i32(6), RNG.integers(0, 2, 6).astype(bool)], 1e-15),
+        "sharded": (sharded_jit, [f32(4, 3), f32(5, 4)], 2e-6),
+        "sharded_gspmd": (sharded_jit, [f32(4, 3), f32(5, 4)], 2e-6),
+        "shard_map": (lambda: jax.jit(psum_rows), [f32(6, 3)], 2e-6),
     }
 
 
-def main(out_dir):
+def main(out_dir, only=()):
     for name, (fn, args, tol) in models().items():
+        if only and name not in only:
+            continue
+        jax.config.update("jax_use_shardy_partitioner", name not in GSPMD)
         spec = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args]
-        exported = export.export(jax.jit(fn))(*spec)
+        fun = fn() if fn in (sharded_jit,) or name == "shard_map" else jax.jit(fn)
+        exported = export.export(fun)(*spec)
         d = os.path.join(out_dir, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "module.mlir"), "w") as f:
@@ -114,7 +157,10 @@ def main(out_dir):
             f.write(blob)
         for i, a in enumerate(args):
             np.save(os.path.join(d, f"in{i}.npy"), a)
-        outs = jax.tree.leaves(export.deserialize(blob).call(*args))
+        # (JAX 0.10.2 cannot call a GSPMD export back: its wrapper's verifier wants Shardy
+        # shardings; the jitted function gives the same program's outputs on real XLA.)
+        called = fun if name in GSPMD else export.deserialize(blob).call
+        outs = jax.tree.leaves(called(*args))
         for i, o in enumerate(outs):
             np.save(os.path.join(d, f"out{i}.npy"), np.asarray(o))
         with open(os.path.join(d, "meta.json"), "w") as f:
@@ -124,4 +170,4 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/jax_export")
+    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/jax_export", tuple(sys.argv[2:]))

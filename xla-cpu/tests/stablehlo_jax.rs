@@ -145,7 +145,8 @@ fn printed_stablehlo_reads_back_and_runs() {
 /// `jax.export`'s `exported.serialize()` bytes (MLIR bytecode in VHLO inside a flatbuffer):
 /// each folder of `testdata/jax_export/` (`scripts/make_export_bytecode_fixtures.py`: an
 /// MLP, a CNN with convolutions and pooling, a scan and a while loop, jnp.linalg's LAPACK
-/// calls, sort/argsort/top_k/argmax, gather/scatter, integer and bool ops) and
+/// calls, sort/argsort/top_k/argmax, gather/scatter, integer and bool ops, sharded
+/// exports over a one-device mesh: Shardy, GSPMD and shard_map) and
 /// `stablehlo_jax/export_mlp` must read, run and match what the deserialized export
 /// returned on real XLA.
 #[test]
@@ -179,4 +180,45 @@ fn jax_exported_bytecode_runs() {
     );
     assert!(dirs.len() >= 8);
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// Sharded exports over a one-device mesh read as text too (`exported.mlir_module()`):
+/// Shardy's `sdy.mesh` and `sdy.sharding` are skipped and `sdy.sharding_constraint` is its
+/// operand; GSPMD's `mhlo.sharding` is skipped and `custom_call @Sharding` is its operand;
+/// a `shard_map` psum is an all-reduce over the one device. Each runs and matches JAX.
+#[test]
+fn sharded_exports_run_from_text() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax_export");
+    for name in ["sharded", "sharded_gspmd", "shard_map"] {
+        let d = root.join(name);
+        let text = std::fs::read_to_string(d.join("module.mlir")).unwrap();
+        let m = xla_core::mlir::parse_stablehlo(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        xla_core::verify::verify_module(&m).unwrap();
+        run_fixture(&d, &m).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let sharded = std::fs::read_to_string(root.join("sharded/module.mlir")).unwrap();
+    assert!(sharded.contains("sdy.mesh") && sharded.contains("sdy.sharding_constraint"));
+    let gspmd = std::fs::read_to_string(root.join("sharded_gspmd/module.mlir")).unwrap();
+    assert!(gspmd.contains("@Sharding") && gspmd.contains("mhlo.sharding"));
+}
+
+/// A Shardy op other than the annotations (a manual computation over a real mesh) is
+/// named in one error with its line and column, never run wrongly.
+#[test]
+fn unsupported_shardy_op_is_named() {
+    let text = "module @m {
+  sdy.mesh @mesh = <[\"x\"=2]>
+  func.func public @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = sdy.all_gather [{\"x\"}] %a out_sharding=<@mesh, [{}]> : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+";
+    let err = xla_core::mlir::parse_stablehlo(text)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("sdy.all_gather") && err.contains("4:"),
+        "{err}"
+    );
 }

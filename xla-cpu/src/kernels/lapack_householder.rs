@@ -81,7 +81,7 @@ pub(crate) fn gehd2<T: Scalar>(a: &mut Dense<T>, ilo: usize, ihi: usize) -> Vec<
 }
 
 /// Element `(i, j)` of the Hermitian matrix stored in the `lower` (or upper) triangle.
-fn herm<T: Scalar>(a: &Dense<T>, i: usize, j: usize, lower: bool) -> T {
+pub(crate) fn herm<T: Scalar>(a: &Dense<T>, i: usize, j: usize, lower: bool) -> T {
     if i == j {
         T::parts(a.at(i, i).re(), T::R::zero())
     } else if (i > j) == lower {

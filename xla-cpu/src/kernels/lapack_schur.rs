@@ -6,13 +6,15 @@
 //! of conjugate pairs in LAPACK's standard form) and `xGEBAK` undoes the permutations on
 //! `Z`. Defective matrices are ordinary input; a NaN makes the iteration fail (`info > 0`,
 //! NaN results) unless balancing isolated it, as in LAPACK (a diagonal matrix with a NaN
-//! gives `T = A`, `Z = I`). Schur forms are unique only up to the order of the eigenvalues
+//! gives `T = A`, `Z = I`). Matrices with extreme norms are scaled first and `T` scaled
+//! back after (`lapack_scale`), so an infinity gives a NaN Hessenberg part and a finite `Z`. Schur forms are unique only up to the order of the eigenvalues
 //! and the signs (phases) of `Z`'s columns.
 
 use super::lapack_householder::{first, gehd2};
 use super::lapack_hqr::lahqr_real;
 use super::lapack_hqr_cplx::lahqr_cplx;
 use super::lapack_scalar::{batch_dims, by_type, not_matrices, pack, tuple_of, Dense, Scalar};
+use super::lapack_scale::{gees_scale, lascl};
 use crate::error::{CpuError, Result};
 use crate::index::array;
 use crate::invariant;
@@ -150,6 +152,7 @@ type SchurOut<T> = (Dense<T>, Dense<T>, Vec<Complex<<T as Scalar>::R>>);
 /// One matrix: `(T, Z, w)`, or `None` when the iteration does not converge.
 fn schur_one<T: Scalar>(m: &[T], n: usize) -> Option<SchurOut<T>> {
     let mut h = Dense::from(m, n, n).ok()?;
+    let scaled = gees_scale(&mut h);
     let (ilo, ihi, scale) = gebal_p(&mut h);
     let tau = gehd2(&mut h, ilo + 1, ihi + 1);
     let mut z = orghr(&h, &tau, ilo, ihi);
@@ -163,6 +166,26 @@ fn schur_one<T: Scalar>(m: &[T], n: usize) -> Option<SchurOut<T>> {
         return None;
     }
     gebak(&mut z, ilo, ihi, &scale);
+    if let Some((anrm, cscale)) = scaled {
+        // Back on T's upper Hessenberg part (complex: triangle), eigenvalues from it.
+        let sub = usize::from(!T::COMPLEX);
+        lascl(&mut h, cscale, anrm, |i, j| i <= j + sub);
+        let wi: Vec<T::R> = w.iter().map(|c| c.im).collect();
+        let mut wd = Dense {
+            rows: n,
+            cols: 1,
+            d: wi.into_iter().map(|x| T::parts(x, T::R::zero())).collect(),
+        };
+        lascl(&mut wd, cscale, anrm, |_, _| true);
+        for (i, c) in w.iter_mut().enumerate() {
+            let d = h.at(i, i);
+            *c = if T::COMPLEX {
+                d.cplx()
+            } else {
+                Complex::new(d.re(), wd.at(i, 0).re())
+            };
+        }
+    }
     Some((h, z, w))
 }
 

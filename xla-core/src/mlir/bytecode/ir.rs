@@ -272,11 +272,14 @@ impl<'d, 'f, 'a> Walker<'d, 'f, 'a> {
     }
 
     /// The properties of `op`: for a VHLO op its attributes, one index each in the order
-    /// of their sorted names; builtin ops' (the module's name) are skipped.
+    /// of their sorted names; builtin and `sdy` ops' (the module's name, meshes and
+    /// shardings) are skipped.
     fn properties(&mut self, r: &mut Reader<'_>, op: &mut GenOp) -> BResult<()> {
         let at = r.offset();
         let i = r.count("properties index")?;
-        if op.dialect == "builtin" {
+        if op.dialect == "builtin" || op.dialect == "sdy" {
+            // The module's name; Shardy's mesh and sharding attributes (one device: the
+            // lowering drops them).
             return Ok(());
         }
         let names = match op.dialect.as_str() {

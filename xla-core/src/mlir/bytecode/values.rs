@@ -212,6 +212,9 @@ impl<'f, 'a> Decoder<'f, 'a> {
 
     fn decode_type(&mut self, dialect: usize, custom: bool, mut r: Reader<'_>) -> BResult<Ty> {
         let name = self.dialect(dialect).to_string();
+        if custom && name == "builtin" {
+            return self.builtin_type(&mut r);
+        }
         if !custom || name != "vhlo" {
             let text = String::from_utf8_lossy(r.remaining()).into_owned();
             return Err(r.error(format!(
@@ -386,6 +389,53 @@ impl<'f, 'a> Decoder<'f, 'a> {
             b => b.to_vec(),
         };
         Ok(Val::Tensor(shape, data))
+    }
+
+    /// Builtin types by their code in `BuiltinDialectBytecode.td` (the result types of
+    /// non-VHLO ops, e.g. Shardy's `sdy.sharding_constraint`): integers, index, functions,
+    /// bf16/f16/f32/f64, complex, none, ranked tensors and tuples.
+    fn builtin_type(&mut self, r: &mut Reader<'_>) -> BResult<Ty> {
+        use PrimitiveType as P;
+        let at = r.offset();
+        let code = r.varint()?;
+        let elem = |t: P| Ty::Elem(Ok(t));
+        Ok(match code {
+            0 => {
+                let w = r.varint()?;
+                match (w >> 2, w & 3) {
+                    (1, _) => elem(P::Pred),
+                    (8, 2) => elem(P::U8),
+                    (16, 2) => elem(P::U16),
+                    (32, 2) => elem(P::U32),
+                    (64, 2) => elem(P::U64),
+                    (8, _) => elem(P::S8),
+                    (16, _) => elem(P::S16),
+                    (32, _) => elem(P::S32),
+                    (64, _) => elem(P::S64),
+                    _ => Ty::Elem(Err("an integer of this width")),
+                }
+            }
+            1 => Ty::Index,
+            2 => Ty::Function(self.read_shapes(r)?, self.read_shapes(r)?),
+            3 => elem(P::Bf16),
+            4 => elem(P::F16),
+            5 => elem(P::F32),
+            6 => elem(P::F64),
+            9 => match self.read_ty(r)? {
+                Ty::Elem(Ok(P::F32)) => elem(P::C64),
+                Ty::Elem(Ok(P::F64)) => elem(P::C128),
+                _ => Ty::Elem(Err("complex")),
+            },
+            12 => Ty::Other("none"),
+            13 | 14 => self.tensor_type(r, code == 14)?,
+            15 => Ty::Shape(Shape::tuple(self.read_shapes(r)?)),
+            c => {
+                return Err(BytecodeError::at(
+                    at,
+                    format!("builtin type kind {c} is not read"),
+                ))
+            }
+        })
     }
 
     /// VHLO types by their code in `VhloBytecode.cpp`.

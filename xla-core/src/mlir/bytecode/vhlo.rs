@@ -41,6 +41,10 @@ pub(crate) fn module(top: Block) -> Result<ModuleAst, BytecodeError> {
         .and_then(|r| r.into_iter().next());
     let mut funcs = Vec::new();
     for op in body.map(|b| b.ops).unwrap_or_default() {
+        // `sdy.mesh @mesh = <["x"=1]>`: the device mesh of a sharded export.
+        if op.dialect == "sdy" && op.name == "mesh" {
+            continue;
+        }
         funcs.push(func(op)?);
     }
     Ok(ModuleAst { name, funcs })
@@ -123,7 +127,10 @@ fn base_name(name: &str) -> &str {
 }
 
 fn op_ast(op: GenOp) -> Result<OpAst, BytecodeError> {
-    if op.dialect != "vhlo" {
+    // Shardy's ops keep builtin tensor types; the serializer casts to and from VHLO's
+    // with `builtin.unrealized_conversion_cast` (an identity).
+    let cast = op.dialect == "builtin" && op.name == "unrealized_conversion_cast";
+    if op.dialect != "vhlo" && op.dialect != "sdy" && !cast {
         return Err(BytecodeError::at(
             op.offset,
             format!("op {}.{} is not a VHLO op", op.dialect, op.name),
@@ -131,6 +138,9 @@ fn op_ast(op: GenOp) -> Result<OpAst, BytecodeError> {
     }
     let base = base_name(&op.name).to_string();
     let name = match base.as_str() {
+        // Shardy ops keep their names; the lowering reads the sharding annotations.
+        b if op.dialect == "sdy" => format!("sdy.{b}"),
+        _ if cast => "builtin.unrealized_conversion_cast".to_string(),
         "return" => "stablehlo.return".to_string(),
         "call" => "func.call".to_string(),
         b => format!("stablehlo.{b}"),

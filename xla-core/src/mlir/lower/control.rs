@@ -304,6 +304,15 @@ fn custom_call(lw: &Lowerer<'_>, b: &XlaBuilder, op: &OpAst, ops: &[XlaOp]) -> L
             ))
         }
     };
+    // GSPMD's sharding annotations (JAX with Shardy off): on one device each is its
+    // operand, as after XLA's SPMD partitioner.
+    if let ("Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape", [x]) =
+        (target.as_str(), ops)
+    {
+        if op.result_types.len() == 1 && b.get_shape(x).ok().as_ref() == op.result_types.first() {
+            return Ok(vec![x.clone()]);
+        }
+    }
     // JAX prints `backend_config = ""` beside the FFI attributes in `mhlo.backend_config`
     // (`{uplo = 76 : ui8}` for LAPACK's potrf): the first non-empty one is the config.
     let backend_config = ["backend_config", "mhlo.backend_config"]

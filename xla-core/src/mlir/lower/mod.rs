@@ -6,6 +6,7 @@
 
 mod attrs;
 mod chlo;
+mod collective;
 mod contraction;
 mod control;
 mod elementwise;
@@ -341,6 +342,9 @@ impl Lowerer<'_> {
     fn op(&self, b: &XlaBuilder, op: &OpAst, env: &Env) -> LResult<Vec<XlaOp>> {
         let short = op.short_name();
         let dialect = op.name.split_once('.').map_or("", |(d, _)| d);
+        if dialect == "sdy" || op.name == "builtin.unrealized_conversion_cast" {
+            return sdy_op(op, self.operands(op, env)?);
+        }
         if !matches!(dialect, "stablehlo" | "mhlo" | "chlo" | "func" | "") {
             return Err(err(
                 op,
@@ -373,6 +377,9 @@ impl Lowerer<'_> {
             return Ok(v);
         }
         if let Some(v) = linalg::lower(self, b, op, short, &ops, env)? {
+            return Ok(v);
+        }
+        if let Some(v) = collective::lower(self, b, op, short, &ops)? {
             return Ok(v);
         }
         if dialect != "chlo" {
@@ -467,5 +474,23 @@ pub(crate) fn declared(op: &OpAst) -> LResult<Shape> {
             format!("{} needs its result type", op.name),
         )),
         ts => Ok(Shape::tuple(ts.to_vec())),
+    }
+}
+
+/// Shardy's ops in a sharded export: a sharding constraint (or reshard) is its operand
+/// (on one device no data moves), as is the bytecode's cast between VHLO and builtin
+/// types around them; other `sdy` ops are not read.
+fn sdy_op(op: &OpAst, ops: Vec<XlaOp>) -> LResult<Vec<XlaOp>> {
+    match (op.short_name(), ops.len()) {
+        ("sharding_constraint" | "reshard" | "unrealized_conversion_cast", 1) => Ok(ops),
+        _ => Err(err(
+            op,
+            MlirErrorKind::UnknownOp,
+            format!(
+                "'{}' is not supported: of Shardy's ops only sdy.mesh, sdy.sharding_constraint \
+                 and sdy.reshard are read (as annotations; the program runs on one device)",
+                op.name
+            ),
+        )),
     }
 }

@@ -274,6 +274,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Eof if !braced => break,
                 Tok::Word(w) if w == "func.func" => m.funcs.push(self.func()?),
+                Tok::Word(w) if w == "sdy.mesh" => self.skip_mesh()?,
                 t => {
                     return self.err(
                         MlirErrorKind::Syntax,
@@ -291,6 +292,28 @@ impl<'a> Parser<'a> {
             );
         }
         Ok(m)
+    }
+
+    /// Skips `sdy.mesh @name = <["x"=1]> {attrs} loc(...)`, a sharded export's device mesh
+    /// (one device: shardings are dropped).
+    fn skip_mesh(&mut self) -> PResult<()> {
+        self.expect_word("sdy.mesh")?;
+        if let Tok::Symbol(_) = self.peek() {
+            self.bump();
+        }
+        self.expect('=')?;
+        if self.is_word("#sdy.mesh") {
+            self.bump();
+        }
+        if self.is('<') {
+            self.skip_balanced()?;
+        } else {
+            self.attr_value(false)?;
+        }
+        if self.is('{') {
+            self.skip_balanced()?;
+        }
+        self.skip_loc()
     }
 
     fn func(&mut self) -> PResult<FuncAst> {

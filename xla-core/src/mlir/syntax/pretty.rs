@@ -24,6 +24,23 @@ impl Parser<'_> {
                 self.items(&mut op)?;
             }
             "stablehlo.while" | "mhlo.while" => return self.while_op(op),
+            // `sdy.sharding_constraint %x <@mesh, [{"x"}, {}]> : type`.
+            "sdy.sharding_constraint" | "sdy.reshard" => {
+                op.operands.push(self.value_ref()?);
+                if self.is('<') {
+                    self.skip_balanced()?;
+                }
+            }
+            n if n.starts_with("sdy.") => {
+                return self.err(
+                    MlirErrorKind::UnknownOp,
+                    format!(
+                        "unknown op '{n}': of Shardy's ops only sdy.mesh, \
+                         sdy.sharding_constraint and sdy.reshard are read (the program runs \
+                         on one device)"
+                    ),
+                )
+            }
             "stablehlo.reduce" | "mhlo.reduce" if self.is('(') => return self.reduce_op(op),
             _ => self.items(&mut op)?,
         }
