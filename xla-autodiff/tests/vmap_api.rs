@@ -220,6 +220,45 @@ fn unbatched_values_stay_unbatched() {
 }
 
 #[test]
+fn a_shared_broadcast_meets_the_batch_as_one_broadcast() {
+    // ReLU's zeros, a scale and a bias broadcast in two steps, all shared: each is
+    // broadcast once from its source (never a broadcast of a broadcast, which the
+    // executor would materialise), with the composed dimensions.
+    let m = module(concat!(
+        "x = f32[2,3,4] parameter(0)\nw = f32[3] parameter(1)\n",
+        "c = f32[] constant(0.5)\ncb = f32[3,4] broadcast(c), dimensions={}\n",
+        "cbb = f32[2,3,4] broadcast(cb), dimensions={1,2}\n",
+        "wb = f32[3,4] broadcast(w), dimensions={0}\nwbb = f32[2,3,4] broadcast(wb), dimensions={1,2}\n",
+        "m = f32[2,3,4] multiply(x, cbb)\na = f32[2,3,4] add(m, wbb)\n",
+        "g = pred[2,3,4] compare(a, cbb), direction=GT\nROOT s = f32[2,3,4] select(g, a, wbb)"
+    ));
+    let bm = vmap_module(&m, &[Some(0), None], &[Some(0)], 3).unwrap();
+    let e = bm.entry_computation().unwrap();
+    let op_of = |id: xla_core::InstrId| &e.get(id).unwrap().op;
+    let mut spread = Vec::new();
+    for ins in &e.instructions {
+        if matches!(ins.op, Op::Broadcast { .. }) {
+            continue;
+        }
+        for &o in &ins.operands {
+            let o_ins = e.get(o).unwrap();
+            if let Op::Broadcast { dimensions } = &o_ins.op {
+                let src = o_ins.operands[0];
+                assert!(
+                    !matches!(op_of(src), Op::Broadcast { .. }),
+                    "`{}` reads a broadcast of a broadcast",
+                    ins.name
+                );
+                spread.push((o_ins.shape.dims().to_vec(), dimensions.clone()));
+            }
+        }
+    }
+    assert!(spread.contains(&(vec![3, 2, 3, 4], vec![])), "{spread:?}");
+    assert!(spread.contains(&(vec![3, 2, 3, 4], vec![2])), "{spread:?}");
+    lanes_match(&m, &[true, false]);
+}
+
+#[test]
 fn a_loop_with_an_unbatched_counter_keeps_its_predicate() {
     let text = concat!(
         "HloModule m\n",

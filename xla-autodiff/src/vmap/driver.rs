@@ -7,7 +7,7 @@ use super::value::{batched_shape, force, Bt, Val};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use xla_core::builder::{XlaBuilder, XlaComputation, XlaOp};
-use xla_core::{CompId, Instruction, Module, Op, Shape};
+use xla_core::{CompId, Computation, InstrId, Instruction, Module, Op, Shape};
 
 /// The state of one batching transform: the original module, the batch size and the
 /// computations already copied into the new module.
@@ -93,12 +93,21 @@ impl<'m> Batcher<'m> {
                         .iter()
                         .filter_map(|o| c.get(*o).map(|i| i.shape.clone()))
                         .collect();
+                    let sources = ins
+                        .operands
+                        .iter()
+                        .map(|o| {
+                            let (y, dims) = broadcast_source(c, *o)?;
+                            Some((vals.get(y.0)?.clone(), dims))
+                        })
+                        .collect();
                     let cx = Cx {
                         b,
                         bat: self,
                         ins,
                         args: &ops,
                         shapes,
+                        sources,
                     };
                     rules::batch(&cx)?
                 }
@@ -164,4 +173,25 @@ impl<'m> Batcher<'m> {
         let root = force(&sb, &r, out.0, out.1, self.n);
         Ok(sb.build_sub(&root)?)
     }
+}
+
+/// When `o` is a broadcast: the value it broadcasts, looking through broadcasts of
+/// broadcasts, and where that value's dimensions land in `o` (the composed dimensions).
+fn broadcast_source(c: &Computation, o: InstrId) -> Option<(InstrId, Vec<i64>)> {
+    let outer = c.get(o)?;
+    let Op::Broadcast { dimensions } = &outer.op else {
+        return None;
+    };
+    let mut dims = dimensions.clone();
+    let mut src = *outer.operands.first()?;
+    while let Some(Op::Broadcast { dimensions: inner }) = c.get(src).map(|i| &i.op) {
+        // Dimension k of the inner operand lands on `inner[k]` of the inner broadcast,
+        // which lands on `dims[inner[k]]` of `o`.
+        dims = inner
+            .iter()
+            .map(|&d| usize::try_from(d).ok().and_then(|d| dims.get(d).copied()))
+            .collect::<Option<Vec<i64>>>()?;
+        src = *c.get(src)?.operands.first()?;
+    }
+    Some((src, dims))
 }

@@ -3,7 +3,7 @@
 
 use super::error::VmapError;
 use super::rules::Cx;
-use super::value::{with_batch, Val};
+use super::value::{shift, with_batch, Val};
 use xla_core::builder::XlaOp;
 use xla_core::{CompId, Op};
 
@@ -12,12 +12,36 @@ use xla_core::{CompId, Op};
 fn operand(cx: &Cx, i: usize) -> XlaOp {
     let s = cx.shape(i);
     let out = &cx.ins.shape;
+    if s.dims() == out.dims() {
+        if let Some(spread) = spread(cx, i) {
+            return spread;
+        }
+    }
     if s.dims() == out.dims() || cx.args.len() == 1 {
         return cx.full(i);
     }
     let target: Vec<i64> = with_batch(out, cx.n()).dims().to_vec();
     let map: &[i64] = if cx.is_b(i) { &[0] } else { &[] };
     cx.b.broadcast_in_dim(cx.v(i), &target, map)
+}
+
+/// An unbatched operand `i` that is a broadcast (of a broadcast ...) of a value `y`, as
+/// ONE broadcast of `y` to the batched shape; `None` for other operands.
+///
+/// Why: broadcasting the operand along the batch dimension would make a broadcast of a
+/// broadcast, and the executor fuses a broadcast only of a value it can read: the inner
+/// one (ReLU's `f32[256,512]` zeros, a learning rate over a weight matrix, a bias over
+/// the rows) was materialised every run and read back by every kernel using it, where
+/// the unbatched program reads a scalar or a row. Broadcasting `y` itself keeps the
+/// memory traffic per lane what the unbatched program's is (XLA's algebraic simplifier
+/// merges such pairs the same way). A broadcast only copies: the values are the same.
+fn spread(cx: &Cx, i: usize) -> Option<XlaOp> {
+    let (src, dims) = cx.sources.get(i)?.as_ref()?;
+    if cx.is_b(i) || src.bt.any() || !cx.shape(i).is_array() {
+        return None;
+    }
+    let out = with_batch(&cx.shape(i), cx.n());
+    Some(cx.b.broadcast_in_dim(&src.v, out.dims(), &shift(dims)))
 }
 
 /// The rule of every elementwise op but `map`.

@@ -24,6 +24,9 @@ pub(crate) struct Cx<'a, 'm> {
     pub args: &'a [Val],
     /// The unbatched operand shapes.
     pub shapes: Vec<Shape>,
+    /// Per operand that is a broadcast (of a broadcast ...) in the original computation:
+    /// the broadcast value and where its dimensions land in the operand.
+    pub sources: Vec<Option<(Val, Vec<i64>)>>,
 }
 
 impl Cx<'_, '_> {
