@@ -39,6 +39,9 @@ pub struct Options {
     /// `replicas = N`: the computation runs on `N` replicas (the module's `replica_count`),
     /// the size of the replica axis its collectives span (JAX's `pmap` axis size).
     pub replicas: Option<(Sp, i64)>,
+    /// `partitions = P`: each replica runs as `P` partitions (the module's
+    /// `num_partitions`; JAX's `shard_map` mesh axis): `R × P` devices in all.
+    pub partitions: Option<(Sp, i64)>,
     /// `__callee(name = "HLO")`, added by the callee's `__xla_with_callee!` when the
     /// function calls another `#[computation]` (empty HLO: the callee failed to compile).
     pub callees: Vec<(Ident, String)>,

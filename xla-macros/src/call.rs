@@ -65,17 +65,30 @@ pub fn functions(params: &[Param], result: Option<&TypeSpec>, real: bool) -> Tok
     } else {
         unreachable()
     };
+    let stacked_body = if real { stacked_body() } else { unreachable() };
     let check_arguments = check_arguments_fn(real);
     let replicated = quote! {
-        /// Runs the computation on [`REPLICAS`] devices, one thread each: `args[r]` are
-        /// replica `r`'s arguments (one literal per parameter) and result `r` is its
-        /// result; the collectives exchange values between the replicas.
+        /// Runs the computation on [`DEVICES`] devices ([`REPLICAS`] × [`PARTITIONS`]), one
+        /// thread each: `args[d]` are device `d`'s arguments (one literal per parameter;
+        /// device `d` is replica `d / PARTITIONS`, partition `d % PARTITIONS`) and result
+        /// `d` is its result; the collectives exchange values between the devices.
         ///
         /// # Errors
-        /// If `args` does not hold [`REPLICAS`] argument sets, an argument's shape differs
-        /// from its parameter's, or compiling or running fails on a replica.
+        /// If `args` does not hold [`DEVICES`] argument sets, an argument's shape differs
+        /// from its parameter's, or compiling or running fails on a device.
         pub fn run_replicated(args: &[::std::vec::Vec<::xla::core::Literal>]) -> ::core::result::Result<::std::vec::Vec<::xla::core::Literal>, Error> {
             #replicated_body
+        }
+
+        /// [`run_replicated`] in the command line's convention: each argument holds the
+        /// per-device values stacked along a leading axis of [`DEVICES`] (in device order),
+        /// and each leaf of the result (one for an array result, one per element of a
+        /// tuple) comes back stacked the same way.
+        ///
+        /// # Errors
+        /// If an argument's leading axis is not [`DEVICES`], or as [`run_replicated`].
+        pub fn run_stacked(args: &[::xla::core::Literal]) -> ::core::result::Result<::std::vec::Vec<::xla::core::Literal>, Error> {
+            #stacked_body
         }
     };
     quote! {
@@ -115,9 +128,9 @@ fn executable_body() -> TokenStream {
 
 fn run_body() -> TokenStream {
     quote! {
-        if REPLICAS != 1 {
+        if DEVICES != 1 {
             return ::core::result::Result::Err(::std::format!(
-                "{}: runs on {} replicas; call `{}::run_replicated` with one argument set per replica", NAME, REPLICAS, NAME
+                "{}: runs on {} replicas × {} partitions; call `{}::run_replicated` with one argument set per device", NAME, REPLICAS, PARTITIONS, NAME
             ).into());
         }
         check_arguments(args)?;
@@ -127,15 +140,47 @@ fn run_body() -> TokenStream {
 
 fn replicated_body() -> TokenStream {
     quote! {
-        if args.len() != REPLICAS {
+        if args.len() != DEVICES {
             return ::core::result::Result::Err(::std::format!(
-                "{}: runs on {} replicas, found {} argument sets", NAME, REPLICAS, args.len()
+                "{}: runs on {} devices ({} replicas × {} partitions), found {} argument sets", NAME, DEVICES, REPLICAS, PARTITIONS, args.len()
             ).into());
         }
         for replica in args {
             check_arguments(replica)?;
         }
         ::core::result::Result::Ok(executable()?.execute_replicated(args)?)
+    }
+}
+
+fn stacked_body() -> TokenStream {
+    quote! {
+        if args.len() != PARAMETERS.len() {
+            return ::core::result::Result::Err(::std::format!("{}: takes {} arguments, found {}", NAME, PARAMETERS.len(), args.len()).into());
+        }
+        let mut per_device: ::std::vec::Vec<::std::vec::Vec<::xla::core::Literal>> =
+            (0..DEVICES).map(|_| ::std::vec::Vec::with_capacity(args.len())).collect();
+        for (i, (arg, name)) in args.iter().zip(PARAMETERS).enumerate() {
+            let rows = ::xla::cpu::devices::split_devices(arg, DEVICES)
+                .map_err(|e| ::std::format!("{}: argument {} (`{}`): {}", NAME, i, name, e))?;
+            for (device, row) in per_device.iter_mut().zip(rows) {
+                device.push(row);
+            }
+        }
+        let results = run_replicated(&per_device)?;
+        let leaves: ::std::vec::Vec<::std::vec::Vec<::xla::core::Literal>> = results
+            .iter()
+            .map(|r| r.tuple_elements().map_or_else(|| ::std::vec![r.clone()], <[_]>::to_vec))
+            .collect();
+        let count = leaves.first().map_or(0, ::std::vec::Vec::len);
+        (0..count)
+            .map(|k| -> ::core::result::Result<::xla::core::Literal, Error> {
+                let parts = leaves
+                    .iter()
+                    .map(|l| l.get(k).cloned().ok_or("devices returned different tuples"))
+                    .collect::<::core::result::Result<::std::vec::Vec<_>, _>>()?;
+                ::core::result::Result::Ok(::xla::cpu::devices::stack_devices(&parts)?)
+            })
+            .collect()
     }
 }
 

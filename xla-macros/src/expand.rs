@@ -67,6 +67,8 @@ pub struct Bodies {
     pub result_shape: TokenStream,
     /// The replica count of the module (`replicas = N`).
     pub replicas: usize,
+    /// The partition count of the module (`partitions = P`).
+    pub partitions: usize,
 }
 
 impl Bodies {
@@ -81,6 +83,7 @@ impl Bodies {
             parameter_shapes: quote! { ::std::vec![#(#shapes),*] },
             result_shape: result,
             replicas: usize::try_from(module.config.replica_count).unwrap_or(1),
+            partitions: usize::try_from(module.config.num_partitions).unwrap_or(1),
         }
     }
 
@@ -92,6 +95,7 @@ impl Bodies {
             parameter_shapes: unreachable.clone(),
             result_shape: unreachable,
             replicas: 1,
+            partitions: 1,
         }
     }
 }
@@ -179,6 +183,7 @@ fn items(
         parameter_shapes,
         result_shape,
         replicas,
+        partitions,
     } = bodies;
     let functions = crate::call::functions(params, result, real);
     quote! {
@@ -187,8 +192,15 @@ fn items(
         /// The HLO text of the computation (as `xla::core::text::print_module` prints it).
         pub const HLO: &str = #hlo;
         /// The replicas the computation runs on (`#[computation(replicas = N)]`; 1 without
-        /// the option): [`run_replicated`] takes one argument set per replica.
+        /// the option).
         pub const REPLICAS: usize = #replicas;
+        /// The partitions of each replica (`#[computation(partitions = P)]`; 1 without the
+        /// option).
+        pub const PARTITIONS: usize = #partitions;
+        /// The devices the computation runs on, [`REPLICAS`] × [`PARTITIONS`]; device `d` is
+        /// replica `d / PARTITIONS`, partition `d % PARTITIONS`, and [`run_replicated`]
+        /// takes one argument set per device.
+        pub const DEVICES: usize = #replicas * #partitions;
         /// The parameter names, in order.
         pub const PARAMETERS: &[&str] = &[#(#param_names),*];
 

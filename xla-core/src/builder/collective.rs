@@ -190,9 +190,20 @@ impl XlaBuilder {
         operand: impl Borrow<XlaOp>,
         source_target_pairs: &[(i64, i64)],
     ) -> XlaOp {
+        self.collective_permute_on(operand, source_target_pairs, None)
+    }
+
+    /// [`XlaBuilder::collective_permute`] on a channel: with one, XLA reads the pairs as
+    /// partition ids (cross-partition), without one as replica ids.
+    pub fn collective_permute_on(
+        &self,
+        operand: impl Borrow<XlaOp>,
+        source_target_pairs: &[(i64, i64)],
+        channel_id: Option<i64>,
+    ) -> XlaOp {
         let op = Op::CollectivePermute {
             source_target_pairs: source_target_pairs.to_vec(),
-            channel_id: None,
+            channel_id,
         };
         self.emit(op, &[operand.borrow()], None)
     }

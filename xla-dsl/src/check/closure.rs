@@ -24,7 +24,7 @@ impl<'a> Checker<'a> {
             outer,
             mutable,
             callees: std::rc::Rc::clone(&self.callees),
-            replicas: self.replicas,
+            devices: std::rc::Rc::clone(&self.devices),
         }
     }
 

@@ -8,6 +8,7 @@ mod closure;
 mod collective;
 mod contraction;
 mod control;
+mod devices;
 mod elementwise;
 mod gather;
 mod generic_call;
@@ -85,7 +86,10 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
         outer: HashSet::new(),
         mutable: HashSet::new(),
         callees: Rc::new(Callees::parse(cx, &c.options)),
-        replicas: c.options.replicas.map_or(1, |(_, n)| n),
+        devices: Rc::new(devices::Devices::new(
+            c.options.replicas.map_or(1, |(_, n)| n),
+            c.options.partitions.map_or(1, |(_, n)| n),
+        )),
     };
     let mut params = Vec::new();
     for (number, p) in c.params.iter().enumerate() {
@@ -123,7 +127,8 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
     match ck.g.finish(&root) {
         Ok(mut module) => Some(Checked {
             module: {
-                module.config.replica_count = ck.replicas;
+                module.config.replica_count = ck.devices.replicas;
+                module.config.num_partitions = ck.devices.partitions;
                 module
             },
             params,
@@ -172,9 +177,9 @@ pub struct Checker<'a> {
     outer: HashSet<String>,
     mutable: HashSet<String>,
     callees: Rc<Callees>,
-    /// The replica count (`replicas = N`; 1 without the option): the size of the replica
-    /// axis the collectives span.
-    replicas: i64,
+    /// The device axes (`replicas = R, partitions = P`; 1 without the options) the
+    /// collectives span, and the channel ids handed out (shared with sub-computations).
+    devices: Rc<devices::Devices>,
 }
 
 /// The other computations this one calls: their modules (`None`: the callee failed to

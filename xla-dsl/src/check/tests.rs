@@ -530,3 +530,86 @@ fn collectives_over_replicas() {
         "{errors:?}"
     );
 }
+
+/// `replicas = 2, partitions = 4`: `over = ...` sets the ids the groups name, the shard
+/// count (the group size in devices) and the attributes; bad combinations are one error
+/// each, naming the op and the rule.
+#[test]
+fn collectives_over_partitions() {
+    let ok = |body: &str, result: &str| {
+        let item = format!("fn f(x: Tensor<f32, 8>) -> {result} {{ {body} }}");
+        check_src("replicas = 2, partitions = 4", &item)
+    };
+    let (r, _, module) = ok("x.all_gather(0, over = partitions)", "Tensor<f32, 32>").unwrap();
+    assert_eq!(r, "f32[32]");
+    assert_eq!(
+        (module.config.replica_count, module.config.num_partitions),
+        (2, 4)
+    );
+    let text = xla_core::text::print_module(&module);
+    assert!(text.contains("replica_count=2, num_partitions=4"), "{text}");
+    assert!(
+        text.contains("channel_id=1, replica_groups={{0,1,2,3},{4,5,6,7}}"),
+        "{text}"
+    );
+    let shapes = [
+        ("x.all_gather(0)", "Tensor<f32, 16>"),
+        ("x.all_gather(0, over = devices)", "Tensor<f32, 64>"),
+        (
+            "x.all_gather(0, over = replicas_and_partitions)",
+            "Tensor<f32, 64>",
+        ),
+        (
+            "x.all_gather(0, groups = [[0], [1]], over = replicas_and_partitions)",
+            "Tensor<f32, 32>",
+        ),
+        (
+            "x.reduce_scatter(0, |a, b| a + b, groups = [[0, 1], [2, 3]], over = partitions)",
+            "Tensor<f32, 4>",
+        ),
+        (
+            "x.all_to_all(0, 0, groups = [[0, 1], [2, 3]], over = partitions)",
+            "Tensor<f32, 8>",
+        ),
+        (
+            "x.collective_permute([(0, 3), (3, 0)], over = partitions)",
+            "Tensor<f32, 8>",
+        ),
+        ("x * partition_id().convert::<f32>()", "Tensor<f32, 8>"),
+    ];
+    for (body, result) in shapes {
+        assert!(
+            ok(body, result).is_ok(),
+            "{body}: {:?}",
+            ok(body, result).err()
+        );
+    }
+    let bad = [
+        ("x.all_reduce(|a, b| a + b, groups = [[0, 1, 2]], over = partitions)", "Tensor<f32, 8>", "all_reduce: the groups must partition the partitions (partitions = 4: ids 0..4), but partition 3 is in none"),
+        ("x.all_gather(0, groups = [[0, 8]], over = devices)", "Tensor<f32, 16>", "device 8 is out of range (replicas × partitions = 2 × 4: device ids 0..8)"),
+        ("x.reduce_scatter(0, |a, b| a + b, groups = [[0, 1, 2], [3]], over = partitions)", "Tensor<f32, 8>", "reduce_scatter: every group must have the same size (the shard count), but the group sizes are [3, 1]"),
+        ("x.all_to_all(0, 0, over = devices)", "Tensor<f32, 8>", "all_to_all: `over = devices` cannot be expressed for all_to_all"),
+        ("x.collective_permute([(0, 1)], over = replicas_and_partitions)", "Tensor<f32, 8>", "collective_permute: `over = replicas_and_partitions` cannot be expressed"),
+        ("x.collective_permute([(0, 4)], over = partitions)", "Tensor<f32, 8>", "target 4 of pair (0, 4) is out of range (partitions = 4: ids 0..4)"),
+        ("x.all_reduce(|a, b| a + b, over = rows)", "Tensor<f32, 8>", "all_reduce: expected `over = replicas`, `partitions`, `devices` or `replicas_and_partitions`"),
+        ("x.slice([0..6]).reduce_scatter(0, |a, b| a + b, over = partitions)", "Tensor<f32, 1>", "does not split into 4 shards"),
+    ];
+    for (body, result, want) in bad {
+        let errors = ok(body, result).unwrap_err();
+        assert_eq!(errors.len(), 1, "{body}: {errors:?}");
+        assert!(errors[0].contains(want), "{body}: {errors:?}");
+    }
+    // One partition: a group naming partition 1 points at the option.
+    let one = "fn f(x: Tensor<f32, 8>) -> Tensor<f32, 8> { x.all_reduce(|a, b| a + b, groups = [[0, 1]], over = partitions) }";
+    let errors = check_src("replicas = 2", one).unwrap_err();
+    assert!(
+        errors[0].contains("#[computation(partitions = N)]"),
+        "{errors:?}"
+    );
+    let errors = check_src(
+        "replicas = 2048, partitions = 1024",
+        "fn f(x: f32) -> f32 { x }",
+    )
+    .unwrap_err();
+    assert!(errors[0].contains("at most 2^20"), "{errors:?}");
+}

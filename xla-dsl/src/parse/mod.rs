@@ -122,16 +122,26 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
         } else if meta.path.is_ident("vmap") {
             options.vmap = Some((Sp::of(&meta.path), crate::vmap::parse(&meta)?));
             Ok(())
-        } else if meta.path.is_ident("replicas") {
+        } else if meta.path.is_ident("replicas") || meta.path.is_ident("partitions") {
+            let what = if meta.path.is_ident("replicas") {
+                "replicas"
+            } else {
+                "partitions"
+            };
             let n: syn::LitInt = meta.value()?.parse()?;
             let count: i64 = n.base10_parse()?;
-            if count < 1 {
+            if count < 1 || count > 1 << 20 {
                 return Err(syn::Error::new_spanned(
                     &n,
-                    "replicas: expected a count of at least 1",
+                    format!("{what}: expected a count of at least 1 and at most 2^20"),
                 ));
             }
-            options.replicas = Some((Sp::of(&meta.path), count));
+            let slot = if what == "replicas" {
+                &mut options.replicas
+            } else {
+                &mut options.partitions
+            };
+            *slot = Some((Sp::of(&meta.path), count));
             Ok(())
         } else if meta.path.is_ident("__callee") {
             meta.parse_nested_meta(|inner| {
@@ -162,11 +172,17 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
             })
         } else {
             Err(meta
-                .error("unknown option of #[computation]; expected `grad`, `grad(param, ...)`, `vmap(param: axis, ...)` or `replicas = N`"))
+                .error("unknown option of #[computation]; expected `grad`, `grad(param, ...)`, `vmap(param: axis, ...)`, `replicas = R` or `partitions = P`"))
         }
     });
     if let Err(e) = syn::parse::Parser::parse2(parser, attr) {
         cx.syn_error(e);
+    }
+    if let (Some((sp, r)), Some((_, p))) = (options.replicas, options.partitions) {
+        if r * p > 1 << 20 {
+            let message = format!("replicas × partitions = {r} × {p} devices: at most 2^20");
+            cx.error(sp, message);
+        }
     }
     options
 }
