@@ -737,8 +737,15 @@ pub(crate) fn plan_steps(
     combiner: &dyn Fn(CompId) -> Option<Combiner>,
     rows: bool,
 ) -> Vec<Step> {
+    // Only live readers count: a rewrite can leave a dead reader behind (`algebra`'s
+    // combined scalars orphan the inner multiply), and a dead reader must not keep its
+    // operand out of the kernel of its one live reader.
+    let live = crate::rewrite::live(comp);
     let mut users = vec![Vec::new(); comp.instructions.len()];
     for (i, ins) in comp.instructions.iter().enumerate() {
+        if !live.get(i).copied().unwrap_or(true) {
+            continue;
+        }
         for o in &ins.operands {
             if let Some(u) = users.get_mut(o.0) {
                 if !u.contains(&i) {
@@ -753,7 +760,6 @@ pub(crate) fn plan_steps(
         users,
     };
     let inline = p.inlined();
-    let live = crate::rewrite::live(comp);
     let plain = p.settle(inline.clone(), &live);
     if !rows {
         return plain;
