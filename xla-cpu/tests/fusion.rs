@@ -483,3 +483,37 @@ ENTRY main {
     let s = steps(text, &args);
     assert!(s.iter().any(|o| o.starts_with("fusion")), "{s:?}");
 }
+
+/// A rewrite that orphans an instruction must not keep its operand out of a kernel: XLA's
+/// scalar combining turns `(|m| * 0.01) * 0.9` into `|m| * (0.01 * 0.9)`, leaving the inner
+/// multiply dead. `abs(m)` then has one live reader and is computed inside the one kernel
+/// (an optax Adam update had it as a kernel of its own, one extra pass over every moment).
+#[test]
+fn a_reader_left_dead_by_a_rewrite_does_not_split_a_kernel() {
+    let text = r#"HloModule adam_like
+ENTRY main {
+  m = f32[4096] parameter(0)
+  g = f32[4096] parameter(1)
+  a = f32[4096] abs(m)
+  c1 = f32[] constant(0.01)
+  b1 = f32[4096] broadcast(c1), dimensions={}
+  m1 = f32[4096] multiply(a, b1)
+  c2 = f32[] constant(0.9)
+  b2 = f32[4096] broadcast(c2), dimensions={}
+  m2 = f32[4096] multiply(m1, b2)
+  ROOT r = f32[4096] add(g, m2)
+}"#;
+    let exe = compile(text);
+    let entry = exe.module().entry;
+    let steps: Vec<_> = exe
+        .plan_steps(entry)
+        .into_iter()
+        .filter(|s| s.fusion.is_some() || !s.members.is_empty())
+        .collect();
+    assert_eq!(steps.len(), 1, "one kernel: {steps:?}");
+    let comp = exe.module().get(entry).unwrap();
+    let abs = comp.instructions.iter().position(|i| i.name == "a").unwrap();
+    assert!(steps[0].members.contains(&abs), "abs inside: {steps:?}");
+    let args = [arg(&[4096], 7, 3.0), arg(&[4096], 8, 3.0)];
+    check(text, &args, 0.0, "adam-like update");
+}
