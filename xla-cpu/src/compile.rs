@@ -47,6 +47,9 @@ pub(crate) struct CompPlan {
     /// an owned tuple: every reader of the tuple is a `get-tuple-element`, and no later one
     /// reads the same element.
     pub gte_take: Vec<bool>,
+    /// For each step, the size of the group of independent steps it starts (1: alone; 0:
+    /// inside a group), run side by side (see `concurrent.rs`).
+    pub groups: Vec<usize>,
 }
 
 /// Host-side queues for infeed, outfeed and host send/recv.
@@ -199,6 +202,7 @@ fn plan(comp: &Computation) -> Result<CompPlan> {
         steps: Vec::new(),
         frees: Vec::new(),
         gte_take: Vec::new(),
+        groups: Vec::new(),
     })
 }
 
@@ -209,6 +213,7 @@ fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>]
         &|c: CompId| combiners.get(c.0).copied().flatten(),
         rows,
     );
+    let (steps, groups) = crate::concurrent::group(comp, steps);
     let mut last = vec![usize::MAX; comp.instructions.len()];
     for (k, s) in steps.iter().enumerate() {
         // An unread value dies at once.
@@ -230,11 +235,12 @@ fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>]
         }
     }
     if std::env::var_os("XLA_CPU_DUMP_PLAN").is_some() {
-        eprintln!("plan of {}: {steps:#?}", comp.name);
+        eprintln!("plan of {}: {steps:#?}\ngroups: {groups:?}", comp.name);
     }
     p.gte_take = element_takes(comp, &steps);
     p.steps = steps;
     p.frees = frees;
+    p.groups = groups;
 }
 
 /// Which steps may move their element out of a tuple (see [`CompPlan::gte_take`]).

@@ -247,8 +247,32 @@ impl<'a> Ctx<'a> {
                 .collect::<Vec<_>>();
             &fused_steps
         };
+        // Results of a group of independent steps computed side by side (`concurrent.rs`),
+        // taken in order by the group's steps.
+        let mut ready = std::collections::VecDeque::new();
+        let mut share = None;
         for (k, step) in steps.iter().enumerate() {
             let i = step.instr();
+            if fused && ready.is_empty() {
+                let n = plan.groups.get(k).copied().unwrap_or(1);
+                if n > 1 && exe.threads() > 1 {
+                    let group = steps.get(k..k + n).unwrap_or_default();
+                    for s in group {
+                        let gi = comp.instructions.get(s.instr()).ok_or_else(|| {
+                            internal("a plan's steps name instructions of its computation")
+                        })?;
+                        self.admit(gi, None).map_err(|e| CpuError::Instruction {
+                            instruction: gi.name.clone(),
+                            op: gi.op.name(),
+                            source: Box::new(e),
+                        })?;
+                    }
+                    let t0 = std::time::Instant::now();
+                    ready.extend(crate::concurrent::compute_group(exe, comp, group, &values));
+                    // Profiles show each step of the group an equal share of its time.
+                    share = u32::try_from(n).ok().map(|n| t0.elapsed() / n.max(1));
+                }
+            }
             let ins = comp
                 .instructions
                 .get(i)
@@ -275,12 +299,17 @@ impl<'a> Ctx<'a> {
             } else {
                 let started = self.exe.profile.as_ref().map(|_| std::time::Instant::now());
                 let take = fused && plan.gte_take.get(k).copied().unwrap_or(false);
-                let r = match self.in_place(step, ins, &mut values, frees, take) {
-                    Some(r) => r,
-                    None => self
-                        .admit(ins, width)
-                        .and_then(|()| self.compute(step, ins, &values, width))
-                        .map(Cow::Owned),
+                let from_group = ready.pop_front();
+                let grouped = from_group.is_some();
+                let r = match from_group {
+                    Some(r) => r.map(Cow::Owned),
+                    None => match self.in_place(step, ins, &mut values, frees, take) {
+                        Some(r) => r,
+                        None => self
+                            .admit(ins, width)
+                            .and_then(|()| self.compute(step, ins, &values, width))
+                            .map(Cow::Owned),
+                    },
                 };
                 if let (Some(p), Some(t)) = (&self.exe.profile, started) {
                     let describe = || {
@@ -295,7 +324,11 @@ impl<'a> Ctx<'a> {
                             ins.shape.to_string(),
                         ]
                     };
-                    p.record((c.0, i), describe, t.elapsed());
+                    let spent = match (grouped, share) {
+                        (true, Some(d)) => d,
+                        _ => t.elapsed(),
+                    };
+                    p.record((c.0, i), describe, spent);
                 }
                 r.map_err(|e| CpuError::Instruction {
                     instruction: ins.name.clone(),

@@ -16,6 +16,7 @@
 
 mod buffer;
 mod compile;
+mod concurrent;
 mod denormals;
 pub mod devices;
 mod error;
@@ -31,6 +32,7 @@ mod math;
 mod memory;
 mod native;
 pub mod parallel;
+mod partner;
 mod plan_view;
 mod profile;
 mod rewrite;

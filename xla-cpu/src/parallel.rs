@@ -41,6 +41,8 @@ pub(crate) struct Threads {
     /// Set once a kernel has entered the pool: later runs then enter it once, at their
     /// start (see [`Threads::forks`]).
     forked: AtomicBool,
+    /// The partner thread for groups of small independent steps, started on first use.
+    partner: OnceLock<Option<crate::partner::Partner>>,
 }
 
 impl Default for Threads {
@@ -56,6 +58,7 @@ impl Threads {
             n: n.max(1),
             pool: OnceLock::new(),
             forked: AtomicBool::new(false),
+            partner: OnceLock::new(),
         }
     }
 
@@ -67,6 +70,16 @@ impl Threads {
     /// the pool would cost a wake-up per run (an ODE solve of 0.1 ms measured 23% slower).
     pub(crate) fn forks(&self) -> bool {
         self.n > 1 && self.forked.load(Ordering::Relaxed)
+    }
+
+    /// The partner thread (`None` for one thread, or if the OS refused a thread).
+    pub(crate) fn partner(&self) -> Option<&crate::partner::Partner> {
+        if self.n <= 1 {
+            return None;
+        }
+        self.partner
+            .get_or_init(crate::partner::Partner::start)
+            .as_ref()
     }
 
     /// The value kernels receive.

@@ -17,6 +17,10 @@ pub struct PlanStep {
     /// The instructions a fused kernel computes without storing them, its root included
     /// (sorted); empty for an instruction run by its own kernel.
     pub members: Vec<usize>,
+    /// The number of steps, this one first, that run side by side with it (independent
+    /// kernels computed at the same time on two threads); 1 for a step run alone, 0 for a
+    /// step inside an earlier step's group.
+    pub group: usize,
 }
 
 impl Executable {
@@ -27,13 +31,16 @@ impl Executable {
         let (Some(comp), Some(plan)) = (self.module.get(c), self.plan_of(c)) else {
             return Vec::new();
         };
+        let group = |k: usize| plan.groups.get(k).copied().unwrap_or(1);
         plan.steps
             .iter()
-            .map(|step| match step {
+            .enumerate()
+            .map(|(k, step)| match step {
                 Step::Eval(i) => PlanStep {
                     root: *i,
                     fusion: None,
                     members: Vec::new(),
+                    group: group(k),
                 },
                 Step::Fused(i, f) => {
                     // Everything reached from the root before the kernel's inputs.
@@ -53,6 +60,7 @@ impl Executable {
                         root: *i,
                         fusion: Some(f.label()),
                         members,
+                        group: group(k),
                     }
                 }
             })

@@ -1,0 +1,167 @@
+//! Independent steps side by side: the heavy kernels of a computation that neither reads the
+//! other's value run at the same time, one per thread, as XLA:CPU's thunk executor runs
+//! independent thunks concurrently.
+//!
+//! The steps that gain are the ones too small to split (a dot below
+//! [`MIN_PAR_FLOPS`](crate::kernels::matmul::MIN_PAR_FLOPS), a fused kernel below the size a
+//! kernel splits at): a GRU's gate products `f32[16,256] x f32[256,256]` take about 12 µs each
+//! and run one after the other on one core, with the other core idle. At compile time
+//! [`group`] moves such steps next to each other when none reads a value computed between
+//! them (the schedule stays a topological order, and when each value dies is computed from
+//! the new order), and marks the groups; at run time [`compute_group`] runs a group's kernels
+//! in the pool, each on one thread. Each kernel computes exactly what it computes alone (the
+//! kernels split only over independent outputs), so results do not depend on the grouping
+//! or the thread count.
+
+use crate::compile::Executable;
+use crate::error::{internal, Result};
+use crate::fusion::{self, Step};
+use crate::kernels::contraction;
+use crate::kernels::matmul::MIN_PAR_FLOPS;
+use crate::parallel::Parallel;
+use crate::values::Values;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use xla_core::ir::{Computation, Instruction, Op};
+use xla_core::Literal;
+
+/// A dot of fewer multiply-adds is not worth a hand-off to another thread (a few µs).
+const MIN_DOT_FLOPS: usize = 1 << 18;
+/// Fused kernels of fewer elements are not worth one either.
+const MIN_FUSED_ELEMENTS: usize = 1 << 13;
+/// Fused kernels of this many elements split over the pool themselves
+/// (`Parallel::run_sized`).
+const SPLIT_FUSED_ELEMENTS: usize = 1 << 15;
+/// The most steps one group holds, and how far ahead a member is looked for.
+const MAX_GROUP: usize = 4;
+const LOOK_AHEAD: usize = 24;
+
+fn elements(ins: &Instruction) -> Option<usize> {
+    let a = ins.shape.as_array()?;
+    a.dims.iter().map(|&d| usize::try_from(d).ok()).product()
+}
+
+/// Multiply-adds of a dot: its result's elements times the contracted size.
+fn dot_flops(comp: &Computation, ins: &Instruction) -> Option<usize> {
+    let Op::Dot { dims, .. } = &ins.op else {
+        return None;
+    };
+    let lhs = comp.get(*ins.operands.first()?)?.shape.as_array()?;
+    let k = dims
+        .lhs_contracting_dims
+        .iter()
+        .map(|&d| lhs.dims.get(usize::try_from(d).ok()?).copied())
+        .product::<Option<i64>>()?;
+    elements(ins)?.checked_mul(usize::try_from(k).ok()?)
+}
+
+/// True when `step` runs one kernel that is worth a thread of its own and would not split
+/// over the pool by itself.
+fn heavy(comp: &Computation, step: &Step) -> bool {
+    let Some(ins) = comp.instructions.get(step.instr()) else {
+        return false;
+    };
+    match step {
+        Step::Fused(..) => {
+            elements(ins).is_some_and(|n| (MIN_FUSED_ELEMENTS..SPLIT_FUSED_ELEMENTS).contains(&n))
+        }
+        Step::Eval(_) => {
+            dot_flops(comp, ins).is_some_and(|f| (MIN_DOT_FLOPS..MIN_PAR_FLOPS).contains(&f))
+        }
+    }
+}
+
+/// `steps` reordered so that independent heavy steps sit together, and for each step the
+/// size of the group it starts (1 alone, 0 inside a group).
+pub(crate) fn group(comp: &Computation, steps: Vec<Step>) -> (Vec<Step>, Vec<usize>) {
+    let mut rest: Vec<Option<Step>> = steps.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(rest.len());
+    let mut sizes = Vec::with_capacity(rest.len());
+    let mut k = 0;
+    while k < rest.len() {
+        let Some(first) = rest.get_mut(k).and_then(Option::take) else {
+            k += 1;
+            continue;
+        };
+        let mut members = vec![first];
+        if heavy(comp, &members[0]) {
+            // The values computed by the steps a later member would jump over.
+            let mut between: Vec<usize> = vec![members[0].instr()];
+            let end = (k + 1 + LOOK_AHEAD).min(rest.len());
+            for j in k + 1..end {
+                let Some(s) = rest.get(j).and_then(Option::as_ref) else {
+                    continue;
+                };
+                let free = !s.reads(comp).iter().any(|o| between.contains(&o.0));
+                if free && heavy(comp, s) && members.len() < MAX_GROUP {
+                    if let Some(s) = rest.get_mut(j).and_then(Option::take) {
+                        // Members run at the same time: none may read another.
+                        between.push(s.instr());
+                        members.push(s);
+                    }
+                } else {
+                    between.push(s.instr());
+                }
+            }
+        }
+        sizes.push(members.len());
+        sizes.extend(std::iter::repeat_n(0, members.len() - 1));
+        out.extend(members);
+        k += 1;
+    }
+    (out, sizes)
+}
+
+/// The value of one grouped step, computed on the calling thread alone.
+fn compute_alone(comp: &Computation, step: &Step, values: &Values<'_>) -> Result<Literal> {
+    let ins = comp
+        .instructions
+        .get(step.instr())
+        .ok_or_else(|| internal("a plan's steps name instructions of its computation"))?;
+    let ops = step
+        .reads(comp)
+        .iter()
+        .map(|o| values.get(o.0))
+        .collect::<Result<Vec<&Literal>>>()?;
+    match (step, &ins.op, ops.as_slice()) {
+        (Step::Fused(_, f), _, _) => fusion::run(f, &ops, &ins.shape, Parallel::SEQ),
+        (Step::Eval(_), Op::Dot { dims, .. }, [a, b]) => {
+            contraction::dot(a, b, dims, &ins.shape, Parallel::SEQ)
+        }
+        (Step::Eval(_), _, _) => Err(internal("only dots and fused kernels are grouped")),
+    }
+}
+
+/// The values of a group of steps, computed side by side: this thread and the partner
+/// thread take the next step of the group until none is left.
+pub(crate) fn compute_group(
+    exe: &Executable,
+    comp: &Computation,
+    steps: &[Step],
+    values: &Values<'_>,
+) -> Vec<Result<Literal>> {
+    let Some(partner) = exe.threads.partner() else {
+        return steps
+            .iter()
+            .map(|s| compute_alone(comp, s, values))
+            .collect();
+    };
+    let next = AtomicUsize::new(0);
+    let slots: Vec<OnceLock<Result<Literal>>> = steps.iter().map(|_| OnceLock::new()).collect();
+    let job = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let (Some(s), Some(slot)) = (steps.get(k), slots.get(k)) else {
+            return;
+        };
+        let _ = slot.set(compute_alone(comp, s, values));
+    };
+    let finished = partner.run(&job);
+    slots
+        .into_iter()
+        .map(|slot| match slot.into_inner() {
+            Some(r) => r,
+            None if finished => Err(internal("every step of a group is computed")),
+            None => Err(internal("a kernel of a group of steps panicked")),
+        })
+        .collect()
+}
