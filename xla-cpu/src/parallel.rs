@@ -172,6 +172,9 @@ impl<'a> Parallel<'a> {
         match self.threads.and_then(|t| Some((t, t.pool()?))) {
             Some((t, pool)) => {
                 t.forked.store(true, Ordering::Relaxed);
+                if let Some(Some(p)) = t.partner.get() {
+                    p.hush();
+                }
                 pool.install(f)
             }
             None => f(),

@@ -30,6 +30,9 @@ struct Shared {
     /// The posted job, as a pointer (see the soundness comment in `run`).
     job: UnsafeCell<Option<*const (dyn Fn() + Sync + 'static)>>,
     parked: AtomicBool,
+    /// Set when the pool starts a parallel kernel: the partner parks at once instead of
+    /// spinning on a core the pool's threads need.
+    hushed: AtomicBool,
     panicked: AtomicBool,
     shutdown: AtomicBool,
 }
@@ -63,6 +66,7 @@ impl Partner {
             state: AtomicU8::new(IDLE),
             job: UnsafeCell::new(None),
             parked: AtomicBool::new(false),
+            hushed: AtomicBool::new(false),
             panicked: AtomicBool::new(false),
             shutdown: AtomicBool::new(false),
         });
@@ -105,6 +109,7 @@ impl Partner {
         // (see `Shared`).
         unsafe { *sh.job.get() = Some(ptr) };
         sh.panicked.store(false, Ordering::Relaxed);
+        sh.hushed.store(false, Ordering::Relaxed);
         sh.state.store(POSTED, Ordering::SeqCst);
         if sh.parked.load(Ordering::SeqCst) {
             self.thread.unpark();
@@ -121,6 +126,14 @@ impl Partner {
             }
         }
         mine && !sh.panicked.load(Ordering::Acquire)
+    }
+}
+
+impl Partner {
+    /// Tells the partner to stop spinning (it parks until the next job): the pool is about
+    /// to run a kernel on every core.
+    pub(crate) fn hush(&self) {
+        self.shared.hushed.store(true, Ordering::Relaxed);
     }
 }
 
@@ -160,7 +173,7 @@ fn serve(sh: &Shared) {
             last = Instant::now();
             continue;
         }
-        if last.elapsed() < SPIN {
+        if last.elapsed() < SPIN && !sh.hushed.load(Ordering::Relaxed) {
             std::hint::spin_loop();
             continue;
         }
