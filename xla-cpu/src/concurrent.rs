@@ -17,7 +17,6 @@ use crate::compile::Executable;
 use crate::error::{internal, Result};
 use crate::fusion::{self, Step};
 use crate::kernels::contraction;
-use crate::kernels::matmul::MIN_PAR_FLOPS;
 use crate::parallel::Parallel;
 use crate::values::Values;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,11 +26,17 @@ use xla_core::Literal;
 
 /// A dot of fewer multiply-adds is not worth a hand-off to another thread (a few µs).
 const MIN_DOT_FLOPS: usize = 1 << 18;
+/// Dots from [`MIN_PAR_FLOPS`](crate::kernels::matmul::MIN_PAR_FLOPS) split over the pool
+/// themselves; up to this size two side by side, each on one thread, do as well without
+/// waking the pool.
+const MAX_DOT_FLOPS: usize = 1 << 25;
 /// Fused kernels of fewer elements are not worth one either.
 const MIN_FUSED_ELEMENTS: usize = 1 << 13;
-/// Fused kernels of this many elements split over the pool themselves
-/// (`Parallel::run_sized`).
-const SPLIT_FUSED_ELEMENTS: usize = 1 << 15;
+/// Fused kernels from `1 << 15` elements split over the pool themselves
+/// (`Parallel::run_sized`); up to this size two of them side by side, each on one thread,
+/// keep both cores as busy without waking the pool (three f32[256,256] gradient
+/// accumulations of a GRU step: 10 µs each through the pool).
+const MAX_FUSED_ELEMENTS: usize = 1 << 18;
 /// The most steps one group holds, and how far ahead a member is looked for.
 const MAX_GROUP: usize = 4;
 const LOOK_AHEAD: usize = 24;
@@ -55,18 +60,18 @@ fn dot_flops(comp: &Computation, ins: &Instruction) -> Option<usize> {
     elements(ins)?.checked_mul(usize::try_from(k).ok()?)
 }
 
-/// True when `step` runs one kernel that is worth a thread of its own and would not split
-/// over the pool by itself.
+/// True when `step` runs one kernel that is worth a thread of its own and small enough
+/// that running it on one thread beside another loses nothing.
 fn heavy(comp: &Computation, step: &Step) -> bool {
     let Some(ins) = comp.instructions.get(step.instr()) else {
         return false;
     };
     match step {
         Step::Fused(..) => {
-            elements(ins).is_some_and(|n| (MIN_FUSED_ELEMENTS..SPLIT_FUSED_ELEMENTS).contains(&n))
+            elements(ins).is_some_and(|n| (MIN_FUSED_ELEMENTS..MAX_FUSED_ELEMENTS).contains(&n))
         }
         Step::Eval(_) => {
-            dot_flops(comp, ins).is_some_and(|f| (MIN_DOT_FLOPS..MIN_PAR_FLOPS).contains(&f))
+            dot_flops(comp, ins).is_some_and(|f| (MIN_DOT_FLOPS..MAX_DOT_FLOPS).contains(&f))
         }
     }
 }
