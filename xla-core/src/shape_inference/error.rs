@@ -613,6 +613,14 @@ impl ShapeRule {
             ),
             R::PrecisionBits {
                 what,
+                min: 0,
+                value,
+                operand,
+            } => {
+                write!(f, "{what} must be non-negative, got {value} for {operand}")
+            }
+            R::PrecisionBits {
+                what,
                 min,
                 value,
                 operand,

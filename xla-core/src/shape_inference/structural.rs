@@ -357,7 +357,7 @@ pub fn concatenate(operands: &[&Shape], dimension: i64) -> Result<Shape, ShapeEr
         expect_same_type(name, "operand 0", first, &format!("operand {k}"), a)?;
         if a.dims.len() != first.dims.len() {
             let rule = ShapeRule::Rank {
-                what: format!("operand {k}"),
+                what: format!("operand {k} (as operand 0 {first})"),
                 expected: first.dims.len(),
                 found: (*a).clone(),
             };
