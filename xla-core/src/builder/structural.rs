@@ -117,6 +117,7 @@ impl XlaBuilder {
         if !consecutive {
             let rule = SliceRule::CollapseDims {
                 dims: dimensions.to_vec(),
+                shape: s.clone(),
             };
             return self.fail(ShapeError::rule_at("reshape", 0, ShapeRule::Slice(rule)));
         }

@@ -554,6 +554,7 @@ pub fn collapse(operand: &Shape, dimensions: &[i64]) -> Result<Shape, ShapeError
     if !consecutive {
         let rule = SliceRule::CollapseDims {
             dims: dimensions.to_vec(),
+            shape: Shape::Array(a.clone()),
         };
         return Err(ShapeError::rule(name, ShapeRule::Slice(rule)));
     }

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::super::validators::fmt_dims;
-use crate::shape::ArrayShape;
+use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
 
 /// A slicing rule broken.
@@ -130,6 +130,8 @@ pub enum SliceRule {
     CollapseDims {
         /// The dimensions.
         dims: Vec<i64>,
+        /// The operand.
+        shape: Shape,
     },
     /// `topk`: k outside `[0, last dimension]`.
     TopK {
@@ -198,9 +200,9 @@ impl fmt::Display for SliceRule {
                 f,
                 "padding {low}_{high}_{interior} makes dimension {dimension} of {shape} negative ({size})"
             ),
-            S::CollapseDims { dims } => write!(
+            S::CollapseDims { dims, shape } => write!(
                 f,
-                "collapse dimensions {} must be consecutive and in order",
+                "collapse dimensions {} of {shape} must be consecutive and in order",
                 fmt_dims(dims)
             ),
             S::TopK { k, last, shape } => {
