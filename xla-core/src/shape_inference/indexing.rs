@@ -111,6 +111,11 @@ fn check_index_map(
     operand: &ArrayShape,
     batching: &[i64],
 ) -> Result<(), ShapeError> {
+    // `expanded_indices` checked ivd <= rank and appended the implicit 1 when ivd == rank.
+    debug_assert!(
+        ivd < expanded.len(),
+        "index_vector_dim indexes the expanded indices"
+    );
     let components = expanded.get(ivd).copied().unwrap_or(1);
     if map.len() as i64 != components {
         let rule = GatherRule::IndexMap {
@@ -415,7 +420,13 @@ fn check_updates(
         if dims.update_window_dims.contains(&(i as i64)) {
             continue;
         }
-        let want = scatter_sizes.next().unwrap_or(0);
+        // The rank check above leaves one indices batch dim per non-window update dim.
+        let want = scatter_sizes.next();
+        debug_assert!(
+            want.is_some(),
+            "one indices batch dim per update scatter dim"
+        );
+        let want = want.unwrap_or(0);
         if size != want {
             let rule = GatherRule::UpdateScatterDim {
                 updates: u.clone(),

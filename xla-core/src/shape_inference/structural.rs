@@ -378,7 +378,14 @@ pub fn concatenate(operands: &[&Shape], dimension: i64) -> Result<Shape, ShapeEr
             name,
             "concatenated size",
             total,
-            a.dims.get(d).copied().unwrap_or(0),
+            // Every operand has operand 0's rank (checked above) and d < that rank.
+            a.dims.get(d).copied().unwrap_or_else(|| {
+                debug_assert!(
+                    false,
+                    "the concatenate dimension is in range of every operand"
+                );
+                0
+            }),
         )?;
     }
     if let Some(slot) = dims.get_mut(d) {
