@@ -144,14 +144,7 @@ pub fn all_to_all(
 ) -> Result<Shape, ShapeError> {
     let name = "all-to-all";
     let arrays = arrays(name, operands)?;
-    let first = arrays.first().copied().ok_or_else(|| {
-        let rule = ShapeRule::OperandCount {
-            expected: 1,
-            at_least: true,
-            found: 0,
-        };
-        ShapeError::rule(name, rule)
-    })?;
+    let first = arrays.first().copied().ok_or_else(|| no_operand(name))?;
     let Some(dimension) = dimension else {
         for (i, a) in arrays.iter().enumerate() {
             if a.ty != first.ty || a.dims != first.dims {

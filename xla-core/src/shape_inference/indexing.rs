@@ -202,20 +202,20 @@ pub fn gather(
         ));
     }
     if a.dims.len() != dims.offset_dims.len() + removed.len() {
-        let rule = GatherRule::OperandRank {
-            operand: a.clone(),
-            names: [
+        return Err(operand_rank(
+            name,
+            a,
+            [
                 "offset_dims",
                 "collapsed_slice_dims",
                 "operand_batching_dims",
             ],
-            counts: [
+            [
                 dims.offset_dims.len(),
                 dims.collapsed_slice_dims.len(),
                 dims.operand_batching_dims.len(),
             ],
-        };
-        return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
+        ));
     }
     for (i, (&s, &size)) in dims.slice_sizes.iter().zip(&a.dims).enumerate() {
         if s < 0 || s > size {
@@ -344,20 +344,20 @@ fn check_scatter_dims(
         &dims.input_batching_dims,
     )?;
     if a.dims.len() != dims.update_window_dims.len() + removed.len() {
-        let rule = GatherRule::OperandRank {
-            operand: a.clone(),
-            names: [
+        return Err(operand_rank(
+            name,
+            a,
+            [
                 "update_window_dims",
                 "inserted_window_dims",
                 "input_batching_dims",
             ],
-            counts: [
+            [
                 dims.update_window_dims.len(),
                 dims.inserted_window_dims.len(),
                 dims.input_batching_dims.len(),
             ],
-        };
-        return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
+        ));
     }
     Ok(())
 }
@@ -525,4 +525,20 @@ pub fn topk(operand: &Shape, k: i64) -> Result<Shape, ShapeError> {
 fn scatter_layout(name: &str, operands: usize, updates: usize) -> ShapeError {
     let rule = OperandsRule::Updates { operands, updates };
     ShapeError::rule(name, ShapeRule::Operands(rule))
+}
+
+/// The operand `a`'s rank is not the sum of the lengths `counts` of the attributes `names`.
+fn operand_rank(
+    name: &str,
+    a: &ArrayShape,
+    names: [&'static str; 3],
+    counts: [usize; 3],
+) -> ShapeError {
+    let operand = a.clone();
+    let rule = GatherRule::OperandRank {
+        operand,
+        names,
+        counts,
+    };
+    ShapeError::rule(name, ShapeRule::Gather(rule))
 }

@@ -342,14 +342,7 @@ pub fn dynamic_update_slice(
 pub fn concatenate(operands: &[&Shape], dimension: i64) -> Result<Shape, ShapeError> {
     let name = "concatenate";
     let arrays = expect_arrays(name, 0, "operand", operands)?;
-    let first = *arrays.first().ok_or_else(|| {
-        let rule = ShapeRule::OperandCount {
-            expected: 1,
-            at_least: true,
-            found: 0,
-        };
-        ShapeError::rule(name, rule)
-    })?;
+    let first = *arrays.first().ok_or_else(|| no_operand(name))?;
     let d = dim_index(name, "dimension", dimension, first)?;
     let mut dims = first.dims.clone();
     let mut total: i64 = 0;

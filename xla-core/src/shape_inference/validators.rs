@@ -101,14 +101,7 @@ pub fn expect_arrays_same_dims<'a>(
     operands: &[&'a Shape],
 ) -> Result<(Vec<&'a ArrayShape>, &'a ArrayShape), ShapeError> {
     let arrays = expect_arrays(op, 0, "operand", operands)?;
-    let first = *arrays.first().ok_or_else(|| {
-        let rule = ShapeRule::OperandCount {
-            expected: 1,
-            at_least: true,
-            found: 0,
-        };
-        ShapeError::rule(op, rule)
-    })?;
+    let first = *arrays.first().ok_or_else(|| no_operand(op))?;
     for (k, a) in arrays.iter().enumerate() {
         expect_same_dims(op, "operand 0", first, &format!("operand {k}"), a)?;
     }
@@ -666,4 +659,14 @@ pub(crate) fn dimension_out_of_range(
         },
     };
     ShapeError::rule_at(op, operand, rule)
+}
+
+/// `op` was given no operand but takes at least one.
+pub(crate) fn no_operand(op: &str) -> ShapeError {
+    let rule = ShapeRule::OperandCount {
+        expected: 1,
+        at_least: true,
+        found: 0,
+    };
+    ShapeError::rule(op, rule)
 }

@@ -155,14 +155,7 @@ fn reduction_inputs<'a>(
     to_apply: &ProgramShape,
 ) -> Result<(&'a ArrayShape, Vec<PrimitiveType>), ShapeError> {
     let arrays = operands_and_inits(op, operands, inits)?;
-    let first = *arrays.first().ok_or_else(|| {
-        let rule = ShapeRule::OperandCount {
-            expected: 1,
-            at_least: true,
-            found: 0,
-        };
-        ShapeError::rule(op, rule)
-    })?;
+    let first = *arrays.first().ok_or_else(|| no_operand(op))?;
     let types: Vec<PrimitiveType> = arrays.iter().map(|a| a.ty).collect();
     check_reducer(op, "to_apply", to_apply, &types)?;
     Ok((first, types))
