@@ -157,3 +157,30 @@ fn a_good_run_leaves_only_the_outputs() {
     let counter = xla::Literal::read_npy(out.0.join("out0.npy")).unwrap();
     assert_eq!(counter.data::<i32>(), Some(&[10][..]));
 }
+
+#[test]
+fn bench_profile_prints_the_planned_and_the_measured_peak() {
+    // f32[262144] in and out: 1 MiB + 1 MiB live at the negate, 2.0 MiB planned.
+    let dir = Dir::new("bench");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let module = dir.0.join("neg.hlo");
+    let text = "HloModule neg\n\nENTRY main {\n  p = f32[262144] parameter(0)\n  ROOT n = f32[262144] negate(p)\n}\n";
+    std::fs::write(&module, text).unwrap();
+    let input = dir.0.join("in0.npy");
+    xla::Literal::vec1(&vec![1.5f32; 262_144])
+        .write_npy(&input)
+        .unwrap();
+    let o = xla()
+        .args(["bench", module.to_str().unwrap(), input.to_str().unwrap()])
+        .args(["--iters", "2", "--profile"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("peak memory: "))
+        .unwrap_or_else(|| panic!("no peak memory line in:\n{stderr}"));
+    assert!(line.starts_with("peak memory: planned 2.0 MiB"), "{line}");
+    assert!(line.contains("process max RSS"), "{line}");
+}

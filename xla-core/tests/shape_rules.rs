@@ -27,6 +27,8 @@ mod robustness;
 mod structural;
 #[path = "shape_rules/typed.rs"]
 mod typed;
+#[path = "shape_rules/typed_families.rs"]
+mod typed_families;
 #[path = "shape_rules/util.rs"]
 mod util;
 #[path = "shape_rules/window.rs"]

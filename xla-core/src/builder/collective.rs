@@ -5,7 +5,7 @@ use super::callee::Callee;
 use super::{collect_ops, refs, Combiner, WithDims, XlaBuilder, XlaOp};
 use crate::ir::{CollectiveConfig, Op, ReplicaGroups};
 use crate::shape::Shape;
-use crate::shape_inference::ShapeError;
+use crate::shape_inference::{dimension_out_of_range, CollectiveRule, ShapeError, ShapeRule};
 use crate::types::PrimitiveType;
 use std::borrow::Borrow;
 
@@ -39,11 +39,8 @@ impl XlaBuilder {
             return self.poisoned();
         };
         let Some(dims) = scale_dim(&s, dimension, |d| d.checked_mul(shard_count)) else {
-            return self.fail(ShapeError::at_operand(
-                "all-gather",
-                0,
-                format!("dimension {dimension} is out of range for {s}"),
-            ));
+            let op = "all-gather";
+            return self.fail(dimension_out_of_range(op, 0, "dimension", dimension, &s));
         };
         let op = Op::AllGather {
             dimension,
@@ -108,10 +105,13 @@ impl XlaBuilder {
         let Some(dims) = scale_dim(&s, scatter_dimension, |d| {
             (shard_count > 0 && d % shard_count == 0).then(|| d / shard_count)
         }) else {
-            let msg = format!(
-                "dimension {scatter_dimension} of {s} does not split into {shard_count} shards"
-            );
-            return self.fail(ShapeError::at_operand("reduce-scatter", 0, msg));
+            let split = (scatter_dimension, "scatter_dimension");
+            return self.fail(split_error(
+                "reduce-scatter",
+                &s,
+                split,
+                ("shard count", shard_count),
+            ));
         };
         let scalar = Shape::scalar(s.element_type());
         let Some(to_apply) = self.callee(computation, "reducer", &[scalar.clone(), scalar]) else {
@@ -147,8 +147,13 @@ impl XlaBuilder {
             && split_count > 0
             && dims[split_dimension as usize] % split_count == 0;
         if !ok {
-            let msg = format!("split dimension {split_dimension} of {s} must exist and split into {split_count} blocks, and concat dimension {concat_dimension} must exist");
-            return self.fail(ShapeError::at_operand("all-to-all", 0, msg));
+            let op = "all-to-all";
+            if !(0..rank).contains(&concat_dimension) {
+                let what = "concat_dimension";
+                return self.fail(dimension_out_of_range(op, 0, what, concat_dimension, &s));
+            }
+            let split = (split_dimension, "split_dimension");
+            return self.fail(split_error(op, &s, split, ("split count", split_count)));
         }
         if split_dimension == concat_dimension {
             let op = Op::AllToAll {
@@ -351,4 +356,36 @@ fn scale_dim(s: &Shape, dim: i64, f: impl FnOnce(i64) -> Option<i64>) -> Option<
     let d = dims.get_mut(usize::try_from(dim).ok()?)?;
     *d = f(*d)?;
     Some(dims)
+}
+
+/// Why dimension `dimension` (the attribute `what`) of `s` does not split into `count`
+/// parts (`by` names the count): out of range, a count below 1, or not divisible.
+fn split_error(
+    op: &str,
+    s: &Shape,
+    (dimension, what): (i64, &str),
+    (by, count): (&'static str, i64),
+) -> ShapeError {
+    let array = s.as_array();
+    let size = usize::try_from(dimension)
+        .ok()
+        .and_then(|d| array.and_then(|a| a.dims.get(d)).copied());
+    match (array, size) {
+        (Some(a), Some(size)) if count >= 1 => {
+            let shape = a.clone();
+            let rule = CollectiveRule::Divisible {
+                dimension,
+                shape,
+                size,
+                by,
+                count,
+            };
+            ShapeError::rule_at(op, 0, ShapeRule::Collective(rule))
+        }
+        (Some(_), Some(_)) => {
+            let rule = CollectiveRule::Positive { what: by, count };
+            ShapeError::rule_at(op, 0, ShapeRule::Collective(rule))
+        }
+        _ => dimension_out_of_range(op, 0, what, dimension, s),
+    }
 }

@@ -6,7 +6,7 @@ use super::{collect_ops, refs, XlaBuilder, XlaOp};
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, Op, UnaryOp};
 use crate::shape::Shape;
 use crate::shape_inference::elementwise::broadcast_plan;
-use crate::shape_inference::ShapeError;
+use crate::shape_inference::{ConvertRule, ShapeError, ShapeRule};
 use crate::types::PrimitiveType;
 use std::borrow::Borrow;
 
@@ -324,11 +324,19 @@ impl XlaBuilder {
             dims.push((from / to) as i64);
         } else if from != 0 && from < to {
             if dims.last() != Some(&((to / from) as i64)) {
-                let msg = format!(
-                    "converting {s} to {ty} needs a minor dimension of size {}",
-                    to / from.max(1)
-                );
-                return self.fail(ShapeError::at_operand("bitcast-convert", 0, msg));
+                let ratio = (to / from.max(1)) as i64;
+                let rule = match s.as_array() {
+                    Some(a) => ShapeRule::Convert {
+                        from: a.clone(),
+                        to: ty,
+                        rule: ConvertRule::LastDimension { ratio },
+                    },
+                    None => ShapeRule::NotArray {
+                        what: "operand".into(),
+                        found: s.clone(),
+                    },
+                };
+                return self.fail(ShapeError::rule_at("bitcast-convert", 0, rule));
             }
             dims.pop();
         }

@@ -4,7 +4,7 @@
 use super::{collect_ops, refs, ScalarValue, WithDims, XlaBuilder, XlaOp};
 use crate::ir::{Op, PadDim};
 use crate::shape::Shape;
-use crate::shape_inference::ShapeError;
+use crate::shape_inference::{dimension_out_of_range, ShapeError, ShapeRule, SliceRule};
 use std::borrow::Borrow;
 
 impl XlaBuilder {
@@ -110,10 +110,16 @@ impl XlaBuilder {
         };
         let rank = s.rank() as i64;
         let consecutive = dimensions.windows(2).all(|w| w[1] == w[0] + 1);
-        let in_range = dimensions.iter().all(|&d| (0..rank).contains(&d));
-        if !(consecutive && in_range) {
-            let msg = format!("collapse of {s}: dimensions {dimensions:?} must be consecutive dims of the operand, in order");
-            return self.fail(ShapeError::at_operand("reshape", 0, msg));
+        if let Some(&d) = dimensions.iter().find(|&&d| !(0..rank).contains(&d)) {
+            let what = "collapse dimension";
+            return self.fail(dimension_out_of_range("reshape", 0, what, d, &s));
+        }
+        if !consecutive {
+            let rule = SliceRule::CollapseDims {
+                dims: dimensions.to_vec(),
+                shape: s.clone(),
+            };
+            return self.fail(ShapeError::rule_at("reshape", 0, ShapeRule::Slice(rule)));
         }
         // As XLA: collapsing fewer than two dimensions changes nothing.
         let Some(&first) = dimensions.first().filter(|_| dimensions.len() > 1) else {
@@ -179,11 +185,7 @@ impl XlaBuilder {
             return self.poisoned();
         };
         if dimno < 0 || dimno as usize >= s.rank() {
-            return self.fail(ShapeError::at_operand(
-                "slice",
-                0,
-                format!("dimension {dimno} is out of range for {s}"),
-            ));
+            return self.fail(dimension_out_of_range("slice", 0, "dimension", dimno, &s));
         }
         let d = dimno as usize;
         let mut starts = vec![0; s.rank()];

@@ -5,7 +5,7 @@ use super::callee::{reducer_params, Callee};
 use super::{collect_ops, refs, XlaBuilder, XlaOp};
 use crate::ir::{Op, Window, WindowDim};
 use crate::shape::Shape;
-use crate::shape_inference::ShapeError;
+use crate::shape_inference::{ShapeError, ShapeRule, WindowRule};
 use std::borrow::Borrow;
 
 /// Padding of windowed ops (XLA's `Padding`).
@@ -66,8 +66,12 @@ pub(super) fn make_window(
     ];
     for (what, len) in lists.into_iter().chain(more) {
         if len != 0 && len != n {
-            let msg = format!("{what} has {len} entries but the window has {n} dimensions");
-            return Err(ShapeError::new(op, msg));
+            let rule = WindowRule::AttributeLength {
+                what,
+                len,
+                window: n,
+            };
+            return Err(ShapeError::rule(op, ShapeRule::Window(rule)));
         }
     }
     let dims = (0..n)

@@ -4,7 +4,7 @@ use super::Op;
 use crate::shape::Shape;
 use crate::shape_inference::{
     collective, contraction, control, elementwise, expect_operand_count, indexing, linalg, rng,
-    structural, window, ProgramShape, ShapeError,
+    structural, window, OperandsRule, ProgramShape, ShapeError, ShapeRule,
 };
 use crate::types::PrimitiveType;
 
@@ -14,8 +14,14 @@ fn take<'a, const N: usize>(
     operands: &[&'a Shape],
 ) -> Result<[&'a Shape; N], ShapeError> {
     expect_operand_count(op, operands, N)?;
-    <[&Shape; N]>::try_from(operands)
-        .map_err(|_| ShapeError::new(op, format!("expects {N} operands, got {}", operands.len())))
+    <[&Shape; N]>::try_from(operands).map_err(|_| {
+        let rule = ShapeRule::OperandCount {
+            expected: N,
+            at_least: false,
+            found: operands.len(),
+        };
+        ShapeError::rule(op, rule)
+    })
 }
 
 /// Exactly `N` called computations, as an array.
@@ -24,34 +30,41 @@ fn callees<'a, const N: usize>(
     called: &'a [ProgramShape],
 ) -> Result<&'a [ProgramShape; N], ShapeError> {
     <&[ProgramShape; N]>::try_from(called).map_err(|_| {
-        let noun = if N == 1 {
-            "computation"
-        } else {
-            "computations"
+        let rule = OperandsRule::Callees {
+            expected: N,
+            found: called.len(),
         };
-        ShapeError::new(
-            op,
-            format!("expects {N} called {noun}, got {}", called.len()),
-        )
+        ShapeError::rule(op, ShapeRule::Operands(rule))
     })
 }
 
 /// The declared shape, required by ops whose result is not a function of their operands.
 fn need<'a>(op: &str, declared: Option<&'a Shape>) -> Result<&'a Shape, ShapeError> {
-    declared.ok_or_else(|| {
-        ShapeError::new(
-            op,
-            "the result shape must be given (it does not follow from the operands)",
-        )
-    })
+    declared.ok_or_else(|| ShapeError::rule(op, ShapeRule::Operands(OperandsRule::ResultMissing)))
+}
+
+/// The declared result `d` of `op` must be an array.
+fn not_array(op: &str, d: &Shape) -> ShapeError {
+    let rule = ShapeRule::Form {
+        what: "the result".into(),
+        expected: "an array".into(),
+        found: d.clone(),
+    };
+    ShapeError::rule(op, rule)
+}
+
+/// `op`'s operands (`found` of them) are not laid out as `expected`.
+fn layout(op: &str, expected: &'static str, found: usize) -> ShapeError {
+    ShapeError::rule(
+        op,
+        ShapeRule::Operands(OperandsRule::Layout { expected, found }),
+    )
 }
 
 /// The element type of the declared array shape.
 fn declared_type(op: &str, declared: Option<&Shape>) -> Result<PrimitiveType, ShapeError> {
     let d = need(op, declared)?;
-    d.as_array()
-        .map(|a| a.ty)
-        .ok_or_else(|| ShapeError::new(op, format!("the result must be an array, got {d}")))
+    d.as_array().map(|a| a.ty).ok_or_else(|| not_array(op, d))
 }
 
 /// The dims of the declared array shape (reshape / broadcast results).
@@ -59,7 +72,7 @@ fn declared_dims<'a>(op: &str, declared: Option<&'a Shape>) -> Result<&'a [i64],
     let d = need(op, declared)?;
     d.as_array()
         .map(|a| a.dims.as_slice())
-        .ok_or_else(|| ShapeError::new(op, format!("the result must be an array, got {d}")))
+        .ok_or_else(|| not_array(op, d))
 }
 
 /// The element type of the declared shape, when it is an array (dot / convolution results).
@@ -73,13 +86,8 @@ fn halves<'a, 'b>(
     operands: &'b [&'a Shape],
 ) -> Result<(&'b [&'a Shape], &'b [&'a Shape]), ShapeError> {
     if operands.is_empty() || !operands.len().is_multiple_of(2) {
-        return Err(ShapeError::new(
-            op,
-            format!(
-                "expects N operands followed by N init values (N >= 1), got {} operands",
-                operands.len()
-            ),
-        ));
+        let expected = "N operands followed by N init values (N >= 1)";
+        return Err(layout(op, expected, operands.len()));
     }
     Ok(operands.split_at(operands.len() / 2))
 }
@@ -208,20 +216,14 @@ pub fn infer_shape(
         } => structural::slice(take::<1>(name, operands)?[0], start, limit, stride),
         Op::DynamicSlice { slice_sizes } => match operands.split_first() {
             Some((x, starts)) => structural::dynamic_slice(x, starts, slice_sizes),
-            None => Err(ShapeError::new(
-                name,
-                "expects the operand and its start indices, got 0 operands",
-            )),
+            None => Err(layout(name, "the operand and its start indices", 0)),
         },
         Op::DynamicUpdateSlice => match operands {
             [x, u, starts @ ..] => structural::dynamic_update_slice(x, u, starts),
-            _ => Err(ShapeError::new(
-                name,
-                format!(
-                    "expects the operand, the update and the start indices, got {} operands",
-                    operands.len()
-                ),
-            )),
+            _ => {
+                let expected = "the operand, the update and the start indices";
+                Err(layout(name, expected, operands.len()))
+            }
         },
         Op::Concatenate { dimension } => structural::concatenate(operands, *dimension),
         Op::Pad { padding } => {
@@ -286,10 +288,7 @@ pub fn infer_shape(
         Op::Call { .. } => control::call(operands, &callees::<1>(name, called)?[0]),
         Op::Conditional { .. } => match operands.split_first() {
             Some((selector, args)) => control::conditional(selector, args, called),
-            None => Err(ShapeError::new(
-                name,
-                "expects a selector and one operand per branch, got 0 operands",
-            )),
+            None => Err(layout(name, "a selector and one operand per branch", 0)),
         },
         Op::While { .. } => {
             let [cond, body] = callees::<2>(name, called)?;
@@ -381,12 +380,9 @@ fn infer_scatter(
             let (xs, rest) = operands.split_at(n);
             indexing::scatter(xs, indices, rest.get(1..).unwrap_or(&[]), dims, to_apply)
         }
-        _ => Err(ShapeError::new(
-            "scatter",
-            format!(
-                "expects N operands, the indices and N updates, got {} operands",
-                operands.len()
-            ),
-        )),
+        _ => {
+            let expected = "N operands, the indices and N updates";
+            Err(layout("scatter", expected, operands.len()))
+        }
     }
 }

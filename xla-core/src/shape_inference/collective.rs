@@ -4,7 +4,7 @@
 
 use super::validators::*;
 use super::window::check_reducer;
-use super::{ProgramShape, ShapeError};
+use super::{CollectiveRule, ProgramShape, ShapeError, ShapeRule};
 use crate::attrs::ReplicaGroups;
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -19,9 +19,9 @@ pub fn group_size(op: &str, groups: &ReplicaGroups) -> Result<Option<i64>, Shape
         return Ok(None);
     };
     if first.is_empty() || groups.groups.iter().any(|g| g.len() != first.len()) {
-        return Err(ShapeError::new(
+        return Err(ShapeError::rule(
             op,
-            "replica groups must be non-empty and all of the same size",
+            ShapeRule::Collective(CollectiveRule::ReplicaGroups),
         ));
     }
     Ok(Some(first.len() as i64))
@@ -63,10 +63,11 @@ pub fn all_gather(
 ) -> Result<Shape, ShapeError> {
     let name = "all-gather";
     if shard_count < 1 {
-        return Err(ShapeError::new(
-            name,
-            format!("shard count must be positive, got {shard_count}"),
-        ));
+        let rule = CollectiveRule::Positive {
+            what: "shard count",
+            count: shard_count,
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Collective(rule)));
     }
     scale_dim(name, operands, dimension, |_, size| {
         checked_mul(name, "gathered size", size, shard_count)
@@ -87,14 +88,19 @@ pub fn reduce_scatter(
     let name = "reduce-scatter";
     check_collective_reducer(name, &arrays(name, operands)?, to_apply)?;
     if shard_count < 1 {
-        return Err(ShapeError::new(
-            name,
-            format!("shard count must be positive, got {shard_count}"),
-        ));
+        let rule = CollectiveRule::Positive {
+            what: "shard count",
+            count: shard_count,
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Collective(rule)));
     }
     scale_dim(name, operands, dimension, |a, size| {
         if size % shard_count != 0 {
-            return Err(ShapeError::new(name, format!("dimension {dimension} of {a} ({size}) must be divisible by the shard count {shard_count}")));
+            return Err(divisible(
+                name,
+                (dimension, a, size),
+                ("shard count", shard_count),
+            ));
         }
         Ok(size / shard_count)
     })
@@ -138,18 +144,17 @@ pub fn all_to_all(
 ) -> Result<Shape, ShapeError> {
     let name = "all-to-all";
     let arrays = arrays(name, operands)?;
-    let first = arrays
-        .first()
-        .copied()
-        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand"))?;
+    let first = arrays.first().copied().ok_or_else(|| no_operand(name))?;
     let Some(dimension) = dimension else {
         for (i, a) in arrays.iter().enumerate() {
             if a.ty != first.ty || a.dims != first.dims {
-                return Err(ShapeError::at_operand(
-                    name,
-                    i,
-                    format!("operands must share one shape, got {first} and {a}"),
-                ));
+                let rule = ShapeRule::SameShape {
+                    what_a: "operand 0".into(),
+                    a: Shape::Array(first.clone()),
+                    what_b: format!("operand {i}"),
+                    b: Shape::Array((*a).clone()),
+                };
+                return Err(ShapeError::rule_at(name, i, rule));
             }
         }
         return Ok(Shape::Tuple(arrays.iter().map(|a| plain(a)).collect()));
@@ -158,7 +163,12 @@ pub fn all_to_all(
     let d = dim_index(name, "split dimension", dimension, first)?;
     let size = dim_size(name, "split dimension", dimension, first)?;
     if split_count < 1 || size % split_count != 0 {
-        return Err(ShapeError::new(name, format!("dimension {d} of {first} ({size}) must be divisible by the split count {split_count}")));
+        let dimension = d as i64;
+        return Err(divisible(
+            name,
+            (dimension, first, size),
+            ("split count", split_count),
+        ));
     }
     Ok(plain(first))
 }
@@ -182,11 +192,11 @@ pub fn all_to_all_split(
     let c = dim_index(name, "concat_dimension", concat_dimension, a)?;
     let size = dim_size(name, "split_dimension", split_dimension, a)?;
     if split_count < 1 || size % split_count != 0 {
-        return Err(ShapeError::new(
+        let dimension = s as i64;
+        return Err(divisible(
             name,
-            format!(
-                "dimension {s} of {a} ({size}) must be divisible by the split count {split_count}"
-            ),
+            (dimension, a, size),
+            ("split count", split_count),
         ));
     }
     let mut dims = a.dims.clone();
@@ -215,8 +225,12 @@ pub fn collective_permute(operand: &Shape, pairs: &[(i64, i64)]) -> Result<Shape
             .enumerate()
             .find(|(i, id)| ids.get(..*i).is_some_and(|p| p.contains(id)))
         {
-            let msg = format!("source_target_pairs repeat {what} replica {id} (pair {i})");
-            return Err(ShapeError::new(name, msg));
+            let rule = CollectiveRule::RepeatedPair {
+                what,
+                replica: *id,
+                pair: i,
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Collective(rule)));
         }
     }
     Ok(plain(a))
@@ -257,10 +271,10 @@ pub fn collective_permute_start(
 pub fn async_done(op: &str, start: &Shape) -> Result<Shape, ShapeError> {
     match start.tuple_elements() {
         Some([_, result, ..]) => Ok(result.without_layout()),
-        _ => Err(ShapeError::at_operand(
+        _ => Err(ShapeError::rule_at(
             op,
             0,
-            format!("operand must be the tuple of a -start op, got {start}"),
+            form("operand", "the tuple of a -start op", start),
         )),
     }
 }
@@ -325,11 +339,10 @@ fn context<'a>(op: &str, ctx: &'a Shape) -> Result<&'a Shape, ShapeError> {
         {
             Ok(data)
         }
-        _ => Err(ShapeError::at_operand(
-            op,
-            0,
-            format!("operand must be a (data, u32[], token[]) context, got {ctx}"),
-        )),
+        _ => {
+            let rule = form("operand", "a (data, u32[], token[]) context", ctx);
+            Err(ShapeError::rule_at(op, 0, rule))
+        }
     }
 }
 
@@ -349,10 +362,7 @@ pub fn send_done(send: &Shape) -> Result<Shape, ShapeError> {
 pub fn recv(token: &Shape, declared: &Shape) -> Result<Shape, ShapeError> {
     expect_token("recv", 0, "operand", token)?;
     context("recv", declared).map_err(|_| {
-        ShapeError::new(
-            "recv",
-            format!("result must be (data, u32[], token[]), got {declared}"),
-        )
+        ShapeError::rule("recv", form("result", "(data, u32[], token[])", declared))
     })?;
     expect_valid_shape("recv", "result", declared)?;
     Ok(declared.without_layout())
@@ -381,14 +391,14 @@ pub fn infeed(token: &Shape, declared: &Shape) -> Result<Shape, ShapeError> {
                 .tuple_elements()
                 .is_some_and(|e| e.iter().any(Shape::is_tuple))
             {
-                let msg = format!("nested tuple data {data} is not supported");
-                return Err(ShapeError::new(name, msg));
+                let rule = CollectiveRule::NestedTuple { data: data.clone() };
+                return Err(ShapeError::rule(name, ShapeRule::Collective(rule)));
             }
         }
         _ => {
-            return Err(ShapeError::new(
+            return Err(ShapeError::rule(
                 name,
-                format!("result must be (data, token[]), got {declared}"),
+                form("result", "(data, token[])", declared),
             ))
         }
     }
@@ -409,12 +419,35 @@ pub fn outfeed(
     expect_token(name, 1, "second operand", token)?;
     if let Some(s) = outfeed_shape {
         if !s.compatible(data) {
-            return Err(ShapeError::at_operand(
-                name,
-                0,
-                format!("data {data} does not match outfeed_shape {s}"),
-            ));
+            let (data, declared) = (data.clone(), s.clone());
+            let rule = CollectiveRule::Outfeed { data, declared };
+            return Err(ShapeError::rule_at(name, 0, ShapeRule::Collective(rule)));
         }
     }
     Ok(Shape::Token)
+}
+
+/// `dimension` of `shape` (of size `size`) is not divisible by the `by` count `count`.
+fn divisible(
+    op: &str,
+    (dimension, shape, size): (i64, &ArrayShape, i64),
+    (by, count): (&'static str, i64),
+) -> ShapeError {
+    let rule = CollectiveRule::Divisible {
+        dimension,
+        shape: shape.clone(),
+        size,
+        by,
+        count,
+    };
+    ShapeError::rule(op, ShapeRule::Collective(rule))
+}
+
+/// `what` must have the form `expected`, but is `found`.
+fn form(what: &str, expected: &str, found: &Shape) -> ShapeRule {
+    ShapeRule::Form {
+        what: what.to_string(),
+        expected: expected.to_string(),
+        found: found.clone(),
+    }
 }

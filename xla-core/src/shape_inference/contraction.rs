@@ -2,7 +2,7 @@
 
 use super::validators::*;
 use super::window::window_output_dims;
-use super::{ShapeError, ShapeRule};
+use super::{ContractionRule, ShapeError, ShapeRule};
 use crate::attrs::{ConvConfig, DotDims, PrecisionConfig, Window};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -28,10 +28,12 @@ pub fn contraction_type(
         || (base.is_complex() && !p.is_complex())
         || (p.is_pred() && !base.is_pred())
     {
-        return Err(ShapeError::new(
-            op,
-            format!("result element type {p} is not allowed for operands {lhs} and {rhs}"),
-        ));
+        let rule = ContractionRule::ResultType {
+            ty: p,
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Contraction(rule)));
     }
     Ok(p)
 }
@@ -43,10 +45,10 @@ pub fn contraction_type(
 pub fn check_precision(op: &str, config: &PrecisionConfig) -> Result<(), ShapeError> {
     match config.operand_precision.len() {
         0 | 2 => Ok(()),
-        n => Err(ShapeError::new(
-            op,
-            format!("operand_precision must have 0 or 2 entries, got {n}"),
-        )),
+        found => {
+            let rule = ContractionRule::PrecisionCount { found };
+            Err(ShapeError::rule(op, ShapeRule::Contraction(rule)))
+        }
     }
 }
 
@@ -80,14 +82,13 @@ fn check_pairs(
     rd: &[i64],
 ) -> Result<(), ShapeError> {
     if ld.len() != rd.len() {
-        return Err(ShapeError::new(
-            op,
-            format!(
-                "lhs_{kind}_dims {} and rhs_{kind}_dims {} must have the same length",
-                fmt_dims(ld),
-                fmt_dims(rd)
-            ),
-        ));
+        let rule = ShapeRule::ListLengths {
+            what_a: format!("lhs_{kind}_dims"),
+            a: ld.to_vec(),
+            what_b: format!("rhs_{kind}_dims"),
+            b: rd.to_vec(),
+        };
+        return Err(ShapeError::rule(op, rule));
     }
     for (&a, &b) in ld.iter().zip(rd) {
         let ls = dim_size(op, "dimension", a, l)?;
@@ -209,33 +210,52 @@ fn check_groups(
     let (in_batch, in_features, kernel_in, kernel_out) = sizes;
     let (fgc, bgc) = (cfg.feature_group_count, cfg.batch_group_count);
     if fgc <= 0 || bgc <= 0 {
-        return Err(ShapeError::new(
-            op,
-            format!("feature_group_count ({fgc}) and batch_group_count ({bgc}) must be positive"),
-        ));
+        let rule = ContractionRule::GroupCounts {
+            feature_group_count: fgc,
+            batch_group_count: bgc,
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Contraction(rule)));
     }
     if fgc > 1 && bgc > 1 {
-        return Err(ShapeError::new(
-            op,
-            format!(
-                "feature_group_count ({fgc}) and batch_group_count ({bgc}) cannot both exceed 1"
-            ),
-        ));
+        let rule = ContractionRule::BothGroups {
+            feature_group_count: fgc,
+            batch_group_count: bgc,
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Contraction(rule)));
     }
     if in_features % fgc != 0 || in_features / fgc != kernel_in {
-        return Err(ShapeError::new(
-            op,
-            format!("lhs {l} feature dimension ({in_features}) must equal feature_group_count ({fgc}) x rhs {r} input feature dimension ({kernel_in})"),
-        ));
+        let rule = ContractionRule::InputFeatures {
+            lhs: l.clone(),
+            in_features,
+            feature_group_count: fgc,
+            rhs: r.clone(),
+            kernel_in,
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Contraction(rule)));
     }
     if kernel_out % fgc != 0 {
-        return Err(ShapeError::new(op, format!("rhs {r} output feature dimension ({kernel_out}) must be divisible by feature_group_count ({fgc})")));
+        return Err(output_features(
+            op,
+            r,
+            kernel_out,
+            ("feature_group_count", fgc),
+        ));
     }
     if kernel_out % bgc != 0 {
-        return Err(ShapeError::new(op, format!("rhs {r} output feature dimension ({kernel_out}) must be divisible by batch_group_count ({bgc})")));
+        return Err(output_features(
+            op,
+            r,
+            kernel_out,
+            ("batch_group_count", bgc),
+        ));
     }
     if in_batch % bgc != 0 {
-        return Err(ShapeError::new(op, format!("lhs {l} batch dimension ({in_batch}) must be divisible by batch_group_count ({bgc})")));
+        let rule = ContractionRule::BatchGroups {
+            lhs: l.clone(),
+            in_batch,
+            batch_group_count: bgc,
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Contraction(rule)));
     }
     Ok(())
 }
@@ -263,16 +283,13 @@ pub fn convolution(
         || dn.output_spatial_dimensions.len() != n
         || cfg.window.dims.len() != n
     {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "input, kernel and output spatial dims and the window must agree in count: {}, {}, {} and {}",
-                n,
-                dn.kernel_spatial_dimensions.len(),
-                dn.output_spatial_dimensions.len(),
-                cfg.window.dims.len()
-            ),
-        ));
+        let rule = ContractionRule::SpatialCounts {
+            input: n,
+            kernel: dn.kernel_spatial_dimensions.len(),
+            output: dn.output_spatial_dimensions.len(),
+            window: cfg.window.dims.len(),
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Contraction(rule)));
     }
     expect_rank(name, 0, "lhs", l, n + 2)?;
     expect_rank(name, 1, "rhs", r, n + 2)?;
@@ -356,14 +373,28 @@ fn check_window_matches_kernel(
 ) -> Result<(), ShapeError> {
     let sizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
     if sizes != kernel {
-        return Err(ShapeError::new(
-            op,
-            format!(
-                "window sizes {} must equal the kernel spatial sizes {} of rhs {r}",
-                fmt_dims(&sizes),
-                fmt_dims(kernel)
-            ),
-        ));
+        let rule = ContractionRule::WindowSizes {
+            sizes,
+            kernel: kernel.to_vec(),
+            rhs: r.clone(),
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Contraction(rule)));
     }
     Ok(())
+}
+
+/// The kernel's output features (`kernel_out` of `r`) are not divisible by the group count.
+fn output_features(
+    op: &str,
+    r: &ArrayShape,
+    kernel_out: i64,
+    (group, count): (&'static str, i64),
+) -> ShapeError {
+    let rule = ContractionRule::OutputFeatures {
+        rhs: r.clone(),
+        kernel_out,
+        group,
+        count,
+    };
+    ShapeError::rule(op, ShapeRule::Contraction(rule))
 }

@@ -1,7 +1,7 @@
 //! Shape rules: control flow — call, conditional, while and custom-call.
 
 use super::validators::*;
-use super::{ProgramShape, ShapeError};
+use super::{CalleeRule, OperandsRule, ProgramShape, ShapeError, ShapeRule};
 use crate::shape::Shape;
 use crate::types::PrimitiveType;
 
@@ -12,22 +12,20 @@ use crate::types::PrimitiveType;
 pub fn call(args: &[&Shape], to_apply: &ProgramShape) -> Result<Shape, ShapeError> {
     let name = "call";
     if args.len() != to_apply.parameters.len() {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "to_apply {to_apply} takes {} parameters but {} arguments were given ({})",
-                to_apply.parameters.len(),
-                args.len(),
-                fmt_shapes(args)
-            ),
-        ));
+        let args = args.iter().map(|a| (*a).clone()).collect();
+        let rule = CalleeRule::Arguments { args };
+        return Err(ShapeError::rule(name, callee("to_apply", to_apply, rule)));
     }
     for (i, (a, p)) in args.iter().zip(&to_apply.parameters).enumerate() {
         if !a.compatible(p) {
-            return Err(ShapeError::at_operand(
+            let rule = CalleeRule::Argument {
+                index: i,
+                arg: (*a).clone(),
+            };
+            return Err(ShapeError::rule_at(
                 name,
                 i,
-                format!("argument {i} {a} does not match parameter {p} of to_apply {to_apply}"),
+                callee("to_apply", to_apply, rule),
             ));
         }
     }
@@ -49,52 +47,58 @@ pub fn conditional(
     let s = expect_scalar(name, 0, "selector", selector)?;
     match s.ty {
         PrimitiveType::Pred if branches.len() != 2 => {
-            return Err(ShapeError::new(
-                name,
-                format!(
-                    "a pred[] selector needs exactly 2 branches, got {}",
-                    branches.len()
-                ),
-            ));
+            let rule = OperandsRule::PredBranches {
+                found: branches.len(),
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Operands(rule)));
         }
         PrimitiveType::Pred => {}
         PrimitiveType::S32 if branches.is_empty() => {
-            return Err(ShapeError::new(name, "needs at least one branch"))
+            return Err(ShapeError::rule(
+                name,
+                ShapeRule::Operands(OperandsRule::NoBranch),
+            ))
         }
         PrimitiveType::S32 => {}
         _ => {
-            return Err(ShapeError::at_operand(
-                name,
-                0,
-                format!("selector must be pred[] or s32[], got {s}"),
-            ))
+            let rule = ShapeRule::Form {
+                what: "selector".into(),
+                expected: "pred[] or s32[]".into(),
+                found: selector.clone(),
+            };
+            return Err(ShapeError::rule_at(name, 0, rule));
         }
     }
     if operands.len() != branches.len() {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "expects one operand per branch ({}), got {}",
-                branches.len(),
-                operands.len()
-            ),
-        ));
+        let rule = OperandsRule::OnePerBranch {
+            branches: branches.len(),
+            found: operands.len(),
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Operands(rule)));
     }
     let first = branches
         .first()
-        .ok_or_else(|| ShapeError::new(name, "needs at least one branch"))?;
+        .ok_or_else(|| ShapeError::rule(name, ShapeRule::Operands(OperandsRule::NoBranch)))?;
     for (b, (comp, arg)) in branches.iter().zip(operands).enumerate() {
         match comp.parameters.as_slice() {
             [p] if p.compatible(arg) => {}
-            _ => return Err(ShapeError::at_operand(name, b + 1, format!("branch {b} {comp} must take exactly one parameter of the operand's shape {arg}"))),
+            _ => {
+                let (of, shape) = ("the operand's shape".into(), (*arg).clone());
+                let rule = callee(
+                    &format!("branch {b}"),
+                    comp,
+                    CalleeRule::OneParameter { of, shape },
+                );
+                return Err(ShapeError::rule_at(name, b + 1, rule));
+            }
         }
         if !comp.result.compatible(&first.result) {
-            return Err(ShapeError::new(
+            let rule = CalleeRule::SameResult {
+                first: first.result.clone(),
+            };
+            return Err(ShapeError::rule(
                 name,
-                format!(
-                    "branch {b} returns {} but branch 0 returns {}",
-                    comp.result, first.result
-                ),
+                callee(&format!("branch {b}"), comp, rule),
             ));
         }
     }
@@ -114,30 +118,27 @@ pub fn while_loop(
     match condition.parameters.as_slice() {
         [p] if p.compatible(init) => {}
         _ => {
-            return Err(ShapeError::new(
-                name,
-                format!(
-                "condition {condition} must take exactly one parameter of the init shape {init}"
-            ),
-            ))
+            let (of, shape) = ("the init shape".into(), init.clone());
+            let rule = callee(
+                "condition",
+                condition,
+                CalleeRule::OneParameter { of, shape },
+            );
+            return Err(ShapeError::rule(name, rule));
         }
     }
     if !condition
         .result
         .compatible(&Shape::scalar(PrimitiveType::Pred))
     {
-        return Err(ShapeError::new(
-            name,
-            format!("condition must return pred[], got {}", condition.result),
-        ));
+        let rule = callee("condition", condition, CalleeRule::PredResult);
+        return Err(ShapeError::rule(name, rule));
     }
     match body.parameters.as_slice() {
         [p] if p.compatible(init) && body.result.compatible(init) => {}
         _ => {
-            return Err(ShapeError::new(
-                name,
-                format!("body {body} must be (T) -> T with T the init shape {init}"),
-            ))
+            let rule = CalleeRule::Loop { init: init.clone() };
+            return Err(ShapeError::rule(name, callee("body", body, rule)));
         }
     }
     Ok(init.without_layout())

@@ -5,7 +5,7 @@
 //! the builder first plans the broadcasts with [`broadcast_plan`].
 
 use super::validators::*;
-use super::{ProgramShape, ShapeError, ShapeRule};
+use super::{BroadcastRule, CalleeRule, ConvertRule, ProgramShape, ShapeError, ShapeRule};
 use crate::attrs::{BinaryOp, ComparisonType, UnaryOp};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -79,10 +79,12 @@ fn same_rank_plan(
     let rank = l.dims.len();
     let identity: Vec<i64> = (0..rank as i64).collect();
     if !bdims.is_empty() && bdims != identity.as_slice() {
-        return Err(ShapeError::new(
-            op,
-            format!("broadcast_dimensions {} must be empty or the identity for operands of the same rank: {l} and {r}", fmt_dims(bdims)),
-        ));
+        let rule = BroadcastRule::SameRank {
+            dims: bdims.to_vec(),
+            lhs: l.clone(),
+            rhs: r.clone(),
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Broadcast(rule)));
     }
     let mut dims = Vec::with_capacity(rank);
     for (i, (&a, &b)) in l.dims.iter().zip(&r.dims).enumerate() {
@@ -121,16 +123,14 @@ fn in_dim_plan(
     bdims: &[i64],
 ) -> Result<InDimPlan, ShapeError> {
     if bdims.is_empty() && !small.dims.is_empty() {
-        return Err(ShapeError::new(
-            op,
-            format!("operands {small} and {large} have different ranks; broadcast_dimensions must map the lower-rank operand's dimensions into the higher-rank one's"),
-        ));
+        let (small, large) = (small.clone(), large.clone());
+        let rule = BroadcastRule::RanksDiffer { small, large };
+        return Err(ShapeError::rule(op, ShapeRule::Broadcast(rule)));
     }
     if bdims.len() != small.dims.len() {
-        return Err(ShapeError::new(
-            op,
-            format!("broadcast_dimensions {} must have one entry per dimension of the lower-rank operand {small}", fmt_dims(bdims)),
-        ));
+        let (dims, small) = (bdims.to_vec(), small.clone());
+        let rule = BroadcastRule::DimensionCount { dims, small };
+        return Err(ShapeError::rule(op, ShapeRule::Broadcast(rule)));
     }
     expect_dims_in_range(op, "broadcast_dimensions", bdims, large.dims.len(), large)?;
     expect_strictly_increasing(op, "broadcast_dimensions", bdims, large)?;
@@ -139,7 +139,15 @@ fn in_dim_plan(
         let j = dim_index(op, "broadcast dimension", b, large)?;
         let l = dim_size(op, "broadcast dimension", b, large)?;
         let d = combine_dim(s, l).ok_or_else(|| {
-            ShapeError::new(op, format!("broadcast dimension {i} mismatch: {small} dim {i} is {s}, {large} dim {b} is {l}"))
+            let rule = BroadcastRule::DimensionSize {
+                index: i,
+                small: small.clone(),
+                small_size: s,
+                large: large.clone(),
+                large_dim: b,
+                large_size: l,
+            };
+            ShapeError::rule(op, ShapeRule::Broadcast(rule))
         })?;
         if let Some(slot) = dims.get_mut(j) {
             *slot = d;
@@ -291,10 +299,12 @@ pub fn compare(
             ComparisonType::Unsigned => l.ty.is_unsigned_int() || l.ty.is_pred(),
         };
         if !ok {
-            return Err(ShapeError::new(
-                name,
-                format!("comparison type {ct} does not apply to operands {l}"),
-            ));
+            let (comparison, operand) = (ct, l.clone());
+            let rule = ShapeRule::ComparisonType {
+                comparison,
+                operand,
+            };
+            return Err(ShapeError::rule(name, rule));
         }
     }
     Ok(array_with_dynamic(
@@ -314,19 +324,20 @@ pub fn select(pred: &Shape, on_true: &Shape, on_false: &Shape) -> Result<Shape, 
     let p = expect_array(name, 0, "pred", pred)?;
     expect_type(name, 0, "pred", p, PrimitiveType::is_pred, "PRED")?;
     if !on_true.same_dims(on_false) || !same_types(on_true, on_false) {
-        return Err(ShapeError::new(
-            name,
-            format!("on_true {on_true} and on_false {on_false} must have the same shape"),
-        ));
+        let rule = ShapeRule::SameShape {
+            what_a: "on_true".into(),
+            a: on_true.clone(),
+            what_b: "on_false".into(),
+            b: on_false.clone(),
+        };
+        return Err(ShapeError::rule(name, rule));
     }
     match on_true {
         Shape::Array(t) => {
             if !p.dims.is_empty() && p.dims != t.dims {
-                return Err(ShapeError::at_operand(
-                    name,
-                    0,
-                    format!("pred {p} must be a PRED scalar or have the dimensions of on_true {t}"),
-                ));
+                let (pred, on_true) = (p.clone(), on_true.clone());
+                let rule = ShapeRule::Broadcast(BroadcastRule::Predicate { pred, on_true });
+                return Err(ShapeError::rule_at(name, 0, rule));
             }
             let dynamic = (0..t.dims.len())
                 .map(|i| {
@@ -337,11 +348,9 @@ pub fn select(pred: &Shape, on_true: &Shape, on_false: &Shape) -> Result<Shape, 
         }
         Shape::Tuple(_) | Shape::Token => {
             if !p.dims.is_empty() {
-                return Err(ShapeError::at_operand(
-                    name,
-                    0,
-                    format!("pred {p} must be a PRED scalar when selecting between {on_true}"),
-                ));
+                let (pred, on_true) = (p.clone(), on_true.clone());
+                let rule = ShapeRule::Broadcast(BroadcastRule::Predicate { pred, on_true });
+                return Err(ShapeError::rule_at(name, 0, rule));
             }
             Ok(on_true.without_layout())
         }
@@ -372,11 +381,13 @@ pub fn clamp(min: &Shape, operand: &Shape, max: &Shape) -> Result<Shape, ShapeEr
         let b = expect_array(name, index, what, bound)?;
         expect_same_type(name, what, b, "operand", x)?;
         if !b.dims.is_empty() && b.dims != x.dims {
-            return Err(ShapeError::at_operand(
-                name,
-                index,
-                format!("{what} {b} must be a scalar or have the dimensions of operand {x}"),
-            ));
+            let (what, bound, operand) = (what.to_string(), b.clone(), x.clone());
+            let rule = ShapeRule::Broadcast(BroadcastRule::Bound {
+                what,
+                bound,
+                operand,
+            });
+            return Err(ShapeError::rule_at(name, index, rule));
         }
     }
     Ok(plain(x))
@@ -391,16 +402,10 @@ pub fn convert(operand: &Shape, new_type: PrimitiveType) -> Result<Shape, ShapeE
     let name = "convert";
     let a = expect_array(name, 0, "operand", operand)?;
     if !new_type.is_array_type() {
-        return Err(ShapeError::new(
-            name,
-            format!("cannot convert {a} to {new_type}"),
-        ));
+        return Err(convert_error(name, a, new_type, ConvertRule::NotArrayType));
     }
     if a.ty.is_complex() && !new_type.is_complex() {
-        return Err(ShapeError::new(
-            name,
-            format!("conversion from complex {a} to real type {new_type} is not defined"),
-        ));
+        return Err(convert_error(name, a, new_type, ConvertRule::ComplexToReal));
     }
     Ok(retype(a, new_type))
 }
@@ -416,27 +421,29 @@ pub fn bitcast_convert(operand: &Shape, new_type: PrimitiveType) -> Result<Shape
     let name = "bitcast-convert";
     let a = expect_array(name, 0, "operand", operand)?;
     if !new_type.is_array_type() {
-        return Err(ShapeError::new(
+        return Err(convert_error(
             name,
-            format!("cannot bitcast {a} to {new_type}"),
+            a,
+            new_type,
+            ConvertRule::BitcastNotArrayType,
         ));
     }
     if a.ty.is_complex() != new_type.is_complex() {
-        return Err(ShapeError::new(
+        return Err(convert_error(
             name,
-            format!("cannot bitcast between complex and real types: {a} to {new_type}"),
+            a,
+            new_type,
+            ConvertRule::BitcastComplexReal,
         ));
     }
     let (from, to) = (a.ty.bit_width() as i64, new_type.bit_width() as i64);
     let (big, small) = (from.max(to), from.min(to));
     if small == 0 || big % small != 0 {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "bit widths of {} ({from}) and {new_type} ({to}) do not divide",
-                a.ty
-            ),
-        ));
+        let rule = ConvertRule::BitWidths {
+            from_bits: from,
+            to_bits: to,
+        };
+        return Err(convert_error(name, a, new_type, rule));
     }
     let ratio = big / small;
     let mut dims = a.dims.clone();
@@ -446,10 +453,8 @@ pub fn bitcast_convert(operand: &Shape, new_type: PrimitiveType) -> Result<Shape
         dynamic.push(false);
     } else if from < to {
         if dims.last() != Some(&ratio) {
-            return Err(ShapeError::new(
-                name,
-                format!("bitcast from {a} to wider {new_type} needs a last dimension equal to the width ratio {ratio}"),
-            ));
+            let rule = ConvertRule::LastDimension { ratio };
+            return Err(convert_error(name, a, new_type, rule));
         }
         dims.pop();
         dynamic.pop();
@@ -470,16 +475,10 @@ pub fn reduce_precision(
     let a = expect_array(name, 0, "operand", operand)?;
     expect_type(name, 0, "operand", a, is_float, "a floating-point")?;
     if exponent_bits < 1 {
-        return Err(ShapeError::new(
-            name,
-            format!("exponent_bits must be at least 1, got {exponent_bits} for {a}"),
-        ));
+        return Err(precision_bits(name, "exponent_bits", 1, exponent_bits, a));
     }
     if mantissa_bits < 0 {
-        return Err(ShapeError::new(
-            name,
-            format!("mantissa_bits must be non-negative, got {mantissa_bits} for {a}"),
-        ));
+        return Err(precision_bits(name, "mantissa_bits", 0, mantissa_bits, a));
     }
     Ok(plain(a))
 }
@@ -499,37 +498,55 @@ pub fn map(
     let (arrays, first) = expect_arrays_same_dims(name, operands)?;
     let identity: Vec<i64> = (0..first.dims.len() as i64).collect();
     if dimensions != identity.as_slice() {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "dimensions {} must be every dimension of {first} in order",
-                fmt_dims(dimensions)
-            ),
-        ));
+        let rule = ShapeRule::EveryDimension {
+            what: "dimensions".into(),
+            dims: dimensions.to_vec(),
+            shape: first.clone(),
+        };
+        return Err(ShapeError::rule(name, rule));
     }
     if to_apply.parameters.len() != operands.len() {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "to_apply {to_apply} must take {} parameters, one per operand",
-                operands.len()
-            ),
-        ));
+        let rule = CalleeRule::ParameterCount {
+            expected: operands.len(),
+            per_operand: true,
+        };
+        return Err(ShapeError::rule(name, callee("to_apply", to_apply, rule)));
     }
     for (i, (p, a)) in to_apply.parameters.iter().zip(&arrays).enumerate() {
         if !p.is_scalar() || p.element_type() != a.ty {
-            return Err(ShapeError::new(
-                name,
-                format!("to_apply parameter {i} must be a {} scalar, got {p}", a.ty),
-            ));
+            let rule = CalleeRule::ScalarParameter { index: i, ty: a.ty };
+            return Err(ShapeError::rule(name, callee("to_apply", to_apply, rule)));
         }
     }
     let r = to_apply.result.as_array().filter(|r| r.dims.is_empty());
     let r = r.ok_or_else(|| {
-        ShapeError::new(
-            name,
-            format!("to_apply must return a scalar, got {}", to_apply.result),
-        )
+        ShapeError::rule(name, callee("to_apply", to_apply, CalleeRule::ScalarResult))
     })?;
     Ok(retype(first, r.ty))
+}
+
+/// `op`'s conversion of `from` to `to` breaking `rule`.
+fn convert_error(op: &str, from: &ArrayShape, to: PrimitiveType, rule: ConvertRule) -> ShapeError {
+    let from = from.clone();
+    ShapeError::rule(op, ShapeRule::Convert { from, to, rule })
+}
+
+/// `reduce-precision`'s bit count `what` is `value`, below `min`.
+fn precision_bits(
+    op: &str,
+    what: &'static str,
+    min: i64,
+    value: i64,
+    a: &ArrayShape,
+) -> ShapeError {
+    let operand = a.clone();
+    ShapeError::rule(
+        op,
+        ShapeRule::PrecisionBits {
+            what,
+            min,
+            value,
+            operand,
+        },
+    )
 }

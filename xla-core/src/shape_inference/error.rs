@@ -2,7 +2,13 @@
 
 use std::fmt;
 
+use super::rules::{
+    BroadcastRule, CalleeRule, CollectiveRule, ContractionRule, ConvertRule, GatherRule,
+    LinalgRule, OperandsRule, SliceRule, WindowRule,
+};
 use super::validators::fmt_dims;
+use super::ProgramShape;
+use crate::attrs::ComparisonType;
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
 
@@ -223,8 +229,159 @@ pub enum ShapeRule {
         /// The shape or operand, as the message says it.
         of: String,
     },
-    /// Any other rule, written out with its shapes in XLA notation.
-    Other(String),
+    /// A shape must have a given form (`a tuple`, `(data, token[])`, `an array`).
+    Form {
+        /// The shape's role (`operand`, `result`).
+        what: String,
+        /// The form required, as the message says it.
+        expected: String,
+        /// The shape found.
+        found: Shape,
+    },
+    /// A shape must have rank at least `min`.
+    MinRank {
+        /// The shape's role.
+        what: String,
+        /// The least rank.
+        min: usize,
+        /// The shape found.
+        found: Shape,
+    },
+    /// Two shapes (arrays or tuples) must be equal.
+    SameShape {
+        /// The first shape's role.
+        what_a: String,
+        /// The first shape.
+        a: Shape,
+        /// The second shape's role.
+        what_b: String,
+        /// The second shape.
+        b: Shape,
+    },
+    /// A constant's literal does not have its declared shape.
+    LiteralShape {
+        /// The literal's shape.
+        literal: Shape,
+        /// The declared shape.
+        declared: Shape,
+    },
+    /// A tuple index is out of range.
+    TupleIndex {
+        /// The index.
+        index: i64,
+        /// The tuple.
+        tuple: Shape,
+        /// Its element count.
+        len: usize,
+    },
+    /// A reshape changes the element count.
+    ElementCounts {
+        /// The operand.
+        from: ArrayShape,
+        /// Its element count.
+        from_count: i64,
+        /// The result.
+        to: ArrayShape,
+        /// Its element count.
+        to_count: i64,
+    },
+    /// A bitcast changes the byte size.
+    ByteSizes {
+        /// The operand.
+        operand: ArrayShape,
+        /// The result.
+        result: ArrayShape,
+    },
+    /// A dimension's size does not fit in s32.
+    FitsS32 {
+        /// The dimension.
+        dimension: usize,
+        /// The array.
+        shape: ArrayShape,
+    },
+    /// A comparison type does not apply to the operands' element type.
+    ComparisonType {
+        /// The comparison type.
+        comparison: ComparisonType,
+        /// The lhs.
+        operand: ArrayShape,
+    },
+    /// Two lists of dimension numbers must have the same length.
+    ListLengths {
+        /// The first list's attribute.
+        what_a: String,
+        /// The first list.
+        a: Vec<i64>,
+        /// The second list's attribute.
+        what_b: String,
+        /// The second list.
+        b: Vec<i64>,
+    },
+    /// A list must have one entry per dimension of `shape`.
+    EntryPerDimension {
+        /// The attribute.
+        what: String,
+        /// The list.
+        list: Vec<i64>,
+        /// What `shape` is (`operand`, or empty).
+        of: String,
+        /// The array.
+        shape: ArrayShape,
+    },
+    /// A list of dimension numbers must be every dimension of `shape` in order.
+    EveryDimension {
+        /// The attribute.
+        what: String,
+        /// The list.
+        dims: Vec<i64>,
+        /// The array.
+        shape: ArrayShape,
+    },
+    /// `reduce-precision`: a bit count below its least value.
+    PrecisionBits {
+        /// `exponent_bits` or `mantissa_bits`.
+        what: &'static str,
+        /// The least value.
+        min: i64,
+        /// The value given.
+        value: i64,
+        /// The operand.
+        operand: ArrayShape,
+    },
+    /// A called computation breaks a rule.
+    Callee {
+        /// Its role (`to_apply`, `condition`, `branch 1`, `comparator`).
+        what: String,
+        /// Its signature.
+        signature: ProgramShape,
+        /// The rule.
+        rule: CalleeRule,
+    },
+    /// A conversion of `from` to `to` is not defined.
+    Convert {
+        /// The operand.
+        from: ArrayShape,
+        /// The target element type.
+        to: PrimitiveType,
+        /// Why.
+        rule: ConvertRule,
+    },
+    /// The operand list (or called computations) breaks the op's layout.
+    Operands(OperandsRule),
+    /// A broadcasting rule.
+    Broadcast(BroadcastRule),
+    /// A slicing, padding or concatenation rule.
+    Slice(SliceRule),
+    /// A gather or scatter dimension-numbers rule.
+    Gather(GatherRule),
+    /// A dot or convolution rule.
+    Contraction(ContractionRule),
+    /// A window rule.
+    Window(WindowRule),
+    /// A linear-algebra rule.
+    Linalg(LinalgRule),
+    /// A collective or transfer rule.
+    Collective(CollectiveRule),
 }
 
 impl ShapeError {
@@ -244,20 +401,6 @@ impl ShapeError {
             operand: Some(operand),
             rule: Box::new(rule),
         }
-    }
-
-    /// An error of `op` with a rule written out as `message` ([`ShapeRule::Other`]).
-    pub fn new(op: impl Into<String>, message: impl Into<String>) -> ShapeError {
-        ShapeError::rule(op, ShapeRule::Other(message.into()))
-    }
-
-    /// An error of `op` blaming operand `operand`, with a rule written out as `message`.
-    pub fn at_operand(
-        op: impl Into<String>,
-        operand: usize,
-        message: impl Into<String>,
-    ) -> ShapeError {
-        ShapeError::rule_at(op, operand, ShapeRule::Other(message.into()))
     }
 
     /// The rule broken, written out (the message without the op).
@@ -353,7 +496,176 @@ impl fmt::Display for ShapeRule {
             ),
             R::Overflow { what } => write!(f, "{what} overflows"),
             R::ElementCount { of } => write!(f, "element count of {of} overflows or is negative"),
-            R::Other(message) => f.write_str(message),
+            R::Form { .. }
+            | R::MinRank { .. }
+            | R::SameShape { .. }
+            | R::LiteralShape { .. }
+            | R::TupleIndex { .. }
+            | R::ElementCounts { .. }
+            | R::ByteSizes { .. }
+            | R::FitsS32 { .. }
+            | R::ComparisonType { .. }
+            | R::ListLengths { .. }
+            | R::EntryPerDimension { .. }
+            | R::EveryDimension { .. }
+            | R::PrecisionBits { .. }
+            | R::Callee { .. }
+            | R::Convert { .. }
+            | R::Operands(_)
+            | R::Broadcast(_)
+            | R::Slice(_)
+            | R::Gather(_)
+            | R::Contraction(_)
+            | R::Window(_)
+            | R::Linalg(_)
+            | R::Collective(_) => self.fmt_family(f),
+        }
+    }
+}
+
+impl ShapeRule {
+    /// Writes the rules of the op families (`Display::fmt` writes the shared ones).
+    fn fmt_family(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ShapeRule as R;
+        match self {
+            R::Form {
+                what,
+                expected,
+                found,
+            } => write!(f, "{what} must be {expected}, got {found}"),
+            R::MinRank { what, min, found } => {
+                write!(f, "{what} must have rank at least {min}, got {found}")
+            }
+            R::SameShape {
+                what_a,
+                a,
+                what_b,
+                b,
+            } => {
+                write!(f, "{what_a} {a} and {what_b} {b} must have the same shape")
+            }
+            R::LiteralShape { literal, declared } => write!(
+                f,
+                "literal of shape {literal} does not match the declared shape {declared}"
+            ),
+            R::TupleIndex { index, tuple, len } => {
+                write!(
+                    f,
+                    "index {index} is out of range for {tuple} ({len} elements)"
+                )
+            }
+            R::ElementCounts {
+                from,
+                from_count,
+                to,
+                to_count,
+            } => write!(
+                f,
+                "cannot reshape {from} ({from_count} elements) to {to} ({to_count} elements)"
+            ),
+            R::ByteSizes { operand, result } => write!(
+                f,
+                "operand {operand} and result {result} must have the same byte size"
+            ),
+            R::FitsS32 { dimension, shape } => {
+                write!(f, "dimension {dimension} of {shape} does not fit in s32")
+            }
+            R::ComparisonType {
+                comparison,
+                operand,
+            } => write!(
+                f,
+                "comparison type {} does not apply to operands {operand}",
+                comparison.name()
+            ),
+            R::ListLengths {
+                what_a,
+                a,
+                what_b,
+                b,
+            } => write!(
+                f,
+                "{what_a} {} and {what_b} {} must have the same length",
+                fmt_dims(a),
+                fmt_dims(b)
+            ),
+            R::EntryPerDimension {
+                what,
+                list,
+                of,
+                shape,
+            } => {
+                let of = if of.is_empty() {
+                    String::new()
+                } else {
+                    format!("{of} ")
+                };
+                write!(
+                    f,
+                    "{what} {} must have one entry per dimension of {of}{shape}",
+                    fmt_dims(list)
+                )
+            }
+            R::EveryDimension { what, dims, shape } => write!(
+                f,
+                "{what} {} must be every dimension of {shape} in order",
+                fmt_dims(dims)
+            ),
+            R::PrecisionBits {
+                what,
+                min: 0,
+                value,
+                operand,
+            } => {
+                write!(f, "{what} must be non-negative, got {value} for {operand}")
+            }
+            R::PrecisionBits {
+                what,
+                min,
+                value,
+                operand,
+            } => {
+                write!(
+                    f,
+                    "{what} must be at least {min}, got {value} for {operand}"
+                )
+            }
+            R::Callee {
+                what,
+                signature,
+                rule,
+            } => rule.write(f, what, signature),
+            R::Convert { from, to, rule } => rule.write(f, from, *to),
+            R::Operands(rule) => write!(f, "{rule}"),
+            R::Broadcast(rule) => write!(f, "{rule}"),
+            R::Slice(rule) => write!(f, "{rule}"),
+            R::Gather(rule) => write!(f, "{rule}"),
+            R::Contraction(rule) => write!(f, "{rule}"),
+            R::Window(rule) => write!(f, "{rule}"),
+            R::Linalg(rule) => write!(f, "{rule}"),
+            R::Collective(rule) => write!(f, "{rule}"),
+            // Written by `Display::fmt` above; never reached from there.
+            R::OperandCount { .. }
+            | R::NotArray { .. }
+            | R::NotScalar { .. }
+            | R::NotToken { .. }
+            | R::Rank { .. }
+            | R::SameElementType { .. }
+            | R::SameDimensions { .. }
+            | R::ElementType { .. }
+            | R::DimensionOutOfRange { .. }
+            | R::DimensionsOutOfRange { .. }
+            | R::RepeatedDimension { .. }
+            | R::NotIncreasing { .. }
+            | R::NotPermutation { .. }
+            | R::NegativeSize { .. }
+            | R::InvalidElementType { .. }
+            | R::NegativeDimension { .. }
+            | R::OperandDims { .. }
+            | R::Incompatible { .. }
+            | R::PairedSizes { .. }
+            | R::Overflow { .. }
+            | R::ElementCount { .. } => write!(f, "{self:?}"),
         }
     }
 }

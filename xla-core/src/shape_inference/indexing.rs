@@ -2,7 +2,7 @@
 
 use super::validators::*;
 use super::window::check_reducer;
-use super::{ProgramShape, ShapeError};
+use super::{CalleeRule, GatherRule, OperandsRule, ProgramShape, ShapeError, ShapeRule, SliceRule};
 use crate::attrs::{GatherDims, ScatterDims};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -16,9 +16,16 @@ fn expanded_indices(
 ) -> Result<(Vec<i64>, usize), ShapeError> {
     expect_type(name, index, "indices", indices, is_integer, "an integer")?;
     let rank = indices.dims.len();
-    let ivd = usize::try_from(index_vector_dim).ok().filter(|&v| v <= rank).ok_or_else(|| {
-        ShapeError::new(name, format!("index_vector_dim {index_vector_dim} must be in [0, {rank}] for indices {indices}"))
-    })?;
+    let ivd = usize::try_from(index_vector_dim)
+        .ok()
+        .filter(|&v| v <= rank)
+        .ok_or_else(|| {
+            let rule = GatherRule::IndexVectorDim {
+                index_vector_dim,
+                indices: indices.clone(),
+            };
+            ShapeError::rule(name, ShapeRule::Gather(rule))
+        })?;
     let mut dims = indices.dims.clone();
     if ivd == rank {
         dims.push(1);
@@ -43,29 +50,35 @@ fn check_batching(
     expect_unique_dims(name, idx_label, indices_dims, indices)?;
     expect_dims_in_range(name, idx_label, indices_dims, indices.dims.len(), indices)?;
     if indices_dims.contains(&(ivd as i64)) {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "{idx_label} {} must not contain index_vector_dim {ivd}",
-                fmt_dims(indices_dims)
-            ),
-        ));
+        let rule = GatherRule::ContainsIndexVectorDim {
+            what: idx_label.to_string(),
+            dims: indices_dims.to_vec(),
+            index_vector_dim: ivd,
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
     }
     if operand_dims.len() != indices_dims.len() {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "{op_label} {} and {idx_label} {} must have the same length",
-                fmt_dims(operand_dims),
-                fmt_dims(indices_dims)
-            ),
-        ));
+        let rule = ShapeRule::ListLengths {
+            what_a: op_label.to_string(),
+            a: operand_dims.to_vec(),
+            what_b: idx_label.to_string(),
+            b: indices_dims.to_vec(),
+        };
+        return Err(ShapeError::rule(name, rule));
     }
     for (&o, &i) in operand_dims.iter().zip(indices_dims) {
         let os = dim_size(name, op_label, o, operand)?;
         let is = dim_size(name, idx_label, i, indices)?;
         if os != is {
-            return Err(ShapeError::new(name, format!("batching dimension sizes differ: operand {operand} dim {o} is {os}, indices {indices} dim {i} is {is}")));
+            let rule = GatherRule::BatchingSize {
+                operand: operand.clone(),
+                operand_dim: o,
+                operand_size: os,
+                indices: indices.clone(),
+                indices_dim: i,
+                indices_size: is,
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
         }
     }
     Ok(())
@@ -98,15 +111,19 @@ fn check_index_map(
     operand: &ArrayShape,
     batching: &[i64],
 ) -> Result<(), ShapeError> {
+    // `expanded_indices` checked ivd <= rank and appended the implicit 1 when ivd == rank.
+    debug_assert!(
+        ivd < expanded.len(),
+        "index_vector_dim indexes the expanded indices"
+    );
     let components = expanded.get(ivd).copied().unwrap_or(1);
     if map.len() as i64 != components {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "{label} {} must have one entry per index vector component ({components})",
-                fmt_dims(map)
-            ),
-        ));
+        let rule = GatherRule::IndexMap {
+            what: label.to_string(),
+            map: map.to_vec(),
+            components,
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
     }
     expect_dims_in_range(name, label, map, operand.dims.len(), operand)?;
     let both: Vec<i64> = map.iter().chain(batching).copied().collect();
@@ -175,32 +192,41 @@ pub fn gather(
         &dims.operand_batching_dims,
     )?;
     if dims.slice_sizes.len() != a.dims.len() {
-        return Err(ShapeError::new(
+        let sizes = &dims.slice_sizes;
+        return Err(entry_per_dimension(
             name,
-            format!(
-                "slice_sizes {} must have one entry per dimension of operand {a}",
-                fmt_dims(&dims.slice_sizes)
-            ),
+            "slice_sizes",
+            sizes,
+            "operand",
+            a,
         ));
     }
     if a.dims.len() != dims.offset_dims.len() + removed.len() {
-        return Err(ShapeError::new(
+        return Err(operand_rank(
             name,
-            format!("operand {a} rank must equal offset_dims + collapsed_slice_dims + operand_batching_dims ({} + {} + {})", dims.offset_dims.len(), dims.collapsed_slice_dims.len(), dims.operand_batching_dims.len()),
+            a,
+            [
+                "offset_dims",
+                "collapsed_slice_dims",
+                "operand_batching_dims",
+            ],
+            [
+                dims.offset_dims.len(),
+                dims.collapsed_slice_dims.len(),
+                dims.operand_batching_dims.len(),
+            ],
         ));
     }
     for (i, (&s, &size)) in dims.slice_sizes.iter().zip(&a.dims).enumerate() {
         if s < 0 || s > size {
-            return Err(ShapeError::new(
-                name,
-                format!("slice size {s} of dimension {i} must be in [0, {size}] for operand {a}"),
-            ));
+            return Err(slice_size(name, (s, i, size), "operand", a));
         }
         if removed.contains(&(i as i64)) && s > 1 {
-            return Err(ShapeError::new(
-                name,
-                format!("collapsed or batching dimension {i} must have slice size 0 or 1, got {s}"),
-            ));
+            let rule = GatherRule::CollapsedSize {
+                dimension: i,
+                size: s,
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
         }
     }
     let offset_sizes = dims
@@ -256,15 +282,13 @@ pub fn scatter(
     let name = "scatter";
     let n = operands.len();
     if n == 0 || updates.len() != n {
-        return Err(ShapeError::new(name, format!("expects N operands, the indices and N updates (N >= 1), got {} operands and {} updates", n, updates.len())));
+        return Err(scatter_layout(name, n, updates.len()));
     }
     let (ops, first) = expect_arrays_same_dims(name, operands)?;
     let ups = expect_arrays(name, n + 1, "update", updates)?;
     let idx = expect_array(name, n, "scatter_indices", scatter_indices)?;
     let (expanded, ivd) = expanded_indices(name, n, idx, dims.index_vector_dim)?;
-    let first_up = *ups
-        .first()
-        .ok_or_else(|| ShapeError::new(name, "expects at least one update"))?;
+    let first_up = *ups.first().ok_or_else(|| scatter_layout(name, n, 0))?;
     for u in &ups {
         expect_same_dims(name, "update", first_up, "update", u)?;
     }
@@ -273,11 +297,13 @@ pub fn scatter(
     let types: Vec<PrimitiveType> = ops.iter().map(|a| a.ty).collect();
     for (k, (a, u)) in ops.iter().zip(&ups).enumerate() {
         if a.ty != u.ty {
-            return Err(ShapeError::at_operand(
-                name,
-                n + 1 + k,
-                format!("update {u} must have the element type of operand {a}"),
-            ));
+            let rule = ShapeRule::SameElementType {
+                what_a: "update".into(),
+                a: (*u).clone(),
+                what_b: "operand".into(),
+                b: (*a).clone(),
+            };
+            return Err(ShapeError::rule_at(name, n + 1 + k, rule));
         }
     }
     check_reducer(name, "to_apply", to_apply, &types)?;
@@ -318,9 +344,19 @@ fn check_scatter_dims(
         &dims.input_batching_dims,
     )?;
     if a.dims.len() != dims.update_window_dims.len() + removed.len() {
-        return Err(ShapeError::new(
+        return Err(operand_rank(
             name,
-            format!("operand {a} rank must equal update_window_dims + inserted_window_dims + input_batching_dims ({} + {} + {})", dims.update_window_dims.len(), dims.inserted_window_dims.len(), dims.input_batching_dims.len()),
+            a,
+            [
+                "update_window_dims",
+                "inserted_window_dims",
+                "input_batching_dims",
+            ],
+            [
+                dims.update_window_dims.len(),
+                dims.inserted_window_dims.len(),
+                dims.input_batching_dims.len(),
+            ],
         ));
     }
     Ok(())
@@ -337,7 +373,11 @@ fn check_updates(
     expect_strictly_increasing(name, "update_window_dims", &dims.update_window_dims, u)?;
     let expected_rank = expanded.len() - 1 + dims.update_window_dims.len();
     if u.dims.len() != expected_rank {
-        return Err(ShapeError::new(name, format!("updates {u} must have rank {expected_rank} (indices batch dims + update_window_dims)")));
+        let rule = GatherRule::UpdatesRank {
+            updates: u.clone(),
+            expected: expected_rank,
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
     }
     expect_dims_in_range(
         name,
@@ -361,12 +401,14 @@ fn check_updates(
     for (&w, bound) in dims.update_window_dims.iter().zip(window_bounds) {
         let size = dim_size(name, "update window dim", w, u)?;
         if size > bound {
-            return Err(ShapeError::new(
-                name,
-                format!(
-                    "updates {u} window dim {w} ({size}) exceeds the operand bound {bound} of {a}"
-                ),
-            ));
+            let rule = GatherRule::UpdateWindow {
+                updates: u.clone(),
+                dim: w,
+                size,
+                bound,
+                operand: a.clone(),
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
         }
     }
     let mut scatter_sizes = expanded
@@ -378,14 +420,21 @@ fn check_updates(
         if dims.update_window_dims.contains(&(i as i64)) {
             continue;
         }
-        let want = scatter_sizes.next().unwrap_or(0);
+        // The rank check above leaves one indices batch dim per non-window update dim.
+        let want = scatter_sizes.next();
+        debug_assert!(
+            want.is_some(),
+            "one indices batch dim per update scatter dim"
+        );
+        let want = want.unwrap_or(0);
         if size != want {
-            return Err(ShapeError::new(
-                name,
-                format!(
-                    "updates {u} scatter dim {i} is {size} but the indices batch dim is {want}"
-                ),
-            ));
+            let rule = GatherRule::UpdateScatterDim {
+                updates: u.clone(),
+                dim: i,
+                size,
+                expected: want,
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Gather(rule)));
         }
     }
     Ok(())
@@ -406,12 +455,13 @@ pub fn sort(
     let (arrays, first) = expect_arrays_same_dims(name, operands)?;
     dim_index(name, "dimension", dimension, first)?;
     if comparator.parameters.len() != 2 * arrays.len() {
-        return Err(ShapeError::new(
+        let rule = CalleeRule::ParameterCount {
+            expected: 2 * arrays.len(),
+            per_operand: false,
+        };
+        return Err(ShapeError::rule(
             name,
-            format!(
-                "comparator {comparator} must take {} parameters",
-                2 * arrays.len()
-            ),
+            callee("comparator", comparator, rule),
         ));
     }
     for (k, a) in arrays.iter().enumerate() {
@@ -422,12 +472,10 @@ pub fn sort(
                 .get(p)
                 .is_some_and(|s| s.compatible(&scalar))
             {
-                return Err(ShapeError::new(
+                let rule = CalleeRule::ScalarParameter { index: p, ty: a.ty };
+                return Err(ShapeError::rule(
                     name,
-                    format!(
-                        "comparator parameter {p} must be a {} scalar, got {comparator}",
-                        a.ty
-                    ),
+                    callee("comparator", comparator, rule),
                 ));
             }
         }
@@ -436,10 +484,8 @@ pub fn sort(
         .result
         .compatible(&Shape::scalar(PrimitiveType::Pred))
     {
-        return Err(ShapeError::new(
-            name,
-            format!("comparator must return pred[], got {}", comparator.result),
-        ));
+        let rule = callee("comparator", comparator, CalleeRule::PredResult);
+        return Err(ShapeError::rule(name, rule));
     }
     Ok(single_or_tuple(arrays.iter().map(|a| plain(a)).collect()))
 }
@@ -452,18 +498,18 @@ pub fn sort(
 pub fn topk(operand: &Shape, k: i64) -> Result<Shape, ShapeError> {
     let name = "topk";
     let a = expect_array(name, 0, "operand", operand)?;
-    let last = a.dims.last().copied().ok_or_else(|| {
-        ShapeError::at_operand(
-            name,
-            0,
-            format!("operand must have rank at least 1, got {a}"),
-        )
-    })?;
+    let last = a
+        .dims
+        .last()
+        .copied()
+        .ok_or_else(|| min_rank(name, Some(0), "operand", 1, a))?;
     if k < 0 || k > last {
-        return Err(ShapeError::new(
-            name,
-            format!("k = {k} must be in [0, {last}], the last dimension of {a}"),
-        ));
+        let rule = SliceRule::TopK {
+            k,
+            last,
+            shape: a.clone(),
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Slice(rule)));
     }
     let mut dims = a.dims.clone();
     if let Some(slot) = dims.last_mut() {
@@ -473,4 +519,26 @@ pub fn topk(operand: &Shape, k: i64) -> Result<Shape, ShapeError> {
         Shape::array(a.ty, dims.clone()),
         Shape::array(PrimitiveType::S32, dims),
     ]))
+}
+
+/// Scatter's operands and updates do not pair up (N operands, the indices, N updates).
+fn scatter_layout(name: &str, operands: usize, updates: usize) -> ShapeError {
+    let rule = OperandsRule::Updates { operands, updates };
+    ShapeError::rule(name, ShapeRule::Operands(rule))
+}
+
+/// The operand `a`'s rank is not the sum of the lengths `counts` of the attributes `names`.
+fn operand_rank(
+    name: &str,
+    a: &ArrayShape,
+    names: [&'static str; 3],
+    counts: [usize; 3],
+) -> ShapeError {
+    let operand = a.clone();
+    let rule = GatherRule::OperandRank {
+        operand,
+        names,
+        counts,
+    };
+    ShapeError::rule(name, ShapeRule::Gather(rule))
 }

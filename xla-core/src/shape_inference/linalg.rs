@@ -2,7 +2,7 @@
 //! inference / grad, cholesky, triangular-solve and fft.
 
 use super::validators::*;
-use super::ShapeError;
+use super::{LinalgRule, ShapeError, ShapeRule};
 use crate::attrs::{FftType, TriangularSolveOptions};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -19,11 +19,7 @@ fn batch_norm_checks<'a>(
     let x = expect_array(name, 0, "operand", operand)?;
     expect_type(name, 0, "operand", x, is_float, "a floating-point")?;
     if x.dims.is_empty() {
-        return Err(ShapeError::at_operand(
-            name,
-            0,
-            format!("operand must have rank at least 1, got {x}"),
-        ));
+        return Err(min_rank(name, Some(0), "operand", 1, x));
     }
     let f = dim_index(name, "feature_index", feature_index, x)?;
     let count = dim_size(name, "feature_index", feature_index, x)?;
@@ -31,13 +27,14 @@ fn batch_norm_checks<'a>(
         let s = expect_array(name, index, what, shape)?;
         expect_same_type(name, what, s, "operand", x)?;
         if s.dims.as_slice() != [count] {
-            return Err(ShapeError::at_operand(
-                name,
-                index,
-                format!(
-                    "{what} {s} must be rank 1 of the feature count {count} (operand {x} dim {f})"
-                ),
-            ));
+            let rule = LinalgRule::FeatureVector {
+                what: what.to_string(),
+                shape: s.clone(),
+                count,
+                operand: x.clone(),
+                feature_index: f,
+            };
+            return Err(ShapeError::rule_at(name, index, ShapeRule::Linalg(rule)));
         }
     }
     Ok((x, count))
@@ -131,16 +128,12 @@ fn square_matrices<'a>(
     )?;
     match a.dims.as_slice() {
         [.., m, n] if m == n => Ok((a, *m)),
-        [.., _, _] => Err(ShapeError::at_operand(
-            name,
-            index,
-            format!("{what} {a} must have square trailing dimensions"),
-        )),
-        _ => Err(ShapeError::at_operand(
-            name,
-            index,
-            format!("{what} must have rank at least 2, got {a}"),
-        )),
+        [.., _, _] => {
+            let (what, shape) = (what.to_string(), a.clone());
+            let rule = ShapeRule::Linalg(LinalgRule::Square { what, shape });
+            Err(ShapeError::rule_at(name, index, rule))
+        }
+        _ => Err(min_rank(name, Some(index), what, 2, a)),
     }
 }
 
@@ -173,19 +166,24 @@ pub fn triangular_solve(
     let rank = y.dims.len();
     let batch = rank.saturating_sub(2);
     if x.dims.get(..batch) != y.dims.get(..batch) {
-        return Err(ShapeError::new(
+        let (a, b) = (x.clone(), y.clone());
+        return Err(ShapeError::rule(
             name,
-            format!("a {x} and b {y} must have the same batch dimensions"),
+            ShapeRule::Linalg(LinalgRule::SolveBatch { a, b }),
         ));
     }
-    let (side, k) = if options.left_side {
-        ("left", rank.saturating_sub(2))
-    } else {
-        ("right", rank.saturating_sub(1))
-    };
+    let k = rank.saturating_sub(if options.left_side { 2 } else { 1 });
     let shared = y.dims.get(k).copied().unwrap_or(-1);
     if shared != m {
-        return Err(ShapeError::new(name, format!("b {y} dim {k} is {shared} but must equal a's size {m} for a {side}-side solve with a {x}")));
+        let rule = LinalgRule::SolveSize {
+            a: x.clone(),
+            b: y.clone(),
+            dim: k,
+            size: shared,
+            m,
+            left_side: options.left_side,
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Linalg(rule)));
     }
     Ok(plain(y))
 }
@@ -203,24 +201,20 @@ pub fn fft(operand: &Shape, fft_type: FftType, fft_length: &[i64]) -> Result<Sha
     let a = expect_array(name, 0, "operand", operand)?;
     let n = fft_length.len();
     if !(1..=3).contains(&n) {
-        return Err(ShapeError::new(
+        let fft_length = fft_length.to_vec();
+        return Err(ShapeError::rule(
             name,
-            format!(
-                "fft_length {} must have 1 to 3 entries",
-                fmt_dims(fft_length)
-            ),
+            ShapeRule::Linalg(LinalgRule::FftLength { fft_length }),
         ));
     }
     expect_nonnegative_dims(name, "fft_length", fft_length)?;
     if a.dims.len() < n {
-        return Err(ShapeError::at_operand(
-            name,
-            0,
-            format!(
-                "operand {a} must have rank at least {n} for fft_length {}",
-                fmt_dims(fft_length)
-            ),
-        ));
+        let (operand, fft_length) = (a.clone(), fft_length.to_vec());
+        let rule = ShapeRule::Linalg(LinalgRule::FftRank {
+            operand,
+            fft_length,
+        });
+        return Err(ShapeError::rule_at(name, 0, rule));
     }
     let trailing = a.dims.get(a.dims.len() - n..).unwrap_or(&[]);
     let last = fft_length.last().copied().unwrap_or(0);
@@ -246,13 +240,12 @@ pub fn fft(operand: &Shape, fft_type: FftType, fft_length: &[i64]) -> Result<Sha
                 "an F32 or F64 (RFFT)",
             )?;
             if trailing != fft_length {
-                return Err(ShapeError::new(
-                    name,
-                    format!(
-                        "RFFT needs the trailing dims of {a} to equal fft_length {}",
-                        fmt_dims(fft_length)
-                    ),
-                ));
+                let (operand, fft_length) = (a.clone(), fft_length.to_vec());
+                let rule = ShapeRule::Linalg(LinalgRule::RfftTrailing {
+                    operand,
+                    fft_length,
+                });
+                return Err(ShapeError::rule(name, rule));
             }
             let mut dims = a.dims.clone();
             set_last(&mut dims, if last == 0 { 0 } else { last / 2 + 1 });
@@ -270,10 +263,12 @@ pub fn fft(operand: &Shape, fft_type: FftType, fft_length: &[i64]) -> Result<Sha
             let expected_last = if last == 0 { 0 } else { last / 2 + 1 };
             let leading_ok = trailing.get(..n - 1) == fft_length.get(..n - 1);
             if !leading_ok || trailing.last().copied() != Some(expected_last) {
-                return Err(ShapeError::new(
-                    name,
-                    format!("IRFFT needs the trailing dims of {a} to equal fft_length {} except the last, which must be {expected_last}", fmt_dims(fft_length)),
-                ));
+                let rule = LinalgRule::IrfftTrailing {
+                    operand: a.clone(),
+                    fft_length: fft_length.to_vec(),
+                    expected_last,
+                };
+                return Err(ShapeError::rule(name, ShapeRule::Linalg(rule)));
             }
             let mut dims = a.dims.clone();
             set_last(&mut dims, last);

@@ -36,6 +36,7 @@
 //! ```
 
 mod error;
+mod rules;
 mod validators;
 
 pub mod collective;
@@ -49,13 +50,17 @@ pub mod structural;
 pub mod window;
 
 pub use error::{ShapeError, ShapeRule};
+pub use rules::{
+    BroadcastRule, CalleeRule, CollectiveRule, ContractionRule, ConvertRule, GatherRule,
+    LinalgRule, OperandsRule, SliceRule, WindowRule,
+};
 pub use validators::*;
 
 use crate::shape::Shape;
 
 /// The signature of a computation: parameter shapes and result shape. Rules for ops that
 /// call computations (reduce, sort, while, ...) check the callee through this.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramShape {
     /// Parameter shapes in parameter order.
     pub parameters: Vec<Shape>,

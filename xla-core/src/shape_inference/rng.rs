@@ -1,7 +1,7 @@
 //! Shape rules: random numbers — rng, rng-bit-generator and rng-get-and-update-state.
 
 use super::validators::*;
-use super::ShapeError;
+use super::{ShapeError, ShapeRule};
 use crate::attrs::RngDistribution;
 use crate::shape::Shape;
 use crate::types::PrimitiveType;
@@ -56,10 +56,12 @@ pub fn rng_bit_generator(state: &Shape, declared: &Shape) -> Result<Shape, Shape
                     .as_array()
                     .is_some_and(|b| b.ty.is_integer() || b.ty.is_float()) => {}
         _ => {
-            return Err(ShapeError::new(
-                name,
-                format!("result must be ({s}, an integer or floating-point array), got {declared}"),
-            ))
+            let rule = ShapeRule::Form {
+                what: "result".into(),
+                expected: format!("({s}, an integer or floating-point array)"),
+                found: declared.clone(),
+            };
+            return Err(ShapeError::rule(name, rule));
         }
     }
     expect_valid_shape(name, "result", declared)?;

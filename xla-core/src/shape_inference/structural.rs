@@ -3,7 +3,7 @@
 //! the optimisation barrier.
 
 use super::validators::*;
-use super::ShapeError;
+use super::{BroadcastRule, ShapeError, ShapeRule, SliceRule};
 use crate::attrs::PadDim;
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -24,10 +24,9 @@ pub fn parameter(declared: &Shape) -> Result<Shape, ShapeError> {
 pub fn constant(literal: &Shape, declared: Option<&Shape>) -> Result<Shape, ShapeError> {
     if let Some(d) = declared {
         if !d.compatible(literal) {
-            return Err(ShapeError::new(
-                "constant",
-                format!("literal of shape {literal} does not match the declared shape {d}"),
-            ));
+            let (literal, declared) = (literal.clone(), d.clone());
+            let rule = ShapeRule::LiteralShape { literal, declared };
+            return Err(ShapeError::rule("constant", rule));
         }
     }
     Ok(literal.without_layout())
@@ -41,10 +40,7 @@ pub fn iota(shape: &Shape, dimension: i64) -> Result<Shape, ShapeError> {
     let name = "iota";
     let a = expect_valid_array(name, "shape", shape)?;
     if a.dims.is_empty() {
-        return Err(ShapeError::new(
-            name,
-            format!("shape must have rank at least 1, got {a}"),
-        ));
+        return Err(min_rank(name, None, "shape", 1, a));
     }
     dim_index(name, "iota_dimension", dimension, a)?;
     Ok(plain(a))
@@ -62,20 +58,20 @@ pub fn tuple(elements: &[&Shape]) -> Shape {
 pub fn get_tuple_element(operand: &Shape, index: i64) -> Result<Shape, ShapeError> {
     let name = "get-tuple-element";
     let elements = operand.tuple_elements().ok_or_else(|| {
-        ShapeError::at_operand(name, 0, format!("operand must be a tuple, got {operand}"))
+        let rule = ShapeRule::Form {
+            what: "operand".into(),
+            expected: "a tuple".into(),
+            found: operand.clone(),
+        };
+        ShapeError::rule_at(name, 0, rule)
     })?;
     usize::try_from(index)
         .ok()
         .and_then(|i| elements.get(i))
         .map(Shape::without_layout)
         .ok_or_else(|| {
-            ShapeError::new(
-                name,
-                format!(
-                    "index {index} is out of range for {operand} ({} elements)",
-                    elements.len()
-                ),
-            )
+            let (tuple, len) = (operand.clone(), elements.len());
+            ShapeError::rule(name, ShapeRule::TupleIndex { index, tuple, len })
         })
 }
 
@@ -100,12 +96,12 @@ pub fn broadcast(
     };
     expect_nonnegative_dims(name, "result dimensions", out_dims)?;
     if dimensions.len() != a.dims.len() {
-        return Err(ShapeError::new(
+        return Err(entry_per_dimension(
             name,
-            format!(
-                "dimensions {} must have one entry per dimension of operand {a}",
-                fmt_dims(dimensions)
-            ),
+            "dimensions",
+            dimensions,
+            "operand",
+            a,
         ));
     }
     expect_dims_in_range(name, "dimensions", dimensions, out_dims.len(), &out)?;
@@ -115,7 +111,15 @@ pub fn broadcast(
         let j = dim_index(name, "dimension", d, &out)?;
         let target = dim_size(name, "dimension", d, &out)?;
         if size != target && size != 1 {
-            return Err(ShapeError::new(name, format!("operand {a} dim {i} (size {size}) cannot broadcast to result {out} dim {d} (size {target})")));
+            let rule = BroadcastRule::ToResult {
+                operand: a.clone(),
+                dim: i,
+                size,
+                result: out,
+                result_dim: d,
+                result_size: target,
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Broadcast(rule)));
         }
         if let Some(slot) = dynamic.get_mut(j) {
             *slot = a.is_dynamic_dim(i) && size == target;
@@ -136,10 +140,18 @@ pub fn reshape(operand: &Shape, new_dims: &[i64]) -> Result<Shape, ShapeError> {
     let from = checked_product(name, a, &a.dims)?;
     let to = checked_product(name, &out, new_dims)?;
     if from != to {
-        return Err(ShapeError::new(
-            name,
-            format!("cannot reshape {a} ({from} elements) to {out} ({to} elements)"),
-        ));
+        let rule = ShapeRule::ElementCounts {
+            from: a.clone(),
+            from_count: from,
+            to: ArrayShape {
+                ty: a.ty,
+                dims: new_dims.to_vec(),
+                dynamic: Vec::new(),
+                layout: None,
+            },
+            to_count: to,
+        };
+        return Err(ShapeError::rule(name, rule));
     }
     Ok(out)
 }
@@ -189,15 +201,13 @@ pub fn slice(
     let a = expect_array(name, 0, "operand", operand)?;
     let rank = a.dims.len();
     if start.len() != rank || limit.len() != rank || stride.len() != rank {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "start {}, limit {} and stride {} must each have one entry per dimension of {a}",
-                fmt_dims(start),
-                fmt_dims(limit),
-                fmt_dims(stride)
-            ),
-        ));
+        let rule = SliceRule::Lists {
+            start: start.to_vec(),
+            limit: limit.to_vec(),
+            stride: stride.to_vec(),
+            shape: a.clone(),
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Slice(rule)));
     }
     let mut dims = Vec::with_capacity(rank);
     let mut dynamic = Vec::with_capacity(rank);
@@ -205,18 +215,22 @@ pub fn slice(
         start.iter().zip(limit).zip(stride).zip(&a.dims).enumerate()
     {
         if s < 0 || s > l || l > size {
-            return Err(ShapeError::new(
-                name,
-                format!(
-                    "dimension {i} of {a}: need 0 <= start ({s}) <= limit ({l}) <= size ({size})"
-                ),
-            ));
+            let rule = SliceRule::Bounds {
+                dimension: i,
+                start: s,
+                limit: l,
+                size,
+                shape: a.clone(),
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Slice(rule)));
         }
         if st < 1 {
-            return Err(ShapeError::new(
-                name,
-                format!("dimension {i} of {a}: stride must be at least 1, got {st}"),
-            ));
+            let rule = SliceRule::Stride {
+                dimension: i,
+                stride: st,
+                shape: a.clone(),
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Slice(rule)));
         }
         let n = (l - s).div_euclid(st) + i64::from((l - s).rem_euclid(st) != 0);
         dims.push(n);
@@ -235,14 +249,9 @@ fn check_start_indices(
     first: usize,
 ) -> Result<(), ShapeError> {
     if starts.len() != a.dims.len() {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "expects one start index per dimension of {a} ({}), got {}",
-                a.dims.len(),
-                starts.len()
-            ),
-        ));
+        let (found, shape) = (starts.len(), a.clone());
+        let rule = ShapeRule::Slice(SliceRule::StartCount { found, shape });
+        return Err(ShapeError::rule(name, rule));
     }
     let mut ty: Option<PrimitiveType> = None;
     for (k, s) in starts.iter().enumerate() {
@@ -257,14 +266,11 @@ fn check_start_indices(
         )?;
         match ty {
             Some(t) if t != idx.ty => {
-                return Err(ShapeError::at_operand(
-                    name,
-                    first + k,
-                    format!(
-                        "start indices must all have the same type, got {t} and {}",
-                        idx.ty
-                    ),
-                ));
+                let rule = SliceRule::StartTypes {
+                    first: t,
+                    found: idx.ty,
+                };
+                return Err(ShapeError::rule_at(name, first + k, ShapeRule::Slice(rule)));
             }
             _ => ty = Some(idx.ty),
         }
@@ -286,20 +292,12 @@ pub fn dynamic_slice(
     let a = expect_array(name, 0, "operand", operand)?;
     check_start_indices(name, a, start_indices, 1)?;
     if slice_sizes.len() != a.dims.len() {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "dynamic_slice_sizes {} must have one entry per dimension of {a}",
-                fmt_dims(slice_sizes)
-            ),
-        ));
+        let what = "dynamic_slice_sizes";
+        return Err(entry_per_dimension(name, what, slice_sizes, "", a));
     }
     for (i, (&s, &size)) in slice_sizes.iter().zip(&a.dims).enumerate() {
         if s < 0 || s > size {
-            return Err(ShapeError::new(
-                name,
-                format!("slice size {s} of dimension {i} must be in [0, {size}] for {a}"),
-            ));
+            return Err(slice_size(name, (s, i, size), "", a));
         }
     }
     Ok(Shape::array(a.ty, slice_sizes.to_vec()))
@@ -322,11 +320,14 @@ pub fn dynamic_update_slice(
     expect_rank(name, 1, "update", u, a.dims.len())?;
     for (i, (&us, &size)) in u.dims.iter().zip(&a.dims).enumerate() {
         if us > size {
-            return Err(ShapeError::at_operand(
-                name,
-                1,
-                format!("update {u} dim {i} ({us}) exceeds operand {a} dim {i} ({size})"),
-            ));
+            let rule = SliceRule::UpdateSize {
+                update: u.clone(),
+                operand: a.clone(),
+                dimension: i,
+                update_size: us,
+                size,
+            };
+            return Err(ShapeError::rule_at(name, 1, ShapeRule::Slice(rule)));
         }
     }
     check_start_indices(name, a, start_indices, 2)?;
@@ -341,31 +342,43 @@ pub fn dynamic_update_slice(
 pub fn concatenate(operands: &[&Shape], dimension: i64) -> Result<Shape, ShapeError> {
     let name = "concatenate";
     let arrays = expect_arrays(name, 0, "operand", operands)?;
-    let first = *arrays
-        .first()
-        .ok_or_else(|| ShapeError::new(name, "expects at least 1 operand, got 0"))?;
+    let first = *arrays.first().ok_or_else(|| no_operand(name))?;
     let d = dim_index(name, "dimension", dimension, first)?;
     let mut dims = first.dims.clone();
     let mut total: i64 = 0;
     for (k, a) in arrays.iter().enumerate() {
         expect_same_type(name, "operand 0", first, &format!("operand {k}"), a)?;
         if a.dims.len() != first.dims.len() {
-            return Err(ShapeError::at_operand(
-                name,
-                k,
-                format!("operands must have the same rank, got {first} and {a}"),
-            ));
+            let rule = ShapeRule::Rank {
+                what: format!("operand {k} (as operand 0 {first})"),
+                expected: first.dims.len(),
+                found: (*a).clone(),
+            };
+            return Err(ShapeError::rule_at(name, k, rule));
         }
         for (i, (&x, &y)) in first.dims.iter().zip(&a.dims).enumerate() {
             if i != d && x != y {
-                return Err(ShapeError::at_operand(name, k, format!("operands {first} and {a} differ in dimension {i}, which is not the concatenate dimension {d}")));
+                let rule = SliceRule::ConcatDims {
+                    first: first.clone(),
+                    other: (*a).clone(),
+                    dimension: i,
+                    concat_dimension: d,
+                };
+                return Err(ShapeError::rule_at(name, k, ShapeRule::Slice(rule)));
             }
         }
         total = checked_add(
             name,
             "concatenated size",
             total,
-            a.dims.get(d).copied().unwrap_or(0),
+            // Every operand has operand 0's rank (checked above) and d < that rank.
+            a.dims.get(d).copied().unwrap_or_else(|| {
+                debug_assert!(
+                    false,
+                    "the concatenate dimension is in range of every operand"
+                );
+                0
+            }),
         )?;
     }
     if let Some(slot) = dims.get_mut(d) {
@@ -390,25 +403,19 @@ pub fn pad(
     let v = expect_scalar(name, 1, "padding value", padding_value)?;
     expect_same_type(name, "operand", a, "padding value", v)?;
     if padding.len() != a.dims.len() {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "padding has {} entries but operand {a} has rank {}",
-                padding.len(),
-                a.dims.len()
-            ),
-        ));
+        let (entries, shape) = (padding.len(), a.clone());
+        let rule = ShapeRule::Slice(SliceRule::PaddingCount { entries, shape });
+        return Err(ShapeError::rule(name, rule));
     }
     let mut dims = Vec::with_capacity(padding.len());
     for (i, (p, &size)) in padding.iter().zip(&a.dims).enumerate() {
         if p.interior < 0 {
-            return Err(ShapeError::new(
-                name,
-                format!(
-                    "interior padding of dimension {i} of {a} must be non-negative, got {}",
-                    p.interior
-                ),
-            ));
+            let rule = SliceRule::InteriorPadding {
+                dimension: i,
+                interior: p.interior,
+                shape: a.clone(),
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Slice(rule)));
         }
         let what = "padded size";
         let interior = checked_mul(name, what, size.saturating_sub(1).max(0), p.interior)?;
@@ -419,13 +426,15 @@ pub fn pad(
             checked_add(name, what, size, interior)?,
         )?;
         if n < 0 {
-            return Err(ShapeError::new(
-                name,
-                format!(
-                    "padding {}_{}_{} makes dimension {i} of {a} negative ({n})",
-                    p.low, p.high, p.interior
-                ),
-            ));
+            let rule = SliceRule::PaddedSize {
+                dimension: i,
+                low: p.low,
+                high: p.high,
+                interior: p.interior,
+                size: n,
+                shape: a.clone(),
+            };
+            return Err(ShapeError::rule(name, ShapeRule::Slice(rule)));
         }
         dims.push(n);
     }
@@ -445,9 +454,10 @@ pub fn bitcast(operand: &Shape, declared: &Shape) -> Result<Shape, ShapeError> {
             .and_then(|n| checked_mul(name, "byte size", n, x.ty.byte_size() as i64))
     };
     if bytes(a)? != bytes(d)? {
-        return Err(ShapeError::new(
+        let (operand, result) = (a.clone(), d.clone());
+        return Err(ShapeError::rule(
             name,
-            format!("operand {a} and result {d} must have the same byte size"),
+            ShapeRule::ByteSizes { operand, result },
         ));
     }
     Ok(plain(d))
@@ -473,9 +483,10 @@ pub fn get_dimension_size(operand: &Shape, dimension: i64) -> Result<Shape, Shap
     let a = expect_array(name, 0, "operand", operand)?;
     let d = dim_index(name, "dimension", dimension, a)?;
     if dim_size(name, "dimension", dimension, a)? > i64::from(i32::MAX) {
-        return Err(ShapeError::new(
+        let (dimension, shape) = (d, a.clone());
+        return Err(ShapeError::rule(
             name,
-            format!("dimension {d} of {a} does not fit in s32"),
+            ShapeRule::FitsS32 { dimension, shape },
         ));
     }
     Ok(Shape::scalar(PrimitiveType::S32))
@@ -497,9 +508,10 @@ pub fn set_dimension_size(
     let s = expect_scalar(name, 1, "size", size)?;
     expect_type(name, 1, "size", s, |t| t == PrimitiveType::S32, "an S32")?;
     if dim_size(name, "dimension", dimension, a)? > i64::from(i32::MAX) {
-        return Err(ShapeError::new(
+        let (dimension, shape) = (d, a.clone());
+        return Err(ShapeError::rule(
             name,
-            format!("dimension {d} of {a} does not fit in s32"),
+            ShapeRule::FitsS32 { dimension, shape },
         ));
     }
     let mut dynamic: Vec<bool> = (0..a.dims.len()).map(|i| a.is_dynamic_dim(i)).collect();
@@ -540,13 +552,11 @@ pub fn collapse(operand: &Shape, dimensions: &[i64]) -> Result<Shape, ShapeError
         .windows(2)
         .all(|w| matches!(w, [x, y] if *y == *x + 1));
     if !consecutive {
-        return Err(ShapeError::new(
-            name,
-            format!(
-                "collapse dimensions {} must be consecutive and in order",
-                fmt_dims(dimensions)
-            ),
-        ));
+        let rule = SliceRule::CollapseDims {
+            dims: dimensions.to_vec(),
+            shape: Shape::Array(a.clone()),
+        };
+        return Err(ShapeError::rule(name, ShapeRule::Slice(rule)));
     }
     let (Some(&first), Some(&last)) = (dimensions.first(), dimensions.last()) else {
         return Ok(plain(a));

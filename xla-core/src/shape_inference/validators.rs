@@ -2,7 +2,7 @@
 //! [`ShapeError`] that names the op, the operand and the rule, so every rule reads as a short
 //! validate-then-build.
 
-use super::{ShapeError, ShapeRule};
+use super::{CalleeRule, ProgramShape, ShapeError, ShapeRule};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
 
@@ -101,14 +101,7 @@ pub fn expect_arrays_same_dims<'a>(
     operands: &[&'a Shape],
 ) -> Result<(Vec<&'a ArrayShape>, &'a ArrayShape), ShapeError> {
     let arrays = expect_arrays(op, 0, "operand", operands)?;
-    let first = *arrays.first().ok_or_else(|| {
-        let rule = ShapeRule::OperandCount {
-            expected: 1,
-            at_least: true,
-            found: 0,
-        };
-        ShapeError::rule(op, rule)
-    })?;
+    let first = *arrays.first().ok_or_else(|| no_operand(op))?;
     for (k, a) in arrays.iter().enumerate() {
         expect_same_dims(op, "operand 0", first, &format!("operand {k}"), a)?;
     }
@@ -578,4 +571,102 @@ pub fn is_pred_or_integer(t: PrimitiveType) -> bool {
 /// Any array element type except PRED.
 pub fn is_not_pred(t: PrimitiveType) -> bool {
     t.is_array_type() && !t.is_pred()
+}
+
+/// The rule `rule` broken by the computation `what` of signature `signature`.
+pub(crate) fn callee(what: &str, signature: &ProgramShape, rule: CalleeRule) -> ShapeRule {
+    ShapeRule::Callee {
+        what: what.to_string(),
+        signature: signature.clone(),
+        rule,
+    }
+}
+
+/// `op`'s `what` must have rank at least `min` (blaming `operand` when given).
+pub(crate) fn min_rank(
+    op: &str,
+    operand: Option<usize>,
+    what: &str,
+    min: usize,
+    found: &ArrayShape,
+) -> ShapeError {
+    let what = what.to_string();
+    let rule = ShapeRule::MinRank {
+        what,
+        min,
+        found: Shape::Array(found.clone()),
+    };
+    match operand {
+        Some(i) => ShapeError::rule_at(op, i, rule),
+        None => ShapeError::rule(op, rule),
+    }
+}
+
+/// `op`'s list `what` must have one entry per dimension of `of` `shape`.
+pub(crate) fn entry_per_dimension(
+    op: &str,
+    what: &str,
+    list: &[i64],
+    of: &str,
+    shape: &ArrayShape,
+) -> ShapeError {
+    let rule = ShapeRule::EntryPerDimension {
+        what: what.to_string(),
+        list: list.to_vec(),
+        of: of.to_string(),
+        shape: shape.clone(),
+    };
+    ShapeError::rule(op, rule)
+}
+
+/// `op`'s slice size `size` of dimension `dimension` (of size `bound`) of (`of`) `shape` is
+/// outside `[0, bound]`.
+pub(crate) fn slice_size(
+    op: &str,
+    (size, dimension, bound): (i64, usize, i64),
+    of: &str,
+    shape: &ArrayShape,
+) -> ShapeError {
+    let rule = super::SliceRule::Size {
+        size,
+        dimension,
+        bound,
+        of: of.to_string(),
+        shape: shape.clone(),
+    };
+    ShapeError::rule(op, ShapeRule::Slice(rule))
+}
+
+/// Operand `operand` of `op`: `what` `dimension` is out of range for `shape` (or `shape` is
+/// not an array at all).
+pub(crate) fn dimension_out_of_range(
+    op: &str,
+    operand: usize,
+    what: &str,
+    dimension: i64,
+    shape: &Shape,
+) -> ShapeError {
+    let what = what.to_string();
+    let rule = match shape.as_array() {
+        Some(a) => ShapeRule::DimensionOutOfRange {
+            what,
+            dimension,
+            shape: a.clone(),
+        },
+        None => ShapeRule::NotArray {
+            what: "operand".to_string(),
+            found: shape.clone(),
+        },
+    };
+    ShapeError::rule_at(op, operand, rule)
+}
+
+/// `op` was given no operand but takes at least one.
+pub(crate) fn no_operand(op: &str) -> ShapeError {
+    let rule = ShapeRule::OperandCount {
+        expected: 1,
+        at_least: true,
+        found: 0,
+    };
+    ShapeError::rule(op, rule)
 }

@@ -2,7 +2,7 @@
 //! window output size shared with convolution, and the reducer signature check.
 
 use super::validators::*;
-use super::{ProgramShape, ShapeError};
+use super::{CalleeRule, OperandsRule, ProgramShape, ShapeError, ShapeRule, WindowRule};
 use crate::attrs::Window;
 use crate::shape::{ArrayShape, Shape};
 use crate::types::PrimitiveType;
@@ -29,31 +29,31 @@ fn dilated(op: &str, size: i64, dilation: i64) -> Result<i64, ShapeError> {
 /// or the arithmetic overflows.
 pub fn window_output_dims(op: &str, base: &[i64], window: &Window) -> Result<Vec<i64>, ShapeError> {
     if window.dims.len() != base.len() {
-        return Err(ShapeError::new(
-            op,
-            format!(
-                "window has {} dimensions but the base area {} has {}",
-                window.dims.len(),
-                fmt_dims(base),
-                base.len()
-            ),
-        ));
+        let rule = WindowRule::Rank {
+            window: window.dims.len(),
+            base: base.to_vec(),
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Window(rule)));
     }
     let mut out = Vec::with_capacity(base.len());
     for (i, (w, &b)) in window.dims.iter().zip(base).enumerate() {
         if w.size <= 0 || w.stride <= 0 {
-            return Err(ShapeError::new(op, format!("window dimension {i} must have positive size and stride, got size {} stride {} (base area {})", w.size, w.stride, fmt_dims(base))));
+            let rule = WindowRule::SizeStride {
+                dimension: i,
+                size: w.size,
+                stride: w.stride,
+                base: base.to_vec(),
+            };
+            return Err(ShapeError::rule(op, ShapeRule::Window(rule)));
         }
         if w.base_dilation < 1 || w.window_dilation < 1 {
-            return Err(ShapeError::new(
-                op,
-                format!(
-                    "window dimension {i} must have dilations >= 1, got lhs/base {} rhs/window {} (base area {})",
-                    w.base_dilation,
-                    w.window_dilation,
-                    fmt_dims(base)
-                ),
-            ));
+            let rule = WindowRule::Dilation {
+                dimension: i,
+                base_dilation: w.base_dilation,
+                window_dilation: w.window_dilation,
+                base: base.to_vec(),
+            };
+            return Err(ShapeError::rule(op, ShapeRule::Window(rule)));
         }
         let what = "padded base size";
         let padded = checked_add(
@@ -85,20 +85,19 @@ pub fn check_reducer(
 ) -> Result<(), ShapeError> {
     let n = types.len();
     if comp.parameters.len() != 2 * n {
-        return Err(ShapeError::new(
-            op,
-            format!("{what} {comp} must take {} parameters", 2 * n),
-        ));
+        let rule = CalleeRule::ParameterCount {
+            expected: 2 * n,
+            per_operand: false,
+        };
+        return Err(ShapeError::rule(op, callee(what, comp, rule)));
     }
     let results: Vec<&Shape> = match &comp.result {
         Shape::Tuple(t) => t.iter().collect(),
         other => vec![other],
     };
     if results.len() != n {
-        return Err(ShapeError::new(
-            op,
-            format!("{what} {comp} must return {n} scalars"),
-        ));
+        let rule = CalleeRule::ScalarResults { count: n };
+        return Err(ShapeError::rule(op, callee(what, comp, rule)));
     }
     for (k, &t) in types.iter().enumerate() {
         let scalar = Shape::scalar(t);
@@ -111,10 +110,8 @@ pub fn check_reducer(
             .iter()
             .any(|p| !p.is_some_and(|p| p.compatible(&scalar)))
         {
-            return Err(ShapeError::new(
-                op,
-                format!("{what} {comp} must take and return {t} scalars at position {k}"),
-            ));
+            let rule = CalleeRule::ScalarAt { position: k, ty: t };
+            return Err(ShapeError::rule(op, callee(what, comp, rule)));
         }
     }
     Ok(())
@@ -129,14 +126,11 @@ fn operands_and_inits<'a>(
 ) -> Result<Vec<&'a ArrayShape>, ShapeError> {
     let n = operands.len();
     if n == 0 || inits.len() != n {
-        return Err(ShapeError::new(
-            op,
-            format!(
-                "expects N operands and N init values (N >= 1), got {} and {}",
-                n,
-                inits.len()
-            ),
-        ));
+        let rule = OperandsRule::InitValues {
+            operands: n,
+            inits: inits.len(),
+        };
+        return Err(ShapeError::rule(op, ShapeRule::Operands(rule)));
     }
     let (arrays, _) = expect_arrays_same_dims(op, operands)?;
     for (k, (a, init)) in arrays.iter().zip(inits).enumerate() {
@@ -161,9 +155,7 @@ fn reduction_inputs<'a>(
     to_apply: &ProgramShape,
 ) -> Result<(&'a ArrayShape, Vec<PrimitiveType>), ShapeError> {
     let arrays = operands_and_inits(op, operands, inits)?;
-    let first = *arrays
-        .first()
-        .ok_or_else(|| ShapeError::new(op, "expects at least 1 operand"))?;
+    let first = *arrays.first().ok_or_else(|| no_operand(op))?;
     let types: Vec<PrimitiveType> = arrays.iter().map(|a| a.ty).collect();
     check_reducer(op, "to_apply", to_apply, &types)?;
     Ok((first, types))
@@ -259,20 +251,19 @@ pub fn select_and_scatter(
             .result
             .compatible(&Shape::scalar(PrimitiveType::Pred))
     {
-        return Err(ShapeError::new(
-            name,
-            format!("select {select} must be ({0}[], {0}[]) -> pred[]", a.ty),
-        ));
+        let rule = callee("select", select, CalleeRule::Select { ty: a.ty });
+        return Err(ShapeError::rule(name, rule));
     }
     check_reducer(name, "scatter", scatter, &[a.ty])?;
     let dims = window_output_dims(name, &a.dims, window)?;
     if dims != s.dims {
         let expected = Shape::array(a.ty, dims);
-        return Err(ShapeError::at_operand(
-            name,
-            1,
-            format!("source {s} must have the window-reduced shape {expected} of operand {a}"),
-        ));
+        let rule = WindowRule::Source {
+            source: s.clone(),
+            expected,
+            operand: a.clone(),
+        };
+        return Err(ShapeError::rule_at(name, 1, ShapeRule::Window(rule)));
     }
     Ok(plain(a))
 }

@@ -137,7 +137,7 @@ fn collectives() {
             "all-to-all tuple shapes differ",
             a2a(None, &[&[0, 1]]),
             &["f32[2]", "f32[3]"],
-            "share one shape",
+            "must have the same shape",
         ),
         ok(
             "collective-permute",

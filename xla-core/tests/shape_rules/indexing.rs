@@ -340,7 +340,7 @@ fn scatter_rules() {
             "scatter update type",
             rs(),
             &["f32[5,3]", "s32[2,1]", "f64[2,3]"],
-            "must have the element type of operand",
+            "must have the same element type",
         )
         .called(&[ADD]),
         err(

@@ -492,7 +492,7 @@ fn concatenate_and_pad() {
             "concatenate ranks",
             concat(0),
             &["f32[2]", "f32[2,1]"],
-            "same rank",
+            "(as operand 0 f32[2]) must have rank 1",
         ),
         err(
             "concatenate types",

@@ -434,7 +434,7 @@ fn misc_ops_errors_name_the_rule() {
             "x: Tensor<u8, 3>",
             "Tensor<f32>",
             "x.bitcast::<f32>()",
-            "minor dimension of size 4",
+            "needs a last dimension equal to the width ratio 4",
         ),
         (
             "x: Tensor<f32, 2, 3, 4>",
@@ -592,7 +592,7 @@ fn collectives_over_partitions() {
         ("x.collective_permute([(0, 1)], over = replicas_and_partitions)", "Tensor<f32, 8>", "collective_permute: `over = replicas_and_partitions` cannot be expressed"),
         ("x.collective_permute([(0, 4)], over = partitions)", "Tensor<f32, 8>", "target 4 of pair (0, 4) is out of range (partitions = 4: ids 0..4)"),
         ("x.all_reduce(|a, b| a + b, over = rows)", "Tensor<f32, 8>", "all_reduce: expected `over = replicas`, `partitions`, `devices` or `replicas_and_partitions`"),
-        ("x.slice([0..6]).reduce_scatter(0, |a, b| a + b, over = partitions)", "Tensor<f32, 1>", "does not split into 4 shards"),
+        ("x.slice([0..6]).reduce_scatter(0, |a, b| a + b, over = partitions)", "Tensor<f32, 1>", "must be divisible by the shard count 4"),
     ];
     for (body, result, want) in bad {
         let errors = ok(body, result).unwrap_err();
