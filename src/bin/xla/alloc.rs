@@ -14,9 +14,10 @@
 //! after it is freed, so a block of several MiB freed at the end of one run and allocated
 //! again in the next is faulted in and zeroed by the kernel page by page. Measured on the
 //! `B2` ensemble module (`xla vmap` of the MLP step over 4 weight sets, f32[4,784,512]
-//! values), at one thread: 76 to 508 page faults and 18.9 to 22.1 ms of CPU time per run
-//! with purging, none and 15.2 to 18.3 ms without; the unbatched step (20 faults per run)
-//! does not change. [`keep_freed_memory`] turns purging off: freed memory stays committed
+//! values), at one thread: 76 to 508 page faults per run with purging, none without (the
+//! unbatched step: about 20, none). The CPU time this saves was within the noise of a
+//! loaded machine (8 interleaved rounds at load 6 to 15: ensemble 16.9 to 21.3 ms per run
+//! with purging, 18.3 to 21.4 without); the main engineer re-measures quiet. [`keep_freed_memory`] turns purging off: freed memory stays committed
 //! for reuse, so the resident size stays at its peak instead of shrinking between runs.
 
 use std::alloc::{GlobalAlloc, Layout, System};
