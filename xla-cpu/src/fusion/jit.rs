@@ -498,12 +498,7 @@ fn body(
 }
 
 /// Loads 16 lanes of cyclic stream `c` (its slot allocated on first use) into `d`.
-fn cyclic_load(
-    a: &mut Asm,
-    r: &mut Reads,
-    c: Spread,
-    d: AsmRegisterZmm,
-) -> Result<(), IcedError> {
+fn cyclic_load(a: &mut Asm, r: &mut Reads, c: Spread, d: AsmRegisterZmm) -> Result<(), IcedError> {
     let slot = r.cyclic.iter().position(|x| *x == c).unwrap_or_else(|| {
         r.cyclic.push(c);
         r.cyclic.len() - 1

@@ -43,7 +43,11 @@ impl Spread {
     /// `(len, gap, outer)` of `broadcast(operand), dimensions=dims` into `out`, when the
     /// dimensions are increasing and form two runs with a gap between them, the second
     /// ending at the output's last dimension; `None` otherwise (and for empty values).
-    pub(crate) fn pattern(operand: &[i64], out: &[i64], dims: &[i64]) -> Option<(usize, usize, usize)> {
+    pub(crate) fn pattern(
+        operand: &[i64],
+        out: &[i64],
+        dims: &[i64],
+    ) -> Option<(usize, usize, usize)> {
         if dims.len() != operand.len() || dims.len() < 2 {
             return None;
         }
@@ -159,8 +163,7 @@ mod tests {
     #[test]
     fn leading_and_multi_dimension_runs() {
         // out [2, 3, 4, 5, 6], operand dims {1, 3, 4} of sizes [3, 5, 6]
-        let (len, gap, outer) =
-            Spread::pattern(&[3, 5, 6], &[2, 3, 4, 5, 6], &[1, 3, 4]).unwrap();
+        let (len, gap, outer) = Spread::pattern(&[3, 5, 6], &[2, 3, 4, 5, 6], &[1, 3, 4]).unwrap();
         assert_eq!((len, gap, outer), (30, 4, 3));
         let s = Spread {
             input: 0,
