@@ -77,6 +77,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
 }
 
 fn main() -> ExitCode {
+    alloc::keep_freed_memory();
     // A bug must not print a backtrace at the user: one line, then exit status 2.
     std::panic::set_hook(Box::new(|info| {
         let location = info

@@ -260,9 +260,9 @@ impl<'i> Bound<'i> {
             return None;
         }
         let mut ptrs = vec![std::ptr::null(); super::jit::CYCLIC_BASE + code.cyclic.len()];
-        for &(k, len) in &code.cyclic {
-            match ins.get(k)? {
-                In::Val(v) if v.len() >= len => {}
+        for c in &code.cyclic {
+            match ins.get(c.input)? {
+                In::Val(v) if v.len() >= c.need() => {}
                 _ => return None,
             }
         }
@@ -301,21 +301,21 @@ impl<'i> Bound<'i> {
         })
     }
 
-    /// Points each cyclic stream at element `start % len` of its input; false when the
-    /// `total` values from there would wrap around the input (the caller falls back).
+    /// Points each cyclic stream at element `base(start)` of its input; false when the
+    /// `total` values from there would leave a run of `len` (the caller falls back).
     #[inline(always)]
     fn set_cyclic(&mut self, start: usize, total: usize) -> bool {
-        for (slot, &(k, len)) in self.code.cyclic.iter().enumerate() {
-            let off = start % len;
+        for (slot, c) in self.code.cyclic.iter().enumerate() {
             let (Some(In::Val(v)), Some(p)) = (
-                self.ins.get(k),
+                self.ins.get(c.input),
                 self.ptrs.get_mut(super::jit::CYCLIC_BASE + slot),
             ) else {
                 return false;
             };
-            if off + total > len {
+            if !c.fits(start, total) {
                 return false;
             }
+            let off = c.base(start);
             let Some(run) = v.get(off..off + total) else {
                 return false;
             };

@@ -14,6 +14,7 @@
 mod log;
 
 use super::kern::{LANES, V};
+use super::spread::Spread;
 use super::{Fop, Kernel, Load, Node};
 use iced_x86::code_asm::*;
 use std::collections::HashMap;
@@ -51,10 +52,10 @@ pub(crate) struct Code {
     pub scalars: Vec<Scalar>,
     /// The inputs the code reads in place (16 lanes per step).
     pub streams: Vec<usize>,
-    /// Inputs read as `(input, len)` at `(i % len)`: the caller puts the address of
-    /// element `start % len` at `ptrs[CYCLIC_BASE + slot]` per call, and the code reads
-    /// 16 lanes per step from there.
-    pub cyclic: Vec<(usize, usize)>,
+    /// Inputs read at `Spread::index(i)` (`i % len` for a broadcast along the leading
+    /// dimensions): the caller puts the address of element `Spread::base(start)` at
+    /// `ptrs[CYCLIC_BASE + slot]` per call, and the code reads 16 lanes per step from there.
+    pub cyclic: Vec<Spread>,
 }
 
 /// Where the per-call cyclic stream addresses start in the pointer table.
@@ -389,7 +390,7 @@ pub(crate) fn compile(
 struct Reads {
     scalars: Vec<Scalar>,
     streams: Vec<usize>,
-    cyclic: Vec<(usize, usize)>,
+    cyclic: Vec<Spread>,
 }
 
 /// Emits the kernel's value for the 16 lanes at byte offset `rax` into a register
@@ -444,13 +445,12 @@ fn body(
                 inner: 1,
                 len,
             }) if *len >= V && f32_input(*input) => {
-                let c = (*input, *len);
-                let slot = r.cyclic.iter().position(|x| *x == c).unwrap_or_else(|| {
-                    r.cyclic.push(c);
-                    r.cyclic.len() - 1
-                });
-                a.mov(r10, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
-                a.vmovups(d, zmmword_ptr(r10 + r11))?;
+                cyclic_load(a, r, Spread::cyclic(*input, *len), d)?;
+            }
+            // A broadcast onto two runs (a per-lane bias): the same, with the base set
+            // per call from `Spread::base`.
+            Node::Load(Load::Spread(s)) if s.len >= V && f32_input(s.input) => {
+                cyclic_load(a, r, *s, d)?;
             }
             Node::Load(l) => {
                 let s = match *l {
@@ -495,6 +495,16 @@ fn body(
         }
     }
     Ok(reg.last().copied().flatten().and_then(zmm))
+}
+
+/// Loads 16 lanes of cyclic stream `c` (its slot allocated on first use) into `d`.
+fn cyclic_load(a: &mut Asm, r: &mut Reads, c: Spread, d: AsmRegisterZmm) -> Result<(), IcedError> {
+    let slot = r.cyclic.iter().position(|x| *x == c).unwrap_or_else(|| {
+        r.cyclic.push(c);
+        r.cyclic.len() - 1
+    });
+    a.mov(r10, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
+    a.vmovups(d, zmmword_ptr(r10 + r11))
 }
 
 /// The fold accumulators (lanes 0-15, 16-31, 32-47, 48-63 of `LANES`), taken from the

@@ -42,10 +42,10 @@ impl Loose {
                 _ => return false,
             }
         }
-        for (slot, &(k, len)) in code.cyclic.iter().enumerate() {
-            let off = start.checked_rem(len).unwrap_or(usize::MAX);
-            let run = match ins.get(k) {
-                Some(In::Val(v)) if v.len() >= len && off.saturating_add(total) <= len => {
+        for (slot, c) in code.cyclic.iter().enumerate() {
+            let run = match ins.get(c.input) {
+                Some(In::Val(v)) if v.len() >= c.need() && c.fits(start, total) => {
+                    let off = c.base(start);
                     v.get(off..off + total)
                 }
                 _ => None,

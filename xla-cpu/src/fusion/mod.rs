@@ -18,6 +18,7 @@ mod ops;
 mod rows;
 mod rows_run;
 mod run;
+mod spread;
 
 #[cfg(target_arch = "x86_64")]
 pub use jit::set_codegen;
@@ -64,6 +65,8 @@ pub(crate) enum Load {
     },
     /// A constant (exact for f32, f64 and pred).
     Const(f64),
+    /// A broadcast onto two runs of dimensions (`spread.rs`).
+    Spread(spread::Spread),
 }
 
 /// One operation of a kernel.
@@ -282,6 +285,12 @@ impl Planner<'_> {
         Some((usize::try_from(after).ok()?, len))
     }
 
+    /// `(len, gap, outer)` of a broadcast onto two runs of dimensions (`spread.rs`).
+    fn spread_pattern(&self, ins: &Instruction, dims: &[i64]) -> Option<(usize, usize, usize)> {
+        let o = self.ins(*ins.operands.first()?)?;
+        spread::Spread::pattern(&o.shape.as_array()?.dims, &ins.shape.as_array()?.dims, dims)
+    }
+
     /// The float type `ins` computes in inside a kernel: its own for float results, its
     /// operands' for compares, `None` for other pred values (which fit any kernel).
     fn kernel_ty(&self, ins: &Instruction) -> Option<PrimitiveType> {
@@ -326,7 +335,8 @@ impl Planner<'_> {
             Op::Broadcast { dimensions } => {
                 matches!(out, Some(F32 | F64 | PRED))
                     && first == out
-                    && self.bcast_pattern(ins, dimensions).is_some()
+                    && (self.bcast_pattern(ins, dimensions).is_some()
+                        || self.spread_pattern(ins, dimensions).is_some())
             }
             Op::Constant { literal } => ins.shape.is_scalar() && const_value(literal).is_some(),
             _ => false,
@@ -469,6 +479,30 @@ impl Builder<'_, '_> {
         let k = self.typed_input(id)?;
         Some(if one { Load::Scalar(k) } else { Load::Full(k) })
     }
+    /// How a kernel reads `broadcast(operand), dimensions=dims` in place.
+    fn broadcast_load(&mut self, ins: &Instruction, dims: &[i64]) -> Option<Load> {
+        let o = *ins.operands.first()?;
+        let Some((inner, len)) = self.p.bcast_pattern(ins, dims) else {
+            let (len, gap, outer) = self.p.spread_pattern(ins, dims)?;
+            let input = self.typed_input(o)?;
+            return Some(Load::Spread(spread::Spread {
+                input,
+                len,
+                gap,
+                outer,
+            }));
+        };
+        let oi = self.p.ins(o)?;
+        Some(match (&oi.op, len) {
+            (Op::Constant { literal }, 1) => Load::Const(const_value(literal)?),
+            (_, 1) => Load::Scalar(self.typed_input(o)?),
+            _ => Load::Bcast {
+                input: self.typed_input(o)?,
+                inner,
+                len,
+            },
+        })
+    }
     /// The node computing instruction `id` (an input load unless it is `root` or inlined).
     fn node(&mut self, id: InstrId, root: bool) -> Option<usize> {
         if let Some(&n) = self.memo.get(&id.0) {
@@ -487,18 +521,7 @@ impl Builder<'_, '_> {
                     self.push(Node::Load(Load::Const(const_value(literal)?)))
                 }
                 Op::Broadcast { dimensions } => {
-                    let o = *ins.operands.first()?;
-                    let (inner, len) = self.p.bcast_pattern(ins, dimensions)?;
-                    let oi = self.p.ins(o)?;
-                    let l = match (&oi.op, len) {
-                        (Op::Constant { literal }, 1) => Load::Const(const_value(literal)?),
-                        (_, 1) => Load::Scalar(self.typed_input(o)?),
-                        _ => Load::Bcast {
-                            input: self.typed_input(o)?,
-                            inner,
-                            len,
-                        },
-                    };
+                    let l = self.broadcast_load(ins, dimensions)?;
                     self.push(Node::Load(l))
                 }
                 Op::Reshape | Op::Bitcast | Op::Copy | Op::Convert => {

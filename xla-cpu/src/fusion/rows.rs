@@ -68,6 +68,8 @@ fn input_pattern(
         let p = match *n {
             Node::Load(Load::Full(i)) if i == input => Some((c, 1)),
             Node::Load(Load::Scalar(i)) if i == input => None,
+            // Read at positions a tile's rows cannot be cut from: no chain.
+            Node::Load(Load::Spread(s)) if s.input == input => return None,
             Node::Load(Load::Bcast {
                 input: i,
                 inner,

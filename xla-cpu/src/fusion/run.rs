@@ -75,7 +75,7 @@ impl Kernel {
                 let v = match l {
                     Load::Const(c) => L::of(*c),
                     Load::Scalar(k) => ins[*k].get(0),
-                    Load::Full(_) | Load::Bcast { .. } => L::zero(),
+                    Load::Full(_) | Load::Bcast { .. } | Load::Spread(_) => L::zero(),
                 };
                 if let Some(f) = fixed.get_mut(*r) {
                     *f = v;
@@ -263,6 +263,7 @@ pub(crate) fn load<L: Lane>(l: Load, ins: &[In<L>], start: usize, dst: &mut [L])
                 }
             }
         },
+        Load::Spread(s) => s.load(ins, start, dst),
         Load::Bcast { input, inner, len } => {
             let src = ins[input];
             let mut i = start;
@@ -304,6 +305,14 @@ pub(super) fn check_over<L: Lane>(k: &Kernel, ins: &[In<L>], n: usize) -> Result
                     ));
                 }
                 (*input, (*len).min(n.div_ceil(*inner)))
+            }
+            Node::Load(Load::Spread(s)) => {
+                if s.len == 0 || s.gap == 0 || s.outer == 0 {
+                    return Err(CpuError::Internal(
+                        "a fused broadcast reads a non-empty operand (fusion plan)",
+                    ));
+                }
+                (s.input, s.need())
             }
             Node::Load(Load::Const(_)) | Node::Op(..) => continue,
         };
