@@ -192,3 +192,42 @@ fn items(c: &Computation, generic: TokenStream, variant: TokenStream) -> TokenSt
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    fn expand(source: &str) -> String {
+        let item: proc_macro2::TokenStream = source.parse().unwrap();
+        let parsed: syn::ItemFn = syn::parse2(item.clone()).unwrap();
+        let names = xla_dsl::shapes::shape_params(&parsed);
+        super::computation(proc_macro2::TokenStream::new(), parsed, item, &names).to_string()
+    }
+
+    #[test]
+    fn a_rule_that_fails_at_one_rank_is_an_error_naming_the_rank() {
+        let out = expand(
+            "fn flip<S: Shape>(x: Tensor<f32, S>) -> Tensor<f32, S> { x.transpose([1, 0]) }",
+        );
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("with `S` of rank 0 (`[]`): "), "{out}");
+    }
+
+    #[test]
+    fn a_shape_no_parameter_writes_is_an_error() {
+        let out = expand("fn zeros<S: Shape>(x: Tensor<f32, 3>) -> Tensor<f32, S> { x }");
+        assert!(
+            out.contains("`S` is not the shape of any parameter"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_elementwise_step_expands_to_a_shaped_module() {
+        let out = expand(
+            "fn sgd<S: Shape>(p: Tensor<f32, S>, g: Tensor<f32, S>, lr: f32) -> Tensor<f32, S> { p - lr * g }",
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains(":: xla :: generic :: Shaped :: new"), "{out}");
+    }
+}
