@@ -115,6 +115,7 @@ fn expand(
     } else {
         String::new()
     };
+    let with_callee = crate::generic::with_generic_callee(name, &payload);
     let own = items(c, quote! { GENERIC }, quote! { Value });
     let nested = c.options.grad.as_ref().map(|_| {
         let g = items(c, quote! { super::GENERIC }, quote! { Grad });
@@ -151,17 +152,7 @@ fn expand(
             #own
             #nested
 
-            #[doc(hidden)]
-            #[allow(unused_macros)]
-            macro_rules! __xla_with_callee_def {
-                ([$($attr:tt)*] $($item:tt)*) => {
-                    #[::xla::computation($($attr)* __generic_callee(#name = #payload))]
-                    $($item)*
-                };
-            }
-            #[doc(hidden)]
-            #[allow(unused_imports)]
-            pub(crate) use __xla_with_callee_def as __xla_with_callee;
+            #with_callee
         }
     }
 }
