@@ -119,11 +119,11 @@ pub fn train_step<const T: usize, const B: usize, const V: usize>(
         argnums = [0, 1, 2, 3, 4, 5],
     );
     let lr = 0.01;
-    let (emb, m_emb, v_emb) = nn::adam_2d(emb, g_emb, m_emb, v_emb, t, lr);
-    let (wi, m_wi, v_wi) = nn::adam_2d(wi, g_wi, m_wi, v_wi, t, lr);
-    let (wh, m_wh, v_wh) = nn::adam_2d(wh, g_wh, m_wh, v_wh, t, lr);
+    let (emb, m_emb, v_emb) = nn::adam(emb, g_emb, m_emb, v_emb, t, lr);
+    let (wi, m_wi, v_wi) = nn::adam(wi, g_wi, m_wi, v_wi, t, lr);
+    let (wh, m_wh, v_wh) = nn::adam(wh, g_wh, m_wh, v_wh, t, lr);
     let (b, m_b, v_b) = nn::adam(b, g_b, m_b, v_b, t, lr);
-    let (wo, m_wo, v_wo) = nn::adam_2d(wo, g_wo, m_wo, v_wo, t, lr);
+    let (wo, m_wo, v_wo) = nn::adam(wo, g_wo, m_wo, v_wo, t, lr);
     let (bo, m_bo, v_bo) = nn::adam(bo, g_bo, m_bo, v_bo, t, lr);
     (
         loss, emb, wi, wh, b, wo, bo, m_emb, m_wi, m_wh, m_b, m_wo, m_bo, v_emb, v_wi, v_wh, v_b,

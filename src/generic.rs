@@ -25,6 +25,10 @@
 //! # Ok::<(), project::Error>(())
 //! ```
 
+mod shaped;
+
+pub use shaped::Shaped;
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use xla_core::{Literal, Module};

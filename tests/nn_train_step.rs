@@ -65,9 +65,9 @@ fn train_step<const B: usize>(
 ) {
     let (loss, gw1, gb1, gw2, gb2) =
         value_and_grad(mlp_loss, w1, b1, w2, b2, x, y, argnums = [0, 1, 2, 3]);
-    let (w1, mw1, vw1) = nn::adam_2d(w1, gw1, mw1, vw1, t, 0.01);
+    let (w1, mw1, vw1) = nn::adam(w1, gw1, mw1, vw1, t, 0.01);
     let (b1, mb1, vb1) = nn::adam(b1, gb1, mb1, vb1, t, 0.01);
-    let (w2, mw2, vw2) = nn::adam_2d(w2, gw2, mw2, vw2, t, 0.01);
+    let (w2, mw2, vw2) = nn::adam(w2, gw2, mw2, vw2, t, 0.01);
     let (b2, mb2, vb2) = nn::adam(b2, gb2, mb2, vb2, t, 0.01);
     (
         loss, gw1, gb1, gw2, gb2, w1, b1, w2, b2, mw1, mb1, mw2, mb2, vw1, vb1, vw2, vb2,
@@ -142,9 +142,9 @@ fn adamw_clip_step<const B: usize>(
 ) {
     let (loss, gw, gb) = value_and_grad(logreg_loss, w, b, x, y, argnums = [0, 1]);
     let sum_sq = (gw * gw).sum() + (gb * gb).sum();
-    let gw = nn::clip_by_global_norm_2d(gw, sum_sq, 0.5);
+    let gw = nn::clip_by_global_norm(gw, sum_sq, 0.5);
     let gb = nn::clip_by_global_norm(gb, sum_sq, 0.5);
-    let (w, mw, vw) = nn::adamw_2d(w, gw, mw, vw, t, 0.01, 0.1);
+    let (w, mw, vw) = nn::adamw(w, gw, mw, vw, t, 0.01, 0.1);
     let (b, mb, vb) = nn::adamw(b, gb, mb, vb, t, 0.01, 0.1);
     (loss, w, b, mw, mb, vw, vb)
 }

@@ -6,6 +6,15 @@
 /// The softmax cross-entropy of `logits` against the distributions `labels` (one-hot or
 /// soft), averaged over the batch: `optax.softmax_cross_entropy(logits, labels).mean()`.
 /// With `grad(logits)`: `softmax_cross_entropy::grad` is its gradient.
+///
+/// ```
+/// // Equal logits over 2 classes: the loss is ln 2; the gradient softmax - labels.
+/// let loss = xla::nn::softmax_cross_entropy::call::<1, 2>(&[0.0, 0.0], &[1.0, 0.0])?;
+/// assert!((loss - std::f32::consts::LN_2).abs() < 1e-6);
+/// let g = xla::nn::softmax_cross_entropy::grad::call::<1, 2>(&[0.0, 0.0], &[1.0, 0.0])?;
+/// assert!((g[0] + 0.5).abs() < 1e-6 && (g[1] - 0.5).abs() < 1e-6, "{g:?}");
+/// # Ok::<(), xla::nn::softmax_cross_entropy::Error>(())
+/// ```
 #[computation(grad(logits))]
 pub fn softmax_cross_entropy<const B: usize, const C: usize>(
     logits: Tensor<f32, B, C>,
@@ -18,6 +27,13 @@ pub fn softmax_cross_entropy<const B: usize, const C: usize>(
 
 /// The mean squared error `mean((pred - target)²)` over every element (
 /// `optax.squared_error(pred, target).mean()`), with its gradient w.r.t. `pred`.
+///
+/// ```
+/// // (1² + 2²) / 2; the gradient 2·(pred - target) / 2.
+/// assert_eq!(xla::nn::mse::call::<1, 2>(&[1.0, 2.0], &[0.0, 0.0])?, 2.5);
+/// assert_eq!(xla::nn::mse::grad::call::<1, 2>(&[1.0, 2.0], &[0.0, 0.0])?, vec![1.0, 2.0]);
+/// # Ok::<(), xla::nn::mse::Error>(())
+/// ```
 #[computation(grad(pred))]
 pub fn mse<const B: usize, const F: usize>(
     pred: Tensor<f32, B, F>,

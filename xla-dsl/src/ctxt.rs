@@ -64,6 +64,9 @@ pub struct Ctxt {
     at: Option<Vec<i64>>,
     /// The layers of `xla::nn` the body calls (`nn::dense(..)`), in order of first call.
     nn_calls: RefCell<Vec<Ident>>,
+    /// The same check's errors at a second generic point, and its sizes: the numbers of
+    /// the messages are read in symbols against them (see [`Ctxt::set_witness`]).
+    witness: RefCell<Option<(Sizes, Vec<String>)>>,
 }
 
 impl Ctxt {
@@ -209,15 +212,29 @@ impl Ctxt {
         self.error_count() > 0
     }
 
+    /// Gives the messages `messages` of the same check at a second generic point, at
+    /// `sizes`: error `i`'s numbers are then written in the symbols that give error `i`'s
+    /// numbers there too (`2*(H/2)` rather than `H-1`, which one odd `H` cannot tell apart).
+    pub fn set_witness(&self, sizes: Sizes, messages: Vec<String>) {
+        *self.witness.borrow_mut() = Some((sizes, messages));
+    }
+
     /// The errors, in the order they were found.
     pub fn into_errors(self) -> Vec<syn::Error> {
         let sizes = self.sizes.into_inner();
+        let witness = self.witness.into_inner();
         let errors = self.errors.into_inner().into_iter();
         errors
-            .map(|e| match e {
+            .enumerate()
+            .map(|(i, e)| match e {
                 // At the generic point, the sizes' values are written back as their names.
                 Recorded::Spanned(sp, message) => {
-                    syn::Error::new_spanned(sp, sizes.symbolise(&message))
+                    let there = witness.as_ref().and_then(|(w, m)| m.get(i).map(|m| (w, m)));
+                    let message = match there {
+                        Some((w, m)) => sizes.symbolise_against(&message, w, m),
+                        None => sizes.symbolise(&message),
+                    };
+                    syn::Error::new_spanned(sp, message)
                 }
                 Recorded::Syn(e) => e,
             })

@@ -16,6 +16,7 @@ pub mod instantiate;
 pub mod nn;
 pub mod parse;
 pub mod preconditions;
+pub mod shapes;
 pub mod sizes;
 pub mod vmap;
 

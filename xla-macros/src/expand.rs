@@ -21,6 +21,10 @@ pub fn computation(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote! { #error #item };
         }
     };
+    let shape_names = xla_dsl::shapes::shape_params(&parsed);
+    if !shape_names.is_empty() {
+        return crate::shaped::computation(attr, parsed, item, &shape_names);
+    }
     let (cx, c) = xla_dsl::instantiate::parse_at_generic_point(&attr, &parsed);
     if !cx.has_errors() {
         if let Some(callee) = crate::callees::unresolved(&c) {

@@ -37,6 +37,7 @@ pub fn expand(
     } else {
         String::new()
     };
+    let with_callee = with_generic_callee(name, &payload);
     quote! {
         #[doc = #doc]
         #(#attrs)*
@@ -67,18 +68,26 @@ pub fn expand(
             #own
             #nested
 
-            #[doc(hidden)]
-            #[allow(unused_macros)]
-            macro_rules! __xla_with_callee_def {
-                ([$($attr:tt)*] $($item:tt)*) => {
-                    #[::xla::computation($($attr)* __generic_callee(#name = #payload))]
-                    $($item)*
-                };
-            }
-            #[doc(hidden)]
-            #[allow(unused_imports)]
-            pub(crate) use __xla_with_callee_def as __xla_with_callee;
+            #with_callee
         }
+    }
+}
+
+/// The `__xla_with_callee!` of a generic (or shape-generic) computation `name`: hands its
+/// attribute and source `payload` to a caller as a `__generic_callee` (see `callees.rs`).
+pub(crate) fn with_generic_callee(name: &Ident, payload: &str) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! __xla_with_callee_def {
+            ([$($attr:tt)*] $($item:tt)*) => {
+                #[::xla::computation($($attr)* __generic_callee(#name = #payload))]
+                $($item)*
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use __xla_with_callee_def as __xla_with_callee;
     }
 }
 

@@ -8,6 +8,7 @@ mod expand;
 mod expansion_cost;
 mod fallback;
 mod generic;
+mod shaped;
 mod vmap;
 
 use xla_dsl::{ast, check, grad};

@@ -25,6 +25,10 @@ impl Checker<'_> {
         if source.is_empty() {
             return None; // the callee failed to compile: its errors are reported there
         }
+        // A shape-generic callee (`fn adam<S: Shape>`) at the ranks of the arguments: an
+        // ordinary size-generic function from here on (see `crate::shapes`).
+        let (expanded, ranks) = self.expand_shapes(name, source, vals, sp)?;
+        let source = expanded.as_deref().unwrap_or(source);
         let item: syn::ItemFn = match syn::parse_str(source) {
             Ok(item) => item,
             Err(e) => {
@@ -41,7 +45,7 @@ impl Checker<'_> {
         let output = item.sig.output.clone();
         let signature = crate::parse::parse(&signature_cx, attr_tokens, item);
         let sizes = self.bind_callee_sizes(name, &signature, given, vals, sp)?;
-        let key = format!("{name}{sizes:?}");
+        let key = format!("{name}{ranks}{sizes:?}");
         match crate::instantiate::instantiate(source, attr, &sizes) {
             Ok(instance) => {
                 self.note_callee_dims(&signature_cx, &sizes);
@@ -52,6 +56,33 @@ impl Checker<'_> {
                 let names: Vec<String> = signature.sizes.iter().map(ToString::to_string).collect();
                 let at = self.callee_at(&names, &sizes);
                 self.cx.error(sp, format!("`{name}` {at}: {message}"));
+                None
+            }
+        }
+    }
+
+    /// The source of a shape-generic callee at the ranks of the arguments `vals`, and the
+    /// ranks as text for its key (`None` and empty for a callee without shape parameters);
+    /// a rank the arguments give inconsistently is an error on the call.
+    fn expand_shapes(
+        &mut self,
+        name: &str,
+        source: &str,
+        vals: &[Val],
+        sp: Sp,
+    ) -> Option<(Option<String>, String)> {
+        let arg_ranks: Vec<Option<usize>> = vals
+            .iter()
+            .map(|v| match v {
+                Val::Tensor(op) => shape(op).map(|s| s.rank()),
+                Val::Weak(_) => None,
+            })
+            .collect();
+        match crate::shapes::expand_source(source, &arg_ranks) {
+            Ok(Some((expanded, ranks))) => Some((Some(expanded), format!("@{ranks:?}"))),
+            Ok(None) => Some((None, String::new())),
+            Err(message) => {
+                self.cx.error(sp, format!("`{name}`: {message}"));
                 None
             }
         }

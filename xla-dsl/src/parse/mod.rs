@@ -208,7 +208,8 @@ fn check_signature_form(cx: &Ctxt, sig: &syn::Signature) {
 /// The size parameters `<const B: usize, const H: usize>`, declared to `cx` so that the
 /// types and the body can use them.
 fn parse_generics(cx: &Ctxt, generics: &syn::Generics) -> Vec<proc_macro2::Ident> {
-    const HELP: &str = "a computation is generic over sizes only: `const N: usize`";
+    const HELP: &str = "a computation is generic over sizes (`const N: usize`) and shapes \
+                        (`S: Shape`, any rank) only";
     if let Some(w) = &generics.where_clause {
         cx.error_spanned(w, format!("{HELP}, without a `where` clause"));
     }

@@ -387,7 +387,7 @@ fn unsupported_constructs_are_reported_each_once() {
         (
             "",
             "fn f<T>(x: f32) -> f32 { x }",
-            &["a computation is generic over sizes only: `const N: usize`"],
+            &["a computation is generic over sizes (`const N: usize`) and shapes (`S: Shape`, any rank) only"],
         ),
         (
             "",

@@ -137,6 +137,8 @@ struct Class {
     mixed: bool,
     /// The first failing point's front, and the point.
     failure: Option<(Front, Vec<i64>)>,
+    /// The second failing point's front.
+    second: Option<Front>,
     /// A passing front.
     passing: Option<Front>,
 }
@@ -158,6 +160,9 @@ fn by_classes(
     let mut f = Some(f);
     let mut holding = Vec::new();
     let (mut failure, mut passing, mut mixed) = (None, None, false);
+    // A second failure, from another class if one fails (another parity of `H` tells
+    // `2*(H/2)` from `H-1`), else from the first failing class.
+    let (mut other, mut second) = (None, None);
     for tuple in &all.classes {
         let base = all.base(&point, tuple);
         let class = run_class(attr, item, all, &base, &point, &mut f);
@@ -165,7 +170,12 @@ fn by_classes(
             holding.push(tuple.clone());
         }
         mixed |= class.mixed;
-        failure = failure.or(class.failure);
+        if failure.is_none() {
+            failure = class.failure;
+            second = class.second;
+        } else if other.is_none() {
+            other = class.failure.map(|(g, _)| g);
+        }
         passing = passing.or(class.passing);
     }
     if mixed {
@@ -195,10 +205,15 @@ fn by_classes(
                 )],
             }
         }
-        (Some((bad, _)), _) => Classified {
-            front: bad,
-            preconditions: Vec::new(),
-        },
+        (Some((bad, _)), _) => {
+            if let Some(w) = other.or(second) {
+                bad.cx.set_witness(w.cx.sizes().clone(), w.cx.messages());
+            }
+            Classified {
+                front: bad,
+                preconditions: Vec::new(),
+            }
+        }
         (None, None) => Classified {
             front: front_at(attr, item, point),
             preconditions: Vec::new(),
@@ -230,6 +245,7 @@ fn run_class(
         holds: true,
         mixed: false,
         failure: None,
+        second: None,
         passing: None,
     };
     let mut passed_any = false;
@@ -247,6 +263,7 @@ fn run_class(
         match ok {
             true if class.passing.is_none() => class.passing = Some(g),
             false if class.failure.is_none() => class.failure = Some((g, values)),
+            false if class.second.is_none() => class.second = Some(g),
             _ => {}
         }
     }

@@ -18,6 +18,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 pub mod affine;
+mod two_points;
 
 /// The values the sizes take at the generic point, in declaration order (primes far from
 /// round numbers and powers of two, and far enough apart that `2*N+1` or `H/2` decode back
@@ -365,19 +366,29 @@ impl Sizes {
         out
     }
 
-    /// The symbolic form of `n`: a size, an expression evaluated so far, or the simplest
-    /// of `a*S+b` (small `a`), `S/d+b`, `S+T+b`, `S-T+b`, `a*S+b` (larger `a`), `a*S*T`
-    /// that gives `n` (offsets `|b| ≤ 8`).
+    /// The symbolic form of `n`: the first of [`Sizes::candidates`].
     fn symbol(&self, n: i64) -> Option<String> {
+        self.candidates(n).into_iter().next()
+    }
+
+    /// The symbolic forms that give `n` at these sizes, simplest first: a size, an
+    /// expression evaluated so far, then `a*S+b` (small `a`), `S/d+b`, `a*(S/d)+b`,
+    /// `S+T+b`, `S-T+b`, `a*S+b` (larger `a`), `a*S*T` (offsets `|b| ≤ 8`). One point
+    /// cannot tell `H-1` from `2*(H/2)` at an odd `H`; [`Sizes::symbolise_against`] picks
+    /// the first form that also gives a second point's number.
+    pub(crate) fn candidates(&self, n: i64) -> Vec<String> {
         let large = |i: usize| !self.small.get(i).copied().unwrap_or(false);
-        if let Some(i) =
-            (0..self.values.len()).find(|&i| large(i) && self.values.get(i) == Some(&n))
-        {
-            return self.names.get(i).cloned();
-        }
-        if let Some((_, text)) = self.seen.borrow().iter().find(|(v, _)| *v == n) {
-            return Some(text.clone());
-        }
+        let mut out: Vec<String> = (0..self.values.len())
+            .filter(|&i| large(i) && self.values.get(i) == Some(&n))
+            .filter_map(|i| self.names.get(i).cloned())
+            .collect();
+        out.extend(
+            self.seen
+                .borrow()
+                .iter()
+                .filter(|(v, _)| *v == n)
+                .map(|(_, t)| t.clone()),
+        );
         let sizes: Vec<(&String, i64)> = self
             .names
             .iter()
@@ -387,46 +398,55 @@ impl Sizes {
             .map(|(_, p)| p)
             .collect();
         let near = |m: Option<i64>| m.map(|m| n - m).filter(|b| b.abs() <= 8);
-        let scaled = |range: std::ops::RangeInclusive<i64>| {
-            range
-                .flat_map(|a| sizes.iter().map(move |&(s, v)| (a, s, v)))
-                .find_map(|(a, s, v)| near(v.checked_mul(a)).map(|b| affine(s, a, 1, b)))
+        let scaled = |range: std::ops::RangeInclusive<i64>, out: &mut Vec<String>| {
+            for a in range {
+                for &(s, v) in &sizes {
+                    out.extend(near(v.checked_mul(a)).map(|b| affine(s, a, 1, b)));
+                }
+            }
         };
-        let divided = || {
-            (2..=4i64)
-                .flat_map(|d| sizes.iter().map(move |&(s, v)| (d, s, v)))
-                .find_map(|(d, s, v)| near(Some(v / d)).map(|b| affine(s, 1, d, b)))
-        };
-        let pairs = || {
-            sizes
-                .iter()
-                .flat_map(|&x| sizes.iter().map(move |&y| (x, y)))
-                .find_map(|((s, v), (t, w))| {
-                    if s == t {
-                        return None;
-                    }
-                    near(v.checked_add(w))
-                        .map(|b| affine(&format!("{s}+{t}"), 1, 1, b))
-                        .or_else(|| {
-                            near(v.checked_sub(w)).map(|b| affine(&format!("{s}-{t}"), 1, 1, b))
-                        })
-                })
-        };
-        let products = || {
-            sizes
-                .iter()
-                .flat_map(|&x| sizes.iter().map(move |&y| (x, y)))
-                .find_map(|((s, v), (t, w))| {
-                    let vw = v.checked_mul(w).filter(|p| *p != 0)?;
-                    (n % vw == 0 && (1..=64).contains(&(n / vw)))
-                        .then(|| affine(&format!("{s}*{t}"), n / vw, 1, 0))
-                })
-        };
-        scaled(1..=4)
-            .or_else(divided)
-            .or_else(pairs)
-            .or_else(|| scaled(5..=64))
-            .or_else(products)
+        scaled(1..=4, &mut out);
+        for d in 2..=4i64 {
+            for &(s, v) in &sizes {
+                out.extend(near(Some(v / d)).map(|b| affine(s, 1, d, b)));
+            }
+        }
+        for a in 2..=4i64 {
+            for d in 2..=4i64 {
+                for &(s, v) in &sizes {
+                    let base = format!("{a}*({s}/{d})");
+                    out.extend(near((v / d).checked_mul(a)).map(|b| affine(&base, 1, 1, b)));
+                }
+            }
+        }
+        for &(s, v) in &sizes {
+            for &(t, w) in &sizes {
+                if s == t {
+                    continue;
+                }
+                out.extend(near(v.checked_add(w)).map(|b| affine(&format!("{s}+{t}"), 1, 1, b)));
+                out.extend(near(v.checked_sub(w)).map(|b| affine(&format!("{s}-{t}"), 1, 1, b)));
+            }
+        }
+        scaled(5..=64, &mut out);
+        for &(s, v) in &sizes {
+            for &(t, w) in &sizes {
+                let Some(vw) = v.checked_mul(w).filter(|p| *p != 0) else {
+                    continue;
+                };
+                if n % vw == 0 && (1..=64).contains(&(n / vw)) {
+                    out.push(affine(&format!("{s}*{t}"), n / vw, 1, 0));
+                }
+            }
+        }
+        out
+    }
+
+    /// The value of the form `text` (one of [`Sizes::candidates`]) at these sizes.
+    pub(crate) fn value_of_text(&self, text: &str) -> Option<i64> {
+        let e: syn::Expr = syn::parse_str(text).ok()?;
+        let d = self.parse(&e)?.ok()?;
+        self.peek(&d)
     }
 }
 
