@@ -9,9 +9,10 @@
 //! Their attributes arrive as the FFI dictionary XLA prints in `backend_config`
 //! (`{uplo = 76 : ui8, ...}`, the values LAPACK's character codes).
 
+use super::lapack_getrf_nan as getrf_nan;
+use super::lapack_potrf_nan as potrf_nan;
 use super::lapack_scalar::Scalar;
 use super::linalg::{cholesky_k, triangular_solve};
-use super::matmul::FaerElem;
 use crate::error::{
     attribute, internal, operand_count, operand_kind, result_shape, CpuError, Result,
 };
@@ -104,11 +105,21 @@ fn tuple_shapes<'a>(out: &'a Shape, n: usize, target: &str) -> Result<&'a [Shape
 /// `potrf` of a batch of `n`×`n` matrices `x`: the Cholesky factor in the `lower` (or
 /// upper) triangle, the other triangle as given (LAPACK does not touch it), and per matrix
 /// `info`, the order of the first leading minor that is not positive definite (0 if none).
-pub(crate) fn potrf_slices<T: FaerElem>(x: &[T], n: usize, lower: bool) -> (Vec<T>, Vec<i32>) {
+/// A matrix with a NaN or infinity in its read triangle runs OpenBLAS's steps
+/// ([`super::lapack_potrf_nan`]), which JAX's results follow.
+pub(crate) fn potrf_slices<T: Scalar>(x: &[T], n: usize, lower: bool) -> (Vec<T>, Vec<i32>) {
     let mut v = cholesky_k(x, n, lower, Parallel::SEQ);
     let mut info = Vec::new();
     let size = (n * n).max(1);
     for (m, orig) in v.chunks_mut(size).zip(x.chunks(size)) {
+        if potrf_nan::has_nonfinite(orig, n, lower) {
+            let (f, i) = potrf_nan::potf2(orig, n, lower);
+            for (d, s) in m.iter_mut().zip(f) {
+                *d = s;
+            }
+            info.push(i);
+            continue;
+        }
         let bad = (0..n).find(|&i| !m.get(i * n + i).is_some_and(|d| T::finite(*d)));
         info.push(bad.map_or(0, |i| i32::try_from(i + 1).unwrap_or(i32::MAX)));
         for i in 0..n {
@@ -235,12 +246,15 @@ fn getrf_checked<T: Scalar>(x: &[T], m: usize, n: usize) -> Result<(Vec<T>, Vec<
 }
 
 /// `getrf` of a batch of `m`×`n` matrices: `(lu, pivots, info)`, per matrix
-/// `min(m, n)` pivots.
+/// `min(m, n)` pivots. A real matrix with a NaN or infinity runs OpenBLAS's steps
+/// ([`super::lapack_getrf_nan`]), whose pivots JAX's results follow.
 pub(crate) fn getrf_slices<T: Scalar>(x: &[T], m: usize, n: usize) -> (Vec<T>, Vec<i32>, Vec<i32>) {
     let mut v = x.to_vec();
     let (mut piv, mut info) = (Vec::new(), Vec::new());
-    for a in v.chunks_mut((m * n).max(1)) {
-        let (p, i) = if !T::COMPLEX && m.min(n) >= BLOCKED_FROM {
+    for (b, a) in v.chunks_mut((m * n).max(1)).enumerate() {
+        let (p, i) = if !T::COMPLEX && getrf_nan::has_nonfinite(a) {
+            getrf_nan::getrf_openblas(a, m, n, b)
+        } else if !T::COMPLEX && m.min(n) >= BLOCKED_FROM {
             lu_blocked(a, m, n)
         } else {
             lu_in_place(a, m, n)

@@ -3,7 +3,7 @@
 //! the deflation test and exceptional shifts of the real iteration (`lapack_hqr`).
 
 use super::lapack_hqr::{clear_trash, small_subdiag};
-use super::lapack_scalar::{larfg, Dense, Scalar};
+use super::lapack_scalar::{cdiv, div_re, larfg, Dense, Scalar};
 use num_complex::Complex;
 use num_traits::{Float, One, Zero};
 
@@ -28,8 +28,8 @@ fn real_subdiagonal<T: Scalar>(h: &mut Dense<T>, z: &mut Dense<T>, ilo: usize, i
     for i in ilo + 1..=ihi {
         let x = h.at(i, i - 1);
         if x.im() != T::R::zero() {
-            let sc = x / T::parts(x.abs1(), T::R::zero());
-            let sc = sc.cj() / T::parts(modulus(sc), T::R::zero());
+            let sc = div_re(x, x.abs1());
+            let sc = div_re(sc.cj(), modulus(sc));
             h.set(i, i - 1, T::parts(modulus(x), T::R::zero()));
             scale_at(h, (i..n).map(|j| (i, j)), sc);
             scale_at(h, (0..=(i + 1).min(n - 1)).map(|r| (r, i)), sc.cj());
@@ -117,15 +117,15 @@ fn shift<T: Scalar>(h: &Dense<T>, l: usize, i: usize, kdefl: usize) -> T {
         let x = (h.at(i - 1, i - 1) - t).scale(T::half());
         let sx = x.abs1();
         let s = s.max(sx);
-        let (xs, us) = (x / re(s), u / re(s));
+        let (xs, us) = (div_re(x, s), div_re(u, s));
         let mut y = csqrt(xs * xs + us * us).scale(s);
         if sx > T::R::zero() {
-            let d = x / re(sx);
+            let d = div_re(x, sx);
             if d.re() * y.re() + d.im() * y.im() < T::R::zero() {
                 y = -y;
             }
         }
-        t = t - u * (u / (x + y));
+        t = t - u * cdiv(u, x + y);
     }
     t
 }
@@ -138,7 +138,7 @@ fn start<T: Scalar>(h: &Dense<T>, l: usize, i: usize, t: T, nh: usize) -> (usize
         let h11s = h.at(m, m) - t;
         let h21 = h.at(m + 1, m).re();
         let s = h11s.abs1() + h21.abs();
-        (h11s / T::parts(s, T::R::zero()), h21 / s)
+        (div_re(h11s, s), h21 / s)
     };
     for m in (l + 1..i).rev() {
         let (h11s, h21) = first(m);
@@ -205,7 +205,7 @@ fn keep_real<T: Scalar>(
 ) {
     let n = h.rows;
     let temp = T::one() - t1;
-    let temp = temp / T::parts(modulus(temp), T::R::zero());
+    let temp = div_re(temp, modulus(temp));
     h.set(m + 1, m, h.at(m + 1, m) * temp.cj());
     if m + 2 <= i {
         h.set(m + 2, m + 1, h.at(m + 2, m + 1) * temp);
@@ -231,7 +231,7 @@ fn real_last<T: Scalar>(
     if temp.im() != T::R::zero() {
         let r = modulus(temp);
         h.set(i, i - 1, T::parts(r, T::R::zero()));
-        let temp = temp / T::parts(r, T::R::zero());
+        let temp = div_re(temp, r);
         scale_at(h, (i + 1..n).map(|c| (i, c)), temp.cj());
         scale_at(h, (0..i).map(|r| (r, i)), temp);
         scale_at(z, (iloz..=ihiz).map(|r| (r, i)), temp);

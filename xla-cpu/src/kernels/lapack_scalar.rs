@@ -222,19 +222,71 @@ impl<T: Scalar> Dense<T> {
     }
 }
 
+/// `x / r` for a real `r`, component by component (Fortran's complex-by-real division).
+/// `num_complex` divides by `r + 0i` through `r²`, which underflows for `|r|` below
+/// ~1e-154 (f64): the Schur form of a matrix scaled to LAPACK's 6.7e-139 gets there.
+pub(crate) fn div_re<T: Scalar>(x: T, r: T::R) -> T {
+    T::parts(x.re() / r, x.im() / r)
+}
+
+/// `a / b` by Smith's algorithm (as gfortran divides complex numbers): no `|b|²`, so no
+/// underflow or overflow for tiny or huge `b`. Real types divide directly.
+pub(crate) fn cdiv<T: Scalar>(a: T, b: T) -> T {
+    if !T::COMPLEX {
+        return a / b;
+    }
+    let (c, d) = (b.re(), b.im());
+    if c.abs() >= d.abs() {
+        let r = d / c;
+        let den = c + d * r;
+        T::parts((a.re() + a.im() * r) / den, (a.im() - a.re() * r) / den)
+    } else {
+        let r = c / d;
+        let den = c * r + d;
+        T::parts((a.re() * r + a.im()) / den, (a.im() * r - a.re()) / den)
+    }
+}
+
+/// `sqrt(|alpha|² + Σ|x|²)` without underflow: the plain sum of squares when it is at
+/// least `MIN_POSITIVE / eps` (a square that underflows is then below its rounding) or
+/// not finite (a NaN or infinity propagates as LAPACK's does), else scaled by the largest
+/// component (LAPACK's `xNRM2`/`xLAPY3` are scale-safe).
+fn norm_safe<T: Scalar>(alpha: T, x: &[T]) -> T::R {
+    let comps = || {
+        [alpha.re(), alpha.im()]
+            .into_iter()
+            .chain(x.iter().flat_map(|v| [v.re(), v.im()]))
+    };
+    let xnorm2 = x.iter().fold(T::R::zero(), |s, &v| s + v.abs2());
+    let plain = alpha.re() * alpha.re() + alpha.im() * alpha.im() + xnorm2;
+    let floor = T::R::min_positive_value() / T::R::epsilon();
+    if plain >= floor || !plain.is_finite() {
+        return plain.sqrt();
+    }
+    let big = comps().fold(T::R::zero(), |m, c| m.max(c.abs()));
+    if big == T::R::zero() {
+        return big;
+    }
+    big * comps()
+        .fold(T::R::zero(), |s, c| s + (c / big) * (c / big))
+        .sqrt()
+}
+
 /// LAPACK's `xLARFG`: the reflector `H = I - tau v vᴴ` (`v[0] = 1`) with
 /// `Hᴴ [alpha; x] = [beta; 0]`, `beta` real. Overwrites `x` with `v[1..]` and returns
 /// `(beta, tau)`; `tau = 0` (H = I) when `x` is zero and `alpha` real.
 pub(crate) fn larfg<T: Scalar>(alpha: T, x: &mut [T]) -> (T, T) {
-    let xnorm2 = x.iter().fold(T::R::zero(), |s, &v| s + v.abs2());
-    if xnorm2 == T::R::zero() && alpha.im() == T::R::zero() {
+    let zero_tail = x
+        .iter()
+        .all(|v| v.re() == T::R::zero() && v.im() == T::R::zero());
+    if zero_tail && alpha.im() == T::R::zero() {
         return (alpha, T::zero());
     }
     let (ar, ai) = (alpha.re(), alpha.im());
-    let norm = (ar * ar + ai * ai + xnorm2).sqrt();
+    let norm = norm_safe(alpha, x);
     let beta = if ar >= T::R::zero() { -norm } else { norm };
     let tau = T::parts((beta - ar) / beta, -ai / beta);
-    let inv = T::one() / (alpha - T::parts(beta, T::R::zero()));
+    let inv = cdiv(T::one(), alpha - T::parts(beta, T::R::zero()));
     for v in x.iter_mut() {
         *v *= inv;
     }
