@@ -233,3 +233,129 @@ fn mpi_backend_needs_the_feature() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("`mpi` feature"));
 }
+
+/// An all-reduce of f32[N] on 2 replicas, written to `dir/NAME.hlo` with its stacked input
+/// of ones in `dir/NAME.npy`; returns the two paths.
+#[cfg(feature = "mpi")]
+fn all_reduce_case(dir: &Path, name: &str, n: usize, entry_extra: &str) -> (String, String) {
+    std::fs::create_dir_all(dir).unwrap();
+    let hlo = dir.join(format!("{name}.hlo"));
+    std::fs::write(
+        &hlo,
+        format!(
+            "HloModule {name}, replica_count=2\n\
+             add {{ a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT c = f32[] add(a, b) }}\n\
+             {entry_extra}\
+             ENTRY e {{ x = f32[{n}] parameter(0)\n \
+             ROOT s = f32[{n}] all-reduce(x), replica_groups={{}}, to_apply=add }}\n"
+        ),
+    )
+    .unwrap();
+    let npy = dir.join(format!("{name}.npy"));
+    xla::Literal::from_vec(&[2, n as i64], vec![1f32; 2 * n])
+        .unwrap()
+        .write_npy(&npy)
+        .unwrap();
+    let s = |p: PathBuf| p.to_string_lossy().into_owned();
+    (s(hlo), s(npy))
+}
+
+/// Ranks given modules whose all-reduce operands differ (f32[2] on rank 0, f32[3] on rank
+/// 1, an MPMD launch): an error naming the op and both shapes, no output.
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_ranks_with_different_shapes_fail_naming_them() {
+    let dir = scratch("shapes");
+    let (a, xa) = all_reduce_case(&dir, "two", 2, "");
+    let (b, xb) = all_reduce_case(&dir, "three", 3, "");
+    let out = dir.join("out");
+    let xla = env!("CARGO_BIN_EXE_xla");
+    let o = out.to_str().unwrap();
+    let o = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe"])
+        .args([
+            "-np",
+            "1",
+            xla,
+            "run",
+            "--backend",
+            "mpi",
+            &a,
+            &xa,
+            "--out",
+            o,
+            ":",
+        ])
+        .args([
+            "-np",
+            "1",
+            xla,
+            "run",
+            "--backend",
+            "mpi",
+            &b,
+            &xb,
+            "--out",
+            o,
+        ])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("all-reduce"), "{err}");
+    assert!(err.contains("f32[2]") && err.contains("f32[3]"), "{err}");
+    assert!(!out.exists());
+}
+
+/// A rank killed while the other waits at a collective (rank 1 spins in a while loop that
+/// never ends and is killed after 3 s; the collective timeout is 60 s): `mpirun` ends the
+/// job at once, saying which rank died, and nothing is written.
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_rank_that_dies_ends_the_job_without_output() {
+    let dir = scratch("dies");
+    let (a, xa) = all_reduce_case(&dir, "waits", 2, "");
+    let spin = "cond { i = s32[] parameter(0)\n ROOT t = pred[] compare(i, i), direction=EQ }\n\
+                body { i = s32[] parameter(0)\n one = s32[] constant(1)\n \
+                ROOT j = s32[] add(i, one) }\n\
+                forever { x = f32[2] parameter(0)\n z = s32[] constant(0)\n \
+                w = s32[] while(z), condition=cond, body=body\n f = f32[] convert(w)\n \
+                b = f32[2] broadcast(f), dimensions={}\n ROOT y = f32[2] add(x, b) }\n";
+    let (b, xb) = all_reduce_case(&dir, "spins", 2, spin);
+    // The spinning module's entry runs the loop before its all-reduce.
+    let text = std::fs::read_to_string(&b).unwrap().replace(
+        "ROOT s = f32[2] all-reduce(x)",
+        "l = f32[2] call(x), to_apply=forever\n ROOT s = f32[2] all-reduce(l)",
+    );
+    std::fs::write(&b, text).unwrap();
+    let out = dir.join("out");
+    let xla = env!("CARGO_BIN_EXE_xla");
+    let o = out.to_str().unwrap();
+    let started = std::time::Instant::now();
+    let o = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe"])
+        .args(["-x", "XLA_COLLECTIVE_TIMEOUT_SECS=60"])
+        .args([
+            "-np",
+            "1",
+            xla,
+            "run",
+            "--backend",
+            "mpi",
+            &a,
+            &xa,
+            "--out",
+            o,
+            ":",
+        ])
+        .args(["-np", "1", "timeout", "-s", "KILL", "3"])
+        .args([xla, "run", "--backend", "mpi", &b, &xb, "--out", o])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(took.as_secs() < 40, "took {took:?}: {err}");
+    assert!(err.contains("rank 1"), "{err}");
+    assert!(!out.exists());
+}

@@ -210,3 +210,90 @@ fn wrong_device_counts_are_errors_not_panics() {
     let e = psum_p::run_stacked(&[]).unwrap_err().to_string();
     assert!(e.contains("takes 1 arguments, found 0"), "{e}");
 }
+
+/// Every partitioned computation of this file with the name of its case directory under
+/// testdata/macro_partitions (JAX's input and output) and its HLO text.
+const ON_XLA: [(&str, &str, Stacked); 12] = [
+    ("psum_p_2x2", psum_p::HLO, psum_p::run_stacked),
+    ("psum_r_2x2", psum_r::HLO, psum_r::run_stacked),
+    ("psum_rp_2x2", psum_rp::HLO, psum_rp::run_stacked),
+    ("psum_rap_2x2", psum_rap::HLO, psum_rap::run_stacked),
+    (
+        "all_gather_p_2x2",
+        all_gather_p::HLO,
+        all_gather_p::run_stacked,
+    ),
+    ("ppermute_p_2x2", ppermute_p::HLO, ppermute_p::run_stacked),
+    ("ids_2x2", ids::HLO, ids::run_stacked),
+    (
+        "psum_scatter_p_4",
+        psum_scatter_p::HLO,
+        psum_scatter_p::run_stacked,
+    ),
+    (
+        "all_to_all_p_4",
+        all_to_all_p::HLO,
+        all_to_all_p::run_stacked,
+    ),
+    (
+        "ppermute_ring_p_4",
+        ppermute_ring_p::HLO,
+        ppermute_ring_p::run_stacked,
+    ),
+    ("pmax_p_4", pmax_p::HLO, pmax_p::run_stacked),
+    (
+        "gather_pairs_2x4",
+        gather_pairs::HLO,
+        gather_pairs::run_stacked,
+    ),
+];
+
+/// The directory of the macro's printed modules and real XLA's results on them.
+fn on_xla_dir(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/macro_partitions/on_xla")
+        .join(name)
+}
+
+/// The macro's printed module of every partitioned computation runs on real XLA:CPU as a
+/// manually partitioned SPMD program (testdata/macro_partitions/on_xla/NAME: `module.hlo`
+/// is the text the macro prints today, `out*.npy` what real XLA computed from it on the
+/// JAX case's input, or for `gather_pairs` device d holding `[d]`; made by
+/// scripts/run_macro_partitions_on_xla.py). Ours equals XLA's, every output leaf.
+/// `XLA_RS_WRITE_MODULES=1` writes the current texts for that script instead.
+#[test]
+fn printed_modules_run_on_real_xla() {
+    let write = std::env::var_os("XLA_RS_WRITE_MODULES").is_some();
+    for (name, hlo, run) in ON_XLA {
+        let dir = on_xla_dir(name);
+        if write {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("module.hlo"), hlo).unwrap();
+            continue;
+        }
+        let committed = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
+        assert_eq!(
+            committed, hlo,
+            "{name}: the macro prints another module than the one real XLA ran; re-run \
+             scripts/run_macro_partitions_on_xla.py"
+        );
+        let input = Literal::read_npy(dir.join("in0.npy")).unwrap();
+        let out = run(&[input]).unwrap();
+        let wants: Vec<Literal> = (0..)
+            .map(|k| dir.join(format!("out{k}.npy")))
+            .take_while(|p| p.exists())
+            .map(|p| Literal::read_npy(p).unwrap())
+            .collect();
+        assert_eq!(out.len(), wants.len(), "{name}");
+        for (k, (got, want)) in out.iter().zip(&wants).enumerate() {
+            assert_eq!(got.shape().dims(), want.shape().dims(), "{name} out{k}");
+            let (got, want) = (got.data::<f32>().unwrap(), want.data::<f32>().unwrap());
+            for (i, (g, w)) in got.iter().zip(want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-6 * w.abs().max(1.0),
+                    "{name} out{k}[{i}]: ours {g}, real XLA {w}"
+                );
+            }
+        }
+    }
+}

@@ -17,6 +17,7 @@ mod graph;
 mod indexing;
 mod linalg;
 mod literal;
+mod manual;
 pub mod methods;
 mod misc;
 mod reduce;
@@ -129,6 +130,7 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
             module: {
                 module.config.replica_count = ck.devices.replicas;
                 module.config.num_partitions = ck.devices.partitions;
+                manual::mark_manual(&mut module);
                 module
             },
             params,

@@ -548,6 +548,13 @@ fn collectives_over_partitions() {
     );
     let text = xla_core::text::print_module(&module);
     assert!(text.contains("replica_count=2, num_partitions=4"), "{text}");
+    // The per-device program, as XLA's SPMD partitioner must leave it.
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(" = ")).collect();
+    assert!(!lines.is_empty(), "{text}");
+    assert!(
+        lines.iter().all(|l| l.ends_with(", sharding={manual}")),
+        "{text}"
+    );
     assert!(
         text.contains("channel_id=1, replica_groups={{0,1,2,3},{4,5,6,7}}"),
         "{text}"

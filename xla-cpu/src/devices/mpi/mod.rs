@@ -18,6 +18,10 @@ mod p2p;
 mod reduce;
 mod wire;
 
+/// The `mpi` crate this transport is built on, for probes that time our collectives against
+/// MPI's own calls (`examples/mpi_exchange_cost.rs`).
+pub use ::mpi as raw;
+
 use super::comm::{position, Communicator, Exchange};
 use crate::compile::Executable;
 use crate::error::{CpuError, Result};
