@@ -41,11 +41,6 @@ const MAX_FUSED_ELEMENTS: usize = 1 << 18;
 const MAX_GROUP: usize = 4;
 const LOOK_AHEAD: usize = 24;
 
-fn elements(ins: &Instruction) -> Option<usize> {
-    let a = ins.shape.as_array()?;
-    a.dims.iter().map(|&d| usize::try_from(d).ok()).product()
-}
-
 /// Multiply-adds of a dot: its result's elements times the contracted size.
 fn dot_flops(comp: &Computation, ins: &Instruction) -> Option<usize> {
     let Op::Dot { dims, .. } = &ins.op else {
@@ -57,7 +52,7 @@ fn dot_flops(comp: &Computation, ins: &Instruction) -> Option<usize> {
         .iter()
         .map(|&d| lhs.dims.get(usize::try_from(d).ok()?).copied())
         .product::<Option<i64>>()?;
-    elements(ins)?.checked_mul(usize::try_from(k).ok()?)
+    fusion::elems(&ins.shape)?.checked_mul(usize::try_from(k).ok()?)
 }
 
 /// True when `step` runs one kernel that is worth a thread of its own and small enough
@@ -67,9 +62,8 @@ fn heavy(comp: &Computation, step: &Step) -> bool {
         return false;
     };
     match step {
-        Step::Fused(..) => {
-            elements(ins).is_some_and(|n| (MIN_FUSED_ELEMENTS..MAX_FUSED_ELEMENTS).contains(&n))
-        }
+        Step::Fused(..) => fusion::elems(&ins.shape)
+            .is_some_and(|n| (MIN_FUSED_ELEMENTS..MAX_FUSED_ELEMENTS).contains(&n)),
         Step::Eval(_) => {
             dot_flops(comp, ins).is_some_and(|f| (MIN_DOT_FLOPS..MAX_DOT_FLOPS).contains(&f))
         }

@@ -127,9 +127,7 @@ impl Partner {
         }
         mine && !sh.panicked.load(Ordering::Acquire)
     }
-}
 
-impl Partner {
     /// Tells the partner to stop spinning (it parks until the next job): the pool is about
     /// to run a kernel on every core.
     pub(crate) fn hush(&self) {

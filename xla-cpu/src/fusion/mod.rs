@@ -232,7 +232,8 @@ fn elem_ty(s: &Shape) -> Option<PrimitiveType> {
     s.as_array().map(|a| a.ty)
 }
 
-fn elems(s: &Shape) -> Option<usize> {
+/// The element count of an array shape (`None` for a tuple or a negative dim).
+pub(crate) fn elems(s: &Shape) -> Option<usize> {
     let a = s.as_array()?;
     a.dims
         .iter()
