@@ -315,3 +315,63 @@ ENTRY main {
     };
     assert_eq!(bits(&got), bits(&want));
 }
+
+/// Two copies of the loop body run interleaved per step (16 lanes each) while two steps
+/// remain, then one: every length, odd step counts and lengths that are not a multiple
+/// of 16 included, agrees with the interpreter; so does a body too wide for a copy's
+/// registers (it runs as one copy with all of them).
+#[test]
+fn interleaved_copies_match_the_interpreter_at_every_length() {
+    let softplus = |n: usize| {
+        format!(
+            "  ne = pred[{n}] compare(x, x), direction=NE
+  zero = f32[] constant(0)
+  zs = f32[{n}] broadcast(zero), dimensions={{}}
+  m = f32[{n}] maximum(x, zs)
+  a = f32[{n}] abs(x)
+  na = f32[{n}] negate(a)
+  e = f32[{n}] exponential(na)
+  l = f32[{n}] log-plus-one(e)
+  s = f32[{n}] add(m, l)
+  sel = f32[{n}] select(ne, x, s)
+  t = f32[{n}] tanh(sel)
+  ROOT r = f32[{n}] multiply(t, y)"
+        )
+    };
+    // Twelve values live at once: more than a copy's eight registers.
+    let wide = |n: usize| {
+        let mut b = String::new();
+        for i in 0..12 {
+            b += &format!("  p{i} = f32[{n}] multiply(x, b1)\n  q{i} = f32[{n}] add(p{i}, y)\n");
+            b += &format!("  e{i} = f32[{n}] exponential(q{i})\n");
+        }
+        let mut acc = "e0".to_string();
+        for i in 1..12 {
+            b += &format!("  s{i} = f32[{n}] add({acc}, e{i})\n");
+            acc = format!("s{i}");
+        }
+        b + &format!("  ROOT r = f32[{n}] multiply({acc}, z)")
+    };
+    for n in [
+        16,
+        17,
+        31,
+        32,
+        33,
+        48,
+        49,
+        80,
+        1000,
+        1040,
+        4099,
+        16 * 257 + 5,
+    ] {
+        let args = args3(n);
+        same(
+            &module(n, &softplus(n)),
+            &args,
+            &format!("softplus chain, n = {n}"),
+        );
+        same(&module(n, &wide(n)), &args, &format!("wide body, n = {n}"));
+    }
+}

@@ -11,7 +11,10 @@
 //! tests compare the two. A kernel with an op or load this generator does not know runs
 //! on the interpreter. `XLA_CPU_NO_JIT` turns it off.
 
+mod bank;
 mod log;
+
+use bank::Bank;
 
 use super::kern::{LANES, V};
 use super::spread::Spread;
@@ -175,18 +178,6 @@ impl Pool {
     }
 }
 
-/// Registers for node values; the rest are scratch for expansions.
-const VALUE_REGS: usize = 24;
-
-fn zmm(i: usize) -> Option<AsmRegisterZmm> {
-    const ALL: [AsmRegisterZmm; 32] = [
-        zmm0, zmm1, zmm2, zmm3, zmm4, zmm5, zmm6, zmm7, zmm8, zmm9, zmm10, zmm11, zmm12, zmm13,
-        zmm14, zmm15, zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23, zmm24, zmm25, zmm26,
-        zmm27, zmm28, zmm29, zmm30, zmm31,
-    ];
-    ALL.get(i).copied()
-}
-
 // Comparison predicates of `vcmpps`.
 const EQ_OQ: i32 = 0x00;
 const UNORD_Q: i32 = 0x03;
@@ -197,17 +188,23 @@ const LE_OQ: i32 = 0x12;
 const GE_OQ: i32 = 0x1d;
 const GT_OQ: i32 = 0x1e;
 
-/// Scratch registers of the expansions (above the value registers).
-const T: [AsmRegisterZmm; 8] = [zmm24, zmm25, zmm26, zmm27, zmm28, zmm29, zmm30, zmm31];
-
 type Asm = CodeAssembler;
+/// A vector register.
+type Z = AsmRegisterZmm;
 type R = Result<(), IcedError>;
 
 /// `d = max(x, y)` (`min` when asked) exactly as `ops::vmax`: both orders of `maxps`
 /// (each gives its second operand on ties and NaN), their bitwise and (or) for ±0, and
 /// `x + y` where either is NaN.
-fn emit_max(a: &mut Asm, d: AsmRegisterZmm, x: AsmRegisterZmm, y: AsmRegisterZmm, min: bool) -> R {
-    let t0 = T[0];
+fn emit_max(
+    a: &mut Asm,
+    b: &Bank,
+    d: AsmRegisterZmm,
+    x: AsmRegisterZmm,
+    y: AsmRegisterZmm,
+    min: bool,
+) -> R {
+    let t0 = b.t[0];
     if min {
         a.vminps(t0, x, y)?;
         a.vminps(d, y, x)?;
@@ -217,20 +214,20 @@ fn emit_max(a: &mut Asm, d: AsmRegisterZmm, x: AsmRegisterZmm, y: AsmRegisterZmm
         a.vmaxps(d, y, x)?;
         a.vpandd(d, d, t0)?;
     }
-    a.vcmpps(k1, x, y, UNORD_Q)?;
-    a.vaddps(d.k1(), x, y)
+    a.vcmpps(b.kr(0), x, y, UNORD_Q)?;
+    a.vaddps(b.m(d, 0), x, y)
 }
 
 /// `d = exp(x)` exactly as `math::exp_f32` (Cephes with FMA, XLA's clamps and flush).
 #[allow(clippy::excessive_precision)]
-fn emit_exp(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
+fn emit_exp(a: &mut Asm, p: &mut Pool, b: &Bank, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
     const LO: f32 = -88.376_262_664_794_9;
     const C1: f32 = 0.693_359_375;
     const C2: f32 = 2.121_944_40e-4;
-    let [t0, t1, t2, t3, t4, t5, ..] = T;
+    let [t0, t1, t2, t3, t4, t5, ..] = b.t;
     a.vmovaps(t0, x)?;
-    a.vcmpps(k1, x, p.f(LO), LT_OQ)?;
-    a.vbroadcastss(t0.k1(), p.ptr(LO))?;
+    a.vcmpps(b.kr(0), x, p.f(LO), LT_OQ)?;
+    a.vbroadcastss(b.m(t0, 0), p.ptr(LO))?;
     a.vbroadcastss(t1, p.ptr(std::f32::consts::LOG2_E))?;
     a.vmovaps(t2, t0)?;
     a.vfmadd213ps(t2, t1, p.f(0.5))?;
@@ -258,20 +255,20 @@ fn emit_exp(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) -> 
     a.vpmaxsd(t5, t5, p.bits(0))?;
     a.vpslld(t5, t5, 23)?;
     a.vmulps(d, d, t5)?;
-    a.vcmpps(k1, d, p.f(f32::MIN_POSITIVE), NLT_UQ)?;
-    a.vmovaps(d.k1().z(), d)
+    a.vcmpps(b.kr(0), d, p.f(f32::MIN_POSITIVE), NLT_UQ)?;
+    a.vmovaps(b.m(d, 0).z(), d)
 }
 
 /// `d = tanh(x)` exactly as `math::tanh_f32` (Eigen's rational form with FMA).
 #[allow(clippy::excessive_precision)]
-fn emit_tanh(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
+fn emit_tanh(a: &mut Asm, p: &mut Pool, b: &Bank, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
     const CLAMP: f32 = 7.998_811_721_801_757_81;
-    let [t0, t1, t2, t3, t4, ..] = T;
+    let [t0, t1, t2, t3, t4, ..] = b.t;
     a.vmovaps(t0, x)?;
-    a.vcmpps(k1, x, p.f(-CLAMP), LT_OQ)?;
-    a.vbroadcastss(t0.k1(), p.ptr(-CLAMP))?;
-    a.vcmpps(k1, t0, p.f(CLAMP), GT_OQ)?;
-    a.vbroadcastss(t0.k1(), p.ptr(CLAMP))?;
+    a.vcmpps(b.kr(0), x, p.f(-CLAMP), LT_OQ)?;
+    a.vbroadcastss(b.m(t0, 0), p.ptr(-CLAMP))?;
+    a.vcmpps(b.kr(0), t0, p.f(CLAMP), GT_OQ)?;
+    a.vbroadcastss(b.m(t0, 0), p.ptr(CLAMP))?;
     a.vmulps(t1, t0, t0)?;
     a.vbroadcastss(t2, p.ptr(-2.760_768_477_423_55e-16))?;
     for c in [
@@ -295,14 +292,15 @@ fn emit_tanh(a: &mut Asm, p: &mut Pool, d: AsmRegisterZmm, x: AsmRegisterZmm) ->
     a.vmulps(d, t0, t2)?;
     a.vdivps(d, d, t3)?;
     a.vpandd(t4, x, p.bits(0x7fff_ffff))?;
-    a.vcmpps(k1, t4, p.f(0.0004), LT_OQ)?;
-    a.vmovaps(d.k1(), x)
+    a.vcmpps(b.kr(0), t4, p.f(0.0004), LT_OQ)?;
+    a.vmovaps(b.m(d, 0), x)
 }
 
 /// Emits op `f` into `d` (distinct from its sources); `Ok(false)` when not supported.
 fn emit_op(
     a: &mut Asm,
     p: &mut Pool,
+    b: &Bank,
     f: Fop,
     d: AsmRegisterZmm,
     s: &[AsmRegisterZmm],
@@ -321,21 +319,21 @@ fn emit_op(
         Fop::Unary(U::Abs) => a.vpandd(d, x, p.bits(0x7fff_ffff))?,
         Fop::Unary(U::Sqrt) => a.vsqrtps(d, x)?,
         Fop::Unary(U::Rsqrt) => {
-            a.vsqrtps(T[0], x)?;
+            a.vsqrtps(b.t[0], x)?;
             a.vbroadcastss(d, p.ptr(1.0))?;
-            a.vdivps(d, d, T[0])?;
+            a.vdivps(d, d, b.t[0])?;
         }
         Fop::Unary(U::Floor) => a.vrndscaleps(d, x, 0x09)?,
         Fop::Unary(U::Ceil) => a.vrndscaleps(d, x, 0x0a)?,
         Fop::Unary(U::RoundNearestEven) => a.vrndscaleps(d, x, 0x08)?,
-        Fop::Unary(U::Exp) => emit_exp(a, p, d, x)?,
-        Fop::Unary(U::Tanh) => emit_tanh(a, p, d, x)?,
-        Fop::Unary(U::Log) => log::emit_ln(a, p, d, x)?,
-        Fop::Unary(U::Log1p) => log::emit_log1p(a, p, d, x)?,
+        Fop::Unary(U::Exp) => emit_exp(a, p, b, d, x)?,
+        Fop::Unary(U::Tanh) => emit_tanh(a, p, b, d, x)?,
+        Fop::Unary(U::Log) => log::emit_ln(a, p, b, d, x)?,
+        Fop::Unary(U::Log1p) => log::emit_log1p(a, p, b, d, x)?,
         Fop::Unary(U::Logistic) => {
-            let t7 = T[7];
+            let t7 = b.t[7];
             a.vpxord(t7, x, p.bits(0x8000_0000))?;
-            emit_exp(a, p, d, t7)?;
+            emit_exp(a, p, b, d, t7)?;
             a.vaddps(d, d, p.f(1.0))?;
             a.vbroadcastss(t7, p.ptr(1.0))?;
             a.vdivps(d, t7, d)?;
@@ -345,8 +343,8 @@ fn emit_op(
         Fop::Binary(B::Sub) => a.vsubps(d, x, y)?,
         Fop::Binary(B::Mul) => a.vmulps(d, x, y)?,
         Fop::Binary(B::Div) => a.vdivps(d, x, y)?,
-        Fop::Binary(B::Max) => emit_max(a, d, x, y, false)?,
-        Fop::Binary(B::Min) => emit_max(a, d, x, y, true)?,
+        Fop::Binary(B::Max) => emit_max(a, b, d, x, y, false)?,
+        Fop::Binary(B::Min) => emit_max(a, b, d, x, y, true)?,
         Fop::Binary(_) => return Ok(false),
         Fop::Cmp(c) => {
             let pred = match c {
@@ -357,17 +355,17 @@ fn emit_op(
                 C::Le => LE_OQ,
                 C::Lt => LT_OQ,
             };
-            a.vcmpps(k1, x, y, pred)?;
-            a.vbroadcastss(d.k1().z(), p.ptr(1.0))?;
+            a.vcmpps(b.kr(0), x, y, pred)?;
+            a.vbroadcastss(b.m(d, 0).z(), p.ptr(1.0))?;
         }
         Fop::Select => {
-            a.vcmpps(k1, x, p.f(0.0), NEQ_UQ)?;
-            a.vblendmps(d.k1(), z, y)?;
+            a.vcmpps(b.kr(0), x, p.f(0.0), NEQ_UQ)?;
+            a.vblendmps(b.m(d, 0), z, y)?;
         }
         Fop::Clamp => {
-            let t7 = T[7];
-            emit_max(a, t7, y, x, false)?;
-            emit_max(a, d, t7, z, true)?;
+            let t7 = b.t[7];
+            emit_max(a, b, t7, y, x, false)?;
+            emit_max(a, b, d, t7, z, true)?;
         }
     }
     Ok(true)
@@ -386,7 +384,7 @@ pub(crate) fn compile(
 }
 
 /// What the loop body reads besides registers.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Reads {
     scalars: Vec<Scalar>,
     streams: Vec<usize>,
@@ -401,8 +399,11 @@ fn body(
     r: &mut Reads,
     k: &Kernel,
     f32_input: &dyn Fn(usize) -> bool,
+    b: &Bank,
     limit: usize,
 ) -> Result<Option<AsmRegisterZmm>, IcedError> {
+    let zmm = |i: usize| b.values.get(i).copied();
+    let limit = limit.min(b.values.len());
     let nodes = &k.nodes;
     let mut last = vec![0usize; nodes.len()];
     for (j, n) in nodes.iter().enumerate() {
@@ -432,8 +433,8 @@ fn body(
                 if !r.streams.contains(i) {
                     r.streams.push(*i);
                 }
-                a.mov(r10, qword_ptr(rdi + (8 * *i) as i32))?;
-                a.vmovups(d, zmmword_ptr(r10 + rax))?;
+                a.mov(b.ptr, qword_ptr(rdi + (8 * *i) as i32))?;
+                a.vmovups(d, zmmword_ptr(b.ptr + rax + b.off))?;
             }
             Node::Load(Load::Const(c)) => {
                 a.vbroadcastss(d, p.ptr(*c as f32))?;
@@ -445,12 +446,12 @@ fn body(
                 inner: 1,
                 len,
             }) if *len >= V && f32_input(*input) => {
-                cyclic_load(a, r, Spread::cyclic(*input, *len), d)?;
+                cyclic_load(a, r, b, Spread::cyclic(*input, *len), d)?;
             }
             // A broadcast onto two runs (a per-lane bias): the same, with the base set
             // per call from `Spread::base`.
             Node::Load(Load::Spread(s)) if s.len >= V && f32_input(s.input) => {
-                cyclic_load(a, r, *s, d)?;
+                cyclic_load(a, r, b, *s, d)?;
             }
             Node::Load(l) => {
                 let s = match *l {
@@ -475,7 +476,7 @@ fn body(
                     };
                     s.push(z);
                 }
-                if !emit_op(a, p, *f, d, &s)? {
+                if !emit_op(a, p, b, *f, d, &s)? {
                     return Ok(None);
                 }
                 for &x in args {
@@ -498,18 +499,114 @@ fn body(
 }
 
 /// Loads 16 lanes of cyclic stream `c` (its slot allocated on first use) into `d`.
-fn cyclic_load(a: &mut Asm, r: &mut Reads, c: Spread, d: AsmRegisterZmm) -> Result<(), IcedError> {
+fn cyclic_load(
+    a: &mut Asm,
+    r: &mut Reads,
+    b: &Bank,
+    c: Spread,
+    d: AsmRegisterZmm,
+) -> Result<(), IcedError> {
     let slot = r.cyclic.iter().position(|x| *x == c).unwrap_or_else(|| {
         r.cyclic.push(c);
         r.cyclic.len() - 1
     });
-    a.mov(r10, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
-    a.vmovups(d, zmmword_ptr(r10 + r11))
+    a.mov(b.ptr, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
+    a.vmovups(d, zmmword_ptr(b.ptr + r11 + b.off))
 }
 
 /// The fold accumulators (lanes 0-15, 16-31, 32-47, 48-63 of `LANES`), taken from the
 /// top of the value registers.
 const ACC: [AsmRegisterZmm; LANES / 16] = [zmm20, zmm21, zmm22, zmm23];
+
+/// The loop writing the kernel's values, 16 lanes per step: two interleaved copies of the
+/// body per step (see `bank.rs`) while two steps remain, then one; where the body needs
+/// more than a copy's registers, one copy with all of them. `false` when not supported.
+fn elementwise(
+    a: &mut Asm,
+    p: &mut Pool,
+    r: &mut Reads,
+    k: &Kernel,
+    f32_input: &dyn Fn(usize) -> bool,
+    done: CodeLabel,
+) -> Result<bool, IcedError> {
+    let mut top = a.create_label();
+    let before = r.clone();
+    let mut copies = Vec::with_capacity(2);
+    for bank in [&bank::PAIR_A, &bank::PAIR_B] {
+        let mut s = CodeAssembler::new(64)?;
+        match body(&mut s, p, r, k, f32_input, bank, usize::MAX)? {
+            Some(res) => copies.push((s.take_instructions(), res)),
+            None => break,
+        }
+    }
+    if let [(xa, ra), (xb, rb)] = copies.as_slice() {
+        let mut tail = a.create_label();
+        a.set_label(&mut top)?;
+        a.cmp(rcx, 2)?;
+        a.jb(tail)?;
+        bank::interleave(a, xa.clone(), xb.clone())?;
+        a.vmovups(zmmword_ptr(rsi), *ra)?;
+        a.vmovups(zmmword_ptr(rsi + 64), *rb)?;
+        a.add(rsi, 128)?;
+        a.add(rax, 128)?;
+        a.add(r11, 128)?;
+        a.sub(rcx, 2)?;
+        a.jmp(top)?;
+        a.set_label(&mut tail)?;
+        a.test(rcx, rcx)?;
+        a.jz(done)?;
+        bank::interleave(a, xa.clone(), Vec::new())?;
+        a.vmovups(zmmword_ptr(rsi), *ra)?;
+        return Ok(true);
+    }
+    *r = before;
+    a.set_label(&mut top)?;
+    let Some(res) = body(a, p, r, k, f32_input, &bank::SINGLE, usize::MAX)? else {
+        return Ok(false);
+    };
+    a.vmovups(zmmword_ptr(rsi), res)?;
+    a.add(rsi, 64)?;
+    a.add(rax, 64)?;
+    a.add(r11, 64)?;
+    a.dec(rcx)?;
+    a.jnz(top)?;
+    Ok(true)
+}
+
+/// The loop folding the kernel's values into the accumulators `ACC`, `LANES` values per
+/// step. `false` when not supported.
+fn folding(
+    a: &mut Asm,
+    p: &mut Pool,
+    r: &mut Reads,
+    k: &Kernel,
+    f32_input: &dyn Fn(usize) -> bool,
+    op: BinaryOp,
+) -> Result<bool, IcedError> {
+    let b = &bank::SINGLE;
+    let mut top = a.create_label();
+    a.set_label(&mut top)?;
+    for acc in ACC {
+        let Some(res) = body(a, p, r, k, f32_input, b, b.values.len() - ACC.len())? else {
+            return Ok(false);
+        };
+        match op {
+            BinaryOp::Add => a.vaddps(acc, acc, res)?,
+            BinaryOp::Mul => a.vmulps(acc, acc, res)?,
+            BinaryOp::Max | BinaryOp::Min => {
+                let t6 = b.t[6];
+                emit_max(a, b, t6, acc, res, op == BinaryOp::Min)?;
+                a.vmovaps(acc, t6)?;
+            }
+            _ => return Ok(false),
+        }
+        a.add(rax, 64)?;
+        a.add(r11, 64)?;
+    }
+    a.dec(rcx)?;
+    a.jnz(top)?;
+    Ok(true)
+}
 
 fn build(
     k: &Kernel,
@@ -522,7 +619,6 @@ fn build(
     // rdi: ptrs, rsi: out (or the lanes), rdx: start, rcx: count (of 16 lanes, or of
     // `LANES` when folding), r8: consts, r9: scalars; rax: byte offset of the current 16
     // lanes, r11: the same from the call's start (for cyclic streams).
-    let mut top = a.create_label();
     let mut done = a.create_label();
     if fold.is_some() {
         for (i, acc) in ACC.iter().enumerate() {
@@ -534,47 +630,13 @@ fn build(
     a.mov(rax, rdx)?;
     a.xor(r11, r11)?;
     a.shl(rax, 2)?;
-    a.set_label(&mut top)?;
-    match fold {
-        None => {
-            let Some(res) = body(&mut a, &mut p, &mut reads, k, f32_input, VALUE_REGS)? else {
-                return Ok(None);
-            };
-            a.vmovups(zmmword_ptr(rsi), res)?;
-            a.add(rsi, 64)?;
-            a.add(rax, 64)?;
-            a.add(r11, 64)?;
-        }
-        Some(op) => {
-            for acc in ACC {
-                let Some(res) = body(
-                    &mut a,
-                    &mut p,
-                    &mut reads,
-                    k,
-                    f32_input,
-                    VALUE_REGS - ACC.len(),
-                )?
-                else {
-                    return Ok(None);
-                };
-                match op {
-                    BinaryOp::Add => a.vaddps(acc, acc, res)?,
-                    BinaryOp::Mul => a.vmulps(acc, acc, res)?,
-                    BinaryOp::Max | BinaryOp::Min => {
-                        let t6 = T[6];
-                        emit_max(&mut a, t6, acc, res, op == BinaryOp::Min)?;
-                        a.vmovaps(acc, t6)?;
-                    }
-                    _ => return Ok(None),
-                }
-                a.add(rax, 64)?;
-                a.add(r11, 64)?;
-            }
-        }
+    let emitted = match fold {
+        None => elementwise(&mut a, &mut p, &mut reads, k, f32_input, done)?,
+        Some(op) => folding(&mut a, &mut p, &mut reads, k, f32_input, op)?,
+    };
+    if !emitted {
+        return Ok(None);
     }
-    a.dec(rcx)?;
-    a.jnz(top)?;
     a.set_label(&mut done)?;
     if fold.is_some() {
         for (i, acc) in ACC.iter().enumerate() {
