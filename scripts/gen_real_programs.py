@@ -382,9 +382,9 @@ PROGRAMS = [("R1_flax_mlp_adam", r1), ("R2_flax_cnn_bn_dropout", r2), ("R3_flax_
             ("E8_eight_schools_hmc", e8)]
 
 
-def main(out, only=None):
+def main(out, only=None, programs=None):
     os.makedirs(out, exist_ok=True)
-    for name, f in PROGRAMS:
+    for name, f in programs or PROGRAMS:
         if only and not any(name.startswith(o) for o in only.split(",")):
             continue
         text = f().as_text(dialect="hlo")
