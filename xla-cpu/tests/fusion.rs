@@ -512,8 +512,64 @@ ENTRY main {
         .collect();
     assert_eq!(steps.len(), 1, "one kernel: {steps:?}");
     let comp = exe.module().get(entry).unwrap();
-    let abs = comp.instructions.iter().position(|i| i.name == "a").unwrap();
+    let abs = comp
+        .instructions
+        .iter()
+        .position(|i| i.name == "a")
+        .unwrap();
     assert!(steps[0].members.contains(&abs), "abs inside: {steps:?}");
     let args = [arg(&[4096], 7, 3.0), arg(&[4096], 8, 3.0)];
     check(text, &args, 0.0, "adam-like update");
+}
+
+/// Reductions over rows shorter than the fold's 64 lanes (a pairwise distance's
+/// coordinates) fold many rows per kernel block, and broadcasts read as short cyclic runs
+/// fill by doubling copies: both against the reference (max and min exactly), with NaN,
+/// ±inf and ±0 in the operand, for every combiner and row lengths from 1 to 63; 1 vs 2
+/// threads bit for bit.
+#[test]
+fn short_rows_and_cyclic_broadcasts_match_reference() {
+    for (op, init, square) in [
+        ("add", "0", true),
+        ("multiply", "1", false),
+        ("maximum", "-inf", false),
+        ("minimum", "inf", false),
+    ] {
+        for r in [1i64, 3, 4, 17, 63] {
+            let text = format!(
+                "HloModule s
+c {{ a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] {op}(a, b) }}
+ENTRY main {{
+  x = f32[200,{r}] parameter(0)
+  w = f32[40,{r}] parameter(1)
+  bx = f32[200,40,{r}] broadcast(x), dimensions={{0,2}}
+  bw = f32[200,40,{r}] broadcast(w), dimensions={{1,2}}
+  s = f32[200,40,{r}] subtract(bx, bw)
+  m = f32[200,40,{r}] {kernel}
+  i = f32[] constant({init})
+  ROOT red = f32[200,40] reduce(m, i), dimensions={{2}}, to_apply=c
+}}",
+                kernel = if square {
+                    "multiply(s, s)"
+                } else {
+                    "multiply(s, bw)"
+                },
+            );
+            let mut v = random(200 * r as usize, 11, 2.0);
+            let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0];
+            for (k, s) in specials.iter().enumerate() {
+                let at = (k * 37 * r as usize + k) % v.len();
+                v[at] = *s;
+            }
+            let x = Literal::from_vec(&[200, r], v).unwrap();
+            let w = arg(&[40, r], 12, 1.5);
+            // Sums and products round in the fold's order, not the reference's.
+            let rtol = if square || op == "multiply" {
+                1e-5
+            } else {
+                0.0
+            };
+            check(&text, &[x, w], rtol, &format!("{op} over rows of {r}"));
+        }
+    }
 }

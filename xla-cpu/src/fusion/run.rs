@@ -272,6 +272,10 @@ pub(crate) fn load<L: Lane>(l: Load, ins: &[In<L>], start: usize, dst: &mut [L])
                 let idx = q % len;
                 let o = i - start;
                 if inner == 1 {
+                    if let In::Val(v) = src {
+                        super::spread::fill_cyclic(&mut dst[o..], &v[..len], idx);
+                        return;
+                    }
                     let run = (end - i).min(len - idx);
                     for (t, d) in dst[o..o + run].iter_mut().enumerate() {
                         *d = src.get(idx + t);
@@ -530,6 +534,70 @@ struct Red<L> {
     init: L,
 }
 
+/// Reductions of rows shorter than `LANES` (`inner == 1`, e.g. the coordinates of a
+/// pairwise distance): many rows per block of the kernel, each folded in order from the
+/// identity. That is the value [`fold_range`] gives such a row (each of its lanes holds one
+/// element, and `identity op x` and `x op identity` are `x` for every combiner), without
+/// the per-row block and the 64-lane total, which cost ~80 ns for a row of 4.
+fn reduce_short_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<L> {
+    let per = (CHUNK / r.red.max(1)).max(1);
+    let one = |s: &mut Scratch<L>, t: usize| {
+        let rows = t * per..((t + 1) * per).min(r.outer);
+        let mut out = Vec::with_capacity(rows.len());
+        let id = op.identity();
+        let (mut acc, mut pos) = (id, 0);
+        let (mut at, end) = (rows.start * r.red, rows.end * r.red);
+        while at < end {
+            let v = k.next_block(ins, at, end - at, s);
+            if v.is_empty() {
+                break;
+            }
+            // One loop per combiner, so the fold is not a dispatch per element.
+            match op {
+                Comb::Add => fold_rows_of(v, (r, id), (&mut acc, &mut pos), &mut out, |a, b| a + b),
+                Comb::Mul => fold_rows_of(v, (r, id), (&mut acc, &mut pos), &mut out, |a, b| a * b),
+                Comb::Max => fold_rows_of(v, (r, id), (&mut acc, &mut pos), &mut out, vmax),
+                Comb::Min => fold_rows_of(v, (r, id), (&mut acc, &mut pos), &mut out, vmin),
+            }
+            at += v.len();
+        }
+        out
+    };
+    let tasks = r.outer.div_ceil(per);
+    let parts: Vec<Vec<L>> = if tasks <= 1 || r.min == usize::MAX {
+        let mut s = k.scratch(ins);
+        (0..tasks).map(|t| one(&mut s, t)).collect()
+    } else {
+        (0..tasks)
+            .into_par_iter()
+            .with_min_len(r.min)
+            .map_init(|| k.scratch(ins), one)
+            .collect()
+    };
+    parts.concat()
+}
+
+/// Folds `v` (consecutive elements of rows `r.red` long) into `acc` (`pos` elements of the
+/// current row so far, folded from the identity), pushing `init f row` for each row
+/// completed.
+#[inline(always)]
+fn fold_rows_of<L: Lane>(
+    v: &[L],
+    (r, id): (&Red<L>, L),
+    (acc, pos): (&mut L, &mut usize),
+    out: &mut Vec<L>,
+    f: impl Fn(L, L) -> L,
+) {
+    for &x in v {
+        *acc = f(*acc, x);
+        *pos += 1;
+        if *pos == r.red {
+            out.push(f(r.init, *acc));
+            (*acc, *pos) = (id, 0);
+        }
+    }
+}
+
 /// Reductions of whole rows (`inner == 1`); long rows are cut into fixed chunks whose
 /// partial results are combined in order.
 fn reduce_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<L> {
@@ -583,7 +651,9 @@ fn run_reduce<L: Lane>(k: &Kernel, ins: &[In<L>], op: BinaryOp, r: &Red<L>) -> V
     if r.outer * r.inner == 0 {
         return Vec::new();
     }
-    if r.inner == 1 {
+    if r.inner == 1 && (1..LANES).contains(&r.red) {
+        reduce_short_rows(k, ins, r, Comb::of(op))
+    } else if r.inner == 1 {
         reduce_rows(k, ins, r, Comb::of(op))
     } else {
         reduce_cols(k, ins, r, Comb::of(op))

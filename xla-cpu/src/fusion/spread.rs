@@ -116,19 +116,47 @@ impl Spread {
         let src = ins[self.input];
         let mut i = start;
         while i < end {
+            let o = i - start;
+            if let In::Val(v) = src {
+                // Within one block of `len * gap` elements the same operand run repeats.
+                let block = self.len * self.gap;
+                let upto = end.min((i / block + 1) * block);
+                let row = (i / block) % self.outer * self.len;
+                fill_cyclic(
+                    &mut dst[o..o + (upto - i)],
+                    &v[row..row + self.len],
+                    i % self.len,
+                );
+                i = upto;
+                continue;
+            }
             let idx = self.index(i);
             let run = (end - i).min(self.len - i % self.len);
-            let o = i - start;
-            match src {
-                In::Val(v) => dst[o..o + run].copy_from_slice(&v[idx..idx + run]),
-                In::Pred(p) => {
-                    for (d, &b) in dst[o..o + run].iter_mut().zip(&p[idx..idx + run]) {
-                        *d = L::mask(b);
-                    }
+            if let In::Pred(p) = src {
+                for (d, &b) in dst[o..o + run].iter_mut().zip(&p[idx..idx + run]) {
+                    *d = L::mask(b);
                 }
             }
             i += run;
         }
+    }
+}
+
+/// `dst[t] = row[(phase + t) % row.len()]`: the partial first run, one whole run, then
+/// doubling copies of what is written (a run of 4 repeated 256 times is 8 copies, not 256
+/// small ones). `row` is not empty and `phase < row.len()`.
+#[inline(always)]
+pub(crate) fn fill_cyclic<L: Copy>(dst: &mut [L], row: &[L], phase: usize) {
+    let head = dst.len().min(row.len() - phase);
+    dst[..head].copy_from_slice(&row[phase..phase + head]);
+    let rest = &mut dst[head..];
+    let first = rest.len().min(row.len());
+    rest[..first].copy_from_slice(&row[..first]);
+    let mut done = first;
+    while done < rest.len() {
+        let n = done.min(rest.len() - done);
+        rest.copy_within(..n, done);
+        done += n;
     }
 }
 
