@@ -42,6 +42,7 @@ pub mod window;
 pub(crate) mod window_fast;
 pub(crate) mod window_nd;
 pub(crate) mod window_plan;
+pub(crate) mod window_scan;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]

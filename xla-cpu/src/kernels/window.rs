@@ -312,16 +312,21 @@ pub fn reduce_window(
     let first_out = out.tuple_elements().and_then(|t| t.first()).unwrap_or(out);
     let out_dims = dims_of(first_out)?;
     if let ([x], [init]) = (xs.as_slice(), inits.as_slice()) {
-        let fast = super::window_fast::reduce_window(
-            x,
-            init,
-            &dims,
-            &out_dims,
-            w,
-            cx.combiner(f),
-            cx.exe.parallel(),
-        );
-        if let Some(r) = fast {
+        // A window along the last dimension alone is a scan (`window_scan.rs`, reached
+        // through `window_nd`); the 2-D pooling loops would take it one output at a time.
+        let scan = super::window_scan::Scan::new(w, &dims, &out_dims).is_some();
+        let fast = (!scan).then(|| {
+            super::window_fast::reduce_window(
+                x,
+                init,
+                &dims,
+                &out_dims,
+                w,
+                cx.combiner(f),
+                cx.exe.parallel(),
+            )
+        });
+        if let Some(r) = fast.flatten() {
             return results(out, vec![r]);
         }
         if let Some(Combiner::Binary(op)) = cx.combiner(f) {

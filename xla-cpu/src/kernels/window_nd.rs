@@ -11,6 +11,7 @@
 //! `select-and-scatter`), so results do not depend on the thread count.
 
 use super::window_plan::WindowPlan;
+use super::window_scan::Scan;
 use crate::compile::Combiner;
 use crate::parallel::Parallel;
 use crate::scalar::Combine;
@@ -42,33 +43,40 @@ pub(crate) fn reduce_window(
     op: BinaryOp,
     par: Parallel<'_>,
 ) -> Option<ArrayData> {
-    let p = WindowPlan::new(w, dims, out_dims)?;
-    if p.in_len != x.len() {
+    // A scan needs no plan (whose tables grow with outputs x window: a cumulative sum's
+    // would cost more than the scan itself).
+    let scan = Scan::new(w, dims, out_dims);
+    let plan = match scan {
+        Some(_) => None,
+        None => Some(WindowPlan::new(w, dims, out_dims)?).filter(|p| p.in_len == x.len()),
+    };
+    if plan.is_none() && scan.is_none() {
         return None;
     }
+    let p = (plan.as_ref(), scan);
     // Closures the compiler inlines (and vectorises) for the float cases; the reference's
     // own function pointer otherwise. `smax`/`smin` are `fmax`/`fmin` (what
     // `Combine::native` calls) written with selects, bit for bit.
     match (x, op) {
-        (ArrayData::F32(v), BinaryOp::Add) => typed(v, init, &p, (|a: f32, b| a + b, keep), par),
-        (ArrayData::F32(v), BinaryOp::Mul) => typed(v, init, &p, (|a: f32, b| a * b, keep), par),
+        (ArrayData::F32(v), BinaryOp::Add) => typed(v, init, p, (|a: f32, b| a + b, keep), par),
+        (ArrayData::F32(v), BinaryOp::Mul) => typed(v, init, p, (|a: f32, b| a * b, keep), par),
         (ArrayData::F32(v), BinaryOp::Max) => {
-            typed(v, init, &p, (fmax_raw::<f32>, crate::math::flush_all), par)
+            typed(v, init, p, (fmax_raw::<f32>, crate::math::flush_all), par)
         }
         (ArrayData::F32(v), BinaryOp::Min) => {
-            typed(v, init, &p, (fmin_raw::<f32>, crate::math::flush_all), par)
+            typed(v, init, p, (fmin_raw::<f32>, crate::math::flush_all), par)
         }
-        (ArrayData::F64(v), BinaryOp::Add) => typed(v, init, &p, (|a: f64, b| a + b, keep), par),
-        (ArrayData::F64(v), BinaryOp::Mul) => typed(v, init, &p, (|a: f64, b| a * b, keep), par),
+        (ArrayData::F64(v), BinaryOp::Add) => typed(v, init, p, (|a: f64, b| a + b, keep), par),
+        (ArrayData::F64(v), BinaryOp::Mul) => typed(v, init, p, (|a: f64, b| a * b, keep), par),
         (ArrayData::F64(v), BinaryOp::Max) => {
-            typed(v, init, &p, (fmax_raw::<f64>, crate::math::flush_all), par)
+            typed(v, init, p, (fmax_raw::<f64>, crate::math::flush_all), par)
         }
         (ArrayData::F64(v), BinaryOp::Min) => {
-            typed(v, init, &p, (fmin_raw::<f64>, crate::math::flush_all), par)
+            typed(v, init, p, (fmin_raw::<f64>, crate::math::flush_all), par)
         }
         _ => with_array_data!(x, v => {
             let f = Combine::native(op)?;
-            typed(v, init, &p, (f, keep), par)
+            typed(v, init, p, (f, keep), par)
         }),
     }
 }
@@ -155,7 +163,7 @@ fn keep<T>(_: &mut [T]) {}
 fn typed<T, F>(
     x: &[T],
     init: &ArrayData,
-    p: &WindowPlan,
+    (plan, scan): (Option<&WindowPlan>, Option<Scan>),
     f: (F, fn(&mut [T])),
     par: Parallel<'_>,
 ) -> Option<ArrayData>
@@ -164,6 +172,10 @@ where
     F: Fn(T, T) -> T + Copy + Send + Sync,
 {
     let init = *T::slice(init)?.first()?;
+    if let Some(s) = scan {
+        return s.run(x, init, f, par).map(T::wrap);
+    }
+    let p = plan?;
     let n = p.out_len();
     if n == 0 {
         return Some(T::wrap(Vec::new()));

@@ -159,6 +159,67 @@ fn reduce_window_matches_the_reference_bit_for_bit() {
     }
 }
 
+/// Windows along the last dimension alone (`window_scan.rs`): forward and reverse
+/// cumulative windows, moving windows with padding on either side, windows longer than
+/// the row, at every combiner and both float types, with NaN, ±inf, ±0 and subnormals;
+/// sequential and on two threads, bit for bit against the reference.
+#[test]
+fn scan_windows_match_the_reference_bit_for_bit() {
+    // As the NCHW test: on this thread without the flush mode, then flushed on this
+    // thread and the pool's (whose threads always flush).
+    scan_windows(&[Parallel::SEQ]);
+    let _flush = crate::denormals::Flush::on();
+    let two = Threads::new(2);
+    scan_windows(&[Parallel::SEQ, two.parallel()]);
+}
+
+fn scan_windows(pars: &[Parallel<'_>]) {
+    let mut r = Rng(0x5eed_5ca9_0000_0001);
+    for t in 0..300 {
+        let rank = 1 + r.below(3) as usize;
+        let mut dims: Vec<usize> = (0..rank).map(|_| 1 + r.below(5) as usize).collect();
+        let n = [1, 2, 7, 33, 100, 257][r.below(6) as usize];
+        *dims.last_mut().unwrap() = n;
+        let size = 1 + r.below(n as u64 + 3) as usize;
+        let (low, high) = match r.below(4) {
+            0 => (n - 1, 0),
+            1 => (0, n - 1),
+            _ => (r.below(size as u64) as usize, r.below(size as u64) as usize),
+        };
+        let size = size.min(n + low + high);
+        let mut wd: Vec<WindowDim> = dims.iter().map(|_| plain_dim(1, 0, 0)).collect();
+        *wd.last_mut().unwrap() = plain_dim(size, low, high);
+        let w = Window { dims: wd };
+        let mut out = dims.clone();
+        *out.last_mut().unwrap() = n + low + high + 1 - size;
+        assert!(super::window_scan::Scan::new(&w, &dims, &out).is_some());
+        let f64s = t % 3 == 0;
+        let x = data(&mut r, dims.iter().product(), f64s, false);
+        let init = init_of(&mut r, f64s);
+        for op in [BinaryOp::Add, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min] {
+            let want = reference_reduce(&x, &init, &dims, &out, &w, op);
+            for &par in pars {
+                let got = window_nd::reduce_window(&x, &init, &dims, &out, &w, op, par)
+                    .expect("the scan applies");
+                assert_eq!(bits(&got), bits(&want), "{op:?} {dims:?} {out:?} {w:?}");
+            }
+        }
+    }
+}
+
+/// A window dimension of `size` with the given padding, stride 1, no dilation.
+fn plain_dim(size: usize, low: usize, high: usize) -> WindowDim {
+    WindowDim {
+        size: size as i64,
+        stride: 1,
+        padding_low: low as i64,
+        padding_high: high as i64,
+        window_dilation: 1,
+        base_dilation: 1,
+        window_reversal: false,
+    }
+}
+
 /// The NCHW fast path (`window_fast`, the 2x2 stride-2 max-pool and windows over the last
 /// two dims with padding), f32, on one and two threads.
 #[test]
