@@ -23,6 +23,13 @@ pub(crate) enum Combiner {
     Second,
     /// `compare(p0, p1)` (a plain sort comparator).
     Compare(ComparisonDirection, Option<ComparisonType>),
+    /// `compare(key(p0), key(p1))` over parameters `(p0, p1, ...)`: a sort comparator
+    /// that orders by the first operand alone (`comparator.rs`).
+    KeyCompare(
+        ComparisonDirection,
+        Option<ComparisonType>,
+        crate::comparator::Key,
+    ),
 }
 
 /// The plan of one computation.
@@ -101,11 +108,19 @@ fn is_commutative(op: BinaryOp) -> bool {
 }
 
 fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
-    let [p0, p1] = params else { return None };
     let scalar = |id: &InstrId| comp.get(*id).is_some_and(|i| i.shape.is_scalar());
-    if !scalar(p0) || !scalar(p1) {
+    if !params.iter().all(scalar) {
         return None;
     }
+    if let [p0, p1] = params {
+        if let Some(c) = recognise_pair(comp, p0, p1) {
+            return Some(c);
+        }
+    }
+    crate::comparator::key_compare(comp, params)
+}
+
+fn recognise_pair(comp: &Computation, p0: &InstrId, p1: &InstrId) -> Option<Combiner> {
     let root = comp.root_instruction()?;
     if comp.root == *p1 {
         return Some(Combiner::Second);

@@ -15,6 +15,7 @@
 //! ```
 
 mod buffer;
+mod comparator;
 mod compile;
 mod concurrent;
 mod denormals;

@@ -245,7 +245,7 @@ pub(crate) fn select_and_scatter(
     let op = match scat {
         Some(Combiner::Binary(op)) => Some(op),
         Some(Combiner::Second) => None,
-        Some(Combiner::Compare(..)) | None => return None,
+        Some(Combiner::Compare(..) | Combiner::KeyCompare(..)) | None => return None,
     };
     let p = WindowPlan::new(w, dims, sdims)?;
     if p.in_len != x.len() || p.out_len() != src.len() {

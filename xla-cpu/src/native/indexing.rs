@@ -167,7 +167,9 @@ pub(crate) fn lower_scatter(
     let op = match lw.exe.plan_of(f)?.combiner {
         Some(Combiner::Second) => None,
         Some(Combiner::Binary(op @ (BinaryOp::Add | BinaryOp::Mul))) => Some(op),
-        Some(Combiner::Binary(_) | Combiner::Compare(..)) | None => return None,
+        Some(Combiner::Binary(_) | Combiner::Compare(..) | Combiner::KeyCompare(..)) | None => {
+            return None
+        }
     };
     let ty = lw.info(dst)?.ty;
     if !s.input_batching_dims.is_empty()

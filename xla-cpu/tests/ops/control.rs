@@ -141,3 +141,70 @@ fn sort_network_matches_a_stable_reference() {
         assert_eq!(&gv[row * n..(row + 1) * n], &want_v[..]);
     }
 }
+
+/// JAX's sort comparator (`compare(canon(a), canon(b))`, every NaN one key and `-0` equal
+/// to `+0`, total order) is keyed once and sorted natively; the same comparator written so
+/// it is not recognised runs through the comparator network. Both must agree bit for bit,
+/// payload following, ascending and descending, with NaNs of both signs, ±0, ±inf and ties.
+#[test]
+fn jax_sort_comparator_sorts_natively_as_the_network_does() {
+    let canon = |p: &str, q: &str, inner: &str| {
+        format!(
+            "  ne{p} = pred[] compare({p}, {p}), direction=NE\n  eq{p} = pred[] compare({p}, z), direction=EQ\n{inner}  s{p} = f32[] select(eq{p}, z, {q})\n  c{p} = f32[] select(ne{p}, nan, s{p})\n"
+        )
+    };
+    let cmp = |dir: &str, hidden: bool| {
+        let (qa, qb, inner) = if hidden {
+            ("na2", "nb2", "  na1 = f32[] negate(a)\n  na2 = f32[] negate(na1)\n  nb1 = f32[] negate(b)\n  nb2 = f32[] negate(nb1)\n")
+        } else {
+            ("a", "b", "")
+        };
+        format!(
+            "cmp {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  i = s32[] parameter(2)\n  j = s32[] parameter(3)\n  z = f32[] constant(0)\n  nan = f32[] constant(nan)\n{inner}{}{}  ROOT r = pred[] compare(ca, cb), direction={dir}, type=TOTALORDER\n}}\n",
+            canon("a", qa, ""),
+            canon("b", qb, ""),
+        )
+    };
+    let (rows, n) = (4usize, 67usize);
+    let specials = [
+        f32::NAN,
+        -f32::NAN,
+        f32::from_bits(0x7fc0_0123),
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.5,
+    ];
+    let mut seed = 99u64;
+    let keys: Vec<f32> = (0..rows * n)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (seed >> 33) as usize;
+            if r % 3 == 0 {
+                specials[r / 3 % specials.len()]
+            } else {
+                (r % 11) as f32 - 5.0
+            }
+        })
+        .collect();
+    let iota: Vec<i32> = (0..(rows * n) as i32).collect();
+    let args = [
+        Literal::from_vec(&[rows as i64, n as i64], keys).unwrap(),
+        Literal::from_vec(&[rows as i64, n as i64], iota).unwrap(),
+    ];
+    for dir in ["LT", "GT"] {
+        let out = |hidden: bool| {
+            let hlo = format!("HloModule t\n{}ENTRY e {{\n  k = f32[{rows},{n}] parameter(0)\n  v = s32[{rows},{n}] parameter(1)\n  ROOT s = (f32[{rows},{n}], s32[{rows},{n}]) sort(k, v), dimensions={{1}}, is_stable=true, to_apply=cmp\n}}\n", cmp(dir, hidden));
+            let r = run(&hlo, &args).unwrap();
+            let k: Vec<u32> = vals::<f32>(&elem(&r, 0))
+                .iter()
+                .map(|x| x.to_bits())
+                .collect();
+            (k, vals::<i32>(&elem(&r, 1)))
+        };
+        assert_eq!(out(false), out(true), "direction {dir}");
+    }
+}
