@@ -130,3 +130,61 @@ fn scatter_one_update_at_a_time_through_the_interpreter() {
     );
     assert_eq!(got, [10., 11., -6.]);
 }
+
+/// A segment sum (rows gathered by edge, summed per node) and a segment max, f32 and f64:
+/// rows of consecutive targets combine as one slice, duplicates in update order, with
+/// NaN, ±inf and ±0 among the updates; against the updates applied one by one here.
+#[test]
+fn segment_sums_and_maxes_match_updates_applied_in_order() {
+    let (nodes, edges, w) = (7usize, 40usize, 5usize);
+    let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0];
+    let upd: Vec<f32> = (0..edges * w)
+        .map(|k| {
+            if k % 13 == 0 {
+                specials[k / 13 % 5]
+            } else {
+                (k % 17) as f32 * 0.37 - 3.0
+            }
+        })
+        .collect();
+    let idx: Vec<i32> = (0..edges).map(|e| ((e * 5 + 3) % nodes) as i32).collect();
+    for (name, op) in [("add", "add"), ("max", "maximum")] {
+        let comb = format!("c {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] {op}(a, b)\n}}\n");
+        for ty in ["f32", "f64"] {
+            let hlo = format!("HloModule t\n{comb}ENTRY e {{\n  o = f32[{nodes},{w}] parameter(0)\n  i = s32[{edges}] parameter(1)\n  u = f32[{edges},{w}] parameter(2)\n  oc = {ty}[{nodes},{w}] convert(o)\n  uc = {ty}[{edges},{w}] convert(u)\n  s = {ty}[{nodes},{w}] scatter(oc, i, uc), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=c{ty}\n  ROOT r = f32[{nodes},{w}] convert(s)\n}}\n")
+                .replace("c {", &format!("c{ty} {{"))
+                .replace("f32[] parameter", &format!("{ty}[] parameter"))
+                .replace("ROOT r = f32[] ", &format!("ROOT r = {ty}[] "));
+            let init: Vec<f32> = (0..nodes * w).map(|k| k as f32 * 0.5).collect();
+            let got: Vec<f32> = vals(
+                &run(
+                    &hlo,
+                    &[
+                        Literal::from_vec(&[nodes as i64, w as i64], init.clone()).unwrap(),
+                        Literal::vec1(&idx),
+                        Literal::from_vec(&[edges as i64, w as i64], upd.clone()).unwrap(),
+                    ],
+                )
+                .unwrap(),
+            );
+            let mut want: Vec<f64> = init.iter().map(|&x| f64::from(x)).collect();
+            for (e, &t) in idx.iter().enumerate() {
+                for j in 0..w {
+                    let (a, b) = (want[t as usize * w + j], f64::from(upd[e * w + j]));
+                    want[t as usize * w + j] = match name {
+                        "add" => a + b,
+                        _ if a.is_nan() || b.is_nan() => f64::NAN,
+                        _ => a.max(b),
+                    };
+                }
+            }
+            for (k, (&g, &x)) in got.iter().zip(&want).enumerate() {
+                let x = x as f32;
+                // Sums were accumulated in f64 here: a rounding apart in f32.
+                let near = name == "add" && (g - x).abs() <= 1e-5 * x.abs().max(1.0);
+                let same = (g.is_nan() && x.is_nan()) || g == x || near;
+                assert!(same, "{name} {ty} element {k}: {g} vs {x}");
+            }
+        }
+    }
+}
