@@ -503,6 +503,12 @@ fn pad_k<T: NativeData>(
             continue;
         };
         let start = base + (pr.low + first as i64 * (pr.interior + 1)) * ost[row] as i64;
+        if pr.interior == 0 {
+            // No interior padding: the row's kept elements are one contiguous piece.
+            let kept = invariant::span(src, first * block..(last + 1) * block, "pad");
+            copy_block(&mut out, start as usize, kept);
+            continue;
+        }
         for (k, j) in (first..=last).enumerate() {
             let o = start as usize + k * step;
             copy_block(
