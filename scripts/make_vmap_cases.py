@@ -35,12 +35,31 @@ def example_of(x, axis):
     return x if axis is None else np.take(x, 0, axis=axis)
 
 
+def lane(x, axis, j):
+    return x if axis is None else np.take(x, j, axis=axis)
+
+
+def check_hand_written(text, f, batched, in_axes, size, tol):
+    """A hand-written module must be `f`: real XLA runs it on every lane's example."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from real_xla import run_on_xla
+    for j in range(size):
+        ex = [lane(x, a, j) for x, a in zip(batched, in_axes)]
+        got = run_on_xla(text, ex)
+        want = [np.asarray(y) for y in jax.tree_util.tree_leaves(f(*[jnp.asarray(x) for x in ex]))]
+        assert len(got) == len(want), (len(got), len(want))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=max(tol[0], 1e-6), atol=max(tol[1], 1e-6))
+
+
 def save(name, f, batched, in_axes, out_axes=0, grad=None, tol=(1e-5, 1e-5), hlo=None):
     d = os.path.join(OUT, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     examples = [example_of(x, a) for x, a in zip(batched, in_axes)]
     size = next(x.shape[a] for x, a in zip(batched, in_axes) if a is not None)
+    if hlo is not None:
+        check_hand_written(hlo, f, batched, in_axes, size, tol)
     text = hlo if hlo is not None else jax.jit(f).lower(*[jnp.asarray(x) for x in examples]).as_text(dialect="hlo")
     with open(os.path.join(d, "module.hlo"), "w") as fh:
         fh.write(text)
@@ -164,6 +183,136 @@ def control():
     save("call_inner_jit", lambda x, y: jax.jit(lambda a, b: a * b + 1)(x, y) * 2, [normal(3, 2), normal(2)], [0, None])
 
 
+BN_TRAIN = """HloModule bn_train
+
+ENTRY main {
+  x = f32[4,3] parameter(0)
+  s = f32[3] parameter(1)
+  o = f32[3] parameter(2)
+  ROOT r = (f32[4,3], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1
+}
+"""
+
+BN_INFER = """HloModule bn_infer
+
+ENTRY main {
+  x = f32[2,3,4] parameter(0)
+  s = f32[3] parameter(1)
+  o = f32[3] parameter(2)
+  m = f32[3] parameter(3)
+  v = f32[3] parameter(4)
+  ROOT r = f32[2,3,4] batch-norm-inference(x, s, o, m, v), epsilon=0.01, feature_index=1
+}
+"""
+
+BN_GRAD = """HloModule bn_grad
+
+ENTRY main {
+  x = f32[5,3] parameter(0)
+  s = f32[3] parameter(1)
+  m = f32[3] parameter(2)
+  v = f32[3] parameter(3)
+  g = f32[5,3] parameter(4)
+  ROOT r = (f32[5,3], f32[3], f32[3]) batch-norm-grad(x, s, m, v, g), epsilon=0.001, feature_index=1
+}
+"""
+
+MAP = """HloModule map
+
+f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  m = f32[] multiply(a, b)
+  s = f32[] sine(a)
+  ROOT r = f32[] add(m, s)
+}
+
+ENTRY main {
+  x = f32[3,4] parameter(0)
+  y = f32[3,4] parameter(1)
+  ROOT r = f32[3,4] map(x, y), dimensions={0,1}, to_apply=f
+}
+"""
+
+
+def bn_train(x, s, o, eps=1e-3):
+    mean = x.mean(0)
+    var = ((x - mean) ** 2).mean(0)
+    return (x - mean) * lax.rsqrt(var + eps) * s + o, mean, var
+
+
+def bn_infer(x, s, o, m, v, eps=1e-2):
+    c = lambda a: a[:, None]
+    return (x - c(m)) * lax.rsqrt(c(v) + eps) * c(s) + c(o)
+
+
+def bn_grad(x, s, m, v, g, eps=1e-3):
+    """XLA's batch-norm-grad: the gradient of training-mode normalisation at `m`, `v`."""
+    r = lax.rsqrt(v + eps)
+    xc = x - m
+    grad_scale = (g * xc).sum(0) * r
+    grad_offset = g.sum(0)
+    dx = s * r * (g - g.mean(0) - xc * (g * xc).mean(0) / (v + eps))
+    return dx, grad_scale, grad_offset
+
+
+def hand_written():
+    """Ops JAX never emits (batch-norm, map): a hand-written module and an equivalent jnp `f`;
+    `save` runs the module on real XLA per lane first and checks it agrees with `f`."""
+    x = normal(3, 4, 3)
+    save("batch_norm_training", bn_train, [x.transpose(1, 0, 2), normal(3), normal(3, 3)], [1, None, 0],
+         hlo=BN_TRAIN, tol=(1e-4, 1e-5))
+    var = np.abs(normal(3, 3)) + 0.5
+    save("batch_norm_inference", bn_infer, [normal(3, 2, 3, 4), normal(3), normal(3), normal(3, 3), var],
+         [0, None, None, 0, 0], hlo=BN_INFER, tol=(1e-4, 1e-5))
+    xs = normal(3, 5, 3)
+    ms, vs = xs.mean(1), xs.var(1)
+    save("batch_norm_grad", bn_grad, [xs, normal(3), ms, vs, normal(3, 5, 3)], [0, None, 0, 0, 0],
+         hlo=BN_GRAD, tol=(1e-4, 1e-5))
+    save("batch_norm_grad_shared_operand", bn_grad, [xs[0], normal(3), ms[0], vs[0], normal(5, 3, 3)],
+         [None, None, None, None, 2], hlo=BN_GRAD, tol=(1e-4, 1e-5))
+    save("map_batched_and_shared", lambda x, y: x * y + jnp.sin(x), [normal(3, 2, 4), normal(3, 4)],
+         [1, None], hlo=MAP)
+    save("map_both_batched", lambda x, y: x * y + jnp.sin(x), [normal(3, 4, 2), normal(2, 3, 4)],
+         [2, 0], hlo=MAP)
+
+
+def more_families():
+    save("top_k_batched_axis_1", lambda x: lax.top_k(x, 3), [normal(4, 3, 6)], [1])
+    save("top_k_of_batched_sum", lambda x, y: lax.top_k(x + y, 2), [normal(5), normal(4, 5)], [None, 0])
+    special = np.array([[1e6, 3.3e-5, -0.3, 65504.0], [1e-8, 70000.0, np.inf, np.nan],
+                        [1.2, 1.25, 1.375, -2.6]], f32)
+    save("reduce_precision", lambda x: lax.reduce_precision(x, exponent_bits=5, mantissa_bits=2),
+         [special.T.copy()], [1], tol=(0, 0))
+    save("reduce_precision_bf16_shared",
+         lambda x, y: lax.reduce_precision(x * y, exponent_bits=8, mantissa_bits=7),
+         [normal(3, 4), normal(4)], [0, None], tol=(0, 0))
+    save("bitcast_convert_f32_s32", lambda x, k: lax.bitcast_convert_type(x, jnp.int32) + k,
+         [normal(3, 4), np.arange(4, dtype=np.int32)], [0, None])
+    save("bitcast_convert_u32_to_u8", lambda x: lax.bitcast_convert_type(x, jnp.uint8),
+         [np.array([[1, 256, 0xDEADBEEF], [7, 0xFFFFFFFF, 65536]], np.uint32)], [1])
+    save("optimization_barrier_mixed",
+         lambda x, y: (lambda t: t[0] * t[1] + 1)(lax.optimization_barrier((x * 2, y))),
+         [normal(3, 4), normal(4)], [0, None])
+    save("optimization_barrier_shared_out",
+         lambda x, y: lax.optimization_barrier((x + 1, y * 3)),
+         [normal(4, 3), normal(2)], [0, None])
+
+
+def rng_state():
+    keys = np.array([[1, 2, 3, 4], [5, 6, 7, 8], [0, 0, 0, 9]], np.uint32)
+    save("rng_bit_generator_state_and_bits", lambda k: lax.rng_bit_generator(k, (2, 3), dtype=jnp.uint32),
+         [keys], [0])
+    save("rng_bit_generator_key_axis_1_threefry",
+         lambda k: lax.rng_bit_generator(k, (3,), dtype=jnp.uint32,
+                                         algorithm=lax.RandomAlgorithm.RNG_THREE_FRY),
+         [keys.T.copy()], [1])
+    save("rng_bit_generator_shared_key",
+         lambda k, x: (lambda r: (r[0], r[1].astype(f32) * f32(2.0 ** -32) + x))(
+             lax.rng_bit_generator(k, (4,), dtype=jnp.uint32)),
+         [keys[1], normal(3, 4)], [None, 0])
+
+
 def rng_ops():
     save("rng_bit_generator_batched_key",
          lambda k: lax.rng_bit_generator(k, (2, 3), dtype=jnp.uint32)[1],
@@ -235,7 +384,7 @@ def models():
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     groups = [elementwise, structural, indexing, contraction, more_conv, window, linalg_sort, control, rng_ops,
-              nested, models]
+              nested, models, hand_written, more_families, rng_state]
     only = sys.argv[1:]
     for g in groups:
         if not only or g.__name__ in only:

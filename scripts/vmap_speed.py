@@ -8,10 +8,14 @@
 shared. `--grad` batches the gradient module (`xla grad --wrt ...`) instead of the module.
 Inputs are random (floats N(0, 0.05), integers in [0, 10)). Prints, per round (the two
 modules interleaved): the median wall time of `xla bench` for the unbatched module and for
-the batched one, and the CPU time per run on one thread (`XLA_CPU_THREADS=1`; user + system
+the batched one, and the CPU time per run on one thread (`XLA_CPU_THREADS=1`; user
 time of `xla bench --iters 5 + n` minus that of `--iters 5`, over n; n = N x iters for
-the unbatched module, iters for the batched one, at least half a second of runs), which a
+the unbatched module, iters for the batched one, at least `--cpu-seconds` of runs), which a
 loaded machine disturbs far less than wall time; then batched / (N x unbatched) of each.
+The system time is printed apart: a process's start-up clears tens of MiB of fresh pages
+(huge pages: `clear_page_erms`), whose system time varies by up to ~0.1 s between two
+processes and does not depend on n, so it turns into +-1-4 ms per run of noise (what it
+prints); a run itself faults no page (`perf stat -e page-faults` is the same at 10 and 110 runs).
 """
 import argparse
 import os
@@ -42,18 +46,20 @@ def bench(xla, module, inputs, iters, env=None):
 
 def children_cpu():
     u = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return u.ru_utime + u.ru_stime
+    return u.ru_utime, u.ru_stime
 
 
 def cpu_per_run(xla, module, inputs, iters):
-    """CPU seconds of one run on one thread, by difference of two `xla bench` processes."""
+    """User and system CPU seconds of one run on one thread, by difference of two
+    `xla bench` processes."""
     env = dict(os.environ, XLA_CPU_THREADS="1")
     spent = []
     for n in (5, 5 + iters):
-        t0 = children_cpu()
+        t0, s0 = children_cpu()
         bench(xla, module, inputs, n, env)
-        spent.append(children_cpu() - t0)
-    return (spent[1] - spent[0]) / iters
+        t1, s1 = children_cpu()
+        spent.append((t1 - t0, s1 - s0))
+    return (spent[1][0] - spent[0][0]) / iters, (spent[1][1] - spent[0][1]) / iters
 
 
 def main():
@@ -64,6 +70,8 @@ def main():
     ap.add_argument("--grad", default="", help="batch `xla grad --wrt GRAD` of the module")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--cpu-seconds", type=float, default=2.0,
+                    help="at least this much CPU time of runs per CPU-time measurement")
     ap.add_argument("--xla", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "xla"))
     a = ap.parse_args()
     module = a.module
@@ -99,13 +107,14 @@ def main():
         for k in range(a.rounds):
             t1 = bench(a.xla, module, one, a.iters)
             tn = bench(a.xla, bm, many, a.iters)
-            # at least half a second of runs
-            c1 = cpu_per_run(a.xla, module, one, max(a.size * a.iters, int(0.5 / t1)))
-            cn = cpu_per_run(a.xla, bm, many, max(a.iters, int(0.5 / tn)))
+            # at least --cpu-seconds of runs (wall time per run bounds CPU time per run)
+            c1, s1 = cpu_per_run(a.xla, module, one, max(a.size * a.iters, int(a.cpu_seconds / t1)))
+            cn, sn = cpu_per_run(a.xla, bm, many, max(a.iters, int(a.cpu_seconds / tn)))
             load = open("/proc/loadavg").read().split()[0]
             print(f"  round {k + 1}: wall median unbatched {t1*1e3:.3f} ms, batched {tn*1e3:.3f} ms "
                   f"({tn / (a.size * t1):.2f}x); CPU per run at 1 thread: N x unbatched "
-                  f"{a.size*c1*1e3:.2f} ms, batched {cn*1e3:.2f} ms ({cn / (a.size * c1):.2f}x); "
+                  f"{a.size*c1*1e3:.2f} ms (system {a.size*s1*1e3:.2f}), batched {cn*1e3:.2f} ms "
+                  f"(system {sn*1e3:.2f}) ({cn / (a.size * c1):.3f}x); "
                   f"load {load}", flush=True)
     tmpdir.cleanup()
 

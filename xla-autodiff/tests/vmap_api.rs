@@ -379,3 +379,26 @@ fn grad_of_vmap_is_the_sum_of_per_example_gradients() {
         .iter()
         .any(|i| matches!(i.op, Op::CustomCall { .. }))));
 }
+
+#[test]
+fn rng_with_batched_bounds_draws_within_each_lanes_bounds() {
+    // JAX has no batching rule for `rng` (lax.rng_uniform): what is deterministic is the
+    // shape and that lane i draws in [lo_i, hi_i); lane i's bounds, not lane 0's, are used.
+    let m = module("lo = f32[] parameter(0)\nhi = f32[] parameter(1)\nROOT r = f32[64] rng(lo, hi), distribution=rng_uniform");
+    let batched = vmap_module(&m, &[Some(0), None], &[Some(0)], 3).unwrap();
+    let r = batched.entry_computation().unwrap().result_shape().unwrap();
+    assert_eq!(r, &Shape::array(F32, [3, 64]));
+    let los = [0.0f32, 10.0, -5.0];
+    let got = run(&batched, &[Literal::vec1(&los), Literal::scalar(20.0f32)]);
+    for (i, lane) in got[0].chunks(64).enumerate() {
+        let lo = los[i] as f64;
+        assert!(
+            lane.iter().all(|&v| v >= lo && v < 20.0),
+            "lane {i}: {lane:?}"
+        );
+        // not one repeated value: the lane draws
+        assert!(lane.iter().any(|&v| v != lane[0]), "lane {i}: {lane:?}");
+    }
+    // lane 1's values all lie above 10, which lane 0's bounds alone would not give
+    assert!(got[0][64..128].iter().all(|&v| v >= 10.0));
+}

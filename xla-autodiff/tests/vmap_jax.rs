@@ -61,7 +61,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
 #[test]
 fn vmap_matches_jax_vmap() {
     let dirs = case_dirs("vmap");
-    assert!(dirs.len() >= 40, "only {} cases", dirs.len());
+    assert!(dirs.len() >= 65, "only {} cases", dirs.len());
     let mut failures = Vec::new();
     for d in &dirs {
         if let Err(e) = run_case(d) {

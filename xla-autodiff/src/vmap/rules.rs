@@ -107,9 +107,10 @@ impl Cx<'_, '_> {
 
     /// The error for an op that cannot be batched.
     pub fn no_rule(&self, reason: &str) -> VmapError {
-        let target = match &self.ins.op {
-            Op::CustomCall { config, .. } => format!(" target \"{}\"", config.target),
-            _ => String::new(),
+        let target = if let Op::CustomCall { config, .. } = &self.ins.op {
+            format!(" target \"{}\"", config.target)
+        } else {
+            String::new()
         };
         VmapError::NoRule {
             instruction: self.ins.name.clone(),
