@@ -484,6 +484,35 @@ for _n, _dt, _tag in [(8, np.float64, "f64"), (33, np.float64, "f64"), (34, np.f
     CASES[f"lu_nan_n{_n}_{_tag}"] = (jax.lax.linalg.lu, [_lu_probe(_n, _dt)])
 
 
+
+# Complex getrf with a NaN or an infinity in the real or the imaginary part: OpenBLAS's
+# izamax on |re| + |im|, zgetf2's pivot test (either part >= DBL_MIN) and its complex
+# kernels (GEMV/GEMM add alpha = (-1, 0) times the sum as a complex product, trsm multiplies
+# by the unit diagonal (1, 0)), which turn an infinite part into NaN. Sizes on both sides of
+# where complex getrf switches from one zgetf2 to panels (9/10).
+def _lu_probe_cplx(n, dt):
+    r = np.random.default_rng(7 + n)
+    out = []
+    for val in [np.nan, np.inf, -np.inf]:
+        for part in (0, 1):
+            def w(b, i, j):
+                b = b.copy()
+                b[i, j] = complex(val, b[i, j].imag) if part == 0 else complex(b[i, j].real, val)
+                return b
+            a = (r.standard_normal((n, n)) + 1j * r.standard_normal((n, n))).astype(dt)
+            for i, j in [(n // 2, n // 2), (n - 1, 0), (0, 0), (n - 1, n - 1), (n // 2, 1), (1, n // 2)]:
+                out.append(w(a, i, j))
+            out.append(w(np.diag(r.standard_normal(n)).astype(dt), n // 2, n // 2))
+            out.append(w(np.triu(a), n // 2, n // 2))
+            out.append(w(w(a, 2, 0), n - 2, n // 3))
+    return np.stack(out)
+
+
+for _n, _dt, _tag in [(9, np.complex128, "c128"), (10, np.complex128, "c128"),
+                      (33, np.complex128, "c128"), (9, np.complex64, "c64"),
+                      (10, np.complex64, "c64"), (40, np.complex64, "c64")]:
+    CASES[f"lu_nan_n{_n}_{_tag}"] = (jax.lax.linalg.lu, [_lu_probe_cplx(_n, _dt)])
+
 def main(out, only=()):
     for name, (f, args) in CASES.items():
         if only and name not in only:

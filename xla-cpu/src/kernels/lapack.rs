@@ -246,13 +246,13 @@ fn getrf_checked<T: Scalar>(x: &[T], m: usize, n: usize) -> Result<(Vec<T>, Vec<
 }
 
 /// `getrf` of a batch of `m`×`n` matrices: `(lu, pivots, info)`, per matrix
-/// `min(m, n)` pivots. A real matrix with a NaN or infinity runs OpenBLAS's steps
+/// `min(m, n)` pivots. A matrix with a NaN or infinity runs OpenBLAS's steps
 /// ([`super::lapack_getrf_nan`]), whose pivots JAX's results follow.
 pub(crate) fn getrf_slices<T: Scalar>(x: &[T], m: usize, n: usize) -> (Vec<T>, Vec<i32>, Vec<i32>) {
     let mut v = x.to_vec();
     let (mut piv, mut info) = (Vec::new(), Vec::new());
     for (b, a) in v.chunks_mut((m * n).max(1)).enumerate() {
-        let (p, i) = if !T::COMPLEX && getrf_nan::has_nonfinite(a) {
+        let (p, i) = if getrf_nan::has_nonfinite(a) {
             getrf_nan::getrf_openblas(a, m, n, b)
         } else if !T::COMPLEX && m.min(n) >= BLOCKED_FROM {
             lu_blocked(a, m, n)

@@ -21,7 +21,8 @@
 //! Checked in Python against JAX 0.10.2 (`jax.lax.linalg.lu`) on 648 matrices (f32 and
 //! f64, n = 3 to 65, a NaN, an infinity, in the middle, corners, a diagonal, a triangle,
 //! two at once): pivots and NaN positions identical in all; fixtures
-//! `testdata/lapack/lu_nan_*`. Complex `getrf` (`izamax` and `zgetf2`) is not emulated.
+//! `testdata/lapack/lu_nan_*`. Complex matrices take the same blocking with OpenBLAS's
+//! complex kernels ([`super::lapack_getrf_cplx`]).
 
 use super::lapack_iamax::iamax;
 use super::lapack_scalar::Scalar;
@@ -29,17 +30,17 @@ use num_traits::{Float, ToPrimitive};
 
 /// One matrix being factored: row-major `m`×`n` (JAX's logical matrix; LAPACK sees the
 /// same matrix column-major), its place in the batch, and the pivots so far.
-struct Lu<'a, T> {
+pub(super) struct Lu<'a, T> {
     a: &'a mut [T],
-    m: usize,
+    pub(super) m: usize,
     n: usize,
     /// Element offset of entry (0, 0) from a 64-byte aligned address.
     base: usize,
-    ipiv: Vec<i32>,
+    pub(super) ipiv: Vec<i32>,
 }
 
-/// `(pivots, info)` of one row-major `m`×`n` real matrix factored in place as OpenBLAS
-/// does (module doc); `batch` is its index in the batch.
+/// `(pivots, info)` of one row-major `m`×`n` matrix factored in place as OpenBLAS does
+/// (module doc); `batch` is its index in the batch.
 pub(crate) fn getrf_openblas<T: Scalar>(
     a: &mut [T],
     m: usize,
@@ -57,23 +58,23 @@ pub(crate) fn getrf_openblas<T: Scalar>(
     (lu.ipiv, info)
 }
 
-/// Whether a real matrix holds a NaN or an infinity.
+/// Whether a matrix holds a NaN or an infinity (in either part).
 pub(crate) fn has_nonfinite<T: Scalar>(a: &[T]) -> bool {
-    a.iter().any(|x| !x.re().is_finite())
+    a.iter().any(|x| !x.re().is_finite() || !x.im().is_finite())
 }
 
 impl<T: Scalar> Lu<'_, T> {
-    fn at(&self, i: usize, j: usize) -> T {
+    pub(super) fn at(&self, i: usize, j: usize) -> T {
         self.a.get(i * self.n + j).copied().unwrap_or_else(T::zero)
     }
 
-    fn set(&mut self, i: usize, j: usize, v: T) {
+    pub(super) fn set(&mut self, i: usize, j: usize, v: T) {
         if let Some(x) = self.a.get_mut(i * self.n + j) {
             *x = v;
         }
     }
 
-    fn swap(&mut self, i: usize, k: usize, j: usize) {
+    pub(super) fn swap(&mut self, i: usize, k: usize, j: usize) {
         let (x, y) = (self.at(i, j), self.at(k, j));
         self.set(i, j, y);
         self.set(k, j, x);
@@ -85,7 +86,9 @@ impl<T: Scalar> Lu<'_, T> {
 
     /// `GEMM_UNROLL_N` of the Haswell kernels.
     fn unroll(&self) -> usize {
-        if self.f32() {
+        if T::COMPLEX {
+            2
+        } else if self.f32() {
             4
         } else {
             8
@@ -103,7 +106,11 @@ impl<T: Scalar> Lu<'_, T> {
         let u = self.unroll();
         let blocking = (mn / 2).div_ceil(u).saturating_mul(u).min(256);
         if blocking <= 2 * u {
-            return self.getf2(c0, c1);
+            return if T::COMPLEX {
+                self.getf2_cplx(c0, c1)
+            } else {
+                self.getf2(c0, c1)
+            };
         }
         let mut info = 0;
         for j in (0..mn).step_by(blocking) {
@@ -115,8 +122,13 @@ impl<T: Scalar> Lu<'_, T> {
             if j + jb < n {
                 let (r, cols) = (c0 + j, c0 + j + jb..c0 + n);
                 self.laswp(cols.clone(), r, r + jb);
-                self.trsm(r, jb, cols.clone());
-                self.gemm(r, jb, cols);
+                if T::COMPLEX {
+                    self.trsm_cplx(r, jb, cols.clone());
+                    self.gemm_cplx(r, jb, cols);
+                } else {
+                    self.trsm(r, jb, cols.clone());
+                    self.gemm(r, jb, cols);
+                }
             }
         }
         for j in (0..mn).step_by(blocking) {
@@ -138,7 +150,7 @@ impl<T: Scalar> Lu<'_, T> {
         }
     }
 
-    fn pivot_row(&self, k: usize) -> usize {
+    pub(super) fn pivot_row(&self, k: usize) -> usize {
         let p = self.ipiv.get(k).copied().unwrap_or(0);
         usize::try_from(p).map_or(k, |p| p.saturating_sub(1))
     }

@@ -18,6 +18,7 @@ pub(crate) mod lapack;
 pub(crate) mod lapack_apply;
 pub(crate) mod lapack_eigen;
 pub(crate) mod lapack_eigh_nan;
+pub(crate) mod lapack_getrf_cplx;
 pub(crate) mod lapack_getrf_nan;
 pub(crate) mod lapack_householder;
 pub(crate) mod lapack_iamax;
