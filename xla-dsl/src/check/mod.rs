@@ -316,7 +316,7 @@ impl Checker<'_> {
     fn expect_tuple(&mut self, v: Val, want: &Shape, sp: Sp, what: &str) -> Option<XlaOp> {
         let op = self.tensor(v, None, sp)?;
         let got = shape(&op)?;
-        if got.compatible(&want) {
+        if got.compatible(want) {
             return Some(op);
         }
         self.cx

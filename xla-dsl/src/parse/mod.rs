@@ -130,7 +130,7 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
             };
             let n: syn::LitInt = meta.value()?.parse()?;
             let count: i64 = n.base10_parse()?;
-            if count < 1 || count > 1 << 20 {
+            if !(1..=1 << 20).contains(&count) {
                 return Err(syn::Error::new_spanned(
                     &n,
                     format!("{what}: expected a count of at least 1 and at most 2^20"),
