@@ -29,20 +29,20 @@ type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// The mean cross-entropy of predicting each next character: `B` sequences of `T`
 /// characters `ids` (time-major), the next characters one-hot in `next`; the LSTM starts
-/// from `zero` (zeros) for both `c` and `h`.
+/// from `zero` (zeros) for both `c` and `h`. The parameters `p` are a tuple per layer:
+/// `(embedding, (LSTM input kernel, recurrent kernel, bias), (output kernel, bias))`.
 #[computation]
-#[allow(clippy::too_many_arguments)]
 pub fn seq_loss<const T: usize, const B: usize, const V: usize>(
-    emb: Tensor<f32, V, 16>,
-    wi: Tensor<f32, 16, 256>,
-    wh: Tensor<f32, 64, 256>,
-    b: Tensor<f32, 256>,
-    wo: Tensor<f32, 64, V>,
-    bo: Tensor<f32, V>,
+    p: (
+        Tensor<f32, V, 16>,
+        (Tensor<f32, 16, 256>, Tensor<f32, 64, 256>, Tensor<f32, 256>),
+        (Tensor<f32, 64, V>, Tensor<f32, V>),
+    ),
     zero: Tensor<f32, B, 64>,
     ids: Tensor<i32, T, B>,
     next: Tensor<f32, T, B, V>,
 ) -> f32 {
+    let (emb, (wi, wh, b), (wo, bo)) = p;
     let mut c = zero;
     let mut h = zero;
     let mut total = zero.sum() * 0.0;
@@ -57,67 +57,53 @@ pub fn seq_loss<const T: usize, const B: usize, const V: usize>(
     total / T
 }
 
-/// One training step: the loss, then the six weights, their Adam first moments and second
-/// moments after the step (`t` counts steps from 1).
+/// One training step (`t` counts steps from 1): the loss, then the parameters, their Adam
+/// first moments and second moments after the step, each a tuple per layer like `p`.
 #[computation]
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::type_complexity)]
 pub fn train_step<const T: usize, const B: usize, const V: usize>(
-    emb: Tensor<f32, V, 16>,
-    wi: Tensor<f32, 16, 256>,
-    wh: Tensor<f32, 64, 256>,
-    b: Tensor<f32, 256>,
-    wo: Tensor<f32, 64, V>,
-    bo: Tensor<f32, V>,
-    m_emb: Tensor<f32, V, 16>,
-    m_wi: Tensor<f32, 16, 256>,
-    m_wh: Tensor<f32, 64, 256>,
-    m_b: Tensor<f32, 256>,
-    m_wo: Tensor<f32, 64, V>,
-    m_bo: Tensor<f32, V>,
-    v_emb: Tensor<f32, V, 16>,
-    v_wi: Tensor<f32, 16, 256>,
-    v_wh: Tensor<f32, 64, 256>,
-    v_b: Tensor<f32, 256>,
-    v_wo: Tensor<f32, 64, V>,
-    v_bo: Tensor<f32, V>,
+    p: (
+        Tensor<f32, V, 16>,
+        (Tensor<f32, 16, 256>, Tensor<f32, 64, 256>, Tensor<f32, 256>),
+        (Tensor<f32, 64, V>, Tensor<f32, V>),
+    ),
+    m: (
+        Tensor<f32, V, 16>,
+        (Tensor<f32, 16, 256>, Tensor<f32, 64, 256>, Tensor<f32, 256>),
+        (Tensor<f32, 64, V>, Tensor<f32, V>),
+    ),
+    v: (
+        Tensor<f32, V, 16>,
+        (Tensor<f32, 16, 256>, Tensor<f32, 64, 256>, Tensor<f32, 256>),
+        (Tensor<f32, 64, V>, Tensor<f32, V>),
+    ),
     t: f32,
     zero: Tensor<f32, B, 64>,
     ids: Tensor<i32, T, B>,
     next: Tensor<f32, T, B, V>,
 ) -> (
     f32,
-    Tensor<f32, V, 16>,
-    Tensor<f32, 16, 256>,
-    Tensor<f32, 64, 256>,
-    Tensor<f32, 256>,
-    Tensor<f32, 64, V>,
-    Tensor<f32, V>,
-    Tensor<f32, V, 16>,
-    Tensor<f32, 16, 256>,
-    Tensor<f32, 64, 256>,
-    Tensor<f32, 256>,
-    Tensor<f32, 64, V>,
-    Tensor<f32, V>,
-    Tensor<f32, V, 16>,
-    Tensor<f32, 16, 256>,
-    Tensor<f32, 64, 256>,
-    Tensor<f32, 256>,
-    Tensor<f32, 64, V>,
-    Tensor<f32, V>,
+    (
+        Tensor<f32, V, 16>,
+        (Tensor<f32, 16, 256>, Tensor<f32, 64, 256>, Tensor<f32, 256>),
+        (Tensor<f32, 64, V>, Tensor<f32, V>),
+    ),
+    (
+        Tensor<f32, V, 16>,
+        (Tensor<f32, 16, 256>, Tensor<f32, 64, 256>, Tensor<f32, 256>),
+        (Tensor<f32, 64, V>, Tensor<f32, V>),
+    ),
+    (
+        Tensor<f32, V, 16>,
+        (Tensor<f32, 16, 256>, Tensor<f32, 64, 256>, Tensor<f32, 256>),
+        (Tensor<f32, 64, V>, Tensor<f32, V>),
+    ),
 ) {
-    let (loss, g_emb, g_wi, g_wh, g_b, g_wo, g_bo) = value_and_grad(
-        seq_loss,
-        emb,
-        wi,
-        wh,
-        b,
-        wo,
-        bo,
-        zero,
-        ids,
-        next,
-        argnums = [0, 1, 2, 3, 4, 5],
-    );
+    let (loss, g) = value_and_grad(seq_loss, p, zero, ids, next);
+    let (emb, (wi, wh, b), (wo, bo)) = p;
+    let (g_emb, (g_wi, g_wh, g_b), (g_wo, g_bo)) = g;
+    let (m_emb, (m_wi, m_wh, m_b), (m_wo, m_bo)) = m;
+    let (v_emb, (v_wi, v_wh, v_b), (v_wo, v_bo)) = v;
     let lr = 0.01;
     let (emb, m_emb, v_emb) = nn::adam(emb, g_emb, m_emb, v_emb, t, lr);
     let (wi, m_wi, v_wi) = nn::adam(wi, g_wi, m_wi, v_wi, t, lr);
@@ -126,27 +112,48 @@ pub fn train_step<const T: usize, const B: usize, const V: usize>(
     let (wo, m_wo, v_wo) = nn::adam(wo, g_wo, m_wo, v_wo, t, lr);
     let (bo, m_bo, v_bo) = nn::adam(bo, g_bo, m_bo, v_bo, t, lr);
     (
-        loss, emb, wi, wh, b, wo, bo, m_emb, m_wi, m_wh, m_b, m_wo, m_bo, v_emb, v_wi, v_wh, v_b,
-        v_wo, v_bo,
+        loss,
+        (emb, (wi, wh, b), (wo, bo)),
+        (m_emb, (m_wi, m_wh, m_b), (m_wo, m_bo)),
+        (v_emb, (v_wi, v_wh, v_b), (v_wo, v_bo)),
     )
 }
 
 /// One step of generation: the new LSTM state and the logits of the next character.
 #[computation]
-#[allow(clippy::too_many_arguments)]
 pub fn next_char<const V: usize>(
-    emb: Tensor<f32, V, 16>,
-    wi: Tensor<f32, 16, 256>,
-    wh: Tensor<f32, 64, 256>,
-    b: Tensor<f32, 256>,
-    wo: Tensor<f32, 64, V>,
-    bo: Tensor<f32, V>,
+    p: (
+        Tensor<f32, V, 16>,
+        (Tensor<f32, 16, 256>, Tensor<f32, 64, 256>, Tensor<f32, 256>),
+        (Tensor<f32, 64, V>, Tensor<f32, V>),
+    ),
     c: Tensor<f32, 1, 64>,
     h: Tensor<f32, 1, 64>,
     id: Tensor<i32, 1>,
 ) -> (Tensor<f32, 1, 64>, Tensor<f32, 1, 64>, Tensor<f32, 1, V>) {
+    let (emb, (wi, wh, b), (wo, bo)) = p;
     let (c, h) = nn::lstm_cell(nn::embedding(emb, id), c, h, wi, wh, b);
     (c, h, nn::dense(h, wo, bo))
+}
+
+/// The six weights `[emb, wi, wh, b, wo, bo]` as the computations' tuple per layer.
+fn nest(w: &[Literal]) -> Result<Literal, Error> {
+    let [emb, wi, wh, b, wo, bo] = w else {
+        return Err(format!("expected 6 weights, found {}", w.len()).into());
+    };
+    Ok(Literal::tuple(vec![
+        emb.clone(),
+        Literal::tuple(vec![wi.clone(), wh.clone(), b.clone()]),
+        Literal::tuple(vec![wo.clone(), bo.clone()]),
+    ]))
+}
+
+/// The arrays of a (nested) tuple, depth first: [`nest`] undone.
+fn flatten(t: &Literal) -> Vec<Literal> {
+    match t.tuple_elements() {
+        Some(elems) => elems.iter().flat_map(flatten).collect(),
+        None => vec![t.clone()],
+    }
 }
 
 /// The text as character ids, and the characters.
@@ -198,6 +205,7 @@ fn batch(rng: &mut Rng, ids: &[i32], v: usize) -> Result<[Literal; 2], Error> {
 /// temperature 0.6.
 fn sample(weights: &[Literal], chars: &[char], prompt: &str, n: usize) -> Result<String, Error> {
     let mut rng = Rng::new(7);
+    let p = nest(weights)?;
     let zero = || Literal::from_vec(&[1, FEATURES as i64], vec![0f32; FEATURES]);
     let (mut c, mut h) = (zero()?, zero()?);
     let mut out = prompt.to_string();
@@ -214,8 +222,7 @@ fn sample(weights: &[Literal], chars: &[char], prompt: &str, n: usize) -> Result
         if let Some(&i) = feed.get(k) {
             id = i;
         }
-        let mut args = weights.to_vec();
-        args.extend([c, h, Literal::from_vec(&[1], vec![id as i32])?]);
+        let args = [p.clone(), c, h, Literal::from_vec(&[1], vec![id as i32])?];
         let out_state = next_char::run(&args)?;
         let parts = out_state.tuple_elements().ok_or("next_char: not a tuple")?;
         let [nc, nh, logits] = parts else {
@@ -263,7 +270,7 @@ pub fn train(steps: usize) -> Result<(Vec<Literal>, Vec<f32>), Error> {
         .map(|w| Literal::from_vec(w.shape().dims(), vec![0f32; w.element_count()]))
         .collect::<Result<_, _>>()?;
     // The state the step threads: weights, first moments, second moments.
-    let mut state: Vec<Literal> = [weights, zeros.clone(), zeros].concat();
+    let mut state = vec![nest(&weights)?, nest(&zeros)?, nest(&zeros)?];
     let zero = Literal::from_vec(
         &[BATCH as i64, FEATURES as i64],
         vec![0f32; BATCH * FEATURES],
@@ -279,8 +286,8 @@ pub fn train(steps: usize) -> Result<(Vec<Literal>, Vec<f32>), Error> {
         losses.extend(loss.data::<f32>().ok_or("loss")?.first());
         state = rest.to_vec();
     }
-    state.truncate(6);
-    Ok((state, losses))
+    let weights = state.first().map(flatten).unwrap_or_default();
+    Ok((weights, losses))
 }
 
 /// Prompts the trained model: `n` characters after `prompt` (lower-case).

@@ -209,20 +209,21 @@ pub struct Generic {
     attr: &'static str,
     sizes: &'static [&'static str],
     parameters: &'static [&'static str],
-    bindings: &'static [(usize, usize, usize)],
+    bindings: &'static [(usize, usize, usize, usize)],
     cache: Mutex<BTreeMap<Vec<i64>, Arc<Instance>>>,
 }
 
 impl Generic {
     /// The computation `name` written as `source` with attribute `attr`; `bindings` lists
-    /// `(parameter, dim, size)` for each dim written as a bare size (emitted by the macro).
+    /// `(parameter, leaf, dim, size)` for each dim written as a bare size, `leaf` being the
+    /// tensor's place in a tuple parameter, depth first (emitted by the macro).
     pub const fn new(
         name: &'static str,
         source: &'static str,
         attr: &'static str,
         sizes: &'static [&'static str],
         parameters: &'static [&'static str],
-        bindings: &'static [(usize, usize, usize)],
+        bindings: &'static [(usize, usize, usize, usize)],
     ) -> Generic {
         Generic {
             name,
@@ -329,17 +330,21 @@ impl Generic {
             });
         }
         let mut bound: Vec<Option<(i64, usize, usize)>> = vec![None; self.sizes.len()];
-        for &(p, d, s) in self.bindings {
+        for &(p, leaf, d, s) in self.bindings {
             let (Some(arg), Some(slot)) = (args.get(p), bound.get_mut(s)) else {
                 continue;
             };
             let parameter = self.parameters.get(p).copied().unwrap_or("?");
+            // A tuple argument of another structure is reported by `execute`'s shape check.
+            let Some(arg) = leaves(arg).into_iter().nth(leaf) else {
+                continue;
+            };
             let Some(&value) = arg.shape().dims().get(d) else {
                 let rank = self
                     .bindings
                     .iter()
-                    .filter(|b| b.0 == p)
-                    .map(|b| b.1 + 1)
+                    .filter(|b| (b.0, b.1) == (p, leaf))
+                    .map(|b| b.2 + 1)
                     .max();
                 return Err(GenericError::Rank {
                     computation: self.name,
@@ -487,5 +492,13 @@ impl Generic {
             sizes: instance.sizes.clone(),
             source,
         }
+    }
+}
+
+/// The arrays of `lit`, depth first (an array is its own one leaf).
+fn leaves(lit: &Literal) -> Vec<&Literal> {
+    match lit.tuple_elements() {
+        Some(elems) => elems.iter().flat_map(leaves).collect(),
+        None => vec![lit],
     }
 }

@@ -254,39 +254,42 @@ fn pooling_with_window_stride_and_padding_matches_flax() {
     }
 }
 
+/// `xla::nn::$layer::apply::<$k, 2>` and the gradients of `$probe::<$k>` (stride 2)
+/// against the fixture `$name`.
+macro_rules! check_same_pool {
+    ($name:expr, $layer:ident, $probe:ident, $k:literal) => {{
+        let f = fixture($name);
+        let (x, r) = (f["x"].clone(), f["r"].clone());
+        let y = xla::nn::$layer::apply::<$k, 2>(x.clone()).unwrap();
+        check(&f, &y, &$probe::value_and_grad::apply::<$k>(x, r).unwrap());
+    }};
+}
+
 #[test]
 fn same_pooling_matches_flax() {
-    let f = fixture("max_pool_same_k3s2_2x7x6");
-    let (x, r) = (f["x"].clone(), f["r"].clone());
-    let y = xla::nn::max_pool_same::apply::<3, 2>(x.clone()).unwrap();
-    check(
-        &f,
-        &y,
-        &max_pool_same_probe::value_and_grad::apply::<3>(x, r).unwrap(),
+    check_same_pool!(
+        "max_pool_same_k3s2_2x7x6",
+        max_pool_same,
+        max_pool_same_probe,
+        3
     );
-    let f = fixture("max_pool_same_k2s2_1x5x5");
-    let (x, r) = (f["x"].clone(), f["r"].clone());
-    let y = xla::nn::max_pool_same::apply::<2, 2>(x.clone()).unwrap();
-    check(
-        &f,
-        &y,
-        &max_pool_same_probe::value_and_grad::apply::<2>(x, r).unwrap(),
+    check_same_pool!(
+        "max_pool_same_k2s2_1x5x5",
+        max_pool_same,
+        max_pool_same_probe,
+        2
     );
-    let f = fixture("avg_pool_same_k3s2_2x7x6");
-    let (x, r) = (f["x"].clone(), f["r"].clone());
-    let y = xla::nn::avg_pool_same::apply::<3, 2>(x.clone()).unwrap();
-    check(
-        &f,
-        &y,
-        &avg_pool_same_probe::value_and_grad::apply::<3>(x, r).unwrap(),
+    check_same_pool!(
+        "avg_pool_same_k3s2_2x7x6",
+        avg_pool_same,
+        avg_pool_same_probe,
+        3
     );
-    let f = fixture("avg_pool_same_k2s2_1x5x5");
-    let (x, r) = (f["x"].clone(), f["r"].clone());
-    let y = xla::nn::avg_pool_same::apply::<2, 2>(x.clone()).unwrap();
-    check(
-        &f,
-        &y,
-        &avg_pool_same_probe::value_and_grad::apply::<2>(x, r).unwrap(),
+    check_same_pool!(
+        "avg_pool_same_k2s2_1x5x5",
+        avg_pool_same,
+        avg_pool_same_probe,
+        2
     );
 }
 

@@ -40,6 +40,20 @@ pub fn adam<S: Shape>(
 
 /// One step of SGD with momentum (`optax.sgd(lr, momentum)`) on a parameter of any shape:
 /// `trace = momentum·trace + g`, `p - lr·trace`; returns the new parameters and trace.
+///
+/// ```
+/// use xla::Literal;
+/// // A vector of 2 with a trace of 1s: trace = 0.5·1 + g = [3, -1], p = p - 0.25·trace.
+/// let p = Literal::from_vec(&[2], vec![1.0f32, 2.0])?;
+/// let g = Literal::from_vec(&[2], vec![2.5f32, -1.5])?;
+/// let trace = Literal::from_vec(&[2], vec![1.0f32, 1.0])?;
+/// let (lr, momentum) = (Literal::scalar(0.25f32), Literal::scalar(0.5f32));
+/// let out = xla::nn::sgd_momentum::apply(p, g, trace, lr, momentum)?;
+/// let parts = out.tuple_elements().ok_or("not a tuple")?;
+/// assert_eq!(parts[0].data::<f32>(), Some(&[0.25, 2.25][..]));
+/// assert_eq!(parts[1].data::<f32>(), Some(&[3.0, -1.0][..]));
+/// # Ok::<(), xla::nn::sgd_momentum::Error>(())
+/// ```
 #[computation]
 pub fn sgd_momentum<S: Shape>(
     p: Tensor<f32, S>,

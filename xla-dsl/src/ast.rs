@@ -64,8 +64,43 @@ pub struct Param {
 pub enum TypeSpec {
     /// One tensor (or scalar).
     Tensor(TensorType),
-    /// A tuple of tensors (results only).
-    Tuple(Vec<TensorType>),
+    /// A tuple of tensors and tuples, nested to any depth (a model's parameters as a tuple
+    /// of per-layer tuples); a parameter of a tuple type is one tuple-shaped HLO parameter.
+    Tuple(Vec<TypeSpec>),
+}
+
+impl TypeSpec {
+    /// The tensors of the type, depth first (a tensor type is its own one leaf).
+    pub fn leaves(&self) -> Vec<&TensorType> {
+        let mut out = Vec::new();
+        self.push_leaves(&mut out);
+        out
+    }
+
+    fn push_leaves<'a>(&'a self, out: &mut Vec<&'a TensorType>) {
+        match self {
+            TypeSpec::Tensor(t) => out.push(t),
+            TypeSpec::Tuple(elems) => elems.iter().for_each(|e| e.push_leaves(out)),
+        }
+    }
+
+    /// The shape the type denotes (a tuple shape for a tuple, nested alike).
+    pub fn shape(&self) -> xla_core::Shape {
+        match self {
+            TypeSpec::Tensor(t) => xla_core::Shape::array(t.elem, t.dims.clone()),
+            TypeSpec::Tuple(elems) => {
+                xla_core::Shape::tuple(elems.iter().map(TypeSpec::shape).collect::<Vec<_>>())
+            }
+        }
+    }
+
+    /// The tensor type, when this is one.
+    pub fn tensor(&self) -> Option<&TensorType> {
+        match self {
+            TypeSpec::Tensor(t) => Some(t),
+            TypeSpec::Tuple(_) => None,
+        }
+    }
 }
 
 /// `Tensor<f32, 64, 784>`, or a bare element type (`f32`) for a scalar.

@@ -9,7 +9,7 @@
 //!
 //! A bare `grad` lists every floating-point parameter, in parameter order.
 
-use crate::ast::{Computation, TensorType, TypeSpec};
+use crate::ast::{Computation, TypeSpec};
 use crate::check::Checked;
 use crate::ctxt::{Ctxt, Sp};
 use proc_macro2::Ident;
@@ -42,26 +42,24 @@ pub struct Signature {
 /// of the gradient modules; `None` when a name or a type could not be resolved.
 pub fn signature(c: &Computation) -> Option<Signature> {
     let (_, list) = c.options.grad.as_ref()?;
-    let tensor = |i: usize| match c.params.get(i).and_then(|p| p.ty.as_ref()) {
-        Some(TypeSpec::Tensor(t)) => Some(t.clone()),
-        _ => None,
-    };
+    let ty = |i: usize| c.params.get(i).and_then(|p| p.ty.as_ref());
     let wrt: Vec<usize> = match list {
         Some(names) => names
             .iter()
             .map(|n| c.params.iter().position(|p| p.name == *n))
             .collect::<Option<_>>()?,
+        // A bare `grad`: every floating-point parameter (a tuple with a float leaf too).
         None => (0..c.params.len())
-            .filter(|&i| tensor(i).is_some_and(|t| t.elem.is_float()))
+            .filter(|&i| ty(i).is_some_and(|t| t.leaves().iter().any(|l| l.elem.is_float())))
             .collect(),
     };
-    let types: Vec<TensorType> = wrt.iter().map(|&i| tensor(i)).collect::<Option<_>>()?;
+    let types: Vec<TypeSpec> = wrt.iter().map(|&i| ty(i).cloned()).collect::<Option<_>>()?;
     let grad = match &types[..] {
-        [one] => TypeSpec::Tensor(one.clone()),
+        [one] => one.clone(),
         _ => TypeSpec::Tuple(types.clone()),
     };
     let value_and_grad = match &c.result {
-        Some(TypeSpec::Tensor(value)) => {
+        Some(value @ TypeSpec::Tensor(_)) => {
             Some(TypeSpec::Tuple([vec![value.clone()], types].concat()))
         }
         _ => None,

@@ -86,9 +86,15 @@ pub fn integer_sizes(item: &syn::ItemFn) -> Vec<String> {
     sizes.into_iter().filter(|s| !bare.contains(s)).collect()
 }
 
-/// The names written as a whole generic argument of `ty` (`B` in `Tensor<f32, B, 3>`).
+/// The names written as a whole generic argument of `ty` (`B` in `Tensor<f32, B, 3>`), in
+/// every tensor of a tuple type.
 fn bare_dims(ty: &syn::Type, out: &mut std::collections::HashSet<String>) {
-    let syn::Type::Path(p) = ty else { return };
+    let p = match ty {
+        syn::Type::Path(p) => p,
+        syn::Type::Tuple(t) => return t.elems.iter().for_each(|e| bare_dims(e, out)),
+        syn::Type::Paren(p) => return bare_dims(&p.elem, out),
+        _ => return,
+    };
     let Some(last) = p.path.segments.last() else {
         return;
     };

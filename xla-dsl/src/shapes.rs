@@ -297,13 +297,7 @@ pub fn bindings(source: &str, attr: &str) -> Result<SizeBindings, String> {
     }
     let mut bindings = Vec::new();
     for (p, param) in c.params.iter().enumerate() {
-        if let Some(crate::ast::TypeSpec::Tensor(t)) = &param.ty {
-            for (d, bare) in t.bare.iter().enumerate() {
-                if let Some(s) = bare {
-                    bindings.push((p, d, *s));
-                }
-            }
-        }
+        bindings.extend(param_bindings(p, param));
     }
     Ok(SizeBindings {
         sizes: c.sizes.iter().map(ToString::to_string).collect(),
@@ -316,8 +310,28 @@ pub fn bindings(source: &str, attr: &str) -> Result<SizeBindings, String> {
 pub struct SizeBindings {
     /// The size parameters' names, in order (`S0, S1, B`).
     pub sizes: Vec<String>,
-    /// `(parameter, dim, size)` for each dim written as a bare size.
-    pub bindings: Vec<(usize, usize, usize)>,
+    /// `(parameter, leaf, dim, size)` for each dim written as a bare size (see
+    /// [`param_bindings`]).
+    pub bindings: Vec<(usize, usize, usize, usize)>,
+}
+
+/// `(p, leaf, dim, size)` for each dim of parameter `p` written as a bare size: `leaf` is
+/// the tensor's place among the parameter's tensors, depth first (0 for a tensor
+/// parameter), `dim` its dimension, `size` the size's index: where the sizes are read from
+/// the arguments.
+pub fn param_bindings(p: usize, param: &crate::ast::Param) -> Vec<(usize, usize, usize, usize)> {
+    let Some(ty) = &param.ty else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (leaf, t) in ty.leaves().into_iter().enumerate() {
+        for (d, bare) in t.bare.iter().enumerate() {
+            if let Some(s) = bare {
+                out.push((p, leaf, d, *s));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

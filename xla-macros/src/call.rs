@@ -255,26 +255,7 @@ fn call(signature: &[Param], result: Option<&TypeSpec>, real: bool) -> Option<To
         };
         params.push((&p.name, value_type(t, true)?, t));
     }
-    let (result_ty, extract) = match result? {
-        TypeSpec::Tensor(t) => (value_type(t, false)?, extract(t, quote! { &out })),
-        TypeSpec::Tuple(ts) => {
-            let types = ts
-                .iter()
-                .map(|t| value_type(t, false))
-                .collect::<Option<Vec<_>>>()?;
-            let parts = ts.iter().enumerate().map(|(i, t)| {
-                extract(
-                    t,
-                    quote! { parts.get(#i).ok_or("the result has too few tuple elements")? },
-                )
-            });
-            let extract = quote! {
-                let parts = out.tuple_elements().ok_or("the result is not a tuple")?;
-                (#(#parts),*)
-            };
-            (quote! { (#(#types),*) }, extract)
-        }
-    };
+    let (result_ty, extract) = result_value(result?)?;
     let names: Vec<&Ident> = params.iter().map(|(n, _, _)| *n).collect();
     let types = params.iter().map(|(_, ty, _)| ty);
     let literals = params.iter().map(|(name, _, t)| argument_literal(name, t));
@@ -303,6 +284,36 @@ fn call(signature: &[Param], result: Option<&TypeSpec>, real: bool) -> Option<To
             #body
         }
     })
+}
+
+/// The Rust type of `call`'s result and the tokens reading it out of the literal `out`: a
+/// value for a tensor, a flat tuple of values for a tuple of tensors; `None` for a nested
+/// tuple or an element type without a Rust primitive (then there is no `call`).
+pub(crate) fn result_value(result: &TypeSpec) -> Option<(TokenStream, TokenStream)> {
+    match result {
+        TypeSpec::Tensor(t) => Some((value_type(t, false)?, extract(t, quote! { &out }))),
+        TypeSpec::Tuple(ts) => {
+            let ts = ts
+                .iter()
+                .map(TypeSpec::tensor)
+                .collect::<Option<Vec<_>>>()?;
+            let types = ts
+                .iter()
+                .map(|t| value_type(t, false))
+                .collect::<Option<Vec<_>>>()?;
+            let parts = ts.iter().enumerate().map(|(i, t)| {
+                extract(
+                    t,
+                    quote! { parts.get(#i).ok_or("the result has too few tuple elements")? },
+                )
+            });
+            let extract = quote! {
+                let parts = out.tuple_elements().ok_or("the result is not a tuple")?;
+                (#(#parts),*)
+            };
+            Some((quote! { (#(#types),*) }, extract))
+        }
+    }
 }
 
 /// Tokens reading a result of type `t` out of the literal `lit`.

@@ -4,7 +4,7 @@
 //! compiles once and caches.
 
 use crate::ast::{Computation, Param, TypeSpec};
-use crate::call::{extract, value_type};
+use crate::call::{result_value, value_type};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
@@ -22,7 +22,6 @@ pub fn expand(
     let source = item.to_token_stream().to_string();
     let attr = attr.to_string();
     let sizes: Vec<String> = c.sizes.iter().map(ToString::to_string).collect();
-    let params: Vec<String> = c.params.iter().map(|p| p.name.to_string()).collect();
     let bindings = bindings(&c.params);
     let own = items(c, quote! { GENERIC }, quote! { Value }, c.result.as_ref());
     let nested = c.options.grad.as_ref().map(|_| gradients(c, &fn_name));
@@ -32,28 +31,22 @@ pub fn expand(
          first use.",
         sizes.join(", ")
     );
-    let payload = if real {
-        format!("{attr}\u{1}{source}")
-    } else {
-        String::new()
-    };
-    let with_callee = with_generic_callee(name, &payload);
+    let common = common_items(
+        c,
+        preconditions,
+        "The shape rules that hold only for some sizes, each naming a size (found at compile \
+         time by moving each size off the generic point; see `xla_dsl::preconditions`): \
+         checked again at every instantiation, where a size that breaks one is an error \
+         naming the sizes. Empty when every rule holds for every size.",
+    );
+    let with_callee = with_generic_callee(name, &attr, &source, real);
     quote! {
         #[doc = #doc]
         #(#attrs)*
         #vis mod #name {
-            /// The computation's name.
-            pub const NAME: &str = #fn_name;
             /// The size parameters, in order.
             pub const SIZES: &[&str] = &[#(#sizes),*];
-            /// The parameter names, in order.
-            pub const PARAMETERS: &[&str] = &[#(#params),*];
-            /// The shape rules that hold only for some sizes, each naming a size (found at
-            /// compile time by moving each size off the generic point; see
-            /// `xla_dsl::preconditions`): checked again at every instantiation, where a
-            /// size that breaks one is an error naming the sizes. Empty when every rule
-            /// holds for every size.
-            pub const PRECONDITIONS: &[&str] = &[#(#preconditions),*];
+            #common
 
             /// The computation's definition and its instances, one per size, compiled
             /// once and shared by every call and thread.
@@ -61,9 +54,6 @@ pub fn expand(
             pub static GENERIC: ::xla::generic::Generic = ::xla::generic::Generic::new(
                 NAME, #source, #attr, SIZES, PARAMETERS, &[#(#bindings),*],
             );
-
-            /// The error of `run`, `apply`, `call` and `hlo`.
-            pub type Error = ::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>;
 
             #own
             #nested
@@ -73,9 +63,42 @@ pub fn expand(
     }
 }
 
+/// The items of every generic (and shape-generic) module: `NAME`, `PARAMETERS`,
+/// `PRECONDITIONS` (documented as `preconditions_doc` says) and `Error`.
+pub(crate) fn common_items(
+    c: &Computation,
+    preconditions: &[String],
+    preconditions_doc: &str,
+) -> TokenStream {
+    let fn_name = c.name.to_string();
+    let params: Vec<String> = c.params.iter().map(|p| p.name.to_string()).collect();
+    quote! {
+        /// The computation's name.
+        pub const NAME: &str = #fn_name;
+        /// The parameter names, in order.
+        pub const PARAMETERS: &[&str] = &[#(#params),*];
+        #[doc = #preconditions_doc]
+        pub const PRECONDITIONS: &[&str] = &[#(#preconditions),*];
+
+        /// The error of the module's functions.
+        pub type Error = ::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>;
+    }
+}
+
 /// The `__xla_with_callee!` of a generic (or shape-generic) computation `name`: hands its
-/// attribute and source `payload` to a caller as a `__generic_callee` (see `callees.rs`).
-pub(crate) fn with_generic_callee(name: &Ident, payload: &str) -> TokenStream {
+/// attribute and source to a caller as a `__generic_callee` (see `callees.rs`); after
+/// errors (`real` false) an empty payload, so that callers stay silent.
+pub(crate) fn with_generic_callee(
+    name: &Ident,
+    attr: &str,
+    source: &str,
+    real: bool,
+) -> TokenStream {
+    let payload = if real {
+        format!("{attr}\u{1}{source}")
+    } else {
+        String::new()
+    };
     quote! {
         #[doc(hidden)]
         #[allow(unused_macros)]
@@ -119,17 +142,14 @@ fn gradients(c: &Computation, fn_name: &str) -> TokenStream {
     }
 }
 
-/// `(parameter, dim, size)` for every dimension written as a bare size: where the sizes are
-/// read from the arguments.
+/// `(parameter, leaf, dim, size)` for every dimension written as a bare size (`leaf`: the
+/// tensor's place in a tuple parameter, depth first): where the sizes are read from the
+/// arguments.
 fn bindings(params: &[Param]) -> Vec<TokenStream> {
     let mut out = Vec::new();
     for (p, param) in params.iter().enumerate() {
-        if let Some(TypeSpec::Tensor(t)) = &param.ty {
-            for (d, bare) in t.bare.iter().enumerate() {
-                if let Some(s) = bare {
-                    out.push(quote! { (#p, #d, #s) });
-                }
-            }
+        for (p, leaf, d, s) in xla_dsl::shapes::param_bindings(p, param) {
+            out.push(quote! { (#p, #leaf, #d, #s) });
         }
     }
     out
@@ -230,11 +250,12 @@ fn apply(c: &Computation, generic: &TokenStream, variant: &TokenStream) -> Token
 fn bare_sizes(params: &[Param]) -> Vec<usize> {
     params
         .iter()
-        .filter_map(|p| match &p.ty {
-            Some(TypeSpec::Tensor(t)) => Some(t.bare.iter().flatten().copied()),
-            _ => None,
+        .filter_map(|p| p.ty.as_ref())
+        .flat_map(|ty| {
+            ty.leaves()
+                .into_iter()
+                .flat_map(|t| t.bare.iter().flatten().copied())
         })
-        .flatten()
         .collect()
 }
 
@@ -252,26 +273,7 @@ fn call(
         };
         params.push((&p.name, value_type(t, true)?, t.dims.is_empty()));
     }
-    let (result_ty, extract) = match result? {
-        TypeSpec::Tensor(t) => (value_type(t, false)?, extract(t, quote! { &out })),
-        TypeSpec::Tuple(ts) => {
-            let types = ts
-                .iter()
-                .map(|t| value_type(t, false))
-                .collect::<Option<Vec<_>>>()?;
-            let parts = ts.iter().enumerate().map(|(i, t)| {
-                extract(
-                    t,
-                    quote! { parts.get(#i).ok_or("the result has too few tuple elements")? },
-                )
-            });
-            let extract = quote! {
-                let parts = out.tuple_elements().ok_or("the result is not a tuple")?;
-                (#(#parts),*)
-            };
-            (quote! { (#(#types),*) }, extract)
-        }
-    };
+    let (result_ty, extract) = result_value(result?)?;
     let sizes = &c.sizes;
     let names: Vec<&Ident> = params.iter().map(|(n, _, _)| *n).collect();
     let types = params.iter().map(|(_, ty, _)| ty);

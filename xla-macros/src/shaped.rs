@@ -101,7 +101,6 @@ fn expand(
     let source = item.to_token_stream().to_string();
     let attr = attr.to_string();
     let shape_list: Vec<String> = shape_names.iter().map(ToString::to_string).collect();
-    let params: Vec<String> = c.params.iter().map(|p| p.name.to_string()).collect();
     let doc = format!(
         "The XLA computation `{fn_name}`, generic over the shape{} {} (any rank): checked at \
          compile time at the ranks {:?} for every size, built and compiled once per rank and \
@@ -110,12 +109,13 @@ fn expand(
         shape_list.join(", "),
         shapes::CHECK_RANKS
     );
-    let payload = if real {
-        format!("{attr}\u{1}{source}")
-    } else {
-        String::new()
-    };
-    let with_callee = crate::generic::with_generic_callee(name, &payload);
+    let with_callee = crate::generic::with_generic_callee(name, &attr, &source, real);
+    let common = crate::generic::common_items(
+        c,
+        preconditions,
+        "The shape rules that hold only for some sizes, at the ranks checked (see \
+         `xla_dsl::preconditions`); empty when every rule holds for every size.",
+    );
     let own = items(c, quote! { GENERIC }, quote! { Value });
     let nested = c.options.grad.as_ref().map(|_| {
         let g = items(c, quote! { super::GENERIC }, quote! { Grad });
@@ -131,23 +131,14 @@ fn expand(
         #[doc = #doc]
         #(#attrs)*
         #vis mod #name {
-            /// The computation's name.
-            pub const NAME: &str = #fn_name;
             /// The shape parameters, in order.
             pub const SHAPES: &[&str] = &[#(#shape_list),*];
-            /// The parameter names, in order.
-            pub const PARAMETERS: &[&str] = &[#(#params),*];
-            /// The shape rules that hold only for some sizes, at the ranks checked (see
-            /// `xla_dsl::preconditions`); empty when every rule holds for every size.
-            pub const PRECONDITIONS: &[&str] = &[#(#preconditions),*];
+            #common
 
             /// The computation's definition and its instances, one per rank and size.
             #[doc(hidden)]
             pub static GENERIC: ::xla::generic::Shaped =
                 ::xla::generic::Shaped::new(NAME, #source, #attr, PARAMETERS);
-
-            /// The error of `run` and `apply`.
-            pub type Error = ::std::boxed::Box<dyn ::std::error::Error + ::core::marker::Send + ::core::marker::Sync>;
 
             #own
             #nested

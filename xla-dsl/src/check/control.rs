@@ -441,13 +441,17 @@ impl<'a> Checker<'a> {
         }
         let mut ops = Vec::new();
         for (i, ((arg, v), p)) in args.iter().zip(vals).zip(&params).enumerate() {
+            let what = format!("argument {i} of `{name}`: the parameter is");
+            let span = super::args::span(arg);
+            if p.is_tuple() {
+                ops.push(self.expect_tuple(v, p, span, &what));
+                continue;
+            }
             let t = crate::ast::TensorType {
                 elem: p.element_type(),
                 dims: p.dims().to_vec(),
                 bare: Vec::new(),
             };
-            let what = format!("argument {i} of `{name}`: the parameter is");
-            let span = super::args::span(arg);
             ops.push(self.expect(v, &t, span, &what));
         }
         let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;

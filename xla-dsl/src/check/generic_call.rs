@@ -6,7 +6,6 @@
 
 use super::graph::shape;
 use super::{Checker, Val};
-use crate::ast::TypeSpec;
 use crate::ctxt::{Ctxt, Sp};
 use xla_core::Module;
 
@@ -211,12 +210,15 @@ impl Checker<'_> {
     ) -> Option<Vec<i64>> {
         let mut bound: Vec<Option<(i64, String)>> = vec![None; callee.sizes.len()];
         for (param, val) in callee.params.iter().zip(vals) {
-            let (Some(TypeSpec::Tensor(t)), Val::Tensor(op)) = (&param.ty, val) else {
+            let (Some(ty), Val::Tensor(op)) = (&param.ty, val) else {
                 continue;
             };
             let got = shape(op)?;
-            for (d, bare) in t.bare.iter().enumerate() {
-                let (Some(s), Some(&value)) = (bare, got.dims().get(d)) else {
+            // Each tensor of a tuple parameter against the same leaf of the argument.
+            let leaves = ty.leaves().into_iter().zip(shape_leaves(&got));
+            let dims = leaves.flat_map(|(t, got)| t.bare.iter().zip(got.dims()));
+            for (bare, &value) in dims {
+                let Some(s) = bare else {
                     continue;
                 };
                 let slot = bound.get_mut(*s)?;
@@ -347,4 +349,12 @@ fn type_dims(sizes: &crate::sizes::Sizes, ty: &syn::Type) -> Option<Vec<crate::s
             sizes.parse(&expr)?.ok()
         })
         .collect()
+}
+
+/// The arrays of `shape`, depth first (an array is its own one leaf).
+pub(crate) fn shape_leaves(shape: &xla_core::Shape) -> Vec<&xla_core::Shape> {
+    match shape.tuple_elements() {
+        Some(elems) => elems.iter().flat_map(shape_leaves).collect(),
+        None => vec![shape],
+    }
 }

@@ -101,18 +101,16 @@ pub fn check(cx: &Ctxt, c: &Computation) -> Option<Checked> {
                 format!("parameter `{name}` is declared twice"),
             );
         }
-        let val = match &p.ty {
-            Some(TypeSpec::Tensor(t)) => {
-                let s = shape_of(t);
-                params.push((p.name.clone(), s.clone()));
-                let sp = Sp::of(&p.name);
-                ck.g.op(cx, sp, |b| {
-                    b.parameter(number as i64, s, &hlo_name(&p.name))
-                })
-                .map(Val::Tensor)
-            }
-            Some(TypeSpec::Tuple(_)) | None => None,
-        };
+        // A tuple type is one tuple-shaped parameter (`t.0`, `let (a, b) = t` read it).
+        let val = p.ty.as_ref().and_then(|ty| {
+            let s = ty.shape();
+            params.push((p.name.clone(), s.clone()));
+            let sp = Sp::of(&p.name);
+            ck.g.op(cx, sp, |b| {
+                b.parameter(number as i64, s, &hlo_name(&p.name))
+            })
+            .map(Val::Tensor)
+        });
         ck.env.insert(name, val);
     }
     for stmt in &c.body.stmts {
@@ -244,9 +242,9 @@ impl Checker<'_> {
                             let what = format!("`let {name}`: the annotation says");
                             self.expect(v, t, init.span, &what).map(Val::Tensor)
                         }
-                        Some(TypeSpec::Tuple(types)) => {
+                        Some(ty @ TypeSpec::Tuple(_)) => {
                             let what = format!("`let {name}`: the annotation says");
-                            self.expect_tuple(v, types, init.span, &what)
+                            self.expect_tuple(v, &ty.shape(), init.span, &what)
                                 .map(Val::Tensor)
                         }
                         _ => Some(v),
@@ -273,36 +271,52 @@ impl Checker<'_> {
 
     /// Checks the tail expression against the declared result and returns the root.
     fn result(&mut self, tail: &Expr, declared: &TypeSpec) -> Option<XlaOp> {
-        match (declared, &tail.kind) {
+        self.result_as(tail, declared, "result")
+    }
+
+    /// Checks `e` against `declared`, element by element where `e` is a tuple expression of
+    /// a tuple type (nested alike); `what` names the part (`result 1.0`) in messages.
+    fn result_as(&mut self, e: &Expr, declared: &TypeSpec, what: &str) -> Option<XlaOp> {
+        match (declared, &e.kind) {
             (TypeSpec::Tensor(t), _) => {
-                let v = self.expr(tail)?;
-                self.expect(v, t, tail.span, "result shape mismatch: the signature says")
+                let v = self.expr(e)?;
+                let what = format!("{what} shape mismatch: the signature says");
+                self.expect(v, t, e.span, &what)
             }
             (TypeSpec::Tuple(types), ExprKind::Tuple(elems)) if types.len() == elems.len() => {
                 let mut ops = Vec::new();
-                for (i, (t, e)) in types.iter().zip(elems).enumerate() {
-                    let v = self.expr(e);
-                    let what = format!("result {i} shape mismatch: the signature says");
-                    ops.push(v.and_then(|v| self.expect(v, t, e.span, &what)));
+                for (i, (t, el)) in types.iter().zip(elems).enumerate() {
+                    let part = match what {
+                        "result" => format!("result {i}"),
+                        outer => format!("{outer}.{i}"),
+                    };
+                    ops.push(self.result_as(el, t, &part));
                 }
                 let ops = ops.into_iter().collect::<Option<Vec<_>>>()?;
-                self.op(tail.span, |b| b.tuple(&ops))
+                self.op(e.span, |b| b.tuple(&ops))
             }
             (TypeSpec::Tuple(types), _) => {
-                let v = self.expr(tail)?;
+                let v = self.expr(e)?;
                 let n = types.len();
-                let what = format!("the signature returns a tuple of {n} tensors");
-                self.expect_tuple(v, types, tail.span, &what)
+                let noun = if types.iter().all(|t| t.tensor().is_some()) {
+                    "tensors"
+                } else {
+                    "elements"
+                };
+                let what = match what {
+                    "result" => format!("the signature returns a tuple of {n} {noun}"),
+                    part => format!("{part}: the signature says a tuple of {n} {noun}"),
+                };
+                self.expect_tuple(v, &declared.shape(), e.span, &what)
             }
         }
     }
 
-    /// The value as a tuple op of the shapes `types`.
-    fn expect_tuple(&mut self, v: Val, types: &[TensorType], sp: Sp, what: &str) -> Option<XlaOp> {
+    /// The value as a tuple op of the (tuple) shape `want`.
+    fn expect_tuple(&mut self, v: Val, want: &Shape, sp: Sp, what: &str) -> Option<XlaOp> {
         let op = self.tensor(v, None, sp)?;
-        let want = Shape::tuple(types.iter().map(shape_of).collect::<Vec<_>>());
         let got = shape(&op)?;
-        if got.compatible(&want) {
+        if got.compatible(want) {
             return Some(op);
         }
         self.cx

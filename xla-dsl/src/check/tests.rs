@@ -294,6 +294,56 @@ fn tuple_result() {
     assert_eq!(r.as_deref(), Ok("(f32[2], f32[])"));
 }
 
+/// A tuple of per-layer tuples as a parameter (one tuple-shaped HLO parameter), read by a
+/// nested `let` pattern, and nested tuples in the result, element by element.
+#[test]
+fn nested_tuple_parameters_and_results() {
+    const P: &str =
+        "p: ((Tensor<f32, 2, 3>, Tensor<f32, 3>), Tensor<f32, 3, 1>), x: Tensor<f32, 4, 2>";
+    let body =
+        "let ((w1, b1), w2) = p; let h = relu(x.dot(w1) + b1); ((h.dot(w2), (b1 * 2.0, b1)), p)";
+    let r = result_of(P, "((Tensor<f32, 4, 1>, (Tensor<f32, 3>, Tensor<f32, 3>)), ((Tensor<f32, 2, 3>, Tensor<f32, 3>), Tensor<f32, 3, 1>))", body);
+    assert_eq!(
+        r.unwrap(),
+        "((f32[4,1], (f32[3], f32[3])), ((f32[2,3], f32[3]), f32[3,1]))"
+    );
+    let (_, ops, module) = check_src("", &format!("fn f({P}) -> f32 {{ p.1.sum() }}")).unwrap();
+    assert_eq!(ops[0], "parameter");
+    let entry = module.entry_computation().unwrap();
+    assert_eq!(
+        entry.parameter_shapes()[0].to_string(),
+        "((f32[2,3], f32[3]), f32[3,1])"
+    );
+    // A leaf of the wrong shape is named by its place; a tuple value of another structure
+    // by its shapes; `_` skips an element at any depth.
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "((Tensor<f32, 3>, Tensor<f32, 2>), f32)",
+            "let ((_, b1), _) = p; ((b1, b1), 0.0)",
+            "result 0.1 shape mismatch: the signature says f32[2] but the value is f32[3]",
+        ),
+        (
+            "((Tensor<f32, 3>, Tensor<f32, 3>), f32)",
+            "(p.0, 0.0)",
+            "result 0: the signature says a tuple of 2 tensors (f32[3], f32[3]) but the value is (f32[2,3], f32[3])",
+        ),
+        (
+            "f32",
+            "let (a, (b, c)) = p; c.sum()",
+            "operand must be a tuple, got f32[3,1]",
+        ),
+    ];
+    for (result, body, want) in cases {
+        match result_of(P, result, body) {
+            Err(errors) => assert!(
+                errors.iter().any(|e| e.contains(want)),
+                "{body}: {errors:?}"
+            ),
+            Ok(_) => panic!("{body}: accepted"),
+        }
+    }
+}
+
 #[test]
 fn reductions_call_one_scalar_computation_per_op_and_type() {
     let (_, _, module) = check_src(

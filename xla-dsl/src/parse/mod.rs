@@ -26,7 +26,7 @@ pub fn parse(cx: &Ctxt, attr: TokenStream, item: syn::ItemFn) -> Computation {
         .filter_map(|arg| parse_param(cx, arg))
         .collect();
     let result = match &item.sig.output {
-        syn::ReturnType::Type(_, ty) => parse_type(cx, ty, true),
+        syn::ReturnType::Type(_, ty) => parse_type(cx, ty),
         syn::ReturnType::Default => {
             cx.error(
                 Sp::of(&item.sig),
@@ -130,7 +130,7 @@ fn parse_options(cx: &Ctxt, attr: TokenStream) -> Options {
             };
             let n: syn::LitInt = meta.value()?.parse()?;
             let count: i64 = n.base10_parse()?;
-            if count < 1 || count > 1 << 20 {
+            if !(1..=1 << 20).contains(&count) {
                 return Err(syn::Error::new_spanned(
                     &n,
                     format!("{what}: expected a count of at least 1 and at most 2^20"),
@@ -249,7 +249,7 @@ fn parse_param(cx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
             return None;
         }
     };
-    let ty = parse_type(cx, &pat_type.ty, false);
+    let ty = parse_type(cx, &pat_type.ty);
     let name = plain_ident(cx, &pat_type.pat, "a parameter")?;
     Some(Param { name, ty })
 }
@@ -290,23 +290,18 @@ const TYPE_HELP: &str =
     "expected a tensor type such as `Tensor<f32, 64, 784>`, or an element type \
                          (`f32`, `i32`, `bool`, ...) for a scalar";
 
-/// Parses a type written in a signature or a `let` annotation. Tuples are allowed only where
-/// `allow_tuple` is set (results and `let` annotations).
-pub fn parse_type(cx: &Ctxt, ty: &syn::Type, allow_tuple: bool) -> Option<TypeSpec> {
+/// Parses a type written in a signature or a `let` annotation: a tensor type, or a tuple of
+/// types nested to any depth (`((Tensor<f32, 3, 8>, Tensor<f32, 8>), Tensor<f32, 8, 2>)`).
+pub fn parse_type(cx: &Ctxt, ty: &syn::Type) -> Option<TypeSpec> {
     match ty {
-        syn::Type::Paren(p) => parse_type(cx, &p.elem, allow_tuple),
-        syn::Type::Group(g) => parse_type(cx, &g.elem, allow_tuple),
-        syn::Type::Tuple(t) if allow_tuple && !t.elems.is_empty() => {
-            let elems: Vec<Option<TensorType>> =
-                t.elems.iter().map(|e| parse_tensor_type(cx, e)).collect();
+        syn::Type::Paren(p) => parse_type(cx, &p.elem),
+        syn::Type::Group(g) => parse_type(cx, &g.elem),
+        syn::Type::Tuple(t) if !t.elems.is_empty() => {
+            let elems: Vec<Option<TypeSpec>> = t.elems.iter().map(|e| parse_type(cx, e)).collect();
             elems
                 .into_iter()
                 .collect::<Option<Vec<_>>>()
                 .map(TypeSpec::Tuple)
-        }
-        syn::Type::Tuple(t) if !t.elems.is_empty() => {
-            cx.error_spanned(t, "tuples are only allowed as a computation's result or in a `let` annotation, not as a parameter");
-            None
         }
         other => parse_tensor_type(cx, other).map(TypeSpec::Tensor),
     }
@@ -317,13 +312,6 @@ fn parse_tensor_type(cx: &Ctxt, ty: &syn::Type) -> Option<TensorType> {
     let path = match ty {
         syn::Type::Path(p) if p.qself.is_none() => &p.path,
         syn::Type::Paren(p) => return parse_tensor_type(cx, &p.elem),
-        syn::Type::Tuple(t) => {
-            cx.error_spanned(
-                t,
-                "nested tuples are not supported: a result is a tensor or a tuple of tensors",
-            );
-            return None;
-        }
         other => {
             cx.error_spanned(other, TYPE_HELP);
             return None;

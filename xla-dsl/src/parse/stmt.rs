@@ -201,64 +201,93 @@ fn parse_let(cx: &Ctxt, local: &syn::Local) -> Vec<Stmt> {
     }
 }
 
-/// `let (a, _, c) = t;` as `let tuple = t; let a = tuple.get(0); let c = tuple.get(2);`.
+/// `let (a, _, c) = t;` as `let tuple = t; let a = tuple.get(0); let c = tuple.get(2);`;
+/// a nested pattern (`let ((w1, b1), (w2, b2)) = params;`) destructures its element the
+/// same way.
 fn parse_let_tuple(cx: &Ctxt, local: &syn::Local, t: &syn::PatTuple) -> Vec<Stmt> {
     let Some(init) = &local.init else {
         cx.error_spanned(local, "a `let` binding needs a value");
         return Vec::new();
     };
-    let elems: Vec<Option<Option<Ident>>> = t
-        .elems
-        .iter()
-        .map(|el| match el {
-            syn::Pat::Wild(_) => Some(None),
-            other => plain_ident(cx, other, "a tuple element").map(Some),
-        })
-        .collect();
-    let names: Vec<String> = elems
-        .iter()
-        .flatten()
-        .flatten()
-        .map(|n| n.to_string())
-        .collect();
+    let mut stmts = Vec::new();
+    destructure(cx, t, parse_expr(cx, &init.expr), &mut stmts);
+    stmts
+}
+
+/// The statements binding the names of the tuple pattern `t` to the elements of `init`.
+fn destructure(cx: &Ctxt, t: &syn::PatTuple, init: Option<Expr>, stmts: &mut Vec<Stmt>) {
+    let mut names = Vec::new();
+    pattern_names(t, &mut names);
     let sp = Sp::of(t);
     let tuple = Ident::new(&format!("__xla_tuple_{}", names.join("_")), sp.first);
-    let mut stmts = vec![Stmt::Let {
+    stmts.push(Stmt::Let {
         name: tuple.clone(),
         mutable: false,
         ty: None,
-        init: parse_expr(cx, &init.expr),
-    }];
-    for (i, el) in elems.into_iter().enumerate() {
-        let Some(Some(name)) = el else { continue };
-        let recv = Expr {
-            kind: ExprKind::Var(tuple.clone()),
-            span: sp,
-        };
-        let args = vec![Arg::Ints(vec![i as i64], sp)];
-        let method = Ident::new("get", name.span());
-        let get = Expr {
+        init,
+    });
+    for (i, el) in t.elems.iter().enumerate() {
+        let get = |name_span| Expr {
             kind: ExprKind::Method {
-                recv: Box::new(recv),
-                method,
+                recv: Box::new(Expr {
+                    kind: ExprKind::Var(tuple.clone()),
+                    span: sp,
+                }),
+                method: Ident::new("get", name_span),
                 turbofish: None,
-                args,
+                args: vec![Arg::Ints(vec![i as i64], sp)],
             },
             span: sp,
         };
-        stmts.push(Stmt::Let {
-            name,
-            mutable: false,
-            ty: None,
-            init: Some(get),
-        });
+        match el {
+            syn::Pat::Wild(_) => {}
+            syn::Pat::Tuple(inner) => destructure(cx, inner, Some(get(sp.first)), stmts),
+            syn::Pat::Paren(p) => match &*p.pat {
+                syn::Pat::Tuple(inner) => destructure(cx, inner, Some(get(sp.first)), stmts),
+                other => bind_element(cx, other, &get, stmts),
+            },
+            other => bind_element(cx, other, &get, stmts),
+        }
     }
-    stmts
+}
+
+/// `let name = tuple.get(i);` for a plain-name element of a tuple pattern.
+fn bind_element(
+    cx: &Ctxt,
+    pat: &syn::Pat,
+    get: &dyn Fn(proc_macro2::Span) -> Expr,
+    stmts: &mut Vec<Stmt>,
+) {
+    let Some(name) = plain_ident(cx, pat, "a tuple element") else {
+        return;
+    };
+    stmts.push(Stmt::Let {
+        init: Some(get(name.span())),
+        name,
+        mutable: false,
+        ty: None,
+    });
+}
+
+/// The names a tuple pattern binds, depth first (for the hidden tuple's name).
+fn pattern_names(t: &syn::PatTuple, out: &mut Vec<String>) {
+    for el in &t.elems {
+        match el {
+            syn::Pat::Ident(p) => out.push(p.ident.to_string()),
+            syn::Pat::Tuple(inner) => pattern_names(inner, out),
+            syn::Pat::Paren(p) => {
+                if let syn::Pat::Tuple(inner) = &*p.pat {
+                    pattern_names(inner, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn parse_let_one(cx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
     let (pat, ty) = match &local.pat {
-        syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty, true)),
+        syn::Pat::Type(pt) => (&*pt.pat, parse_type(cx, &pt.ty)),
         other => (other, None),
     };
     let mutable = matches!(pat, syn::Pat::Ident(p) if p.mutability.is_some());

@@ -15,10 +15,10 @@ fn parse_src(attr: &str, item: &str) -> (Computation, Vec<String>) {
     (c, cx.into_errors().iter().map(|e| e.to_string()).collect())
 }
 
-fn parse_ty(src: &str, allow_tuple: bool) -> (Option<TypeSpec>, Vec<String>) {
+fn parse_ty(src: &str) -> (Option<TypeSpec>, Vec<String>) {
     let cx = Ctxt::new();
     let ty: syn::Type = syn::parse_str(src).unwrap();
-    let spec = parse_type(&cx, &ty, allow_tuple);
+    let spec = parse_type(&cx, &ty);
     (
         spec,
         cx.into_errors().iter().map(|e| e.to_string()).collect(),
@@ -52,7 +52,7 @@ fn tensor_types() {
         ("(Tensor<f32, 2>)", F32, &[2]),
     ];
     for &(src, elem, dims) in cases {
-        let (spec, errors) = parse_ty(src, false);
+        let (spec, errors) = parse_ty(src);
         assert!(errors.is_empty(), "{src}: {errors:?}");
         assert_eq!(tensor(&spec), (elem, dims.to_vec()), "{src}");
     }
@@ -61,7 +61,7 @@ fn tensor_types() {
 #[test]
 fn every_array_element_type_has_a_name() {
     for &t in PrimitiveType::ALL.iter().filter(|t| t.is_array_type()) {
-        let (spec, errors) = parse_ty(&format!("Tensor<{}, 2>", t.name()), false);
+        let (spec, errors) = parse_ty(&format!("Tensor<{}, 2>", t.name()));
         assert!(errors.is_empty(), "{t}: {errors:?}");
         assert_eq!(tensor(&spec), (t, vec![2]));
     }
@@ -69,46 +69,60 @@ fn every_array_element_type_has_a_name() {
 
 #[test]
 fn tuple_results() {
-    let (spec, errors) = parse_ty("(Tensor<f32, 64, 10>, f32)", true);
+    let (spec, errors) = parse_ty("(Tensor<f32, 64, 10>, f32)");
     assert!(errors.is_empty(), "{errors:?}");
     match spec {
         Some(TypeSpec::Tuple(elems)) => {
             assert_eq!(elems.len(), 2);
-            assert_eq!((elems[0].elem, elems[0].dims.clone()), (F32, vec![64, 10]));
-            assert_eq!((elems[1].elem, elems[1].dims.clone()), (F32, vec![]));
+            assert_eq!(tensor(&Some(elems[0].clone())), (F32, vec![64, 10]));
+            assert_eq!(tensor(&Some(elems[1].clone())), (F32, vec![]));
         }
         other => panic!("{other:?}"),
     }
 }
 
+/// A tuple of per-layer tuples (parameters, results and `let` annotations alike): its
+/// leaves depth first and its nested tuple shape.
+#[test]
+fn nested_tuples() {
+    let src =
+        "((Tensor<f32, 3, 3, 1, 4>, Tensor<f32, 4>), (Tensor<f32, 36, 3>, Tensor<f32, 3>), f32)";
+    let (spec, errors) = parse_ty(src);
+    assert!(errors.is_empty(), "{errors:?}");
+    let spec = spec.unwrap();
+    let leaves: Vec<Vec<i64>> = spec.leaves().iter().map(|t| t.dims.clone()).collect();
+    assert_eq!(
+        leaves,
+        [vec![3, 3, 1, 4], vec![4], vec![36, 3], vec![3], vec![]]
+    );
+    assert_eq!(
+        spec.shape().to_string(),
+        "((f32[3,3,1,4], f32[4]), (f32[36,3], f32[3]), f32[])"
+    );
+}
+
 #[test]
 fn bad_types() {
-    let cases: &[(&str, bool, &str)] = &[
+    let cases: &[(&str, &str)] = &[
         (
             "Tensor<f32, N>",
-            false,
             "`N` is not a size parameter (declare it: `const N: usize`)",
         ),
-        ("Tensor<float, 2>", false, "unknown element type `float`"),
+        ("Tensor<float, 2>", "unknown element type `float`"),
         (
             "Tensor<2, 3>",
-            false,
             "the first argument of `Tensor` is the element type",
         ),
-        ("Tensor<>", false, "`Tensor` needs an element type"),
-        ("Vec<f32>", false, "expected a tensor type"),
-        ("String", false, "unknown element type `String`"),
-        ("&Tensor<f32, 2>", false, "expected a tensor type"),
-        (
-            "(f32, f32)",
-            false,
-            "tuples are only allowed as a computation's result",
-        ),
-        ("((f32, f32), f32)", true, "nested tuples are not supported"),
-        ("Tensor<tuple, 2>", false, "unknown element type `tuple`"),
+        ("Tensor<>", "`Tensor` needs an element type"),
+        ("Vec<f32>", "expected a tensor type"),
+        ("String", "unknown element type `String`"),
+        ("&Tensor<f32, 2>", "expected a tensor type"),
+        ("((f32, String), f32)", "unknown element type `String`"),
+        ("()", "expected a tensor type"),
+        ("Tensor<tuple, 2>", "unknown element type `tuple`"),
     ];
-    for &(src, allow_tuple, expected) in cases {
-        let (spec, errors) = parse_ty(src, allow_tuple);
+    for &(src, expected) in cases {
+        let (spec, errors) = parse_ty(src);
         assert!(spec.is_none(), "{src} parsed");
         assert_eq!(errors.len(), 1, "{src}: {errors:?}");
         assert!(errors[0].contains(expected), "{src}: {errors:?}");
@@ -382,7 +396,7 @@ fn unsupported_constructs_are_reported_each_once() {
         (
             "",
             "fn f((a, b): (f32, f32)) -> f32 { a }",
-            &["tuples are only allowed", "must be a plain name"],
+            &["a parameter must be a plain name"],
         ),
         (
             "",

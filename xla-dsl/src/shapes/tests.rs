@@ -61,7 +61,7 @@ fn the_expanded_source_binds_its_sizes_from_the_arguments() {
     assert_eq!(ranks, vec![3]);
     let b = bindings(&source, "").unwrap();
     assert_eq!(b.sizes, vec!["S0", "S1", "S2"]);
-    assert_eq!(b.bindings[..3], [(0, 0, 0), (0, 1, 1), (0, 2, 2)]);
+    assert_eq!(b.bindings[..3], [(0, 0, 0, 0), (0, 0, 1, 1), (0, 0, 2, 2)]);
     let built = crate::instantiate(&source, "", &[2, 3, 4]).unwrap();
     assert_eq!(built.result_shape.to_string(), "f32[2,3,4]");
     assert!(expand_source("fn f(x: f32) -> f32 { x }", &[None])
