@@ -46,8 +46,8 @@ impl Executable {
     /// Runs the entry computation on every device of the module (`replica_count ×
     /// num_partitions` of its header), one thread per device (parked between runs, see
     /// [`pool`]), each device's kernels on its share of the executable's threads
-    /// ([`share`]: one thread each when there are as many devices as threads): `args[d]` are device `d`'s
-    /// arguments, and result `d` is its result. Device `d` is replica `d / P`, partition
+    /// (`devices/share.rs`: one thread each when there are as many devices as threads):
+    /// `args[d]` are device `d`'s arguments, and result `d` is its result. Device `d` is replica `d / P`, partition
     /// `d % P`. Reductions run in group order, so results are the same bits on every run.
     ///
     /// ```
