@@ -213,6 +213,56 @@ ENTRY main {
 """, [f32(3, 2)])
 
 
+def reducer(name, ty, op):
+    return f"""{name} {{
+  a = {ty}[] parameter(0)
+  b = {ty}[] parameter(1)
+  ROOT c = {ty}[] {op}(a, b)
+}}
+"""
+
+
+case("allreduce_ints_pred",
+     "all-reduce over 3 replicas of u8 add and s8 multiply (wrap-around), s16 max, u16 min, "
+     "pred and/or (what MPI reduces with its built-in ops)",
+     "HloModule m, replica_count=3\n\n" + reducer("add_u8", "u8", "add")
+     + reducer("mul_s8", "s8", "multiply") + reducer("max_s16", "s16", "maximum")
+     + reducer("min_u16", "u16", "minimum") + reducer("and_pred", "pred", "and")
+     + reducer("or_pred", "pred", "or") + """
+ENTRY main {
+  a = u8[5]{0} parameter(0)
+  b = s8[5]{0} parameter(1)
+  c = s16[5]{0} parameter(2)
+  d = u16[5]{0} parameter(3)
+  e = pred[6]{0} parameter(4)
+  ra = u8[5]{0} all-reduce(a), replica_groups={}, to_apply=add_u8
+  rb = s8[5]{0} all-reduce(b), replica_groups={}, to_apply=mul_s8
+  rc = s16[5]{0} all-reduce(c), replica_groups={}, to_apply=max_s16
+  rd = u16[5]{0} all-reduce(d), replica_groups={}, to_apply=min_u16
+  re = pred[6]{0} all-reduce(e), replica_groups={}, to_apply=and_pred
+  rf = pred[6]{0} all-reduce(e), replica_groups={}, to_apply=or_pred
+  ROOT t = (u8[5]{0}, s8[5]{0}, s16[5]{0}, u16[5]{0}, pred[6]{0}, pred[6]{0}) tuple(ra, rb, rc, rd, re, rf)
+}
+""", [np.array([[200, 100, 255, 0, 7], [100, 200, 1, 0, 8], [1, 250, 255, 255, 9]], np.uint8),
+      np.array([[100, -7, 127, -128, 3], [3, 50, 2, -1, -5], [-2, 9, 2, -1, 11]], np.int8),
+      np.array([[-30000, 5, 7, -1, 0], [32767, -5, 8, -2, 0], [12, 0, -9, -3, 1]], np.int16),
+      np.array([[65535, 5, 7, 1, 0], [65534, 6, 8, 2, 3], [12, 0, 9, 3, 1]], np.uint16),
+      np.array([[1, 1, 0, 0, 1, 0], [1, 0, 0, 1, 1, 0], [1, 1, 0, 0, 0, 0]], bool)],
+     rtol=0, atol=0)
+
+
+# collective-broadcast is not in these cases: XLA:CPU rejects it ("HLO opcode
+# `collective-broadcast` is not supported by XLA:CPU ThunkEmitter", jax 0.10.2).
+case("allreduce_c64_groups",
+     "all-reduce of c64 (add) over groups {0,2} and {3,1} of 4 replicas",
+     "HloModule m, replica_count=4\n\n" + reducer("add_c64", "c64", "add") + """
+ENTRY main {
+  x = c64[3]{0} parameter(0)
+  ROOT r = c64[3]{0} all-reduce(x), replica_groups={{0,2},{3,1}}, to_apply=add_c64
+}
+""", [(f32(4, 3) + 1j * f32(4, 3)).astype(np.complex64)])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, what, hlo, inputs, rtol, atol in CASES:

@@ -12,6 +12,9 @@
 //! every core ([`std::thread::available_parallelism`]). [`Executable::set_threads`] overrides
 //! it.
 //!
+//! A device of a replicated run uses its share of these threads instead
+//! (`devices/share.rs`): the one setting that follows the calling thread.
+//!
 //! Results never depend on the thread count: work is only split over independent outputs
 //! (batches, images, output blocks), never over a summation.
 
@@ -74,19 +77,22 @@ impl Threads {
 
     /// The partner thread (`None` for one thread, or if the OS refused a thread).
     pub(crate) fn partner(&self) -> Option<&crate::partner::Partner> {
-        if self.n <= 1 {
+        let t = crate::devices::share::current().unwrap_or(self);
+        if t.n <= 1 {
             return None;
         }
-        self.partner
+        t.partner
             .get_or_init(crate::partner::Partner::start)
             .as_ref()
     }
 
-    /// The value kernels receive.
+    /// The value kernels receive: on a device of a replicated run, that device's share of
+    /// the threads (`devices/share.rs`).
     pub(crate) fn parallel(&self) -> Parallel<'_> {
+        let t = crate::devices::share::current().unwrap_or(self);
         Parallel {
-            n: self.n,
-            threads: Some(self),
+            n: t.n,
+            threads: Some(t),
         }
     }
 

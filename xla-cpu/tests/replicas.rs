@@ -104,7 +104,7 @@ fn replicas_public_cases_match_xla() {
 /// pairs in a loop, and every group mode on 2 replicas × 2 partitions.
 #[test]
 fn replicas_own_cases_match_xla() {
-    run_split("own", 8);
+    run_split("own", 10);
 }
 
 fn module(text: &str) -> Executable {

@@ -51,6 +51,13 @@ pub trait Communicator {
         Ok(None)
     }
 
+    /// How many devices of this transport share this machine's cores with the calling one
+    /// when each runs in a process of its own (MPI ranks on one host), so each takes its
+    /// share of the kernel threads; `None` (the default) leaves the threads as they are.
+    fn devices_here(&self) -> Option<usize> {
+        None
+    }
+
     /// Sends `pieces[k]` to member `k` of the group and returns, in group order, the piece
     /// each member sent to this device. The default exchanges all pieces with everyone.
     ///

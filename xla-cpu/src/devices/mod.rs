@@ -6,6 +6,7 @@
 //! - [`Communicator`]: the transport (one exchange primitive), with [`ThreadCommunicator`]
 //!   (one thread per device in this process) as the embedded default;
 //! - [`pool`]: the device threads, started once and parked between runs;
+//! - `share`: each device's share of the executable's kernel threads;
 //! - [`stack`]: the command line's convention of per-device values stacked along a leading
 //!   axis of size `R × P`.
 //!
@@ -20,6 +21,7 @@ pub mod mpi;
 pub(crate) mod ops;
 pub mod pool;
 mod run;
+pub(crate) mod share;
 pub mod stack;
 mod threads;
 

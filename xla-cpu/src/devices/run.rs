@@ -3,6 +3,7 @@
 use super::comm::{Communicator, Device};
 use super::groups::Topology;
 use super::pool;
+use super::share;
 use super::threads::ThreadCommunicator;
 use crate::compile::Executable;
 use crate::error::{CpuError, Result};
@@ -44,8 +45,9 @@ impl Executable {
 
     /// Runs the entry computation on every device of the module (`replica_count ×
     /// num_partitions` of its header), one thread per device (parked between runs, see
-    /// [`pool`]): `args[d]` are device `d`'s
-    /// arguments, and result `d` is its result. Device `d` is replica `d / P`, partition
+    /// [`pool`]), each device's kernels on its share of the executable's threads
+    /// (`devices/share.rs`: one thread each when there are as many devices as threads):
+    /// `args[d]` are device `d`'s arguments, and result `d` is its result. Device `d` is replica `d / P`, partition
     /// `d % P`. Reductions run in group order, so results are the same bits on every run.
     ///
     /// ```
@@ -89,12 +91,15 @@ impl Executable {
             });
         }
         let comm = ThreadCommunicator::new(options.timeout);
+        // Every device gets its share of the executable's kernel threads (`share.rs`).
+        let threads = share::per_device(self.threads(), topo.devices());
         let tasks: Vec<DeviceTask<'_>> = args
             .iter()
             .enumerate()
             .map(|(d, a)| {
                 let comm = &comm;
                 Box::new(move || {
+                    let _share = share::enter(d, threads);
                     let r = catch_unwind(AssertUnwindSafe(|| {
                         self.execute_on_device(topo, d, comm, a)
                     }))
@@ -133,6 +138,11 @@ impl Executable {
                 found: d + 1,
             });
         }
+        // A transport whose devices run in several processes on one machine (MPI ranks)
+        // names how many share its cores; threads have their share set by the caller.
+        let _share = comm
+            .devices_here()
+            .map(|n| share::enter(d, share::per_device(self.threads(), n)));
         let device = Device::new(topo, d, comm);
         let refs: Vec<&Literal> = args.iter().collect();
         self.execute_device(&refs, Mode::Fused, Some(&device))

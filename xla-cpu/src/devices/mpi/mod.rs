@@ -3,10 +3,11 @@
 //! Collectives run on MPI's own operations, on a sub-communicator per replica group (made
 //! with `MPI_Comm_create_group` from the group's ranks in group order, so MPI's rank order is
 //! the group order; cached per group): an exchange (all-gather, reduce-scatter, broadcast and
-//! the all-reduces MPI cannot reduce) is one `MPI_Allgatherv` of the encoded values; all-to-all
-//! is `MPI_Alltoallv`; the all-reduces MPI can reduce with the same bits (see [`reduce`]) are
-//! `MPI_Allreduce` with a non-commutative user op; collective-permute is a pair of
-//! non-blocking point-to-point messages ([`p2p`]).
+//! the all-reduces MPI cannot reduce with the fold's bits) is one `MPI_Allgatherv` of the
+//! encoded values followed by the fold in group order; all-to-all is `MPI_Alltoallv`; the
+//! all-reduces MPI can reduce with the same bits (see [`reduce`]: integer and PRED
+//! reductions, float add/multiply in pairs) are `MPI_Allreduce` with MPI's built-in op;
+//! collective-permute is a pair of non-blocking point-to-point messages ([`p2p`]).
 //!
 //! Before each collective the members shake hands point to point ([`p2p`]): a member that
 //! does not arrive within the timeout is named and the job aborted (`MPI_Abort`), and ranks
@@ -44,17 +45,22 @@ pub struct MpiCommunicator {
     groups: RefCell<HashMap<Vec<usize>, SimpleCommunicator>>,
     /// `XLA_MPI_ALLREDUCE=gather`: every all-reduce as an all-gather and a fold (to measure).
     fold_only: bool,
+    /// The number of ranks on this rank's machine (sharing its cores).
+    here: usize,
 }
 
 impl MpiCommunicator {
     /// A communicator over `world` (from `mpi::initialize()`), waiting at most `timeout`.
+    /// Every rank calls it (it counts the ranks on each machine, a collective call).
     pub fn new(world: SimpleCommunicator, timeout: Duration) -> MpiCommunicator {
         let fold_only = std::env::var("XLA_MPI_ALLREDUCE").is_ok_and(|v| v.trim() == "gather");
+        let here = usize::try_from(world.split_shared(0).size()).unwrap_or(1);
         MpiCommunicator {
             world,
             timeout,
             groups: RefCell::new(HashMap::new()),
             fold_only,
+            here,
         }
     }
 
@@ -184,8 +190,8 @@ impl Communicator for MpiCommunicator {
         decode_all(&buf, &displs)
     }
 
-    /// `MPI_Allreduce` with a non-commutative user op when [`reduce::plan`] says MPI's
-    /// result has the fold's bits; otherwise `None` (an all-gather and a fold).
+    /// `MPI_Allreduce` with MPI's built-in op when [`reduce::plan`] says MPI's result has
+    /// the fold's bits; otherwise `None` (an all-gather and a fold in group order).
     fn all_reduce(
         &self,
         x: Exchange<'_>,
@@ -211,6 +217,12 @@ impl Communicator for MpiCommunicator {
             )));
         }
         self.on_group(x.group, plan)?.map(Some)
+    }
+
+    /// The ranks on this machine (`MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`): each runs
+    /// its kernels on its share of the cores.
+    fn devices_here(&self) -> Option<usize> {
+        Some(self.here)
     }
 
     /// One `MPI_Alltoallv` of the encoded pieces on the group's communicator.

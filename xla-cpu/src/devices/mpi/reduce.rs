@@ -3,8 +3,10 @@
 //! threads backend computes:
 //!
 //! - integer add, multiply (wrapping, as Open MPI's C loops compute them), max, min, and, or,
-//!   xor: associative and commutative, so any order of combination gives the same bits, for
-//!   any group size;
+//!   xor, for s8/s16/s32/s64 and u8/u16/u32/u64: associative and commutative, so any order of
+//!   combination gives the same bits, for any group size;
+//! - PRED and/or/xor (and max = or, min = and) as MPI's logical operations on C `bool`,
+//!   exact in any order too;
 //! - float add and multiply in a group of two: IEEE addition and multiplication are
 //!   commutative, so `v0 + v1` and `v1 + v0` are the same bits (the one difference: when both
 //!   operands are NaN, which NaN's payload survives). With three or more members MPI may
@@ -40,30 +42,60 @@ pub(super) fn plan(
     if i32::try_from(value.shape().element_count()?).is_err() {
         return None;
     }
-    let floats = members <= 2;
-    let ok = match data {
-        ArrayData::F32(_) | ArrayData::F64(_) => floats && float(op).is_some(),
-        ArrayData::S32(_) | ArrayData::S64(_) | ArrayData::U32(_) | ArrayData::U64(_) => {
-            int(op).is_some()
-        }
-        _ => false,
-    };
-    ok.then_some(move |c: &SimpleCommunicator| {
+    system_op(data, op, members)?;
+    Some(move |c: &SimpleCommunicator| {
+        let f = system_op(data, op, members).ok_or_else(|| super::bad("all-reduce op"))?;
         let out = match data {
-            ArrayData::F32(v) => float(op).map(|f| ArrayData::F32(run(c, v, f))),
-            ArrayData::F64(v) => float(op).map(|f| ArrayData::F64(run(c, v, f))),
-            ArrayData::S32(v) => int(op).map(|f| ArrayData::S32(run(c, v, f))),
-            ArrayData::S64(v) => int(op).map(|f| ArrayData::S64(run(c, v, f))),
-            ArrayData::U32(v) => int(op).map(|f| ArrayData::U32(run(c, v, f))),
-            ArrayData::U64(v) => int(op).map(|f| ArrayData::U64(run(c, v, f))),
-            _ => None,
+            ArrayData::F32(v) => ArrayData::F32(run(c, v, f)),
+            ArrayData::F64(v) => ArrayData::F64(run(c, v, f)),
+            ArrayData::S8(v) => ArrayData::S8(run(c, v, f)),
+            ArrayData::S16(v) => ArrayData::S16(run(c, v, f)),
+            ArrayData::S32(v) => ArrayData::S32(run(c, v, f)),
+            ArrayData::S64(v) => ArrayData::S64(run(c, v, f)),
+            ArrayData::U8(v) => ArrayData::U8(run(c, v, f)),
+            ArrayData::U16(v) => ArrayData::U16(run(c, v, f)),
+            ArrayData::U32(v) => ArrayData::U32(run(c, v, f)),
+            ArrayData::U64(v) => ArrayData::U64(run(c, v, f)),
+            ArrayData::Pred(v) => ArrayData::Pred(run(c, v, f)),
+            ArrayData::F16(_) | ArrayData::Bf16(_) | ArrayData::C64(_) | ArrayData::C128(_) => {
+                return Err(super::bad("all-reduce type changed"))
+            }
         };
-        let out = out.ok_or_else(|| super::bad("all-reduce type changed"))?;
         Ok(Literal::from_array_data(
             value.shape().without_layout(),
             out,
         )?)
     })
+}
+
+/// MPI's built-in operation computing `op` on `data` in a group of `members` with the bits
+/// of the fold in group order, if there is one.
+fn system_op(data: &ArrayData, op: BinaryOp, members: usize) -> Option<SystemOperation> {
+    match data {
+        ArrayData::F32(_) | ArrayData::F64(_) => (members <= 2).then(|| float(op)).flatten(),
+        ArrayData::S8(_)
+        | ArrayData::S16(_)
+        | ArrayData::S32(_)
+        | ArrayData::S64(_)
+        | ArrayData::U8(_)
+        | ArrayData::U16(_)
+        | ArrayData::U32(_)
+        | ArrayData::U64(_) => int(op),
+        ArrayData::Pred(_) => pred(op),
+        // No MPI type (f16, bf16) or no MPI sum with the fold's rounding (complex).
+        ArrayData::F16(_) | ArrayData::Bf16(_) | ArrayData::C64(_) | ArrayData::C128(_) => None,
+    }
+}
+
+/// MPI's logical operation for `op` on PRED (MPI's C `bool`): and/min, or/max, xor. PRED
+/// add and multiply fold locally.
+fn pred(op: BinaryOp) -> Option<SystemOperation> {
+    match op {
+        BinaryOp::And | BinaryOp::Min => Some(SystemOperation::logical_and()),
+        BinaryOp::Or | BinaryOp::Max => Some(SystemOperation::logical_or()),
+        BinaryOp::Xor => Some(SystemOperation::logical_xor()),
+        _ => None,
+    }
 }
 
 /// MPI's operation for `op` on floats, when MPI may run it (two members).
