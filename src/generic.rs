@@ -118,14 +118,14 @@ pub enum GenericError {
     },
     /// The computation does not build at these sizes: a shape rule that holds only for
     /// some sizes failed, or a dimension expression is negative or overflows.
-    #[error("{computation} at {sizes}: {message}")]
+    #[error("{computation} at {sizes}: {error}")]
     Instantiate {
         /// The computation.
         computation: &'static str,
         /// `B = 2, H = 5`.
         sizes: String,
-        /// What broke, as the shape rule says it.
-        message: String,
+        /// What broke, as the shape rules say it.
+        error: xla_dsl::InstantiateError,
     },
     /// An argument's shape differs from its parameter's at the bound sizes.
     #[error("{computation} at {sizes}: argument {index} (`{parameter}`) has shape {shape} but the computation takes {expected}")]
@@ -275,11 +275,11 @@ impl Generic {
             values.clone(),
         )
         .describe();
-        let built = xla_dsl::instantiate(self.source, self.attr, &values).map_err(|message| {
+        let built = xla_dsl::instantiate(self.source, self.attr, &values).map_err(|error| {
             GenericError::Instantiate {
                 computation: self.name,
                 sizes: sizes.clone(),
-                message,
+                error,
             }
         })?;
         let instance = Instance {

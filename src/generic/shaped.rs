@@ -58,7 +58,7 @@ impl Shaped {
         let bad = |message: String| GenericError::Instantiate {
             computation: self.name,
             sizes: "the ranks of the arguments".to_string(),
-            message,
+            error: xla_dsl::InstantiateError::Ranks { message },
         };
         let (source, ranks) = xla_dsl::shapes::expand_source(self.source, arg_ranks)
             .map_err(bad)?

@@ -154,7 +154,7 @@ impl Executable {
             budget: Budget::new(limit, held.fold(0, u64::saturating_add)),
         };
         let args = args.iter().map(|a| Cow::Borrowed(*a)).collect();
-        without_layouts(cx.run_cow(entry, args, mode)?)
+        without_layouts(stop.install(|| cx.run_cow(entry, args, mode))?)
     }
 }
 
@@ -330,6 +330,13 @@ impl<'a> Ctx<'a> {
                     };
                     p.record((c.0, i), describe, spent);
                 }
+                // A long kernel that noticed a stop left its result unfinished (or failed
+                // on it): the stop is reported and the value never used (`limits/stop.rs`).
+                let r = match (r, self.stop.check()) {
+                    (Err(e), _) if e.is_stop() => Err(e),
+                    (_, Err(stop)) => Err(stop),
+                    (r, Ok(())) => r,
+                };
                 r.map_err(|e| CpuError::Instruction {
                     instruction: ins.name.clone(),
                     op: ins.op.name(),

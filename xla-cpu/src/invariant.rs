@@ -22,6 +22,19 @@ pub(crate) fn at<T: Copy + Default>(v: &[T], i: usize, what: &'static str) -> T 
     v.get(i).copied().unwrap_or_default()
 }
 
+/// `v[i]`, which the caller's plan proves in bounds, for element types without a
+/// `Default` (`zero` is read in release builds if the invariant breaks).
+#[inline(always)]
+#[track_caller]
+pub(crate) fn at_or<T: Copy>(v: &[T], i: usize, what: &'static str, zero: T) -> T {
+    debug_assert!(
+        i < v.len(),
+        "xla-cpu invariant broken: {what} reads element {i} of {}",
+        v.len()
+    );
+    v.get(i).copied().unwrap_or(zero)
+}
+
 /// `&v[r]`, which the caller's plan proves in bounds (`what` names the plan).
 #[inline(always)]
 #[track_caller]
@@ -54,6 +67,7 @@ mod tests {
     fn in_bounds_reads_are_plain_reads() {
         let v = [1.5f32, 2.5, 3.5];
         assert_eq!(at(&v, 1, "test"), 2.5);
+        assert_eq!(at_or(&v, 2, "test", 0.0), 3.5);
         assert_eq!(span(&v, 1..3, "test"), &[2.5, 3.5]);
         assert_eq!(tail(&v, 2, "test"), &[3.5]);
     }

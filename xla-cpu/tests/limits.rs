@@ -1,6 +1,7 @@
 //! Memory as a checked resource and stopping runaway executions: the static peak of the
 //! buffer plan, the memory limit (refused before anything is allocated), fallible
-//! allocation, and cancel tokens and deadlines stopping a `while` that never ends.
+//! allocation, and cancel tokens and deadlines stopping a `while` that never ends and a
+//! single long kernel (one large `dot`, `convolution` or `sort`) inside it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::{Duration, Instant};
@@ -259,4 +260,140 @@ fn options_that_never_fire_give_the_plain_result() {
         ),
         "{e}"
     );
+}
+
+/// Pseudo-random f32 values in [-0.5, 0.5).
+fn noise(n: usize, seed: u32) -> Vec<f32> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (x >> 8) as f32 / (1 << 24) as f32 - 0.5
+        })
+        .collect()
+}
+
+/// The innermost error of `e` (inside `Instruction` and `LoopStopped` wrappers), and the
+/// outermost instruction's name.
+fn innermost(e: &CpuError) -> (&CpuError, Option<&str>) {
+    let name = match e {
+        CpuError::Instruction { instruction, .. } => Some(instruction.as_str()),
+        _ => None,
+    };
+    let mut inner = e;
+    while let CpuError::Instruction { source, .. } | CpuError::LoopStopped { source, .. } = inner {
+        inner = source;
+    }
+    (inner, name)
+}
+
+/// Runs `text` (one long kernel, `instr`) on `args` with a 50 ms deadline, then to the end:
+/// the stopped run fails with the deadline's typed error naming `instr`, in well under a
+/// quarter of the whole run's time (without polling inside the kernel it would take all
+/// of it). On a loaded machine the process may stall for 50 ms before the kernel starts
+/// (the stop then names an earlier instruction): such attempts are retried, three at most.
+fn stops_inside_the_kernel(text: &str, args: &[Literal], instr: &str) {
+    let exe = compile(text);
+    let refs: Vec<&Literal> = args.iter().collect();
+    let opts = ExecuteOptions::new().with_timeout(Duration::from_millis(50));
+    let mut stopped = None;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let e = exe.execute_with_options(&refs, &opts).unwrap_err();
+        let took = t.elapsed();
+        let (inner, name) = innermost(&e);
+        assert!(
+            matches!(inner, CpuError::Stopped { reason: StopReason::Deadline(d) } if *d <= Duration::from_millis(50)),
+            "{e}"
+        );
+        assert!(e.to_string().contains("the deadline passed (0.05"), "{e}");
+        if name == Some(instr) {
+            stopped = Some(took);
+            break;
+        }
+        eprintln!("{instr}: stopped before the kernel started ({e}); again");
+    }
+    let stopped = stopped.unwrap_or_else(|| panic!("{instr} was never stopped inside"));
+    let t = Instant::now();
+    exe.execute_borrowed(&refs).unwrap();
+    let full = t.elapsed();
+    eprintln!("{instr}: stopped after {stopped:?}; the whole run takes {full:?}");
+    assert!(
+        stopped * 4 < full,
+        "stopped after {stopped:?}, whole run {full:?}"
+    );
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "seconds of work: run in release")]
+fn a_deadline_stops_one_large_dot_inside_it() {
+    let text = "HloModule m\n\nENTRY main {\n  a = f32[4096,4096] parameter(0)\n  \
+                b = f32[4096,4096] parameter(1)\n  ROOT d = f32[4096,4096] dot(a, b), \
+                lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+    let n = 4096 * 4096;
+    let a = Literal::from_vec(&[4096, 4096], noise(n, 1)).unwrap();
+    let b = Literal::from_vec(&[4096, 4096], noise(n, 2)).unwrap();
+    stops_inside_the_kernel(text, &[a, b], "d");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "seconds of work: run in release")]
+fn a_deadline_stops_one_large_convolution_inside_it() {
+    let text = "HloModule m\n\nENTRY main {\n  x = f32[8,128,128,64] parameter(0)\n  \
+                w = f32[3,3,64,256] parameter(1)\n  ROOT c = f32[8,128,128,256] \
+                convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n";
+    let x = Literal::from_vec(&[8, 128, 128, 64], noise(8 * 128 * 128 * 64, 3)).unwrap();
+    let w = Literal::from_vec(&[3, 3, 64, 256], noise(3 * 3 * 64 * 256, 4)).unwrap();
+    stops_inside_the_kernel(text, &[x, w], "c");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "seconds of work: run in release")]
+fn a_deadline_stops_one_large_sort_inside_it() {
+    let text = "HloModule m\n\nlt {\n  p = s32[] parameter(0)\n  q = s32[] parameter(1)\n  \
+                ROOT c = pred[] compare(p, q), direction=LT\n}\n\nENTRY main {\n  \
+                x = s32[16777216] parameter(0)\n  \
+                ROOT s = s32[16777216] sort(x), dimensions={0}, to_apply=lt\n}\n";
+    let n = 1 << 24;
+    let v: Vec<i32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) as i32)
+        .collect();
+    stops_inside_the_kernel(text, &[Literal::from_vec(&[n], v).unwrap()], "s");
+}
+
+/// A token cancelled from another thread 50 ms into one large `dot` stops the run within
+/// a fraction of the dot's time (about 5 s here, loaded); as above, a run stalled before the
+/// dot started is stopped at an earlier instruction, which is just as good.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "seconds of work: run in release")]
+fn a_token_stops_one_large_dot_inside_it() {
+    let exe = compile(
+        "HloModule m\n\nENTRY main {\n  a = f32[4096,4096] parameter(0)\n  \
+         ROOT d = f32[4096,4096] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n}\n",
+    );
+    let a = Literal::from_vec(&[4096, 4096], noise(4096 * 4096, 5)).unwrap();
+    let token = CancelToken::new();
+    let remote = token.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        remote.cancel();
+    });
+    let t = Instant::now();
+    let e = exe
+        .execute_with_options(&[&a], &ExecuteOptions::new().with_cancel(token))
+        .unwrap_err();
+    let took = t.elapsed();
+    canceller.join().unwrap();
+    eprintln!("cancelled dot: stopped after {took:?} ({e})");
+    let (inner, _) = innermost(&e);
+    assert!(
+        matches!(
+            inner,
+            CpuError::Stopped {
+                reason: StopReason::Cancelled
+            }
+        ),
+        "{e}"
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
 }

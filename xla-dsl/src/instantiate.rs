@@ -180,24 +180,72 @@ pub struct Instance {
     pub gradients: Option<(Module, Module)>,
 }
 
+/// Why a generic computation does not build at the sizes (or ranks) it was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InstantiateError {
+    /// The function's source or attribute stored by the macro does not parse again: a bug
+    /// in xla-rs, not in the caller's program.
+    Stored {
+        /// `"source"` or `"attribute"`.
+        what: &'static str,
+        /// The parser's message.
+        message: String,
+    },
+    /// The computation calls another generic computation (not supported yet).
+    GenericCall,
+    /// Shape rules broken at these sizes (a rule that holds only for some sizes, a
+    /// dimension expression that is negative or overflows): each error's message, once.
+    Rules {
+        /// One message per error, each naming the op, the shapes and the rule.
+        messages: Vec<String>,
+    },
+    /// A shape-generic computation could not be expanded at the arguments' ranks (a rank
+    /// the arguments give inconsistently, or a rank above the supported maximum).
+    Ranks {
+        /// What is wrong with the ranks, naming the shape parameter.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for InstantiateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InstantiateError::Stored { what, message } => {
+                write!(
+                    f,
+                    "the stored {what} does not parse (a bug in xla-rs): {message}"
+                )
+            }
+            InstantiateError::GenericCall => {
+                f.write_str("calls between generic computations are not supported yet")
+            }
+            InstantiateError::Rules { messages } => f.write_str(&messages.join("\n")),
+            InstantiateError::Ranks { message } => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for InstantiateError {}
+
 /// Builds the computation written as `source` (the function's tokens) with its attribute
 /// `attr` at `sizes`: the parser and every shape rule run again on these sizes, so a rule
 /// that holds only for some sizes (`H ≥ 3` for a 3×3 VALID window) is checked here.
 ///
 /// # Errors
-/// The messages of every error found (a rule broken at these sizes, a dimension expression
-/// that is negative or overflows), one per line, each naming what broke.
-pub fn instantiate(source: &str, attr: &str, sizes: &[i64]) -> Result<Instance, String> {
-    let item: syn::ItemFn = syn::parse_str(source)
-        .map_err(|e| format!("the stored source does not parse (a bug in xla-rs): {e}"))?;
+/// [`InstantiateError::Rules`] with the message of every error found (a rule broken at
+/// these sizes, a dimension expression that is negative or overflows), each naming what
+/// broke; [`InstantiateError::GenericCall`] for a call of another generic computation.
+pub fn instantiate(source: &str, attr: &str, sizes: &[i64]) -> Result<Instance, InstantiateError> {
+    let stored = |what, message: String| InstantiateError::Stored { what, message };
+    let item: syn::ItemFn = syn::parse_str(source).map_err(|e| stored("source", e.to_string()))?;
     let attr: TokenStream = attr
         .parse()
-        .map_err(|e| format!("the stored attribute does not parse (a bug in xla-rs): {e}"))?;
+        .map_err(|e: proc_macro2::LexError| stored("attribute", e.to_string()))?;
     let cx = Ctxt::bound(sizes.to_vec());
     let c = parse::parse(&cx, attr, item);
     let f = front(cx, c);
     if f.deferred {
-        return Err("calls between generic computations are not supported yet".to_string());
+        return Err(InstantiateError::GenericCall);
     }
     // A dimension written twice (`{ H - 2 }, { H - 2 }`) fails twice: say it once.
     let mut messages = f.cx.messages();
@@ -211,6 +259,6 @@ pub fn instantiate(source: &str, attr: &str, sizes: &[i64]) -> Result<Instance, 
             module: checked.module,
             gradients: f.gradients.map(|g| (g.grad, g.value_and_grad)),
         }),
-        _ => Err(messages.join("\n")),
+        _ => Err(InstantiateError::Rules { messages }),
     }
 }

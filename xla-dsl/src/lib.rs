@@ -20,4 +20,4 @@ pub mod shapes;
 pub mod sizes;
 pub mod vmap;
 
-pub use instantiate::{instantiate, Instance};
+pub use instantiate::{instantiate, Instance, InstantiateError};

@@ -6,7 +6,8 @@ mod parse;
 mod print;
 
 pub use parse::{
-    parse_dim_labels, parse_module, parse_shape, ParseError, ParseErrorKind,
+    parse_dim_labels, parse_module, parse_shape, DimLabelsError, LabelRole, ParseError,
+    ParseErrorKind,
     COMPUTATION_DEPTH_COST, MAX_DEPTH,
 };
 pub use print::{print_module, shape_with_layout, with_default_layouts};

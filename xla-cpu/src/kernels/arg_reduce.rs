@@ -307,7 +307,8 @@ impl ArgFold {
     /// (nodes come after their children, so one pass in order does it).
     fn preds<A: Key, B: Key>(&self, acc: (A, B), e: (A, B), v: &mut [bool; MAX_NODES]) {
         for (i, &n) in self.nodes.iter().enumerate() {
-            let get = |j: usize| v.get(j).copied().unwrap_or(false);
+            let get =
+                |j: usize| crate::invariant::at(v, j, "comparator nodes come after their children");
             let r = match n {
                 Node::Cmp {
                     dir,
@@ -351,7 +352,7 @@ impl ArgFold {
             Val::Acc => a,
             Val::Elem => x,
             Val::Select(c, t, f) => {
-                let pick = if p.get(c).copied().unwrap_or(false) {
+                let pick = if crate::invariant::at(p, c, "select conditions are nodes") {
                     t
                 } else {
                     f

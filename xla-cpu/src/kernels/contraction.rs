@@ -5,6 +5,7 @@
 
 use crate::error::{attribute, operand_shapes, out_of_range, result_shape, Result};
 use crate::index::{array, count, dim_list, dims_of, make, strides};
+use crate::limits::stop::Stop;
 use crate::scalar::Ring;
 use xla_core::attrs::{ConvConfig, DotDims};
 use xla_core::literal::ArrayData;
@@ -527,7 +528,16 @@ fn conv_k<T: Ring>(l: &[T], r: &[T], p: &ConvPlan) -> ArrayData {
     let ksizes: Vec<usize> = p.rhs_spatial.iter().map(|s| s.0).collect();
     let mut out = Vec::with_capacity(count(&p.out_dims));
     let mut ospatial = vec![0usize; p.lhs_spatial.len()];
+    // Polled every 4,096 outputs; once stopped, the rest are left zero (`limits/stop.rs`).
+    let (stop, mut stopped) = (Stop::current(), false);
     crate::index::for_each_index(&p.out_dims, |o| {
+        if out.len() % 4096 == 0 {
+            stopped = stopped || stop.stopped();
+        }
+        if stopped {
+            out.push(T::zero());
+            return;
+        }
         let at = conv_at(l, r, p, (o, &mut ospatial), &ksizes, |a: T, x: T, y: T| {
             a.add(x.mul(y))
         });
@@ -609,30 +619,31 @@ pub(crate) fn redo_filled<
     out: &mut [T],
 ) {
     let ksizes: Vec<usize> = p.rhs_spatial.iter().map(|s| s.0).collect();
-    let filled: Vec<Vec<bool>> = p
-        .lhs_spatial
-        .iter()
-        .enumerate()
-        .map(|(s, &(size, _))| {
-            let osize = p
-                .out_role
-                .iter()
-                .zip(&p.out_dims)
-                .find(|(r, _)| r.0 == 2 && r.1 == s)
-                .map_or(0, |(_, &n)| n);
-            let w = &p.win[s];
-            let dilated = (size as i64 - 1) * w.base_dilation + 1;
-            (0..osize)
-                .map(|o| {
-                    (0..ksizes.get(s).copied().unwrap_or(0)).any(|k| {
-                        let pos =
-                            o as i64 * w.stride + k as i64 * w.window_dilation - w.padding_low;
-                        size == 0 || pos < 0 || pos >= dilated || pos % w.base_dilation != 0
+    let filled: Vec<Vec<bool>> =
+        p.lhs_spatial
+            .iter()
+            .enumerate()
+            .map(|(s, &(size, _))| {
+                let osize = p
+                    .out_role
+                    .iter()
+                    .zip(&p.out_dims)
+                    .find(|(r, _)| r.0 == 2 && r.1 == s)
+                    .map_or(0, |(_, &n)| n);
+                let w = &p.win[s];
+                let dilated = (size as i64 - 1) * w.base_dilation + 1;
+                (0..osize)
+                    .map(|o| {
+                        (0..crate::invariant::at(&ksizes, s, "one window size per spatial dim"))
+                            .any(|k| {
+                                let pos = o as i64 * w.stride + k as i64 * w.window_dilation
+                                    - w.padding_low;
+                                size == 0 || pos < 0 || pos >= dilated || pos % w.base_dilation != 0
+                            })
                     })
-                })
-                .collect()
-        })
-        .collect();
+                    .collect()
+            })
+            .collect();
     let mut ospatial = vec![0usize; p.lhs_spatial.len()];
     let mut i = 0;
     crate::index::for_each_index(&p.out_dims, |o| {

@@ -15,6 +15,7 @@ use super::contraction::{redo_filled, ConvPlan};
 use super::conv_rows::{conv_rows, form, rhs_flat_stride, weights_ok};
 use super::matmul::{gemm_par, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, strides};
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use faer::{MatMut, MatRef};
 use rayon::prelude::*;
@@ -352,7 +353,10 @@ fn scatter<T: Copy>(
     for (i, row) in res.chunks(cols.max(1)).enumerate() {
         let base = (o0 + i) * lw.out_feature_stride;
         for (j, &v) in row.iter().enumerate() {
-            let (b, q) = (b0 + j / np, lw.out_pos.get(j % np).copied().unwrap_or(0));
+            let (b, q) = (
+                b0 + j / np,
+                crate::invariant::at(&lw.out_pos, j % np, "conv output positions"),
+            );
             let at = base + b * lw.out_batch_stride + q;
             if at < out.1 {
                 // SAFETY: `at` is in bounds, and no other task writes element `at` (each
@@ -556,10 +560,15 @@ fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -
     } else {
         par
     };
+    // Polled between jobs and tasks (`limits/stop.rs`).
+    let stop = Stop::current();
     if lw.window > lw.positions {
         let t = (ROWS_CHUNK / per.max(1)).clamp(1, lw.out_batch.max(1));
         for bg in 0..bgc {
             for b0 in (0..lw.out_batch).step_by(t) {
+                if stop.stopped() {
+                    return Some(out);
+                }
                 let job = (bg, b0, t.min(lw.out_batch - b0));
                 job_rows(l, wm, p, &lw, job, &mut bufs, ptr, par);
             }
@@ -576,11 +585,18 @@ fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -
         par.install(|| {
             tasks.par_iter().for_each_init(
                 || (Vec::new(), Vec::new()),
-                |bufs, &t| task(l, wm, p, &lw, t, bufs, ptr, Parallel::SEQ),
+                |bufs, &t| {
+                    if !stop.stopped() {
+                        task(l, wm, p, &lw, t, bufs, ptr, Parallel::SEQ);
+                    }
+                },
             );
         });
     } else {
         for &t in &tasks {
+            if stop.stopped() {
+                return Some(out);
+            }
             task(l, wm, p, &lw, t, &mut bufs, ptr, par);
         }
     }

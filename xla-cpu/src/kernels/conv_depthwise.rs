@@ -18,6 +18,7 @@ use super::conv::{out_roles, tap};
 use super::conv_rows::skipping_ok;
 use super::matmul::FaerElem;
 use crate::index::for_each_index;
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use rayon::prelude::*;
 
@@ -104,7 +105,11 @@ pub(crate) fn conv_depthwise<T: FaerElem>(
         return Some(out);
     }
     let ksizes: Vec<usize> = g.wtaps.iter().map(Vec::len).collect();
+    let stop = Stop::current();
     let row = |(i, dst): (usize, &mut [T])| {
+        if stop.stopped() {
+            return;
+        }
         let (b, o0) = (i / g.osizes[0], i % g.osizes[0]);
         let mut acc = vec![T::default(); c];
         let rest: Vec<usize> = g.osizes.iter().skip(1).copied().collect();

@@ -27,6 +27,7 @@ use super::conv_small::{cols_small, rows_small, SMALL_N};
 use super::matmul::{gemm, FaerElem, MIN_PAR_FLOPS};
 use crate::index::{count, for_each_index};
 use crate::invariant;
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
@@ -458,7 +459,11 @@ fn run_rows<T: FaerElem>(
             }
         }
     }
+    let stop = Stop::current();
     let run = |bufs: &mut (Vec<T>, Vec<T>), &(i, pr, r0, r1): &(usize, Prob, usize, usize)| {
+        if stop.stopped() {
+            return;
+        }
         let w = ws.get(i).map_or(&[][..], |w| &w[..]);
         rows_block(l, p, g, (pr, w), (r0, r1), mode, bufs, out);
     };
@@ -550,12 +555,15 @@ fn cols_partial<T: FaerElem>(
     (pr, flat): (Prob, Option<usize>),
     blocks: &[(usize, usize)],
     acc: &mut [T],
-    bufs: &mut (Vec<T>, Vec<T>),
+    (bufs, stop): (&mut (Vec<T>, Vec<T>), &Stop),
 ) {
     let (rows, n) = (g.positions * g.batch, pr.o1 - pr.o0);
     let (a, wbuf) = bufs;
     let mut dst = MatMut::from_row_major_slice_mut(acc, rows, n);
     for (i, &(q0, q1)) in blocks.iter().enumerate() {
+        if stop.stopped() {
+            return;
+        }
         a.resize((q1 - q0) * rows, T::default());
         gather_cols(l, p, g, pr, (q0, q1), a);
         let at = MatRef::from_row_major_slice(&a[..], q1 - q0, rows).transpose();
@@ -613,8 +621,9 @@ fn run_cols<T: FaerElem>(
             tasks.push((i, pr, range, vec![T::default(); rows * (pr.o1 - pr.o0)]));
         }
     }
+    let stop = Stop::current();
     let run = |bufs: &mut (Vec<T>, Vec<T>), t: &mut (usize, Prob, &[(usize, usize)], Vec<T>)| {
-        cols_partial((l, r), p, g, (t.1, flat), t.2, &mut t.3, bufs);
+        cols_partial((l, r), p, g, (t.1, flat), t.2, &mut t.3, (bufs, &stop));
     };
     let flops = rows * k * g.probs.iter().map(|pr| pr.o1 - pr.o0).sum::<usize>();
     if par.threads() > 1 && flops >= MIN_PAR_FLOPS && tasks.len() > 1 {

@@ -19,6 +19,7 @@ use super::conv_rows::{Geo, Prob};
 use super::matmul::{FaerElem, MIN_PAR_FLOPS};
 use crate::index::for_each_index;
 use crate::invariant;
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use rayon::prelude::*;
 
@@ -203,7 +204,11 @@ pub(super) fn rows_small<T: FaerElem>(
     }
     let unit = p.lhs_feature_stride == 1 || p.kic == 1;
     let (runs, starts) = rows_runs(g, p.kic, unit);
+    let stop = Stop::current();
     let run = |&(i, pr, r0, r1): &(usize, Prob, usize, usize)| {
+        if stop.stopped() {
+            return;
+        }
         let w = ws.get(i).map_or(&[][..], |w| &w[..]);
         rows_task(l, p, g, (pr, w), (&runs, &starts), (r0, r1), out);
     };
@@ -249,7 +254,11 @@ fn cols_task<T: FaerElem>(
                     }
                 }
             }
-            dst.copy_from_slice(sums.get(..dst.len()).unwrap_or(&[]));
+            dst.copy_from_slice(crate::invariant::span(
+                &sums,
+                0..dst.len(),
+                "conv cols: one sum per feature",
+            ));
         }
     }
 }
@@ -303,7 +312,11 @@ pub(super) fn cols_small<T: FaerElem>(
             tasks.push((i, q, vec![T::default(); g.batch * (pr.o1 - pr.o0)]));
         }
     }
+    let stop = Stop::current();
     let run = |(i, q, acc): &mut (usize, usize, Vec<T>)| {
+        if stop.stopped() {
+            return;
+        }
         if let (Some(&pr), Some(w)) = (g.probs.get(*i), ws.get(*i)) {
             cols_task(l, p, g, (pr, w), *q, acc);
         }

@@ -75,7 +75,7 @@ enum Side {
 fn result_dims(ldims: &[usize], rdims: &[usize], split: &[Vec<usize>; 6]) -> Vec<ResultDim> {
     let [lb, lf, _, rb, rf, _] = split;
     let (lst, rst) = (strides(ldims), strides(rdims));
-    let at = |v: &[usize], d: usize| v.get(d).copied().unwrap_or(0);
+    let at = |v: &[usize], d: usize| crate::invariant::at(v, d, "dot: dims named by the split");
     let batch = lb.iter().zip(rb).map(|(&l, &r)| ResultDim {
         size: at(ldims, l),
         lst: at(&lst, l),

@@ -81,7 +81,9 @@ fn selection_sort<R: Float>(w: &mut [R], v: &mut [R], n: usize) {
 /// `xSTEDC` hands small matrices to) splits at a zero or negligible `e[i]` and never at a
 /// NaN; `xSTEDC` splits unless `|e[i]|` exceeds the threshold, so a NaN always splits.
 fn splits<R: Float>(d: &[R], e: &[R], i: usize) -> bool {
-    let at = |v: &[R], k: usize| v.get(k).copied().unwrap_or(R::zero());
+    let at = |v: &[R], k: usize| {
+        crate::invariant::at_or(v, k, "stedc: d and e of the matrix", R::zero())
+    };
     let eps = R::epsilon() / (R::one() + R::one());
     let (x, tiny) = (
         at(e, i).abs(),

@@ -151,7 +151,7 @@ impl<T: Scalar> Lu<'_, T> {
     }
 
     pub(super) fn pivot_row(&self, k: usize) -> usize {
-        let p = self.ipiv.get(k).copied().unwrap_or(0);
+        let p = crate::invariant::at(&self.ipiv, k, "getf2: one pivot per column");
         usize::try_from(p).map_or(k, |p| p.saturating_sub(1))
     }
 

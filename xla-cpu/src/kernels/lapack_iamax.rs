@@ -164,7 +164,7 @@ fn second_pass(a: &[f64], max: f64, mut p: usize, mut ret: usize) -> usize {
     }
     let m = a.len().saturating_sub(p);
     for _ in 0..m >> 3 {
-        let block = a.get(p..p + 8).unwrap_or(&[]);
+        let block = crate::invariant::span(a, p..p + 8, "iamax: whole blocks of 8");
         if block.iter().any(|&v| v == max) {
             for &v in block.iter().take(7) {
                 ret += 1;

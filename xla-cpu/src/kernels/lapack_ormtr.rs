@@ -31,7 +31,8 @@ pub(crate) fn ormtr_lower<T: Scalar>(a: &Dense<T>, tau: &[T], z: &mut Dense<T>) 
         for i in (0..k).rev() {
             let mut v = vec![T::one()];
             v.extend(a.col(i, i + 2, n));
-            larf_left(z, &v, tau.get(i).copied().unwrap_or(T::zero()), i + 1);
+            let t = crate::invariant::at_or(tau, i, "ormtr: one tau per reflector", T::zero());
+            larf_left(z, &v, t, i + 1);
         }
         return;
     }
@@ -45,7 +46,10 @@ pub(crate) fn ormtr_lower<T: Scalar>(a: &Dense<T>, tau: &[T], z: &mut Dense<T>) 
                 .map(|x| reflector(a, i, x / ib, x % ib))
                 .collect(),
         };
-        let t = larft(&v, tau.get(i..i + ib).unwrap_or(&[]));
+        let t = larft(
+            &v,
+            crate::invariant::span(tau, i..i + ib, "ormtr: one tau per reflector"),
+        );
         larfb(&v, &t, z, i + 1);
         if i == 0 {
             break;

@@ -52,7 +52,7 @@ pub(crate) fn potf2<T: Scalar>(a: &[T], n: usize, lower: bool) -> (Vec<T>, i32) 
     let mut info = 0;
     let mut done = n;
     for j in 0..n {
-        let row_j = l.get(j * n..j * n + j).unwrap_or(&[]);
+        let row_j = crate::invariant::span(&l, j * n..j * n + j, "potf2: n * n elements");
         let dot = row_j.iter().fold(T::R::zero(), |s, x| s + x.abs2());
         let ajj = read(j, j).re() - dot;
         if ajj.partial_cmp(&T::R::zero()).is_some_and(|o| o.is_le()) {

@@ -163,7 +163,12 @@ impl<T: Scalar> Dense<T> {
     /// Element `(i, j)` (zero outside the matrix).
     pub fn at(&self, i: usize, j: usize) -> T {
         if i < self.rows && j < self.cols {
-            self.d.get(i * self.cols + j).copied().unwrap_or(T::zero())
+            crate::invariant::at_or(
+                &self.d,
+                i * self.cols + j,
+                "Dense: rows * cols elements",
+                T::zero(),
+            )
         } else {
             T::zero()
         }

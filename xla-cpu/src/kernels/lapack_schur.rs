@@ -90,7 +90,7 @@ fn gebak<T: Scalar>(z: &mut Dense<T>, ilo: usize, ihi: usize, scale: &[usize]) {
             continue;
         }
         let i = if ii < ilo { ilo - 1 - ii } else { ii };
-        let k = scale.get(i).copied().unwrap_or(i);
+        let k = crate::invariant::at_or(scale, i, "gebal: one permutation entry per row", i);
         if k != i {
             for c in 0..z.cols {
                 let (x, y) = (z.at(i, c), z.at(k, c));
@@ -116,7 +116,7 @@ fn orghr<T: Scalar>(a: &Dense<T>, tau: &[T], ilo: usize, ihi: usize) -> Dense<T>
     for i in (ilo..ihi).rev() {
         let mut v = vec![T::one()];
         v.extend(a.col(i, i + 2, ihi + 1));
-        let t = tau.get(i).copied().unwrap_or(T::zero());
+        let t = crate::invariant::at_or(&tau, i, "gehrd: one tau per reflector", T::zero());
         q.reflect_left(&v, t, i + 1, 0, n);
     }
     q

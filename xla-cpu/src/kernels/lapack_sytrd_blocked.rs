@@ -35,7 +35,10 @@ pub(crate) fn sytrd_lower<T: Scalar>(a: &mut Dense<T>) -> (Vec<T::R>, Vec<T::R>,
             a.set(
                 j + 1,
                 j,
-                T::parts(e.get(j).copied().unwrap_or(T::R::zero()), T::R::zero()),
+                T::parts(
+                    crate::invariant::at_or(&e, j, "sytd2: e[j], j < n - 1", T::R::zero()),
+                    T::R::zero(),
+                ),
             );
             if let Some(x) = d.get_mut(j) {
                 *x = a.at(j, j).re();
@@ -54,7 +57,7 @@ pub(crate) fn sytrd_lower<T: Scalar>(a: &mut Dense<T>) -> (Vec<T::R>, Vec<T::R>,
         a.set(
             i + x / k,
             i + x % k,
-            tail.d.get(x).copied().unwrap_or(T::zero()),
+            crate::invariant::at_or(&tail.d, x, "latrd: the trailing block", T::zero()),
         );
     }
     d.truncate(i);

@@ -7,6 +7,7 @@
 
 use crate::buffer::{written_in_chunks, Sink};
 use crate::invariant;
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use crate::scalar::Ring;
 use faer::linalg::matmul::matmul;
@@ -195,6 +196,13 @@ pub(crate) fn gemm_par<T: FaerElem>(
     par: Parallel<'_>,
 ) {
     let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
+    if m.saturating_mul(n).saturating_mul(k) > STOP_TILE {
+        // Only a run with a token or a deadline reads it (a thread-local read per product).
+        let stop = Stop::current();
+        if stop.is_active() {
+            return gemm_tiles(dst, lhs, rhs, par, (&stop, STOP_TILE));
+        }
+    }
     let threads = par.threads();
     if threads <= 1 || m * n * k < MIN_PAR_FLOPS {
         return gemm(dst, lhs, rhs, Par::Seq);
@@ -231,6 +239,62 @@ pub(crate) fn gemm_par<T: FaerElem>(
     });
 }
 
+/// Multiply-adds of one tile of a product run under a token or deadline ([`gemm_tiles`]):
+/// 2^28 take 5-30 ms on one core of this machine, the interval at which such a product
+/// notices a stop.
+pub(crate) const STOP_TILE: usize = 1 << 28;
+
+/// `dst = lhs * rhs` as [`gemm_par`], in output tiles of about `tile` ([`STOP_TILE`])
+/// multiply-adds (each tile one sequential product over the whole `k`, so every output
+/// element is the same sum as untiled), polling `stop` before each tile. Once it says
+/// stop, the remaining tiles are skipped and `dst` is left unfinished: the caller's check
+/// after the instruction turns that into [`crate::CpuError::Stopped`].
+fn gemm_tiles<T: FaerElem>(
+    dst: MatMut<'_, T>,
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    par: Parallel<'_>,
+    (stop, tile): (&Stop, usize),
+) {
+    let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
+    // Square tiles, sides a multiple of 16 and at least 16 (64 and more for STOP_TILE:
+    // packing stays a small share).
+    let side = ((tile / k.max(1)) as f64).sqrt() as usize;
+    let side = (side / 16 * 16).max(16);
+    let mut jobs = Vec::new();
+    let (mut rows, mut l) = (dst, lhs);
+    loop {
+        let step = side.min(rows.nrows());
+        let (top, rest) = rows.split_at_row_mut(step);
+        let (lt, lr) = l.split_at_row(step);
+        let (mut cols, mut r) = (top, rhs);
+        loop {
+            let cs = side.min(cols.ncols());
+            let (left, right) = cols.split_at_col_mut(cs);
+            let (r0, r1) = r.split_at_col(cs);
+            jobs.push((left, lt, r0));
+            if right.ncols() == 0 {
+                break;
+            }
+            (cols, r) = (right, r1);
+        }
+        if rest.nrows() == 0 {
+            break;
+        }
+        (rows, l) = (rest, lr);
+    }
+    let one = |(d, l, r): (MatMut<'_, T>, MatRef<'_, T>, MatRef<'_, T>)| {
+        if !stop.stopped() {
+            gemm(d, l, r, Par::Seq);
+        }
+    };
+    if par.threads() <= 1 || m * n * k < MIN_PAR_FLOPS {
+        jobs.into_iter().for_each(one);
+    } else {
+        par.install(|| jobs.into_par_iter().for_each(one));
+    }
+}
+
 /// Batched product through faer; `l` holds `B` matrices `M x K` laid out as `ll`, `r`
 /// holds `B` matrices `K x N` laid out as `rl` (both checked with [`Layout::fits`]).
 /// Returns `[B, M, N]` row-major.
@@ -249,7 +313,18 @@ pub(crate) fn bmm_faer<T: FaerElem>(
     if len == 0 || k == 0 || !ll.fits(m, k, l.len()) || !rl.fits(k, n, r.len()) {
         return vec![T::default(); len];
     }
+    let per = m * n * k;
+    // Many products that each fit in a tile poll between them (`limits/stop.rs`); a
+    // stopped product's block is left to its `Sink`, which zeroes it (never used: the
+    // executor reports the stop after the instruction).
+    let stop = match b.saturating_mul(per) > STOP_TILE {
+        true => Stop::current(),
+        false => Stop::default(),
+    };
     let one = |bi: usize, sink: &mut Sink<T>, p: Parallel<'_>| {
+        if stop.stopped() {
+            return;
+        }
         let lhs = ll.view(l, bi, m, k);
         let rhs = rl.view(r, bi, k, n);
         let write = |o: &mut [MaybeUninit<T>]| {
@@ -268,7 +343,6 @@ pub(crate) fn bmm_faer<T: FaerElem>(
         // `Sink` then zeroes it.
         unsafe { sink.fill_with(m * n, write) };
     };
-    let per = m * n * k;
     let threads = par.threads();
     let chunked = |min: usize, p: Parallel<'_>| {
         written_in_chunks(
@@ -308,4 +382,70 @@ pub(crate) fn bmm_ring<T: Ring>(l: &[T], r: &[T], bmkn: [usize; 4]) -> Vec<T> {
         }
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::limits::{CancelToken, ExecuteOptions};
+    use crate::parallel::Threads;
+    use std::time::Duration;
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 8) as f32 / (1 << 24) as f32 - 0.5
+            })
+            .collect()
+    }
+
+    /// Tiles of 16,384 multiply-adds split a 250x300 (k = 150) product into many tiles,
+    /// ragged at the edges; every element is the same sum as the untiled product, at 1 and
+    /// 2 threads (the product is large enough for the pool).
+    #[test]
+    fn tiles_give_the_untiled_bits() {
+        let (m, k, n) = (250, 150, 300);
+        let (l, r) = (values(m * k, 1), values(k * n, 2));
+        let lhs = MatRef::from_row_major_slice(&l, m, k);
+        let rhs = MatRef::from_row_major_slice(&r, k, n);
+        let mut want = vec![0f32; m * n];
+        gemm(
+            MatMut::from_row_major_slice_mut(&mut want, m, n),
+            lhs,
+            rhs,
+            Par::Seq,
+        );
+        let far = Stop::new(&ExecuteOptions::new().with_timeout(Duration::from_secs(600)));
+        for threads in [1, 2] {
+            let t = Threads::new(threads);
+            let mut got = vec![f32::NAN; m * n];
+            let dst = MatMut::from_row_major_slice_mut(&mut got, m, n);
+            gemm_tiles(dst, lhs, rhs, t.parallel(), (&far, 1 << 14));
+            assert!(got
+                .iter()
+                .zip(&want)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
+    }
+
+    /// A stop already set skips every tile: the destination is left as it was.
+    #[test]
+    fn a_cancelled_product_skips_its_tiles() {
+        let (m, k, n) = (64, 64, 64);
+        let (l, r) = (values(m * k, 3), values(k * n, 4));
+        let token = CancelToken::new();
+        token.cancel();
+        let stop = Stop::new(&ExecuteOptions::new().with_cancel(token));
+        let mut got = vec![7f32; m * n];
+        let dst = MatMut::from_row_major_slice_mut(&mut got, m, n);
+        let (lhs, rhs) = (
+            MatRef::from_row_major_slice(&l, m, k),
+            MatRef::from_row_major_slice(&r, k, n),
+        );
+        gemm_tiles(dst, lhs, rhs, Parallel::SEQ, (&stop, 4096));
+        assert!(got.iter().all(|&x| x == 7.0));
+    }
 }

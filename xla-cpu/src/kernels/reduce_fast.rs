@@ -10,11 +10,15 @@
 //!    innermost kept run into their output row, in row-major order of the reduced indices
 //!    (the order of the reference fold).
 //!
+//! A run with a token or deadline (`limits/stop.rs`) is polled every [`POLL`] elements:
+//! between groups of rows, between blocks of a long row and of the accumulated rows.
+//!
 //! Work is split only over output elements, so results do not depend on the thread count.
 //! Step 1's lane order differs from a left-to-right fold only in rounding for `add`/`mul`
 //! on floats (XLA itself reduces in vectorised partial sums).
 
 use super::elementwise::{fmax, fmin};
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use crate::scalar::Combine;
 use rayon::prelude::*;
@@ -26,6 +30,8 @@ use xla_core::with_array_data;
 const LANES: usize = 16;
 /// Elements below which a reduce stays on one thread.
 const PAR_MIN: usize = 1 << 15;
+/// Elements between two polls of the run's stop conditions (a multiple of [`LANES`]).
+const POLL: usize = 1 << 16;
 
 /// Reduces `x` (of `dims`) over the dims flagged in `red`, starting from the scalar `init`.
 /// `None` when `op` has no native combiner for the element type or `init` is not a scalar
@@ -101,18 +107,56 @@ where
         let nout = runs.iter().filter(|r| !r.1).map(|r| r.0).product::<usize>();
         return vec![init; nout];
     }
+    let stop = match v.len() >= POLL {
+        true => Stop::current(),
+        false => Stop::default(),
+    };
     let mut runs = runs.to_vec();
     let folded: Vec<T>;
     let mut cur = v;
     if let Some(&(len, true)) = runs.last() {
-        folded = fold_rows(v, len, f, init, par);
+        folded = match stop.is_active() {
+            true => fold_rows_polled(v, len, f, init, (par, &stop)),
+            false => fold_rows(v, len, f, init, par),
+        };
         runs.pop();
         cur = &folded;
     }
     if runs.iter().all(|r| !r.1) {
         return cur.iter().map(|&p| f(init, p)).collect();
     }
-    accumulate_rows(cur, init, &runs, f)
+    accumulate_rows(cur, init, &runs, (f, &stop))
+}
+
+/// [`fold_rows`] polling `stop` between groups of rows of about [`POLL`] elements (and
+/// within rows longer than that): once it says stop, the rest are left `init`.
+fn fold_rows_polled<T, F>(
+    v: &[T],
+    len: usize,
+    f: F,
+    init: T,
+    (par, stop): (Parallel<'_>, &Stop),
+) -> Vec<T>
+where
+    T: Copy + Send + Sync,
+    F: Fn(T, T) -> T + Copy + Send + Sync,
+{
+    let group = (POLL / len.max(1)).max(1) * len.max(1);
+    let fold = |g: &[T]| {
+        let go = !stop.stopped();
+        let fill = move |r: &[T]| {
+            if go {
+                fold_row_polled(r, f, init, stop)
+            } else {
+                init
+            }
+        };
+        g.chunks_exact(len.max(1)).map(fill).collect::<Vec<T>>()
+    };
+    if v.len() < PAR_MIN || par.threads() <= 1 {
+        return v.chunks(group).flat_map(fold).collect();
+    }
+    par.install(|| v.par_chunks(group).flat_map_iter(fold).collect())
 }
 
 /// Folds each contiguous row of `len` elements of `v` (without an init value).
@@ -135,6 +179,12 @@ where
 /// One row folded in [`LANES`] interleaved partials, combined pairwise in a fixed order.
 /// `empty` is returned for an empty row (runs are never empty here).
 fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(row: &[T], f: F, empty: T) -> T {
+    fold_row_polled(row, f, empty, &crate::limits::stop::NEVER)
+}
+
+/// [`fold_row`], polling `stop` between blocks of [`POLL`] elements (the same sums: the
+/// blocks are whole groups of [`LANES`]); once stopped, the rest of the row is skipped.
+fn fold_row_polled<T: Copy, F: Fn(T, T) -> T + Copy>(row: &[T], f: F, empty: T, stop: &Stop) -> T {
     let Some((&first, rest)) = row.split_first() else {
         return empty;
     };
@@ -143,13 +193,18 @@ fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(row: &[T], f: F, empty: T) -> T {
     }
     let (head, tail) = row.split_at(LANES);
     let mut acc: [T; LANES] = std::array::from_fn(|i| head[i]);
-    let mut chunks = tail.chunks_exact(LANES);
-    for c in &mut chunks {
-        for i in 0..LANES {
-            acc[i] = f(acc[i], c[i]);
+    let (body, remainder) = tail.split_at(tail.len() / LANES * LANES);
+    for (b, block) in body.chunks(POLL).enumerate() {
+        if b > 0 && stop.stopped() {
+            break;
+        }
+        for c in block.chunks_exact(LANES) {
+            for i in 0..LANES {
+                acc[i] = f(acc[i], c[i]);
+            }
         }
     }
-    for (i, &r) in chunks.remainder().iter().enumerate() {
+    for (i, &r) in remainder.iter().enumerate() {
         acc[i] = f(acc[i], r);
     }
     let mut w = LANES;
@@ -164,7 +219,7 @@ fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(row: &[T], f: F, empty: T) -> T {
 
 /// Folds the rows of the innermost (kept) run of `v` into their output rows, starting from
 /// `init`, visiting the reduced indices in row-major order.
-fn accumulate_rows<T, F>(v: &[T], init: T, runs: &[(usize, bool)], f: F) -> Vec<T>
+fn accumulate_rows<T, F>(v: &[T], init: T, runs: &[(usize, bool)], (f, stop): (F, &Stop)) -> Vec<T>
 where
     T: Copy,
     F: Fn(T, T) -> T + Copy,
@@ -183,7 +238,15 @@ where
     let mut out = vec![init; s * k];
     let mut idx = vec![0usize; outer.len()];
     let mut orow = 0usize;
-    for row in v.chunks_exact(k) {
+    // Rows between polls of `stop` (a run without one never polls).
+    let every = match stop.is_active() {
+        true => (POLL / k.max(1)).max(1),
+        false => usize::MAX,
+    };
+    for (n, row) in v.chunks_exact(k).enumerate() {
+        if n % every == every - 1 && stop.stopped() {
+            break;
+        }
         if let Some(dst) = out.get_mut(orow * k..(orow + 1) * k) {
             for (d, &x) in dst.iter_mut().zip(row) {
                 *d = f(*d, x);
@@ -350,6 +413,36 @@ mod tests {
         );
         let Some(ArrayData::F32(z)) = z else { panic!() };
         assert_eq!(z[0].to_bits(), 0.0f32.to_bits());
+    }
+
+    /// Under a run with a deadline (far away) the polled loops give the same bits as the
+    /// plain ones: long rows polled inside, short rows in groups, accumulated rows.
+    #[test]
+    fn polling_for_a_stop_changes_no_bit() {
+        use crate::limits::{stop::Stop, ExecuteOptions};
+        let far =
+            Stop::new(&ExecuteOptions::new().with_timeout(std::time::Duration::from_secs(600)));
+        let two = Threads::new(2);
+        let mut all = cases();
+        all.push((vec![3, 200_000], vec![false, true]));
+        all.push((vec![70_000, 3], vec![true, false]));
+        all.push((vec![40_000, 5], vec![false, true]));
+        for (dims, red) in all {
+            let n = dims.iter().product();
+            let v: Vec<f32> = (0..n).map(|i| 1.0 / (1.0 + i as f32).sqrt()).collect();
+            let (x, init) = (ArrayData::F32(v), ArrayData::F32(vec![0.0]));
+            for par in [Parallel::SEQ, two.parallel()] {
+                let a = reduce(&x, &init, &dims, &red, BinaryOp::Add, par).unwrap();
+                let b = far
+                    .install(|| reduce(&x, &init, &dims, &red, BinaryOp::Add, par))
+                    .unwrap();
+                let (ArrayData::F32(a), ArrayData::F32(b)) = (a, b) else {
+                    panic!()
+                };
+                let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+                assert_eq!(bits(a), bits(b), "{dims:?} {red:?}");
+            }
+        }
     }
 
     #[test]

@@ -290,9 +290,18 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
     } else if native.is_none() && cx.vectorizable(f) {
         sort_network(cx, &ds, f, &mut slices)?;
     } else {
+        // The native comparator polls the run's stop every 2^16 comparisons (a comparator
+        // computation is polled by its own instructions); `limits/stop.rs`.
+        let (stop, mut calls) = (crate::limits::stop::Stop::current(), 0u32);
         for idx in &mut slices {
             match &native {
-                Some(less) => merge_sort(idx, &mut |x, y| Ok(less(x, y)))?,
+                Some(less) => merge_sort(idx, &mut |x, y| {
+                    calls = calls.wrapping_add(1);
+                    if calls & 0xffff == 0 {
+                        stop.check()?;
+                    }
+                    Ok(less(x, y))
+                })?,
                 None => merge_sort(idx, &mut |x, y| {
                     let args = ds
                         .iter()
@@ -341,7 +350,11 @@ pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal>
     let keys = with_array_data!(d, v => keys_k(v, Key::Plain));
     let mut map = Vec::with_capacity(rows * k);
     let mut idx_out = Vec::with_capacity(rows * k);
+    let stop = crate::limits::stop::Stop::current();
     for r in 0..rows {
+        if r % 64 == 0 {
+            stop.check()?;
+        }
         let mut idx: Vec<usize> = (0..n).collect();
         let row = &keys[r * n..(r + 1) * n];
         if largest {

@@ -345,7 +345,7 @@ fn update_k<T: NativeData>(
     let mut idx = vec![0usize; rows.len()];
     for src in u.chunks(run) {
         let off: usize = (0..udims.len())
-            .map(|i| (at[i] + idx.get(i).copied().unwrap_or(0)) * st[i])
+            .map(|i| (at[i] + crate::invariant::at(&idx, i, "one index per dim")) * st[i])
             .sum();
         let d = dst
             .get_mut(off..off + run)

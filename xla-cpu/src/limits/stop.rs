@@ -1,9 +1,14 @@
 //! Cancellation and deadlines: a [`CancelToken`] another thread can trip, and a deadline,
-//! both polled before every instruction, at every iteration of an interpreted `while`
-//! and every 1,024 iterations of a native one (`native/poll.rs`). A single long kernel
-//! (one huge `dot` or `convolution`) is not interrupted: the check after it stops the run.
+//! both polled before and after every instruction, at every iteration of an interpreted
+//! `while` and every 1,024 iterations of a native one (`native/poll.rs`), and inside long
+//! kernels between their blocks of work ([`Stop::current`]: a large `dot`'s output tiles,
+//! a convolution's tasks, a sort's rows, a reduction's or gather's chunks), so a single huge
+//! kernel notices a stop within one block (milliseconds). A kernel that notices it leaves
+//! its result unfinished and the check after the instruction stops the run with
+//! [`CpuError::Stopped`]: an unfinished value is never returned.
 
 use crate::error::{CpuError, Result};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -90,8 +95,8 @@ impl std::fmt::Display for StopReason {
     }
 }
 
-/// The stop conditions of one execution.
-#[derive(Debug, Default)]
+/// The stop conditions of one execution (cloning it shares the token).
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Stop {
     cancel: Option<CancelToken>,
     deadline: Option<(Instant, Duration)>,
@@ -105,6 +110,42 @@ impl Stop {
             cancel: opts.cancel.clone(),
             deadline: opts.deadline.map(|d| (d, d.saturating_duration_since(now))),
         }
+    }
+
+    /// True when a token or a deadline is set (a kernel polls only then).
+    pub(crate) fn is_active(&self) -> bool {
+        self.cancel.is_some() || self.deadline.is_some()
+    }
+
+    /// True when the run must stop now: one relaxed atomic load, and a clock read when a
+    /// deadline is set. Kernels call it between blocks of work (not per element).
+    #[inline]
+    pub(crate) fn stopped(&self) -> bool {
+        self.reason().is_some()
+    }
+
+    /// The stop conditions of the run executing on this thread (none outside a run, and on
+    /// threads the run did not start from, e.g. the partner thread of `concurrent.rs`).
+    /// A kernel takes it once, before it splits its work over the pool, and polls it with
+    /// [`Stop::stopped`] from every task. Outside an execution with options it is inactive.
+    pub(crate) fn current() -> Stop {
+        CURRENT.with(|c| c.borrow().clone())
+    }
+
+    /// Runs `f` (one execution) with `self` as this thread's [`Stop::current`].
+    pub(crate) fn install<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Restore(Stop);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let prev = std::mem::take(&mut self.0);
+                CURRENT.with(|c| *c.borrow_mut() = prev);
+            }
+        }
+        if !self.is_active() && !Stop::current().is_active() {
+            return f();
+        }
+        let _restore = Restore(CURRENT.with(|c| c.replace(self.clone())));
+        f()
     }
 
     /// Why the run must stop now, if it must.
@@ -128,6 +169,11 @@ impl Stop {
             None => Ok(()),
         }
     }
+}
+
+thread_local! {
+    /// The stop conditions of the execution running on this thread ([`Stop::current`]).
+    static CURRENT: RefCell<Stop> = RefCell::new(Stop::default());
 }
 
 /// No token and no deadline (constant folding, and executions without options).

@@ -3,6 +3,7 @@
 //! value parser: integer lists, windows, dim labels, slices, paddings, replica groups, ...
 
 use super::{PResult, ParseError, ParseErrorKind, Parser};
+use super::dim_labels::parse_dim_labels;
 use crate::attrs::{ConvDimensionNumbers, PadDim, Precision, PrecisionConfig, Window, WindowDim};
 use crate::text::lexer::{Pos, Tok};
 
@@ -354,54 +355,6 @@ fn set_window_field(d: &mut WindowDim, key: &str, part: &str, kpos: Pos, vpos: P
         _ => return Err(invalid(kpos, format!("unknown window field '{key}'"))),
     }
     Ok(())
-}
-
-/// Positions of `b`/`f` (or `i`/`o`) and of the spatial digits `0`, `1`, ... in one label.
-fn label_dims(label: &str, first: char, second: char) -> Result<(i64, i64, Vec<i64>), String> {
-    let chars: Vec<char> = label.chars().collect();
-    let find = |c: char| -> Result<i64, String> {
-        let n = chars.iter().filter(|&&x| x == c).count();
-        match chars.iter().position(|&x| x == c) {
-            Some(at) if n == 1 => Ok(at as i64),
-            _ => Err(format!("'{label}' must contain '{c}' exactly once")),
-        }
-    };
-    let (a, b) = (find(first)?, find(second)?);
-    let mut spatial = Vec::new();
-    for (digit, _) in chars.iter().filter(|c| c.is_ascii_digit()).enumerate() {
-        let c = char::from_digit(digit as u32, 10).ok_or("too many spatial dimensions")?;
-        spatial.push(find(c)?);
-    }
-    if spatial.len() + 2 != chars.len() {
-        return Err(format!("'{label}' has unexpected characters"));
-    }
-    Ok((a, b, spatial))
-}
-
-pub(super) fn parse_dim_labels(w: &str) -> Result<ConvDimensionNumbers, String> {
-    let (inputs, output) = w.split_once("->").ok_or("missing '->'")?;
-    let (input, kernel) = inputs
-        .split_once('_')
-        .ok_or("missing '_' between input and kernel")?;
-    let (ib, if_, isp) = label_dims(input, 'b', 'f')?;
-    let (ki, ko, ksp) = label_dims(kernel, 'i', 'o')?;
-    let (ob, of, osp) = label_dims(output, 'b', 'f')?;
-    if ksp.len() != isp.len() || osp.len() != isp.len() {
-        return Err(
-            "input, kernel and output must have the same number of spatial dimensions".into(),
-        );
-    }
-    Ok(ConvDimensionNumbers {
-        input_batch_dimension: ib,
-        input_feature_dimension: if_,
-        input_spatial_dimensions: isp,
-        kernel_input_feature_dimension: ki,
-        kernel_output_feature_dimension: ko,
-        kernel_spatial_dimensions: ksp,
-        output_batch_dimension: ob,
-        output_feature_dimension: of,
-        output_spatial_dimensions: osp,
-    })
 }
 
 /// Expands `[g0,g1]<=[r...]T(perm)`: iota over the reshape dims, transposed by `perm`,

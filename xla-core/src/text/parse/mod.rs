@@ -10,6 +10,7 @@
 //! instruction line and its operation), `attributes` (attribute values), `shape`, `literal`.
 
 mod attributes;
+mod dim_labels;
 mod instruction;
 mod literal;
 mod module;
@@ -19,6 +20,8 @@ use super::lexer::{lex, Pos, Tok, Token};
 use crate::ir::Module;
 use crate::shape::Shape;
 use thiserror::Error;
+
+pub use dim_labels::{parse_dim_labels, DimLabelsError, LabelRole};
 
 /// How deeply tuples, tuple literals and inline computations may nest (an inline
 /// computation counts as [`COMPUTATION_DEPTH_COST`] levels).
@@ -126,23 +129,6 @@ pub fn parse_shape(text: &str) -> Result<Shape, ParseError> {
     let shape = p.shape()?;
     p.expect_end()?;
     Ok(shape)
-}
-
-/// Parses convolution dimension labels as HLO text writes them (the `dim_labels` attribute):
-/// `b01f_01io->b01f` is NHWC input, HWIO kernel, NHWC output.
-///
-/// ```
-/// use xla_core::text::parse_dim_labels;
-/// let d = parse_dim_labels("b01f_01io->b01f")?;
-/// assert_eq!((d.input_feature_dimension, d.kernel_spatial_dimensions), (3, vec![0, 1]));
-/// # Ok::<(), String>(())
-/// ```
-///
-/// # Errors
-/// A message naming what is wrong with the labels (a missing `->` or `_`, a letter missing
-/// or repeated, different spatial counts).
-pub fn parse_dim_labels(text: &str) -> Result<crate::attrs::ConvDimensionNumbers, String> {
-    attributes::parse_dim_labels(text)
 }
 
 fn lex_all(text: &str) -> PResult<Vec<Token>> {
