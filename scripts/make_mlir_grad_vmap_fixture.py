@@ -5,7 +5,7 @@ JAX loss (dense layer, tanh, softmax cross-entropy) lowered with `jax.jit(f).low
 for `jax.grad(loss, argnums=(0, 1))` and for `jax.vmap(loss, in_axes=(None, None, 0, 0))`
 over a batch of 3 examples.
 
-    python3 scripts/make_mlir_grad_vmap_fixture.py testdata/stablehlo_jax/grad_vmap_loss
+    python3 scripts/make_mlir_grad_vmap_fixture.py testdata/stablehlo_cli_grad_vmap_loss
 """
 import os
 import sys

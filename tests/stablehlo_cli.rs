@@ -1,5 +1,5 @@
 //! `xla grad` and `xla vmap` on a `.mlir` file (issue 15, item 4): a loss JAX lowered to
-//! StableHLO (`as_text()`, testdata/stablehlo_jax/grad_vmap_loss, made by
+//! StableHLO (`as_text()`, testdata/stablehlo_cli_grad_vmap_loss, made by
 //! scripts/make_mlir_grad_vmap_fixture.py) is differentiated and batched by the command
 //! line; the printed modules run with `xla run` and give what real XLA computed for
 //! `jax.grad(loss, argnums=(0, 1))` and `jax.vmap(loss, in_axes=(None, None, 0, 0))`.
@@ -18,7 +18,7 @@ fn xla(args: &[&str]) -> Output {
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/stablehlo_jax/grad_vmap_loss")
+        .join("testdata/stablehlo_cli_grad_vmap_loss")
         .join(name)
         .to_str()
         .unwrap()

@@ -55,7 +55,7 @@ fn error_positions() {
         ),
         (
             format!("{m}  p = f32[4] parameter(0)\n  ROOT r = f32[4] convolution(p, p), dim_labels=bf0_oi0->bf\n}}"),
-            "4:49: dim_labels 'bf0_oi0->bf': input, kernel and output must have the same number of spatial dimensions",
+            "4:49: dim_labels 'bf0_oi0->bf': input, kernel and output must have the same number of spatial dimensions (input 1, kernel 1, output 0)",
         ),
     ];
     for (text, want) in cases {

@@ -344,8 +344,10 @@ fn update_k<T: NativeData>(
     let rows = &udims[..udims.len().saturating_sub(1)];
     let mut idx = vec![0usize; rows.len()];
     for src in u.chunks(run) {
+        // `idx` indexes the rows (every dim but the last); along the last dim each chunk
+        // is a whole run from its start, index 0.
         let off: usize = (0..udims.len())
-            .map(|i| (at[i] + crate::invariant::at(&idx, i, "one index per dim")) * st[i])
+            .map(|i| (at[i] + idx.get(i).copied().unwrap_or(0)) * st[i])
             .sum();
         let d = dst
             .get_mut(off..off + run)
