@@ -171,49 +171,35 @@ fn keys_k<T: Elem>(v: &[T], key: Key) -> Vec<i128> {
 }
 
 /// A comparator run without the interpreter: `compare(key(a), key(b))` on the first
-/// operand (the others follow its order).
-fn native_less(
+/// operand (the others follow its order), as that operand's keys in its total order and
+/// the direction; `None` for a float compare that is not a total order, or complex keys.
+fn native_keys(
     d: &ArrayData,
     dir: ComparisonDirection,
     ct: Option<ComparisonType>,
     key: Key,
-) -> Option<impl Fn(usize, usize) -> bool> {
+) -> Option<(Vec<i128>, ComparisonDirection)> {
     let total = ct == Some(ComparisonType::TotalOrder) || !d.element_type().is_float();
     if !total || d.element_type().is_complex() {
         return None;
     }
-    let keys = with_array_data!(d, v => keys_k(v, key));
-    Some(move |a: usize, b: usize| {
-        let (x, y) = (keys[a], keys[b]);
-        match dir {
-            ComparisonDirection::Lt => x < y,
-            ComparisonDirection::Gt => x > y,
-            ComparisonDirection::Le => x <= y,
-            ComparisonDirection::Ge => x >= y,
-            ComparisonDirection::Eq => x == y,
-            ComparisonDirection::Ne => x != y,
-        }
-    })
+    Some((with_array_data!(d, v => keys_k(v, key)), dir))
 }
 
-/// The first operand's keys and whether the order is descending, for a comparator that is
-/// a strict order on them (`LT` or `GT` in the total order).
-fn key_order(
-    d: &ArrayData,
-    dir: ComparisonDirection,
-    ct: Option<ComparisonType>,
-    key: Key,
-) -> Option<(Vec<i128>, bool)> {
-    let total = ct == Some(ComparisonType::TotalOrder) || !d.element_type().is_float();
-    let descending = match dir {
-        ComparisonDirection::Lt => false,
-        ComparisonDirection::Gt => true,
-        _ => return None,
-    };
-    if !total || d.element_type().is_complex() {
-        return None;
+/// `compare(keys[a], keys[b])` in direction `dir`.
+fn less(keys: &[i128], dir: ComparisonDirection, a: usize, b: usize) -> bool {
+    let (x, y) = (
+        crate::invariant::at(keys, a, "sort keys"),
+        crate::invariant::at(keys, b, "sort keys"),
+    );
+    match dir {
+        ComparisonDirection::Lt => x < y,
+        ComparisonDirection::Gt => x > y,
+        ComparisonDirection::Le => x <= y,
+        ComparisonDirection::Ge => x >= y,
+        ComparisonDirection::Eq => x == y,
+        ComparisonDirection::Ne => x != y,
     }
-    Some((with_array_data!(d, v => keys_k(v, key)), descending))
 }
 
 /// `sort` along `dim` by comparator `f` over `(a0, b0, a1, b1, ...)`; always stable.
@@ -249,8 +235,8 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
     let inner = count(&dims[dim + 1..]);
     let outer = count(&dims[..dim]);
     let native = match (cx.combiner(f), ds.as_slice()) {
-        (Some(Combiner::Compare(dir, ct)), [d]) => native_less(d, dir, ct, Key::Plain),
-        (Some(Combiner::KeyCompare(dir, ct, key)), [d, ..]) => native_less(d, dir, ct, key),
+        (Some(Combiner::Compare(dir, ct)), [d]) => native_keys(d, dir, ct, Key::Plain),
+        (Some(Combiner::KeyCompare(dir, ct, key)), [d, ..]) => native_keys(d, dir, ct, key),
         _ => None,
     };
     // The permutation (each slice's offsets, then their map) is the sort's scratch.
@@ -269,19 +255,18 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
             (0..n).map(|k| base + k * inner).collect()
         })
         .collect();
-    // A strict order on the first operand's keys: the standard library's stable sort
-    // gives what the merge sort gives for it (a stable sort's result is unique), faster.
-    let strict = match (cx.combiner(f), ds.first()) {
-        (Some(Combiner::Compare(dir, ct)), Some(d)) if ds.len() == 1 => {
-            key_order(d, dir, ct, Key::Plain)
-        }
-        (Some(Combiner::KeyCompare(dir, ct, key)), Some(d)) => key_order(d, dir, ct, key),
-        _ => None,
-    };
-    if let Some((keys, descending)) = strict {
-        let k = |i: usize| crate::invariant::at(&keys, i, "sort keys");
+    // A strict order on the keys: the standard library's stable sort gives what the merge
+    // sort gives for it (a stable sort's result is unique), faster; the run's stop is
+    // polled between slices (`limits/stop.rs`).
+    let stop = crate::limits::stop::Stop::current();
+    let strict = native.as_ref().filter(|(_, dir)| {
+        matches!(dir, ComparisonDirection::Lt | ComparisonDirection::Gt)
+    });
+    if let Some((keys, dir)) = strict {
+        let k = |i: usize| crate::invariant::at(keys, i, "sort keys");
         for idx in &mut slices {
-            if descending {
+            stop.check()?;
+            if *dir == ComparisonDirection::Gt {
                 idx.sort_by_key(|&a| std::cmp::Reverse(k(a)));
             } else {
                 idx.sort_by_key(|&a| k(a));
@@ -292,15 +277,15 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
     } else {
         // The native comparator polls the run's stop every 2^16 comparisons (a comparator
         // computation is polled by its own instructions); `limits/stop.rs`.
-        let (stop, mut calls) = (crate::limits::stop::Stop::current(), 0u32);
+        let mut calls = 0u32;
         for idx in &mut slices {
             match &native {
-                Some(less) => merge_sort(idx, &mut |x, y| {
+                Some((keys, dir)) => merge_sort(idx, &mut |x, y| {
                     calls = calls.wrapping_add(1);
                     if calls & 0xffff == 0 {
                         stop.check()?;
                     }
-                    Ok(less(x, y))
+                    Ok(less(keys, *dir, x, y))
                 })?,
                 None => merge_sort(idx, &mut |x, y| {
                     let args = ds
