@@ -524,7 +524,7 @@ impl<'a> Ctx<'a> {
             Op::Fft {
                 fft_type,
                 fft_length,
-            } => fft::fft(arg(0)?, *fft_type, fft_length, out),
+            } => fft::fft(arg(0)?, *fft_type, fft_length, out, self.exe.parallel()),
             Op::Sort {
                 dimension,
                 to_apply,

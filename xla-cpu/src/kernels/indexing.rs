@@ -4,6 +4,7 @@
 //! Both compute, from the shapes and the index values only, which operand element each
 //! output (gather) or update (scatter) element maps to; then one typed copy or combine.
 
+use super::index_rows::{simple_bases, Rows, Simple};
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
@@ -179,6 +180,51 @@ impl Starts {
     }
 }
 
+/// Row offsets without reading index vectors one position at a time, when the rows'
+/// dims are the index batch followed by the window dims `wdims` (in window order, the
+/// last one the run), the index vector is the indices' last dim (or implicit), and there
+/// are no batching dims: the layout of an embedding lookup and of a segment sum. `hi` is
+/// the highest start per operand dim; `clamp` as in [`Simple`].
+fn simple_rows(
+    st: &Starts,
+    dims: &[usize],
+    wdims: &[usize],
+    ost: &[usize],
+    hi: &[i64],
+    clamp: bool,
+) -> Option<Rows> {
+    let nb = dims.len().checked_sub(wdims.len())?;
+    let (&last, rest) = wdims.split_last()?;
+    let trailing = st.rd.ivd.is_none_or(|v| v + 1 == st.rd.strides.len());
+    if !trailing
+        || !st.operand_batch.is_empty()
+        || wdims.iter().enumerate().any(|(i, &d)| d != nb + i)
+        || hi.iter().any(|&h| h < 0)
+    {
+        return None;
+    }
+    let window: Vec<(usize, usize)> = rest
+        .iter()
+        .zip(&st.window_operand)
+        .map(|(&d, &od)| (dims[d], ost[od]))
+        .collect();
+    let s = Simple {
+        values: &st.rd.values,
+        len: st.rd.len,
+        to_operand: &st.to_operand,
+        ost,
+        hi,
+        clamp,
+        window: &window,
+    };
+    let bases = simple_bases(&s, crate::index::count(&dims[..nb]))?;
+    Some(Rows {
+        bases,
+        n: dims[last],
+        step: ost[*st.window_operand.get(wdims.len() - 1)?],
+    })
+}
+
 /// `gather`.
 ///
 /// # Errors
@@ -234,57 +280,69 @@ pub fn gather(
         }
         off
     };
-    // Along a trailing offset dim the source advances by a fixed stride: the index vector
-    // is read once per row, not once per element.
-    let last = out_dims.len().checked_sub(1);
-    let run = last.and_then(|l| {
-        let j = offset_dims.iter().position(|&d| d == l)?;
-        Some((out_dims[l], ost[st.window_operand[j]]))
-    });
-    if let (Some(l), Some((n, 1))) = (last, run) {
+    let hi: Vec<i64> = odims
+        .iter()
+        .zip(&sizes)
+        .map(|(&o, &s)| (o - s) as i64)
+        .collect();
+    let rows = match simple_rows(&st, &out_dims, &offset_dims, &ost, &hi, true) {
+        Some(rows) => rows,
+        None => {
+            // Along a trailing offset dim the source advances by a fixed stride: the
+            // index vector is read once per row, not once per element.
+            let last = out_dims.len().checked_sub(1);
+            let run = last.and_then(|l| {
+                let j = offset_dims.iter().position(|&d| d == l)?;
+                Some((out_dims[l], ost[st.window_operand[j]]))
+            });
+            match (last, run) {
+                (Some(l), Some((n, step))) => {
+                    let mut o = vec![0; out_dims.len()];
+                    rows_of(&out_dims[..l], n, step, |r| {
+                        o[..l].copy_from_slice(r);
+                        Some(offset(&o))
+                    })
+                }
+                _ => Rows::elements(
+                    super::structural::index_map(&out_dims, offset)
+                        .into_iter()
+                        .map(Some)
+                        .collect(),
+                ),
+            }
+        }
+    };
+    st.rd.check()?;
+    if rows.step == 1 && rows.n >= 4 {
         // Contiguous rows (an embedding lookup): copied row by row, no per-element map.
-        let mut o = vec![0; out_dims.len()];
-        let mut bases = Vec::with_capacity(crate::index::count(&out_dims[..l]));
-        crate::index::for_each_index(&out_dims[..l], |r| {
-            o[..l].copy_from_slice(r);
-            bases.push(offset(&o));
-        });
-        st.rd.check()?;
-        let rows = super::structural::take_rows(d, &bases, n)
+        let bases = rows
+            .bases
+            .iter()
+            .copied()
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| internal("gather: every row has a source offset"))?;
+        let rows = super::structural::take_rows(d, &bases, rows.n)
             .ok_or_else(|| internal("gather: a row runs past the operand"))?;
         return make(out, rows);
     }
-    let map = match (last, run) {
-        (Some(l), Some((n, step))) => {
-            let mut o = vec![0; out_dims.len()];
-            rows_map(&out_dims[..l], n, step, |r| {
-                o[..l].copy_from_slice(r);
-                Some(offset(&o))
-            })
-        }
-        .into_iter()
+    let map = rows
+        .each()
         .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| internal("gather: every row has a source offset"))?,
-        _ => super::structural::index_map(&out_dims, offset),
-    };
-    st.rd.check()?;
+        .ok_or_else(|| internal("gather: every element has a source offset"))?;
     make(out, take(d, &map))
 }
 
-/// The offsets of `rows` (dims) rows of `n` elements, each starting at `base(row index)`
+/// The rows over `rows` (dims) of `n` elements, each starting at `base(row index)`
 /// (`None`: the row is skipped) and advancing by `step`.
-fn rows_map(
+fn rows_of(
     rows: &[usize],
     n: usize,
     step: usize,
     mut base: impl FnMut(&[usize]) -> Option<usize>,
-) -> Vec<Option<usize>> {
-    let mut map = Vec::with_capacity(crate::index::count(rows) * n);
-    crate::index::for_each_index(rows, |r| {
-        let b = base(r);
-        map.extend((0..n).map(|k| b.map(|b| b + k * step)));
-    });
-    map
+) -> Rows {
+    let mut bases = Vec::with_capacity(crate::index::count(rows));
+    crate::index::for_each_index(rows, |r| bases.push(base(r)));
+    Rows { bases, n, step }
 }
 
 /// For each update element, the operand offset it combines into (`None`: window skipped).
@@ -293,7 +351,7 @@ fn scatter_targets(
     indices: &Literal,
     udims: &[usize],
     s: &ScatterDims,
-) -> Result<Vec<Option<usize>>> {
+) -> Result<Rows> {
     let rank = odims.len();
     let dims = StartDims {
         index_vector_dim: s.index_vector_dim,
@@ -338,36 +396,43 @@ fn scatter_targets(
             off
         })
     };
+    let hi: Vec<i64> = odims
+        .iter()
+        .zip(&wsize)
+        .map(|(&o, &w)| o as i64 - w as i64)
+        .collect();
+    if let Some(rows) = simple_rows(&st, udims, &uwd, &ost, &hi, false) {
+        return Ok(rows);
+    }
     // As in gather: along a trailing window dim, one index read per row.
     let last = udims.len().checked_sub(1);
     let run = last.and_then(|l| {
         let j = uwd.iter().position(|&d| d == l)?;
         Some((udims[l], ost[st.window_operand[j]]))
     });
-    if let (Some(l), Some((n, step))) = (last, run) {
-        let mut u = vec![0; udims.len()];
-        let targets = rows_map(&udims[..l], n, step, |r| {
-            u[..l].copy_from_slice(r);
-            target(&u)
-        });
-        st.rd.check()?;
-        return Ok(targets);
-    }
-    let mut targets = Vec::new();
-    crate::index::for_each_index(udims, |u| targets.push(target(u)));
+    let rows = match (last, run) {
+        (Some(l), Some((n, step))) => {
+            let mut u = vec![0; udims.len()];
+            rows_of(&udims[..l], n, step, |r| {
+                u[..l].copy_from_slice(r);
+                target(&u)
+            })
+        }
+        _ => {
+            let mut targets = Vec::new();
+            crate::index::for_each_index(udims, |u| targets.push(target(u)));
+            Rows::elements(targets)
+        }
+    };
     st.rd.check()?;
-    Ok(targets)
+    Ok(rows)
 }
 
-/// [`scatter_native`] for f32 and f64 with the combiner inlined, a run of consecutive
-/// targets (a row of a segment sum) combined as one vectorised slice: 1.9 ns per element
-/// through the function pointer, on a GNN's f32[5000,64] -> f32[1000,64] segment sums.
-fn scatter_float(
-    o: &mut ArrayData,
-    u: &ArrayData,
-    targets: &[Option<usize>],
-    op: Option<BinaryOp>,
-) -> bool {
+/// [`scatter_native`] for f32 and f64 with the combiner inlined, a contiguous row of
+/// targets (a row of a segment sum) combined as one vectorised slice (through the
+/// function pointer, element by element: 1.9 ns per element on a GNN's
+/// f32[5000,64] -> f32[1000,64] segment sums).
+fn scatter_float(o: &mut ArrayData, u: &ArrayData, targets: &Rows, op: Option<BinaryOp>) -> bool {
     use crate::kernels::elementwise::{fmax, fmin};
     macro_rules! typed {
         ($v:expr, $u:expr) => {
@@ -389,33 +454,33 @@ fn scatter_float(
     true
 }
 
-/// `v[t] = f(v[t], u[i])` for every update `i` with target `t`, in update order; each
-/// run of consecutive targets is one slice step (its targets are distinct, so combining
-/// them together keeps every target's order).
-fn scatter_runs<T: Copy>(v: &mut [T], u: &[T], targets: &[Option<usize>], f: impl Fn(T, T) -> T) {
-    let mut i = 0;
-    while i < targets.len() {
-        let Some(t) = targets.get(i).copied().flatten() else {
-            i += 1;
+/// `v[t] = f(v[t], u[i])` for every update `i` with target `t`, in update order, a row
+/// at a time (a row's targets are distinct, so combining them together keeps every
+/// target's order).
+fn scatter_runs<T: Copy>(v: &mut [T], u: &[T], targets: &Rows, f: impl Fn(T, T) -> T) {
+    let (n, step) = (targets.n, targets.step);
+    for (r, base) in targets.bases.iter().enumerate() {
+        let (Some(b), Some(s)) = (*base, u.get(r * n..(r + 1) * n)) else {
             continue;
         };
-        let mut len = 1;
-        while targets.get(i + len).copied().flatten() == Some(t + len) {
-            len += 1;
-        }
-        if let (Some(d), Some(s)) = (v.get_mut(t..t + len), u.get(i..i + len)) {
-            for (a, &b) in d.iter_mut().zip(s) {
-                *a = f(*a, b);
+        if step == 1 {
+            if let Some(d) = v.get_mut(b..b + n) {
+                d.iter_mut().zip(s).for_each(|(a, &x)| *a = f(*a, x));
+            }
+        } else {
+            for (k, &x) in s.iter().enumerate() {
+                if let Some(a) = v.get_mut(b + k * step) {
+                    *a = f(*a, x);
+                }
             }
         }
-        i += len;
     }
 }
 
 fn scatter_native<T: Combine>(
     v: &mut [T],
     upd: &ArrayData,
-    targets: &[Option<usize>],
+    targets: &Rows,
     op: Option<BinaryOp>,
 ) -> bool {
     let Some(u) = T::slice(upd) else { return false };
@@ -426,7 +491,7 @@ fn scatter_native<T: Combine>(
             None => return false,
         },
     };
-    for (t, &x) in targets.iter().zip(u) {
+    for (t, &x) in targets.each().zip(u) {
         if let Some(slot) = t.and_then(|t| v.get_mut(t)) {
             *slot = f(*slot, x);
         }
@@ -444,7 +509,7 @@ fn scatter_native<T: Combine>(
 pub(crate) fn apply_updates(
     cx: &Ctx,
     outs: &mut [ArrayData],
-    targets: &[Option<usize>],
+    targets: &Rows,
     upds: &[&ArrayData],
     f: CompId,
 ) -> Result<()> {
@@ -463,8 +528,10 @@ pub(crate) fn apply_updates(
     if cx.vectorizable(f) {
         let mut last = std::collections::HashMap::new();
         let mut rounds: Vec<Vec<usize>> = Vec::new();
-        for (i, t) in targets.iter().enumerate() {
-            let Some(t) = *t else { continue };
+        let mut flat = Vec::with_capacity(targets.len());
+        for (i, t) in targets.each().enumerate() {
+            flat.push(t);
+            let Some(t) = t else { continue };
             let r = last.get(&t).map_or(0, |r: &usize| r + 1);
             last.insert(t, r);
             if rounds.len() <= r {
@@ -473,7 +540,7 @@ pub(crate) fn apply_updates(
             rounds[r].push(i);
         }
         for round in rounds {
-            let tg: Vec<usize> = round.iter().filter_map(|&i| targets[i]).collect();
+            let tg: Vec<usize> = round.iter().filter_map(|&i| flat[i]).collect();
             let mut args = outs
                 .iter()
                 .map(|o| vector(take(o, &tg)))
@@ -488,8 +555,8 @@ pub(crate) fn apply_updates(
         }
         return Ok(());
     }
-    for (i, t) in targets.iter().enumerate() {
-        let Some(t) = *t else { continue };
+    for (i, t) in targets.each().enumerate() {
+        let Some(t) = t else { continue };
         let mut args: Vec<Literal> = outs
             .iter()
             .map(|o| scalar_at(o, t))

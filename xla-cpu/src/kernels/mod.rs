@@ -13,6 +13,7 @@ pub(crate) mod conv_subpixel;
 pub(crate) mod dot_perm;
 pub mod elementwise;
 pub mod fft;
+mod index_rows;
 pub mod indexing;
 pub(crate) mod lapack;
 pub(crate) mod lapack_apply;

@@ -490,6 +490,7 @@ pub fn select_and_scatter(
     let g = window_groups(&dims, &sdims, w, "select-and-scatter")?;
     let selected = select_all(cx, d, &g, comps[0])?;
     let mut outs = vec![take(init, &vec![0usize; count(&dims)])];
+    let selected = super::index_rows::Rows::elements(selected);
     super::indexing::apply_updates(cx, &mut outs, &selected, &[src], comps[1])?;
     results(out, outs)
 }

@@ -75,7 +75,7 @@ pub(crate) fn fits(what: &'static str, bytes: u64) -> bool {
 /// As [`admit`]; [`CpuError::Allocation`] when the allocator refuses.
 // Not used by a kernel yet (sort and the convolution admit sizes, then allocate).
 #[cfg_attr(not(test), allow(dead_code))]
-pub(crate) fn filled<T: Clone>(n: usize, x: T, what: &'static str) -> Result<Vec<T>> {
+pub(crate) fn filled<T: Copy>(n: usize, x: T, what: &'static str) -> Result<Vec<T>> {
     admit(what, bytes_of::<T>(n))?;
     super::alloc::try_filled(n, x, what)
 }

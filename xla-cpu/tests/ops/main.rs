@@ -8,7 +8,9 @@ mod collective;
 mod contraction;
 mod control;
 mod elementwise;
+mod fft_random;
 mod indexing;
+mod indexing_random;
 mod linalg;
 mod spec_examples;
 mod structural;
@@ -16,6 +18,27 @@ mod window;
 
 use xla_core::Literal;
 use xla_cpu::{CpuError, Executable};
+
+/// A small deterministic generator (an LCG) for random test inputs.
+pub struct Rng(pub u64);
+
+impl Rng {
+    fn step(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0
+    }
+    /// A value in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.step() >> 33) % n.max(1) as u64) as usize
+    }
+    /// A value in `[-1, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.step() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
 
 /// Parses and compiles `hlo`, then runs it on `args`.
 pub fn run(hlo: &str, args: &[Literal]) -> Result<Literal, CpuError> {
