@@ -201,6 +201,7 @@ pub(crate) fn fold(op: BinaryOp, members: &[&ArrayData]) -> Option<ArrayData> {
 /// Whether `data` holds a value on which XLA:CPU's float all-reduce may differ in its bits
 /// from an add or multiply in another order: a NaN (whose payload survives) or a `-0` (a sum
 /// of `-0` only is `+0`). Types that are not float never do.
+#[cfg(any(test, feature = "mpi"))]
 pub(crate) fn order_sensitive(data: &ArrayData) -> bool {
     match data {
         ArrayData::F32(v) => v.iter().any(|x| x.is_nan() || x.to_bits() == 0x8000_0000),
