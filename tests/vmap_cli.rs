@@ -167,3 +167,47 @@ fn a_custom_call_and_bad_out_axes_exit_with_status_2() {
     assert_eq!(e.result_shape().unwrap().dims(), &[2, 3]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// With the batched inputs given, the batch size is read from their batch axes (no
+/// `--size`); inputs that disagree on it, or do not fit their parameter, exit with status 2
+/// naming them.
+#[test]
+fn the_size_comes_from_the_batched_inputs() {
+    let dir = format!(
+        "{}/testdata/vmap/dot_lhs_batched",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (x, w) = (format!("{dir}/in0.npy"), format!("{dir}/in1.npy"));
+    let m = case("dot_lhs_batched");
+    // x: f32[4,3] with the batch (3) on axis 1, w: f32[4,2] shared.
+    let out = xla(&["vmap", &m, &x, &w, "--in-axes", "1,none"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let e = xla::core::text::parse_module(&text).unwrap();
+    assert_eq!(
+        e.entry_computation()
+            .unwrap()
+            .result_shape()
+            .unwrap()
+            .dims(),
+        &[3, 2]
+    );
+    for (args, says) in [
+        // w batched on axis 1 too: sizes 3 and 2 differ.
+        (vec![x.as_str(), w.as_str(), "--in-axes", "1,1"], "batch sizes differ: parameter 0 has size 3 on its batch axis but parameter 1 has size 2"),
+        // x given for the shared w: f32[4,3] is not w's f32[4,2].
+        (vec![x.as_str(), x.as_str(), "--in-axes", "1,none"], "input 1 is f32[4,3] but the batched parameter 1 is f32[4,2]"),
+        (vec![x.as_str(), w.as_str(), "--in-axes", "1,none", "--size", "5"], "size 5 was given but parameter 0 has batch size 3"),
+    ] {
+        let mut all = vec!["vmap", m.as_str()];
+        all.extend(args);
+        let out = xla(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
+        assert!(err.contains(says), "{all:?}: {err}");
+    }
+}
