@@ -10,17 +10,13 @@ survives an add or multiply, a sum of -0 only is +0, maximum/minimum skip NaNs (
 
     python3 scripts/make_nan_fold_cases.py [/work/shared/conformance]
 """
-import json
 import os
 import sys
 
 import numpy as np
 
-SHARED = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/conformance"
-sys.path.insert(0, SHARED)
-import replica_exec  # noqa: E402
-
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "replicas", "own")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_replica_cases import write_case  # noqa: E402  (also puts replica_exec on the path)
 
 
 def reducer(name, ty, op):
@@ -136,22 +132,8 @@ ENTRY main {
 
 def main():
     for name, what, hlo, inputs in CASES:
-        reps, parts = replica_exec.devices_of(hlo)
-        outs = replica_exec.run(hlo, inputs)
-        d = os.path.join(OUT, name)
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "module.hlo"), "w") as f:
-            f.write(hlo)
-        for i, a in enumerate(inputs):
-            np.save(os.path.join(d, f"in{i}.npy"), a)
-        for i, o in enumerate(outs):
-            np.save(os.path.join(d, f"out{i}.npy"), o)
-        meta = {"what": what, "replicas": reps, "partitions": parts, "rtol": 0, "atol": 0,
-                "bits": True, "convention": "inputs and outputs stacked along a leading axis "
-                "of replicas*partitions devices", "made_by": "scripts/make_nan_fold_cases.py"}
-        with open(os.path.join(d, "meta.json"), "w") as f:
-            json.dump(meta, f, indent=1)
-        print(f"{name}: {len(outs)} output(s) on {reps}x{parts} devices")
+        outs = write_case(name, what, hlo, inputs, 0, 0,
+                          made_by="scripts/make_nan_fold_cases.py", bits=True)
         for o in outs:
             w = {4: np.uint32, 8: np.uint64, 2: np.uint16}[o.dtype.itemsize if o.dtype.kind != "c" else 4]
             print("  ", o.dtype, [hex(v) for v in o[0].reshape(-1).view(w)])

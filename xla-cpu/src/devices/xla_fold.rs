@@ -55,35 +55,28 @@ trait Real: Copy + PartialOrd + std::ops::Add<Output = Self> + std::ops::Mul<Out
     fn neg(self) -> Self;
 }
 
-impl Real for f32 {
-    const ZERO: f32 = 0.0;
-    const ONE: f32 = 1.0;
-    const INF: f32 = f32::INFINITY;
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
-    fn quiet(self) -> f32 {
-        f32::from_bits(self.to_bits() | 0x0040_0000)
-    }
-    fn neg(self) -> f32 {
-        -self
-    }
+/// `Real` for a primitive float whose quiet bit is `$quiet`.
+macro_rules! real {
+    ($t:ty, $quiet:expr) => {
+        impl Real for $t {
+            const ZERO: $t = 0.0;
+            const ONE: $t = 1.0;
+            const INF: $t = <$t>::INFINITY;
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            fn quiet(self) -> $t {
+                <$t>::from_bits(self.to_bits() | $quiet)
+            }
+            fn neg(self) -> $t {
+                -self
+            }
+        }
+    };
 }
 
-impl Real for f64 {
-    const ZERO: f64 = 0.0;
-    const ONE: f64 = 1.0;
-    const INF: f64 = f64::INFINITY;
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
-    fn quiet(self) -> f64 {
-        f64::from_bits(self.to_bits() | 0x0008_0000_0000_0000)
-    }
-    fn neg(self) -> f64 {
-        -self
-    }
-}
+real!(f32, 0x0040_0000);
+real!(f64, 0x0008_0000_0000_0000);
 
 /// The accumulator's start for `k`.
 fn identity<T: Real>(k: Kind) -> T {
