@@ -12,6 +12,17 @@ fn xla(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `xla ARGS` must succeed; the module it prints, parsed.
+fn batched(args: &[&str]) -> xla::core::Module {
+    let out = xla(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    xla::core::text::parse_module(&String::from_utf8(out.stdout).unwrap()).unwrap()
+}
+
 fn case(name: &str) -> String {
     format!(
         "{}/testdata/vmap/{name}/module.hlo",
@@ -21,7 +32,7 @@ fn case(name: &str) -> String {
 
 #[test]
 fn prints_a_batched_module() {
-    let out = xla(&[
+    let m = batched(&[
         "vmap",
         &case("dot_lhs_batched"),
         "--in-axes",
@@ -29,13 +40,6 @@ fn prints_a_batched_module() {
         "--size",
         "3",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let m = xla::core::text::parse_module(&text).unwrap();
     let e = m.entry_computation().unwrap();
     let dims: Vec<Vec<i64>> = e
         .parameter_shapes()
@@ -48,7 +52,7 @@ fn prints_a_batched_module() {
 
 #[test]
 fn out_axes_and_none() {
-    let out = xla(&[
+    let m = batched(&[
         "vmap",
         &case("out_axis_1"),
         "--in-axes",
@@ -58,12 +62,6 @@ fn out_axes_and_none() {
         "--size",
         "4",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let m = xla::core::text::parse_module(&String::from_utf8(out.stdout).unwrap()).unwrap();
     let r = m
         .entry_computation()
         .unwrap()
@@ -180,14 +178,7 @@ fn the_size_comes_from_the_batched_inputs() {
     let (x, w) = (format!("{dir}/in0.npy"), format!("{dir}/in1.npy"));
     let m = case("dot_lhs_batched");
     // x: f32[4,3] with the batch (3) on axis 1, w: f32[4,2] shared.
-    let out = xla(&["vmap", &m, &x, &w, "--in-axes", "1,none"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let e = xla::core::text::parse_module(&text).unwrap();
+    let e = batched(&["vmap", &m, &x, &w, "--in-axes", "1,none"]);
     assert_eq!(
         e.entry_computation()
             .unwrap()
