@@ -23,6 +23,16 @@ fn batched(args: &[&str]) -> xla::core::Module {
     xla::core::text::parse_module(&String::from_utf8(out.stdout).unwrap()).unwrap()
 }
 
+/// `xla vmap MODULE ARGS` exits with status 2 and says `says`.
+fn exits_2_saying(module: &str, args: Vec<&str>, says: &str) {
+    let mut all = vec!["vmap", module];
+    all.extend(args);
+    let out = xla(&all);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
+    assert!(err.contains(says), "{all:?}: {err}");
+}
+
 fn case(name: &str) -> String {
     format!(
         "{}/testdata/vmap/{name}/module.hlo",
@@ -90,12 +100,7 @@ fn bad_input_exits_with_status_2() {
         (vec!["--in-axes", "0,none"], "--size N is needed"),
         (vec!["--in-axes", "0,none", "--size", "0"], "batch size 0"),
     ] {
-        let mut all = vec!["vmap", m.as_str()];
-        all.extend(args);
-        let out = xla(&all);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
-        assert!(err.contains(says), "{all:?}: {err}");
+        exits_2_saying(&m, args, says);
     }
 }
 
@@ -194,11 +199,6 @@ fn the_size_comes_from_the_batched_inputs() {
         (vec![x.as_str(), x.as_str(), "--in-axes", "1,none"], "input 1 is f32[4,3] but the batched parameter 1 is f32[4,2]"),
         (vec![x.as_str(), w.as_str(), "--in-axes", "1,none", "--size", "5"], "size 5 was given but parameter 0 has batch size 3"),
     ] {
-        let mut all = vec!["vmap", m.as_str()];
-        all.extend(args);
-        let out = xla(&all);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
-        assert!(err.contains(says), "{all:?}: {err}");
+        exits_2_saying(&m, args, says);
     }
 }

@@ -86,10 +86,15 @@ fn vmap_of_collectives_matches_jax() {
         "expected the collective cases, found {}",
         dirs.len()
     );
+    all_pass(&dirs, run_case);
+}
+
+/// `check` passes on every case of `dirs`; otherwise the failures, one per line.
+fn all_pass(dirs: &[std::path::PathBuf], check: impl Fn(&Path) -> Result<(), String>) {
     let failures: Vec<String> = dirs
         .iter()
         .filter_map(|d| {
-            run_case(d)
+            check(d)
                 .err()
                 .map(|e| format!("{}: {e}", d.file_name().unwrap().to_string_lossy()))
         })
@@ -196,21 +201,7 @@ fn batched_replica_cases_equal_the_unbatched_module_per_lane() {
         .flat_map(|f| case_dirs(f))
         .collect();
     assert_eq!(dirs.len(), 30, "the replica cases");
-    let failures: Vec<String> = dirs
-        .iter()
-        .filter_map(|d| {
-            lanes_match_unbatched(d)
-                .err()
-                .map(|e| format!("{}: {e}", d.display()))
-        })
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} failed:\n{}",
-        failures.len(),
-        dirs.len(),
-        failures.join("\n")
-    );
+    all_pass(&dirs, lanes_match_unbatched);
 }
 
 /// Runs `text` batched over its parameters at `in_axes` on per-device inputs; each
