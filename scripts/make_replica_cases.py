@@ -263,25 +263,32 @@ ENTRY main {
 """, [(f32(4, 3) + 1j * f32(4, 3)).astype(np.complex64)])
 
 
+def write_case(name, what, hlo, inputs, rtol, atol, made_by="scripts/make_replica_cases.py",
+               **extra):
+    """Runs `hlo` on real XLA and writes the case to OUT/name; returns XLA's outputs."""
+    reps, parts = replica_exec.devices_of(hlo)
+    outs = replica_exec.run(hlo, inputs)
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "module.hlo"), "w") as f:
+        f.write(hlo)
+    for i, a in enumerate(inputs):
+        np.save(os.path.join(d, f"in{i}.npy"), a)
+    for i, o in enumerate(outs):
+        np.save(os.path.join(d, f"out{i}.npy"), o)
+    meta = {"what": what, "replicas": reps, "partitions": parts, "rtol": rtol,
+            "atol": atol, **extra, "convention": "inputs and outputs stacked along a leading "
+            "axis of replicas*partitions devices", "made_by": made_by}
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    print(f"{name}: {len(outs)} output(s) on {reps}x{parts} devices")
+    return outs
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, what, hlo, inputs, rtol, atol in CASES:
-        reps, parts = replica_exec.devices_of(hlo)
-        outs = replica_exec.run(hlo, inputs)
-        d = os.path.join(OUT, name)
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "module.hlo"), "w") as f:
-            f.write(hlo)
-        for i, a in enumerate(inputs):
-            np.save(os.path.join(d, f"in{i}.npy"), a)
-        for i, o in enumerate(outs):
-            np.save(os.path.join(d, f"out{i}.npy"), o)
-        meta = {"what": what, "replicas": reps, "partitions": parts, "rtol": rtol,
-                "atol": atol, "convention": "inputs and outputs stacked along a leading axis "
-                "of replicas*partitions devices", "made_by": "scripts/make_replica_cases.py"}
-        with open(os.path.join(d, "meta.json"), "w") as f:
-            json.dump(meta, f, indent=1)
-        print(f"{name}: {len(outs)} output(s) on {reps}x{parts} devices")
+        write_case(name, what, hlo, inputs, rtol, atol)
 
 
 if __name__ == "__main__":

@@ -64,6 +64,82 @@ fn outputs(dir: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The cases whose outputs must be real XLA's bits (`"bits": true` in meta.json, made by
+/// `scripts/make_nan_fold_cases.py`): NaN payloads, signed zeros, NaN-skipping max/min.
+fn bit_cases() -> Vec<PathBuf> {
+    let cases: Vec<PathBuf> = cases()
+        .into_iter()
+        .filter(|d| {
+            let meta = std::fs::read_to_string(d.join("meta.json")).unwrap_or_default();
+            meta.contains("\"bits\": true")
+        })
+        .collect();
+    assert_eq!(cases.len(), 3, "{cases:?}");
+    cases
+}
+
+/// The element bytes of an `.npy` file (after its header, version 1 or 2).
+fn npy_body(b: &[u8]) -> &[u8] {
+    let start = match b[6] {
+        1 => 10 + usize::from(u16::from_le_bytes([b[8], b[9]])),
+        _ => 12 + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize,
+    };
+    &b[start..]
+}
+
+/// Every output in `out` has the type, shape and bytes of the case's output from real XLA.
+fn assert_xla_bits(dir: &Path, out: &Path) {
+    let (got, want) = (outputs(out), outputs(dir));
+    assert_eq!(got.len(), want.len(), "{}", dir.display());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let file = format!("out{i}.npy");
+        let shape = |p: PathBuf| xla::Literal::read_npy(p).unwrap().shape().clone();
+        assert_eq!(shape(out.join(&file)), shape(dir.join(&file)));
+        assert!(
+            npy_body(g) == npy_body(w),
+            "{}/{file}: not the bits of real XLA",
+            dir.display()
+        );
+    }
+}
+
+/// NaNs of different payloads on several devices, -0 and NaNs in max/min all-reduces (2
+/// and 4 replicas, f32/f64/f16/bf16/c64) and a reduce-scatter: threads give real XLA's bits.
+#[test]
+fn threads_give_xlas_bits_for_nans_and_signed_zeros() {
+    for dir in bit_cases() {
+        let out = scratch("bits-threads");
+        let o = run(&[], &dir, &out, &[]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_xla_bits(&dir, &out);
+    }
+}
+
+/// The same cases on MPI ranks: real XLA's bits too (the 2-rank f32/f64 add and multiply,
+/// which otherwise run on `MPI_Allreduce`, see a member's NaN or -0 in the handshake and fold
+/// in XLA's order instead).
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_ranks_give_xlas_bits_for_nans_and_signed_zeros() {
+    for dir in bit_cases() {
+        let text = std::fs::read_to_string(dir.join("module.hlo")).unwrap();
+        let exe =
+            xla::cpu::Executable::compile(&xla::core::text::parse_module(&text).unwrap()).unwrap();
+        let n = exe.topology().devices().to_string();
+        let out = scratch("bits-mpi");
+        let prefix = [
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            &n,
+        ];
+        let o = run(&prefix, &dir, &out, &["--backend", "mpi"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_xla_bits(&dir, &out);
+    }
+}
+
 #[test]
 fn threads_write_the_stacked_outputs() {
     let dir =

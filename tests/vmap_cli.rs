@@ -12,6 +12,27 @@ fn xla(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `xla ARGS` must succeed; the module it prints, parsed.
+fn batched(args: &[&str]) -> xla::core::Module {
+    let out = xla(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    xla::core::text::parse_module(&String::from_utf8(out.stdout).unwrap()).unwrap()
+}
+
+/// `xla vmap MODULE ARGS` exits with status 2 and says `says`.
+fn exits_2_saying(module: &str, args: Vec<&str>, says: &str) {
+    let mut all = vec!["vmap", module];
+    all.extend(args);
+    let out = xla(&all);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
+    assert!(err.contains(says), "{all:?}: {err}");
+}
+
 fn case(name: &str) -> String {
     format!(
         "{}/testdata/vmap/{name}/module.hlo",
@@ -21,7 +42,7 @@ fn case(name: &str) -> String {
 
 #[test]
 fn prints_a_batched_module() {
-    let out = xla(&[
+    let m = batched(&[
         "vmap",
         &case("dot_lhs_batched"),
         "--in-axes",
@@ -29,13 +50,6 @@ fn prints_a_batched_module() {
         "--size",
         "3",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let m = xla::core::text::parse_module(&text).unwrap();
     let e = m.entry_computation().unwrap();
     let dims: Vec<Vec<i64>> = e
         .parameter_shapes()
@@ -48,7 +62,7 @@ fn prints_a_batched_module() {
 
 #[test]
 fn out_axes_and_none() {
-    let out = xla(&[
+    let m = batched(&[
         "vmap",
         &case("out_axis_1"),
         "--in-axes",
@@ -58,12 +72,6 @@ fn out_axes_and_none() {
         "--size",
         "4",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let m = xla::core::text::parse_module(&String::from_utf8(out.stdout).unwrap()).unwrap();
     let r = m
         .entry_computation()
         .unwrap()
@@ -92,12 +100,7 @@ fn bad_input_exits_with_status_2() {
         (vec!["--in-axes", "0,none"], "--size N is needed"),
         (vec!["--in-axes", "0,none", "--size", "0"], "batch size 0"),
     ] {
-        let mut all = vec!["vmap", m.as_str()];
-        all.extend(args);
-        let out = xla(&all);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
-        assert!(err.contains(says), "{all:?}: {err}");
+        exits_2_saying(&m, args, says);
     }
 }
 
@@ -166,4 +169,36 @@ fn a_custom_call_and_bad_out_axes_exit_with_status_2() {
     let e = m.entry_computation().unwrap();
     assert_eq!(e.result_shape().unwrap().dims(), &[2, 3]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With the batched inputs given, the batch size is read from their batch axes (no
+/// `--size`); inputs that disagree on it, or do not fit their parameter, exit with status 2
+/// naming them.
+#[test]
+fn the_size_comes_from_the_batched_inputs() {
+    let dir = format!(
+        "{}/testdata/vmap/dot_lhs_batched",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (x, w) = (format!("{dir}/in0.npy"), format!("{dir}/in1.npy"));
+    let m = case("dot_lhs_batched");
+    // x: f32[4,3] with the batch (3) on axis 1, w: f32[4,2] shared.
+    let e = batched(&["vmap", &m, &x, &w, "--in-axes", "1,none"]);
+    assert_eq!(
+        e.entry_computation()
+            .unwrap()
+            .result_shape()
+            .unwrap()
+            .dims(),
+        &[3, 2]
+    );
+    for (args, says) in [
+        // w batched on axis 1 too: sizes 3 and 2 differ.
+        (vec![x.as_str(), w.as_str(), "--in-axes", "1,1"], "batch sizes differ: parameter 0 has size 3 on its batch axis but parameter 1 has size 2"),
+        // x given for the shared w: f32[4,3] is not w's f32[4,2].
+        (vec![x.as_str(), x.as_str(), "--in-axes", "1,none"], "input 1 is f32[4,3] but the batched parameter 1 is f32[4,2]"),
+        (vec![x.as_str(), w.as_str(), "--in-axes", "1,none", "--size", "5"], "size 5 was given but parameter 0 has batch size 3"),
+    ] {
+        exits_2_saying(&m, args, says);
+    }
 }

@@ -29,16 +29,7 @@ fn run_stacked(exe: &Executable, stacked: &[Literal]) -> Result<Vec<Literal>, St
             args[k].push(p);
         }
     }
-    let per_device: Vec<Vec<Literal>> = exe
-        .execute_replicated(&args)
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .map(|r| {
-            let mut v = Vec::new();
-            cases::flatten(r, &mut v);
-            v
-        })
-        .collect();
+    let per_device = per_device(exe, &args)?;
     (0..per_device[0].len())
         .map(|k| {
             let leaves: Vec<Literal> = per_device.iter().map(|v| v[k].clone()).collect();
@@ -95,10 +86,15 @@ fn vmap_of_collectives_matches_jax() {
         "expected the collective cases, found {}",
         dirs.len()
     );
+    all_pass(&dirs, run_case);
+}
+
+/// `check` passes on every case of `dirs`; otherwise the failures, one per line.
+fn all_pass(dirs: &[std::path::PathBuf], check: impl Fn(&Path) -> Result<(), String>) {
     let failures: Vec<String> = dirs
         .iter()
         .filter_map(|d| {
-            run_case(d)
+            check(d)
                 .err()
                 .map(|e| format!("{}: {e}", d.file_name().unwrap().to_string_lossy()))
         })
@@ -110,6 +106,102 @@ fn vmap_of_collectives_matches_jax() {
         dirs.len(),
         failures.join("\n")
     );
+}
+
+const LANES: usize = 3;
+
+/// Each device's outputs of `exe` on per-device `args`, flattened.
+fn per_device(exe: &Executable, args: &[Vec<Literal>]) -> Result<Vec<Vec<Literal>>, String> {
+    Ok(exe
+        .execute_replicated(args)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|r| {
+            let mut v = Vec::new();
+            cases::flatten(r, &mut v);
+            v
+        })
+        .collect())
+}
+
+/// A multi-device case batched over every parameter (axis 0, [`LANES`] lanes) against the
+/// unbatched module run on each lane. Lane `l` takes the case's inputs with the devices
+/// rotated by `l` (device `d` gets device `d + l`'s values), so the lanes differ whatever
+/// the element types.
+fn lanes_match_unbatched(dir: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join("module.hlo")).map_err(|e| e.to_string())?;
+    let module = xla_core::text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+    let (rtol, atol) = (
+        meta["rtol"].as_f64().unwrap_or(0.0),
+        meta["atol"].as_f64().unwrap_or(0.0),
+    );
+    let exe = Executable::compile(&module).map_err(|e| format!("compile: {e}"))?;
+    let d = exe.topology().devices();
+    let inputs: Vec<Vec<Literal>> = cases::read_numbered(dir, "in")?
+        .iter()
+        .map(|s| split_devices(s, d).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let lane_args = |l: usize, dev: usize| -> Vec<Literal> {
+        inputs
+            .iter()
+            .map(|per| per[(dev + l) % d].clone())
+            .collect()
+    };
+    let unbatched: Vec<Vec<Vec<Literal>>> = (0..LANES)
+        .map(|l| {
+            per_device(
+                &exe,
+                &(0..d).map(|dev| lane_args(l, dev)).collect::<Vec<_>>(),
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    let axes = vec![Some(0); inputs.len()];
+    let batched =
+        vmap_module(&module, &axes, &[Some(0)], LANES as i64).map_err(|e| format!("vmap: {e}"))?;
+    let bexe = Executable::compile(&batched).map_err(|e| format!("compile batched: {e}"))?;
+    if bexe.topology() != exe.topology() {
+        return Err("the batched module runs on other devices".into());
+    }
+    let stacked_args: Vec<Vec<Literal>> = (0..d)
+        .map(|dev| {
+            (0..inputs.len())
+                .map(|k| {
+                    let lanes: Vec<Literal> =
+                        (0..LANES).map(|l| lane_args(l, dev)[k].clone()).collect();
+                    stack_devices(&lanes).map_err(|e| e.to_string())
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<_, _>>()?;
+    let got = per_device(&bexe, &stacked_args)?;
+    for (dev, outs) in got.iter().enumerate() {
+        for (k, out) in outs.iter().enumerate() {
+            let lanes = split_devices(out, LANES).map_err(|e| e.to_string())?;
+            for (l, lane) in lanes.iter().enumerate() {
+                let want = &unbatched[l][dev][k];
+                let rtol = cases::rtol_for(want.shape().element_type(), rtol);
+                cases::compare(lane, want, rtol, atol)
+                    .map_err(|e| format!("device {dev}, output {k}, lane {l}: {e}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `vmap` of every multi-device case of `testdata/replicas/` (the 17 public ones made on
+/// real XLA: every collective in every group mode, async pairs, collectives in loops and
+/// conditionals, `shard_map` programs; and the 13 of our own), run on its devices with
+/// `execute_replicated`: each lane is the unbatched module's result on that lane.
+#[test]
+fn batched_replica_cases_equal_the_unbatched_module_per_lane() {
+    let dirs: Vec<_> = ["replicas/public", "replicas/own"]
+        .iter()
+        .flat_map(|f| case_dirs(f))
+        .collect();
+    assert_eq!(dirs.len(), 30, "the replica cases");
+    all_pass(&dirs, lanes_match_unbatched);
 }
 
 /// Runs `text` batched over its parameters at `in_axes` on per-device inputs; each

@@ -101,10 +101,12 @@ fn replicas_public_cases_match_xla() {
 
 /// Cases made by `scripts/make_replica_cases.py` on real XLA: reduce-scatter and all-to-all on
 /// dimension 1, iota groups over 8 replicas, collectives in loops and conditionals, async
-/// pairs in a loop, and every group mode on 2 replicas × 2 partitions.
+/// pairs in a loop, and every group mode on 2 replicas × 2 partitions; and by
+/// `scripts/make_nan_fold_cases.py`: float all-reduces with NaNs and signed zeros (whose bits
+/// `tests/devices_cli.rs` checks).
 #[test]
 fn replicas_own_cases_match_xla() {
-    run_split("own", 10);
+    run_split("own", 13);
 }
 
 fn module(text: &str) -> Executable {

@@ -5,7 +5,7 @@
 
 use super::error::VmapError;
 use super::rules::Cx;
-use super::value::Val;
+use super::value::{batched_shape, Bt, Val};
 use xla_core::ir::CollectiveConfig;
 use xla_core::{CompId, Op};
 
@@ -23,10 +23,14 @@ pub(crate) fn elementwise(cx: &Cx) -> Result<Val, VmapError> {
     cx.emit(cx.ins.op.clone(), &ops, None)
 }
 
-/// Ops with a dimension attribute: the dimension shifts past the batch dimension.
+/// Ops with a dimension attribute: the dimension shifts past the batch dimension. Every
+/// result leaf is batched, and its shape is declared: with empty `replica_groups` (all
+/// devices) the group size, which sizes an all-gather's or reduce-scatter's result, is not
+/// in the op, so it is not inferred.
 fn shifted(cx: &Cx, op: Op) -> Result<Val, VmapError> {
     let ops: Vec<_> = (0..cx.args.len()).map(|i| cx.full(i)).collect();
-    cx.emit(op, &ops, None)
+    let all = Bt::uniform(&cx.ins.shape, true);
+    cx.emit(op, &ops, Some(batched_shape(&cx.ins.shape, &all, cx.n())))
 }
 
 /// `all-gather` (`start`: `all-gather-start`).

@@ -201,7 +201,9 @@ impl Device<'_> {
         op: BinaryOp,
     ) -> Result<Option<Literal>> {
         // Counted only when the transport reduces: otherwise the caller's exchange is the
-        // one the other members match (they decide the same way: same op, type and group).
+        // one the other members match (they decide the same way: same op, type and group,
+        // and a transport that declines after a handshake has every member decline, the
+        // exchange's messages following the handshake's in order).
         let r = self
             .comm
             .all_reduce(self.peek("all-reduce", group), value, op)?;

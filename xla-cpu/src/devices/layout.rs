@@ -2,6 +2,8 @@
 //! concatenation in group order, and the piece of one member along a dimension. Pure
 //! functions of the values (the reduction runs the op's computation through the context).
 
+use super::xla_fold;
+use crate::compile::Combiner;
 use crate::error::{operand_kind, out_of_range, CpuError, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{data, make};
@@ -29,8 +31,9 @@ fn same_shapes(vs: &[Literal]) -> Result<&Literal> {
     Ok(first)
 }
 
-/// The elementwise reduction of `vs` with `to_apply`, folded left in group order:
-/// `f(f(f(v0, v1), v2), ...)`.
+/// The elementwise reduction of `vs` with `to_apply` in group order: float add, multiply,
+/// maximum and minimum as XLA:CPU computes them ([`super::xla_fold`]), anything else folded
+/// left: `f(f(f(v0, v1), v2), ...)`.
 ///
 /// # Errors
 /// Shapes differ across members, or the computation fails.
@@ -49,6 +52,12 @@ pub fn reduce_members(cx: &Ctx<'_>, to_apply: CompId, mut vs: Vec<Literal>) -> R
     let n = data(first)?.len();
     if vs.len() == 1 || n == 0 {
         return Ok(first.clone());
+    }
+    if let Some(Combiner::Binary(op)) = cx.combiner(to_apply) {
+        let members = vs.iter().map(data).collect::<Result<Vec<_>>>()?;
+        if let Some(out) = xla_fold::fold(op, &members) {
+            return make(&shape, out);
+        }
     }
     let flat_shape = Shape::array(arr.ty, vec![n as i64]);
     if cx.vectorizable(to_apply) {

@@ -24,6 +24,7 @@ mod run;
 pub(crate) mod share;
 pub mod stack;
 mod threads;
+mod xla_fold;
 
 pub use comm::{Communicator, Device, Exchange};
 pub use run::ReplicaOptions;

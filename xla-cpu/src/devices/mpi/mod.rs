@@ -24,6 +24,7 @@ mod wire;
 pub use ::mpi as raw;
 
 use super::comm::{position, Communicator, Exchange};
+use super::xla_fold::order_sensitive;
 use crate::compile::Executable;
 use crate::error::{CpuError, Result};
 use mpi::collective::CommunicatorCollectives;
@@ -204,17 +205,31 @@ impl Communicator for MpiCommunicator {
         let Some(plan) = reduce::plan(value, op, x.group.len()) else {
             return Ok(None);
         };
-        // The note is the shape, so members holding different shapes fail alike.
+        // The note is the shape, so members holding different shapes fail alike, and a flag:
+        // this member holds a NaN or a -0, where MPI's sum or product may not have XLA's
+        // bits (`xla_fold`). If any member sets it, every member folds after an exchange.
         let shape = value.shape().to_string().into_bytes();
-        let notes = self.handshake(&x, vec![shape.clone(); x.group.len()], shape.clone())?;
-        if let Some(k) = notes.iter().position(|n| *n != shape) {
+        let mut note = shape.clone();
+        note.push(u8::from(value.array_data().is_some_and(order_sensitive)));
+        let notes = self.handshake(&x, vec![note.clone(); x.group.len()], note)?;
+        if let Some(k) = notes
+            .iter()
+            .position(|n| n.split_last().map(|(_, s)| s) != Some(&shape[..]))
+        {
+            let theirs = notes
+                .get(k)
+                .and_then(|n| n.split_last())
+                .map_or(&[][..], |(_, s)| s);
             return Err(CpuError::DeviceMismatch(format!(
                 "all-reduce: device {} holds {} but device {} holds {}",
                 x.device,
                 value.shape(),
                 x.group.get(k).copied().unwrap_or(k),
-                String::from_utf8_lossy(notes.get(k).map_or(&[][..], Vec::as_slice))
+                String::from_utf8_lossy(theirs)
             )));
+        }
+        if notes.iter().any(|n| n.last() == Some(&1)) {
+            return Ok(None);
         }
         self.on_group(x.group, plan)?.map(Some)
     }

@@ -8,9 +8,11 @@
 //! - PRED and/or/xor (and max = or, min = and) as MPI's logical operations on C `bool`,
 //!   exact in any order too;
 //! - float add and multiply in a group of two: IEEE addition and multiplication are
-//!   commutative, so `v0 + v1` and `v1 + v0` are the same bits (the one difference: when both
-//!   operands are NaN, which NaN's payload survives). With three or more members MPI may
-//!   associate differently, so those fold on the caller after an all-gather.
+//!   commutative, so `v0 + v1` and `v1 + v0` are the same bits, except which NaN's payload
+//!   survives when both are NaN, and XLA:CPU's sum of `-0` only (`+0`, see `xla_fold`):
+//!   a member holding a NaN or a `-0` says so in the handshake, and then every member takes
+//!   the all-gather and the fold. With three or more members MPI may associate differently,
+//!   so those fold on the caller after an all-gather.
 //!
 //! A user op declared non-commutative (MPI then keeps rank order) would carry any reduction,
 //! but the `mpi` crate builds user ops on `libffi` (its `user-operations` feature), which this
