@@ -3,6 +3,7 @@
 
 use crate::error::{attribute, internal, result_shape, Result};
 use crate::index::{array, count, dims_of, make};
+use crate::limits::stop::{Poll, POLL_EVERY};
 use num_complex::Complex64 as C;
 use rustfft::FftPlanner;
 use xla_core::attrs::FftType;
@@ -12,18 +13,23 @@ use xla_core::{Literal, PrimitiveType, Shape};
 use super::elementwise::convert;
 
 /// Transforms every line of `data` (dims `dims`) along `axis` in place; the inverse is
-/// scaled by `1/n`.
+/// scaled by `1/n`. The run's stop is polled between blocks of lines (`limits/stop.rs`).
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
 fn fft_axis(
     planner: &mut FftPlanner<f64>,
     data: &mut [C],
     dims: &[usize],
     axis: usize,
     inverse: bool,
-) {
+) -> Result<()> {
     let n = dims[axis];
     if n == 0 || data.is_empty() {
-        return;
+        return Ok(());
     }
+    // A line of `n` points costs about `n log n`: counted as `n` units per line.
+    let mut poll = Poll::new(data.len());
     let inner = count(&dims[axis + 1..]);
     let outer = count(&dims[..axis]);
     let plan = if inverse {
@@ -37,15 +43,21 @@ fn fft_axis(
         // Lines along the last axis are contiguous: one call transforms them all (rustfft
         // takes a buffer of consecutive lines) with one scratch, instead of a copy in and
         // out and a scratch allocation per line (an irfft of f32[32,32,256]: 2.2 ms).
-        plan.process_with_scratch(data, &mut scratch);
-        if inverse {
-            data.iter_mut().for_each(|l| *l *= scale);
+        // Blocks of whole lines, about one poll interval each.
+        let block = (POLL_EVERY / n).max(1) * n;
+        for part in data.chunks_mut(block) {
+            poll.tick(part.len())?;
+            plan.process_with_scratch(part, &mut scratch);
+            if inverse {
+                part.iter_mut().for_each(|l| *l *= scale);
+            }
         }
-        return;
+        return Ok(());
     }
     let mut line = vec![C::new(0.0, 0.0); n];
     for o in 0..outer {
         for i in 0..inner {
+            poll.tick(n)?;
             let base = o * n * inner + i;
             for (k, l) in line.iter_mut().enumerate() {
                 *l = data[base + k * inner];
@@ -56,6 +68,7 @@ fn fft_axis(
             }
         }
     }
+    Ok(())
 }
 
 /// Resizes the last axis from `from` to `to` elements: truncating, or (when `hermitian`)
@@ -130,19 +143,19 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
     match ty {
         FftType::Fft | FftType::Ifft => {
             for &a in &axes {
-                fft_axis(&mut planner, &mut v, &dims, a, ty == FftType::Ifft);
+                fft_axis(&mut planner, &mut v, &dims, a, ty == FftType::Ifft)?;
             }
         }
         FftType::Rfft => {
             for &a in &axes {
-                fft_axis(&mut planner, &mut v, &dims, a, false);
+                fft_axis(&mut planner, &mut v, &dims, a, false)?;
             }
             let half = out_dims.last().copied().unwrap_or(0);
             v = resize_last(&v, &dims, half, false);
         }
         FftType::Irfft => {
             for &a in &axes[..l - 1] {
-                fft_axis(&mut planner, &mut v, &dims, a, true);
+                fft_axis(&mut planner, &mut v, &dims, a, true)?;
             }
             let n = usize::try_from(lengths[l - 1]).map_err(|_| {
                 attribute(
@@ -154,7 +167,7 @@ pub fn fft(x: &Literal, ty: FftType, lengths: &[i64], out: &Shape) -> Result<Lit
             })?;
             v = resize_last(&v, &dims, n, true);
             dims[rank - 1] = n;
-            fft_axis(&mut planner, &mut v, &dims, rank - 1, true);
+            fft_axis(&mut planner, &mut v, &dims, rank - 1, true)?;
         }
     }
     if v.len() != count(&out_dims) {

@@ -4,11 +4,12 @@
 //! Both compute, from the shapes and the index values only, which operand element each
 //! output (gather) or update (scatter) element maps to; then one typed copy or combine.
 
-use super::structural::{leaves, put, take, vector};
+use super::structural::{leaves, put, take, take_polled, vector};
 use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, data, dim_list, dims_of, make, results, strides};
+use crate::index::{array, data, dim_list, dims_of, make, results, strides, try_for_each_index};
+use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::scalar::{index_value, Combine};
 use std::cell::Cell;
 use xla_core::attrs::{BinaryOp, GatherDims, ScatterDims};
@@ -241,14 +242,18 @@ pub fn gather(
         let j = offset_dims.iter().position(|&d| d == l)?;
         Some((out_dims[l], ost[st.window_operand[j]]))
     });
+    // The run's stop is polled as the map grows and while it is read (`limits/stop.rs`).
+    let mut poll = Poll::new(crate::index::count(&out_dims));
     if let (Some(l), Some((n, 1))) = (last, run) {
         // Contiguous rows (an embedding lookup): copied row by row, no per-element map.
         let mut o = vec![0; out_dims.len()];
         let mut bases = Vec::with_capacity(crate::index::count(&out_dims[..l]));
-        crate::index::for_each_index(&out_dims[..l], |r| {
+        try_for_each_index(&out_dims[..l], |r| {
+            poll.tick(n)?;
             o[..l].copy_from_slice(r);
             bases.push(offset(&o));
-        });
+            Ok(())
+        })?;
         st.rd.check()?;
         let rows = super::structural::take_rows(d, &bases, n)
             .ok_or_else(|| internal("gather: a row runs past the operand"))?;
@@ -257,34 +262,47 @@ pub fn gather(
     let map = match (last, run) {
         (Some(l), Some((n, step))) => {
             let mut o = vec![0; out_dims.len()];
-            rows_map(&out_dims[..l], n, step, |r| {
+            rows_map(&out_dims[..l], (n, step), &mut poll, |r| {
                 o[..l].copy_from_slice(r);
                 Some(offset(&o))
-            })
+            })?
         }
         .into_iter()
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| internal("gather: every row has a source offset"))?,
-        _ => super::structural::index_map(&out_dims, offset),
+        _ => {
+            let mut map = Vec::with_capacity(crate::index::count(&out_dims));
+            try_for_each_index(&out_dims, |o| {
+                poll.tick(1)?;
+                map.push(offset(o));
+                Ok(())
+            })?;
+            map
+        }
     };
     st.rd.check()?;
-    make(out, take(d, &map))
+    make(out, take_polled(d, &map, &mut poll)?)
 }
 
 /// The offsets of `rows` (dims) rows of `n` elements, each starting at `base(row index)`
-/// (`None`: the row is skipped) and advancing by `step`.
+/// (`None`: the row is skipped) and advancing by `step`; `poll` is ticked once per row.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
 fn rows_map(
     rows: &[usize],
-    n: usize,
-    step: usize,
+    (n, step): (usize, usize),
+    poll: &mut Poll,
     mut base: impl FnMut(&[usize]) -> Option<usize>,
-) -> Vec<Option<usize>> {
+) -> Result<Vec<Option<usize>>> {
     let mut map = Vec::with_capacity(crate::index::count(rows) * n);
-    crate::index::for_each_index(rows, |r| {
+    try_for_each_index(rows, |r| {
+        poll.tick(n)?;
         let b = base(r);
         map.extend((0..n).map(|k| b.map(|b| b + k * step)));
-    });
-    map
+        Ok(())
+    })?;
+    Ok(map)
 }
 
 /// For each update element, the operand offset it combines into (`None`: window skipped).
@@ -344,17 +362,22 @@ fn scatter_targets(
         let j = uwd.iter().position(|&d| d == l)?;
         Some((udims[l], ost[st.window_operand[j]]))
     });
+    let mut poll = Poll::new(crate::index::count(udims));
     if let (Some(l), Some((n, step))) = (last, run) {
         let mut u = vec![0; udims.len()];
-        let targets = rows_map(&udims[..l], n, step, |r| {
+        let targets = rows_map(&udims[..l], (n, step), &mut poll, |r| {
             u[..l].copy_from_slice(r);
             target(&u)
-        });
+        })?;
         st.rd.check()?;
         return Ok(targets);
     }
     let mut targets = Vec::new();
-    crate::index::for_each_index(udims, |u| targets.push(target(u)));
+    try_for_each_index(udims, |u| {
+        poll.tick(1)?;
+        targets.push(target(u));
+        Ok(())
+    })?;
     st.rd.check()?;
     Ok(targets)
 }
@@ -367,35 +390,46 @@ fn scatter_float(
     u: &ArrayData,
     targets: &[Option<usize>],
     op: Option<BinaryOp>,
-) -> bool {
+    poll: &mut Poll,
+) -> Result<bool> {
     use crate::kernels::elementwise::{fmax, fmin};
     macro_rules! typed {
         ($v:expr, $u:expr) => {
             match op {
-                None => scatter_runs($v, $u, targets, |_, b| b),
-                Some(BinaryOp::Add) => scatter_runs($v, $u, targets, |a, b| a + b),
-                Some(BinaryOp::Mul) => scatter_runs($v, $u, targets, |a, b| a * b),
-                Some(BinaryOp::Max) => scatter_runs($v, $u, targets, fmax),
-                Some(BinaryOp::Min) => scatter_runs($v, $u, targets, fmin),
-                Some(_) => return false,
+                None => scatter_runs($v, $u, targets, poll, |_, b| b),
+                Some(BinaryOp::Add) => scatter_runs($v, $u, targets, poll, |a, b| a + b),
+                Some(BinaryOp::Mul) => scatter_runs($v, $u, targets, poll, |a, b| a * b),
+                Some(BinaryOp::Max) => scatter_runs($v, $u, targets, poll, fmax),
+                Some(BinaryOp::Min) => scatter_runs($v, $u, targets, poll, fmin),
+                Some(_) => return Ok(false),
             }
         };
     }
     match (o, u) {
-        (ArrayData::F32(v), ArrayData::F32(u)) => typed!(v, u),
-        (ArrayData::F64(v), ArrayData::F64(u)) => typed!(v, u),
-        _ => return false,
+        (ArrayData::F32(v), ArrayData::F32(u)) => typed!(v, u)?,
+        (ArrayData::F64(v), ArrayData::F64(u)) => typed!(v, u)?,
+        _ => return Ok(false),
     }
-    true
+    Ok(true)
 }
 
 /// `v[t] = f(v[t], u[i])` for every update `i` with target `t`, in update order; each
 /// run of consecutive targets is one slice step (its targets are distinct, so combining
-/// them together keeps every target's order).
-fn scatter_runs<T: Copy>(v: &mut [T], u: &[T], targets: &[Option<usize>], f: impl Fn(T, T) -> T) {
+/// them together keeps every target's order). `poll` is ticked per run.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
+fn scatter_runs<T: Copy>(
+    v: &mut [T],
+    u: &[T],
+    targets: &[Option<usize>],
+    poll: &mut Poll,
+    f: impl Fn(T, T) -> T,
+) -> Result<()> {
     let mut i = 0;
     while i < targets.len() {
         let Some(t) = targets.get(i).copied().flatten() else {
+            poll.tick(1)?;
             i += 1;
             continue;
         };
@@ -403,6 +437,7 @@ fn scatter_runs<T: Copy>(v: &mut [T], u: &[T], targets: &[Option<usize>], f: imp
         while targets.get(i + len).copied().flatten() == Some(t + len) {
             len += 1;
         }
+        poll.tick(len)?;
         if let (Some(d), Some(s)) = (v.get_mut(t..t + len), u.get(i..i + len)) {
             for (a, &b) in d.iter_mut().zip(s) {
                 *a = f(*a, b);
@@ -410,6 +445,7 @@ fn scatter_runs<T: Copy>(v: &mut [T], u: &[T], targets: &[Option<usize>], f: imp
         }
         i += len;
     }
+    Ok(())
 }
 
 fn scatter_native<T: Combine>(
@@ -417,21 +453,27 @@ fn scatter_native<T: Combine>(
     upd: &ArrayData,
     targets: &[Option<usize>],
     op: Option<BinaryOp>,
-) -> bool {
-    let Some(u) = T::slice(upd) else { return false };
+    poll: &mut Poll,
+) -> Result<bool> {
+    let Some(u) = T::slice(upd) else {
+        return Ok(false);
+    };
     let f: fn(T, T) -> T = match op {
         None => |_, b| b,
         Some(op) => match T::native(op) {
             Some(f) => f,
-            None => return false,
+            None => return Ok(false),
         },
     };
-    for (t, &x) in targets.iter().zip(u) {
-        if let Some(slot) = t.and_then(|t| v.get_mut(t)) {
-            *slot = f(*slot, x);
+    for (ts, xs) in targets.chunks(POLL_EVERY).zip(u.chunks(POLL_EVERY)) {
+        poll.tick(ts.len())?;
+        for (t, &x) in ts.iter().zip(xs) {
+            if let Some(slot) = t.and_then(|t| v.get_mut(t)) {
+                *slot = f(*slot, x);
+            }
         }
     }
-    true
+    Ok(true)
 }
 
 /// Applies `outs[t] = f(outs[t], upds[i])` (each side N arrays) for every update `i` with
@@ -454,8 +496,10 @@ pub(crate) fn apply_updates(
         _ => None,
     };
     if let (Some(op), [o], [u]) = (native, &mut *outs, upds) {
-        if scatter_float(o, u, targets, op)
-            || with_array_data!(o, v => scatter_native(v, u, targets, op))
+        // The run's stop is polled between runs of targets (`limits/stop.rs`).
+        let mut poll = Poll::new(targets.len());
+        if scatter_float(o, u, targets, op, &mut poll)?
+            || with_array_data!(o, v => scatter_native(v, u, targets, op, &mut poll))?
         {
             return Ok(());
         }
