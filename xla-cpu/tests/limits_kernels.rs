@@ -241,3 +241,26 @@ fn zgetrf(b: usize) -> Case {
 fn a_deadline_stops_an_unblocked_lu_between_columns() {
     stops_inside(zgetrf, (8, 1), "lu");
 }
+
+/// A stable sort of `s32[rows, 16384]` along its rows (keys, per-row permutations and the
+/// final copy made in blocks, the rows sorted one by one).
+fn sort_rows(rows: usize) -> Case {
+    let text = format!(
+        "HloModule sort\n\nlt {{\n  p = s32[] parameter(0)\n  q = s32[] parameter(1)\n  \
+         ROOT c = pred[] compare(p, q), direction=LT\n}}\n\nENTRY main {{\n  \
+         x = s32[{rows},16384] parameter(0)\n  \
+         ROOT sorted = s32[{rows},16384] sort(x), dimensions={{1}}, to_apply=lt\n}}\n"
+    );
+    let v = (0..rows * 16384)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761) as i32)
+        .collect();
+    (
+        text,
+        vec![Literal::from_vec(&[rows as i64, 16384], v).unwrap()],
+    )
+}
+
+#[test]
+fn a_deadline_stops_a_sort_in_its_set_up_or_between_rows() {
+    stops_inside(sort_rows, (256, 16), "sorted");
+}
