@@ -7,9 +7,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use num_complex::Complex64;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use xla_core::Literal;
-use xla_cpu::{CpuError, Executable, ExecuteOptions, StopReason};
+use xla_cpu::Executable;
+
+mod stop_common;
+use stop_common::stopped_inside;
 
 /// A module and its arguments.
 type Case = (String, Vec<Literal>);
@@ -31,49 +34,15 @@ fn noise(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-/// The innermost error of `e` and the outermost instruction's name.
-fn innermost(e: &CpuError) -> (&CpuError, Option<&str>) {
-    let name = match e {
-        CpuError::Instruction { instruction, .. } => Some(instruction.as_str()),
-        _ => None,
-    };
-    let mut inner = e;
-    while let CpuError::Instruction { source, .. } | CpuError::LoopStopped { source, .. } = inner {
-        inner = source;
-    }
-    (inner, name)
-}
-
 /// Runs `case(big)` with a 50 ms deadline: it fails with the deadline's typed error naming
 /// `instr`, in under a quarter of the time the whole run would take, estimated as
 /// `big / small` times a full run of `case(small)` (the work of these kernels grows
-/// linearly with the size, or a little faster). A run stalled for 50 ms before the
-/// kernel started (a loaded machine) is stopped at an earlier instruction: such attempts
-/// are retried, three at most.
+/// linearly with the size, or a little faster).
 fn stops_inside(case: impl Fn(usize) -> Case, (big, small): (usize, usize), instr: &str) {
     let (text, args) = case(big);
     let exe = compile(&text);
     let refs: Vec<&Literal> = args.iter().collect();
-    let mut stopped = None;
-    for _ in 0..3 {
-        let opts = ExecuteOptions::new().with_timeout(Duration::from_millis(50));
-        let t = Instant::now();
-        let e = exe.execute_with_options(&refs, &opts).unwrap_err();
-        let took = t.elapsed();
-        let (inner, name) = innermost(&e);
-        assert!(
-            matches!(inner, CpuError::Stopped { reason: StopReason::Deadline(d) } if *d <= Duration::from_millis(50)),
-            "{e}"
-        );
-        assert!(e.to_string().contains("the deadline passed (0.05"), "{e}");
-        if name == Some(instr) {
-            assert!(e.to_string().starts_with(&format!("{instr} (")), "{e}");
-            stopped = Some(took);
-            break;
-        }
-        eprintln!("{instr}: stopped before the kernel started ({e}); again");
-    }
-    let stopped = stopped.unwrap_or_else(|| panic!("{instr} was never stopped inside"));
+    let stopped = stopped_inside(&exe, &refs, instr);
     drop((exe, args));
     let (text, args) = case(small);
     let exe = compile(&text);
@@ -263,4 +232,34 @@ fn sort_rows(rows: usize) -> Case {
 #[test]
 fn a_deadline_stops_a_sort_in_its_set_up_or_between_rows() {
     stops_inside(sort_rows, (256, 16), "sorted");
+}
+
+/// A run with options sorts one long slice in polled runs and merges: the same values and
+/// the same stable order of ties (the payload is each key's position) as a plain run.
+#[test]
+fn options_do_not_change_a_long_sort() {
+    let n = 300_000;
+    let exe = compile(&format!(
+        "HloModule sort\n\nlt {{\n  p0 = s32[] parameter(0)\n  q0 = s32[] parameter(1)\n  \
+         p1 = s32[] parameter(2)\n  q1 = s32[] parameter(3)\n  \
+         ROOT c = pred[] compare(p0, q0), direction=LT\n}}\n\nENTRY main {{\n  \
+         k = s32[{n}] parameter(0)\n  v = s32[{n}] parameter(1)\n  \
+         ROOT s = (s32[{n}], s32[{n}]) sort(k, v), dimensions={{0}}, to_apply=lt\n}}\n"
+    ));
+    let keys = (0..n as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) % 1000) as i32)
+        .collect();
+    let k = Literal::from_vec(&[n as i64], keys).unwrap();
+    let v = Literal::from_vec(&[n as i64], (0..n as i32).collect()).unwrap();
+    let plain = exe.execute_borrowed(&[&k, &v]).unwrap();
+    let opts = xla_cpu::ExecuteOptions::new().with_timeout(std::time::Duration::from_secs(600));
+    let polled = exe.execute_with_options(&[&k, &v], &opts).unwrap();
+    assert_eq!(plain, polled);
+    let parts = polled.tuple_elements().unwrap();
+    let (ks, vs) = (
+        parts[0].data::<i32>().unwrap(),
+        parts[1].data::<i32>().unwrap(),
+    );
+    assert!(ks.windows(2).all(|w| w[0] <= w[1]));
+    assert!((1..n).all(|i| ks[i - 1] < ks[i] || vs[i - 1] < vs[i]));
 }

@@ -15,7 +15,9 @@ use xla_core::literal::ArrayData;
 use xla_core::{with_array_data, Literal, Shape};
 
 use super::elementwise::total_key;
+use super::sort_polled::sort_by_key_polled;
 use super::structural::{take, take_polled, vector};
+use std::cmp::Reverse;
 
 /// Stable bottom-up merge sort of `idx` with a fallible "a before b" predicate; an
 /// inconsistent predicate gives some order, never a panic.
@@ -279,12 +281,16 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
         .filter(|(_, dir)| matches!(dir, ComparisonDirection::Lt | ComparisonDirection::Gt));
     if let Some((keys, dir)) = strict {
         let k = |i: usize| crate::invariant::at(keys, i, "sort keys");
+        // A slice longer than a poll interval, in a run that can be stopped, is sorted
+        // in polled runs and merges (`sort_polled.rs`: the same order).
+        let polled = |idx: &Vec<usize>| idx.len() > POLL_EVERY && stop.is_active();
         for idx in &mut slices {
             stop.check()?;
-            if *dir == ComparisonDirection::Gt {
-                idx.sort_by_key(|&a| std::cmp::Reverse(k(a)));
-            } else {
-                idx.sort_by_key(|&a| k(a));
+            match (*dir == ComparisonDirection::Gt, polled(idx)) {
+                (true, true) => sort_by_key_polled(idx, |a| Reverse(k(a)), &mut poll)?,
+                (false, true) => sort_by_key_polled(idx, k, &mut poll)?,
+                (true, false) => idx.sort_by_key(|&a| Reverse(k(a))),
+                (false, false) => idx.sort_by_key(|&a| k(a)),
             }
         }
     } else if native.is_none() && cx.vectorizable(f) {
