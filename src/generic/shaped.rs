@@ -55,14 +55,14 @@ impl Shaped {
 
     /// The size-generic computation at the ranks `arg_ranks` give, built on first use.
     fn at(&self, arg_ranks: &[Option<usize>]) -> Result<&'static Generic, GenericError> {
-        let bad = |message: String| GenericError::Instantiate {
+        let bad = |error| GenericError::Instantiate {
             computation: self.name,
             sizes: "the ranks of the arguments".to_string(),
-            error: xla_dsl::InstantiateError::Ranks { message },
+            error: xla_dsl::InstantiateError::Ranks { error },
         };
         let (source, ranks) = xla_dsl::shapes::expand_source(self.source, arg_ranks)
             .map_err(bad)?
-            .ok_or_else(|| bad("no shape parameter (a bug in xla-rs)".to_string()))?;
+            .ok_or_else(|| bad(xla_dsl::shapes::ShapeParamError::NotShapeGeneric))?;
         // Held while building, so each rank is expanded once; entries are inserted whole,
         // so a poisoned lock is still consistent.
         let mut by_rank = self.by_rank.lock().unwrap_or_else(|p| p.into_inner());

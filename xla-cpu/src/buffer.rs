@@ -2,6 +2,7 @@
 
 use std::mem::MaybeUninit;
 
+use crate::limits::stop::Stop;
 use rayon::prelude::*;
 
 /// A vector of `n` elements written by `work(state, chunk index, chunk)` over chunks of
@@ -94,7 +95,8 @@ impl<T: Copy + Default> Drop for Sink<'_, T> {
 /// `chunk_len` (> 0), in parallel when `min` allows, with no zeroing pass for what the
 /// work writes (measured: the in-cache zeroing of [`filled_in_chunks`] was 10-11% of the
 /// fused-elementwise and softmax benchmarks). `min` is the fewest chunks per task
-/// (`usize::MAX`: one thread).
+/// (`usize::MAX`: one thread). A run with a cancel token or deadline is polled before
+/// each chunk: after a stop the rest are zeroed, not computed.
 pub(crate) fn written_in_chunks<S, T: Copy + Default + Send>(
     n: usize,
     chunk_len: usize,
@@ -103,11 +105,22 @@ pub(crate) fn written_in_chunks<S, T: Copy + Default + Send>(
     work: impl Fn(&mut S, usize, Sink<T>) + Sync + Send,
 ) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(n);
+    let len = chunk_len.max(1);
+    // A run's stop is polled before each chunk (of a kernel longer than one); a chunk
+    // skipped after a stop is zeroed by its `Sink` and never used: the executor reports
+    // the stop after the instruction (`limits/stop.rs`).
+    let stop = match n > len {
+        true => Stop::current(),
+        false => Stop::default(),
+    };
     let go = |s: &mut S, c: usize, buf: &mut [MaybeUninit<T>]| {
-        work(s, c, Sink { buf, filled: 0 });
+        if !stop.stopped() {
+            work(s, c, Sink { buf, filled: 0 });
+        } else {
+            drop(Sink { buf, filled: 0 });
+        }
     };
     if let Some(spare) = out.spare_capacity_mut().get_mut(..n) {
-        let len = chunk_len.max(1);
         if n <= len || min == usize::MAX {
             let mut s = init();
             for (c, o) in spare.chunks_mut(len).enumerate() {

@@ -54,14 +54,29 @@ pub(crate) fn advance(idx: &mut [usize], dims: &[usize]) -> bool {
 
 /// Calls `f` with every multi-index of `dims` in row-major order.
 pub(crate) fn for_each_index(dims: &[usize], mut f: impl FnMut(&[usize])) {
+    // `f` cannot fail, so neither can the walk.
+    let _never_fails = try_for_each_index(dims, |i| {
+        f(i);
+        Ok(())
+    });
+}
+
+/// Calls `f` with every multi-index of `dims` in row-major order until it fails.
+///
+/// # Errors
+/// The first error of `f`.
+pub(crate) fn try_for_each_index(
+    dims: &[usize],
+    mut f: impl FnMut(&[usize]) -> Result<()>,
+) -> Result<()> {
     if dims.contains(&0) {
-        return;
+        return Ok(());
     }
     let mut idx = vec![0usize; dims.len()];
     loop {
-        f(&idx);
+        f(&idx)?;
         if !advance(&mut idx, dims) {
-            break;
+            return Ok(());
         }
     }
 }

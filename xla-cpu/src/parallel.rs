@@ -19,6 +19,7 @@
 //! (batches, images, output blocks), never over a summation.
 
 use crate::compile::Executable;
+use crate::limits::stop::Stop;
 use faer::Par;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -173,7 +174,9 @@ impl<'a> Parallel<'a> {
         }
     }
 
-    /// Runs `f` inside this setting's pool (directly when sequential).
+    /// Runs `f` inside this setting's pool (directly when sequential), with the calling
+    /// thread's run stop conditions (`Stop::current`) on the pool thread that runs it, so
+    /// a kernel started there polls the run's token and deadline (`limits/stop.rs`).
     pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match self.threads.and_then(|t| Some((t, t.pool()?))) {
             Some((t, pool)) => {
@@ -181,7 +184,8 @@ impl<'a> Parallel<'a> {
                 if let Some(Some(p)) = t.partner.get() {
                     p.hush();
                 }
-                pool.install(f)
+                let stop = Stop::current();
+                pool.install(|| stop.install(f))
             }
             None => f(),
         }

@@ -9,6 +9,9 @@ use xla_core::Literal;
 use xla_cpu::Executable;
 use xla_cpu::{CancelToken, CpuError, ExecuteOptions, LimitSource, StopReason};
 
+mod stop_common;
+use stop_common::{innermost, stopped_inside};
+
 fn compile(text: &str) -> Executable {
     Executable::compile(&xla_core::text::parse_module(text).unwrap()).unwrap()
 }
@@ -273,20 +276,6 @@ fn noise(n: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
-/// The innermost error of `e` (inside `Instruction` and `LoopStopped` wrappers), and the
-/// outermost instruction's name.
-fn innermost(e: &CpuError) -> (&CpuError, Option<&str>) {
-    let name = match e {
-        CpuError::Instruction { instruction, .. } => Some(instruction.as_str()),
-        _ => None,
-    };
-    let mut inner = e;
-    while let CpuError::Instruction { source, .. } | CpuError::LoopStopped { source, .. } = inner {
-        inner = source;
-    }
-    (inner, name)
-}
-
 /// Runs `text` (one long kernel, `instr`) on `args` with a 50 ms deadline, then to the end:
 /// the stopped run fails with the deadline's typed error naming `instr`, in well under a
 /// quarter of the whole run's time (without polling inside the kernel it would take all
@@ -295,25 +284,7 @@ fn innermost(e: &CpuError) -> (&CpuError, Option<&str>) {
 fn stops_inside_the_kernel(text: &str, args: &[Literal], instr: &str) {
     let exe = compile(text);
     let refs: Vec<&Literal> = args.iter().collect();
-    let opts = ExecuteOptions::new().with_timeout(Duration::from_millis(50));
-    let mut stopped = None;
-    for _ in 0..3 {
-        let t = Instant::now();
-        let e = exe.execute_with_options(&refs, &opts).unwrap_err();
-        let took = t.elapsed();
-        let (inner, name) = innermost(&e);
-        assert!(
-            matches!(inner, CpuError::Stopped { reason: StopReason::Deadline(d) } if *d <= Duration::from_millis(50)),
-            "{e}"
-        );
-        assert!(e.to_string().contains("the deadline passed (0.05"), "{e}");
-        if name == Some(instr) {
-            stopped = Some(took);
-            break;
-        }
-        eprintln!("{instr}: stopped before the kernel started ({e}); again");
-    }
-    let stopped = stopped.unwrap_or_else(|| panic!("{instr} was never stopped inside"));
+    let stopped = stopped_inside(&exe, &refs, instr);
     let t = Instant::now();
     exe.execute_borrowed(&refs).unwrap();
     let full = t.elapsed();

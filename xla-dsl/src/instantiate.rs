@@ -203,7 +203,7 @@ pub enum InstantiateError {
     /// the arguments give inconsistently, or a rank above the supported maximum).
     Ranks {
         /// What is wrong with the ranks, naming the shape parameter.
-        message: String,
+        error: crate::shapes::ShapeParamError,
     },
 }
 
@@ -220,7 +220,7 @@ impl std::fmt::Display for InstantiateError {
                 f.write_str("calls between generic computations are not supported yet")
             }
             InstantiateError::Rules { messages } => f.write_str(&messages.join("\n")),
-            InstantiateError::Ranks { message } => f.write_str(message),
+            InstantiateError::Ranks { error } => write!(f, "{error}"),
         }
     }
 }

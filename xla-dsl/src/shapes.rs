@@ -18,6 +18,9 @@
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::ToTokens;
 
+mod error;
+pub use error::ShapeParamError;
+
 /// The ranks a shape-generic function is checked at when it is compiled: a scalar, a
 /// vector, a matrix and a rank-4 tensor (a convolution kernel).
 pub const CHECK_RANKS: [usize; 4] = [0, 1, 2, 4];
@@ -62,7 +65,7 @@ fn is_shape_bound(t: &syn::TypeParam) -> bool {
 /// # Errors
 /// A shape parameter that no parameter's type writes (its rank could not be read), or a
 /// type that writes two shape parameters (their ranks could not be told apart).
-pub fn signature(item: &syn::ItemFn) -> Result<Vec<ShapeParam>, String> {
+pub fn signature(item: &syn::ItemFn) -> Result<Vec<ShapeParam>, ShapeParamError> {
     let names: Vec<String> = shape_params(item).iter().map(ToString::to_string).collect();
     let mut out: Vec<ShapeParam> = names
         .iter()
@@ -87,21 +90,13 @@ pub fn signature(item: &syn::ItemFn) -> Result<Vec<ShapeParam>, String> {
                     param.uses.push((p, dims.len() - 1));
                 }
             }
-            _ => {
-                return Err(format!(
-                    "parameter {} writes two shape parameters in one type: their ranks cannot \
-                     be told apart; use one shape parameter per type",
-                    p + 1
-                ))
-            }
+            _ => return Err(ShapeParamError::TwoInOneType { parameter: p + 1 }),
         }
     }
     match out.iter().find(|s| s.uses.is_empty()) {
-        Some(s) => Err(format!(
-            "shape parameter `{}` is not the shape of any parameter (`Tensor<f32, {}>`), so \
-             its rank cannot be read from the arguments",
-            s.name, s.name
-        )),
+        Some(s) => Err(ShapeParamError::NotWritten {
+            shape: s.name.clone(),
+        }),
         None => Ok(out),
     }
 }
@@ -136,8 +131,8 @@ pub fn ranks(
     params: &[ShapeParam],
     names: &[String],
     arg_ranks: &[Option<usize>],
-) -> Result<Vec<usize>, String> {
-    let name = |p: usize| names.get(p).map_or("?", String::as_str);
+) -> Result<Vec<usize>, ShapeParamError> {
+    let name = |p: usize| names.get(p).map_or("?", String::as_str).to_string();
     let mut out = Vec::with_capacity(params.len());
     for s in params {
         let mut first: Option<(usize, usize)> = None;
@@ -146,32 +141,34 @@ pub fn ranks(
                 continue;
             };
             let Some(rank) = got.checked_sub(others) else {
-                return Err(format!(
-                    "argument `{}` has rank {got}, but its type writes {others} dims besides \
-                     the shape `{}`",
-                    name(p),
-                    s.name
-                ));
+                return Err(ShapeParamError::RankBelowType {
+                    argument: name(p),
+                    rank: *got,
+                    others,
+                    shape: s.name.clone(),
+                });
             };
             match first {
                 None => first = Some((rank, p)),
                 Some((r, q)) if r != rank => {
-                    return Err(format!(
-                        "shape `{}` has rank {r} from `{}` but rank {rank} from `{}`",
-                        s.name,
-                        name(q),
-                        name(p)
-                    ))
+                    return Err(ShapeParamError::RanksDisagree {
+                        shape: s.name.clone(),
+                        first: name(q),
+                        first_rank: r,
+                        argument: name(p),
+                        rank,
+                    })
                 }
                 Some(_) => {}
             }
         }
         let rank = first.map_or(0, |(r, _)| r);
         if rank > MAX_RANK {
-            return Err(format!(
-                "shape `{}` has rank {rank}: at most {MAX_RANK}",
-                s.name
-            ));
+            return Err(ShapeParamError::RankTooHigh {
+                shape: s.name.clone(),
+                rank,
+                max: MAX_RANK,
+            });
         }
         out.push(rank);
     }
@@ -254,9 +251,8 @@ fn replace(tokens: TokenStream, at: &dyn Fn(&Ident) -> Option<Vec<Ident>>) -> To
 pub fn expand_source(
     source: &str,
     arg_ranks: &[Option<usize>],
-) -> Result<Option<(String, Vec<usize>)>, String> {
-    let item: syn::ItemFn = syn::parse_str(source)
-        .map_err(|e| format!("the stored source does not parse (a bug in xla-rs): {e}"))?;
+) -> Result<Option<(String, Vec<usize>)>, ShapeParamError> {
+    let item: syn::ItemFn = syn::parse_str(source).map_err(|e| stored("source", e))?;
     let shapes = shape_params(&item);
     if shapes.is_empty() {
         return Ok(None);
@@ -283,17 +279,14 @@ pub fn expand_source(
 ///
 /// # Errors
 /// A source or attribute that does not parse, or a signature with errors.
-pub fn bindings(source: &str, attr: &str) -> Result<SizeBindings, String> {
-    let item: syn::ItemFn = syn::parse_str(source)
-        .map_err(|e| format!("the stored source does not parse (a bug in xla-rs): {e}"))?;
-    let attr: TokenStream = attr
-        .parse()
-        .map_err(|e| format!("the stored attribute does not parse (a bug in xla-rs): {e}"))?;
+pub fn bindings(source: &str, attr: &str) -> Result<SizeBindings, ShapeParamError> {
+    let item: syn::ItemFn = syn::parse_str(source).map_err(|e| stored("source", e))?;
+    let attr: TokenStream = attr.parse().map_err(|e| stored("attribute", e))?;
     let cx = crate::ctxt::Ctxt::generic(0);
     let c = crate::parse::parse(&cx, attr, item);
     let messages = cx.messages();
     if !messages.is_empty() {
-        return Err(messages.join("\n"));
+        return Err(ShapeParamError::Signature { messages });
     }
     let mut bindings = Vec::new();
     for (p, param) in c.params.iter().enumerate() {
@@ -303,6 +296,14 @@ pub fn bindings(source: &str, attr: &str) -> Result<SizeBindings, String> {
         sizes: c.sizes.iter().map(ToString::to_string).collect(),
         bindings,
     })
+}
+
+/// A [`ShapeParamError::Stored`]: the stored `what` does not parse.
+fn stored(what: &'static str, e: impl std::fmt::Display) -> ShapeParamError {
+    ShapeParamError::Stored {
+        what,
+        message: e.to_string(),
+    }
 }
 
 /// The sizes of an expanded shape-generic function and where its arguments give them.

@@ -10,6 +10,7 @@ use super::{Fop, Fused, FusedKind, Kernel, Load, Node, Slot};
 use crate::buffer::Sink;
 use crate::error::{CpuError, Result};
 use crate::index::make;
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use rayon::prelude::*;
 use xla_core::attrs::BinaryOp;
@@ -528,6 +529,9 @@ fn run_loop<L: Lane>(k: &Kernel, ins: &[In<L>], min: usize) -> Vec<L> {
 struct Red<L> {
     /// The smallest number of tasks a thread takes (`usize::MAX`: one thread).
     min: usize,
+    /// The run's stop, polled before each task (and each block of rows of a column
+    /// reduction); a stopped task leaves its part unfinished (`limits/stop.rs`).
+    stop: Stop,
     outer: usize,
     red: usize,
     inner: usize,
@@ -543,6 +547,9 @@ fn reduce_short_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -
     let per = (CHUNK / r.red.max(1)).max(1);
     let one = |s: &mut Scratch<L>, t: usize| {
         let rows = t * per..((t + 1) * per).min(r.outer);
+        if r.stop.stopped() {
+            return Vec::new();
+        }
         let mut out = Vec::with_capacity(rows.len());
         let id = op.identity();
         let (mut acc, mut pos) = (id, 0);
@@ -607,6 +614,9 @@ fn reduce_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<
         let (row, c) = (t / nch, t % nch);
         let lo = c * CHUNK;
         let len = r.red.min(lo + CHUNK).saturating_sub(lo);
+        if r.stop.stopped() {
+            return r.init;
+        }
         fold_range(k, ins, s, (row * r.red + lo, len), op)
     };
     let init = || k.scratch(ins);
@@ -640,8 +650,16 @@ fn reduce_cols<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<
                 .with_min_len(r.min)
                 .enumerate()
                 .for_each_init(init, |s, (c, acc)| {
-                    let start = o * r.red * r.inner + c * block_len();
-                    fold_rows(k, ins, s, (start, r.red, r.inner), op, acc);
+                    // Rows in blocks of about a chunk's elements, in order, with a poll
+                    // between blocks.
+                    let per = (CHUNK / acc.len().max(1)).max(1);
+                    let mut row = 0;
+                    while row < r.red && !r.stop.stopped() {
+                        let rows = per.min(r.red - row);
+                        let start = (o * r.red + row) * r.inner + c * block_len();
+                        fold_rows(k, ins, s, (start, rows, r.inner), op, acc);
+                        row += rows;
+                    }
                 });
         });
     out
@@ -719,12 +737,18 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
             ))?;
             let r = Red {
                 min,
+                stop: match k.work() > CHUNK {
+                    true => Stop::current(),
+                    false => Stop::default(),
+                },
                 outer: *outer,
                 red: *red,
                 inner: *inner,
                 init,
             };
-            L::wrap(run_reduce(k, &ins, *op, &r))
+            let data = run_reduce(k, &ins, *op, &r);
+            r.stop.check()?;
+            L::wrap(data)
         }
         FusedKind::Rows(_) => {
             return Err(CpuError::Internal(

@@ -381,7 +381,7 @@ fn gemm_direct<T: FaerElem>(
     (b, o0, o1): (usize, usize, usize),
     lw: &Lowered,
     out: OutPtr<T>,
-    par: Parallel<'_>,
+    (par, stop): (Parallel<'_>, &Stop),
 ) -> bool {
     let (n, ofs) = (lw.positions, lw.out_feature_stride);
     let contiguous = lw.out_pos.iter().enumerate().all(|(i, &q)| q == i);
@@ -392,7 +392,7 @@ fn gemm_direct<T: FaerElem>(
     // SAFETY: rows `o0..o1` of `n` contiguous elements at stride `ofs >= n` lie inside the
     // buffer (checked above) and belong to this task alone.
     let dst = unsafe { MatMut::from_raw_parts_mut(out.0.add(base), o1 - o0, n, ofs as isize, 1) };
-    gemm_par(dst, lhs, rhs, par);
+    gemm_par(dst, lhs, rhs, par, stop);
     true
 }
 
@@ -406,7 +406,7 @@ fn task<T: FaerElem>(
     (b, bg): (usize, usize),
     bufs: &mut (Vec<T>, Vec<T>),
     out: OutPtr<T>,
-    par: Parallel<'_>,
+    (par, stop): (Parallel<'_>, &Stop),
 ) {
     let (col, tmp) = bufs;
     col.resize(lw.in_features * lw.window * lw.positions, T::default());
@@ -418,13 +418,14 @@ fn task<T: FaerElem>(
         };
         let lhs = w.subrows(o0, o1 - o0);
         let rhs = MatRef::from_row_major_slice(&col[fg * kg * n..(fg + 1) * kg * n], kg, n);
-        if !gemm_direct((lhs, rhs), (b, o0, o1), lw, out, par) {
+        if !gemm_direct((lhs, rhs), (b, o0, o1), lw, out, (par, stop)) {
             tmp.resize((o1 - o0) * n, T::default());
             gemm_par(
                 MatMut::from_row_major_slice_mut(tmp, o1 - o0, n),
                 lhs,
                 rhs,
                 par,
+                stop,
             );
             scatter(tmp, n, (b, o0), lw, out);
         }
@@ -442,7 +443,7 @@ fn job_rows<T: FaerElem>(
     (bg, b0, t): (usize, usize, usize),
     bufs: &mut (Vec<T>, Vec<T>),
     out: OutPtr<T>,
-    par: Parallel<'_>,
+    (par, stop): (Parallel<'_>, &Stop),
 ) {
     let (col, tmp) = bufs;
     let (kall, kg, n) = (
@@ -477,6 +478,7 @@ fn job_rows<T: FaerElem>(
             lhs,
             rhs,
             par,
+            stop,
         );
         scatter(tmp, n, (b0, o0), lw, out);
     }
@@ -570,7 +572,7 @@ fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -
                     return Some(out);
                 }
                 let job = (bg, b0, t.min(lw.out_batch - b0));
-                job_rows(l, wm, p, &lw, job, &mut bufs, ptr, par);
+                job_rows(l, wm, p, &lw, job, &mut bufs, ptr, (par, &stop));
             }
         }
         if !weights_ok(p, wslice, &out) {
@@ -587,7 +589,7 @@ fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -
                 || (Vec::new(), Vec::new()),
                 |bufs, &t| {
                     if !stop.stopped() {
-                        task(l, wm, p, &lw, t, bufs, ptr, Parallel::SEQ);
+                        task(l, wm, p, &lw, t, bufs, ptr, (Parallel::SEQ, &stop));
                     }
                 },
             );
@@ -597,7 +599,7 @@ fn column_gemm<T: FaerElem>(l: &[T], r: &[T], p: &ConvPlan, par: Parallel<'_>) -
             if stop.stopped() {
                 return Some(out);
             }
-            task(l, wm, p, &lw, t, &mut bufs, ptr, par);
+            task(l, wm, p, &lw, t, &mut bufs, ptr, (par, &stop));
         }
     }
     if !weights_ok(p, wslice, &out) {

@@ -8,6 +8,7 @@
 
 use crate::error::{attribute, internal, result_shape, Result};
 use crate::index::{array, count, dims_of, make};
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use num_complex::Complex;
 use rayon::prelude::*;
@@ -61,36 +62,48 @@ float!(f64, C128, F64);
 /// Elements per parallel task: enough that a task outweighs its hand-off.
 const TASK: usize = 1 << 14;
 
-/// Runs `f` on consecutive chunks of `chunk` elements of `data`, across threads when large.
+/// Runs `f` on consecutive chunks of `chunk` elements of `data`, across threads when
+/// large; once the run must stop (`stop`, polled per chunk), the chunks left are skipped.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
 fn for_chunks<T: Send>(
     data: &mut [T],
     chunk: usize,
-    par: Parallel,
+    (par, stop): (Parallel, &Stop),
     f: impl Fn(&mut [T]) + Sync + Send,
-) {
+) -> Result<()> {
     let chunk = chunk.max(1);
+    let task = |c: &mut [T]| {
+        if !stop.stopped() {
+            f(c);
+        }
+    };
     par.run_sized(data.len(), |min| {
         if min == usize::MAX {
-            data.chunks_mut(chunk).for_each(&f);
+            data.chunks_mut(chunk).for_each(task);
         } else {
-            data.par_chunks_mut(chunk).for_each(&f);
+            data.par_chunks_mut(chunk).for_each(task);
         }
     });
+    stop.check()
 }
 
 /// Transforms every line of `data` (dims `dims`) along `axis` in place; the inverse is
 /// scaled by `1/n`.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
 fn fft_axis<T: Float>(
     planner: &mut FftPlanner<T>,
     data: &mut [Complex<T>],
-    dims: &[usize],
-    axis: usize,
+    (dims, axis): (&[usize], usize),
     inverse: bool,
-    par: Parallel,
-) {
+    run: (Parallel, &Stop),
+) -> Result<()> {
     let n = dims[axis];
     if n == 0 || data.is_empty() {
-        return;
+        return Ok(());
     }
     let inner = count(&dims[axis + 1..]);
     let plan: std::sync::Arc<dyn Fft<T>> = if inverse {
@@ -103,19 +116,18 @@ fn fft_axis<T: Float>(
     if inner == 1 {
         // Lines along the last axis are contiguous: rustfft takes a buffer of consecutive
         // lines, so each task is one call with one scratch.
-        for_chunks(data, (TASK / n).max(1) * n, par, |lines| {
+        return for_chunks(data, (TASK / n).max(1) * n, run, |lines| {
             let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
             plan.process_with_scratch(lines, &mut scratch);
             if inverse {
                 lines.iter_mut().for_each(|l| *l = *l * scale);
             }
         });
-        return;
     }
     // Lines along an inner axis: per block of `n × inner`, groups of columns are copied
     // into contiguous lines, transformed together, and copied back.
     let group = (TASK / n).clamp(1, inner);
-    for_chunks(data, n * inner, par, |block| {
+    for_chunks(data, n * inner, run, |block| {
         let mut buf = vec![zero; group * n];
         let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
         for c0 in (0..inner).step_by(group) {
@@ -133,11 +145,15 @@ fn fft_axis<T: Float>(
                 }
             }
         }
-    });
+    })
 }
 
 /// The real-to-complex transform of every row of `x` (rows of `n`): rows of `n/2 + 1`.
-fn rfft_rows<T: Float>(x: &mut [T], n: usize, par: Parallel) -> Result<Vec<Complex<T>>> {
+fn rfft_rows<T: Float>(
+    x: &mut [T],
+    n: usize,
+    (par, stop): (Parallel, &Stop),
+) -> Result<Vec<Complex<T>>> {
     let h = n / 2 + 1;
     let rows = x.len() / n.max(1);
     let zero = Complex::new(T::zero(), T::zero());
@@ -150,6 +166,9 @@ fn rfft_rows<T: Float>(x: &mut [T], n: usize, par: Parallel) -> Result<Vec<Compl
     let failed = std::sync::atomic::AtomicBool::new(false);
     par.run_sized(x.len(), |min| {
         let task = |(xs, os): (&mut [T], &mut [Complex<T>])| {
+            if stop.stopped() {
+                return;
+            }
             let mut scratch = vec![zero; plan.get_scratch_len()];
             for (xr, or) in xs.chunks_mut(n).zip(os.chunks_mut(h)) {
                 if plan.process_with_scratch(xr, or, &mut scratch).is_err() {
@@ -167,6 +186,7 @@ fn rfft_rows<T: Float>(x: &mut [T], n: usize, par: Parallel) -> Result<Vec<Compl
                 .for_each(task);
         }
     });
+    stop.check()?;
     if failed.into_inner() {
         return Err(internal("fft: realfft's buffers have the planned lengths"));
     }
@@ -176,11 +196,18 @@ fn rfft_rows<T: Float>(x: &mut [T], n: usize, par: Parallel) -> Result<Vec<Compl
 /// The complex-to-real inverse of every row of `c` (rows of `from`, truncated or
 /// zero-padded to `n/2 + 1`), scaled by `1/n`: rows of `n`. As DUCC's c2r, the imaginary
 /// parts of the zero and (even `n`) Nyquist bins are not read.
-fn irfft_rows<T: Float>(c: &[Complex<T>], from: usize, n: usize, par: Parallel) -> Vec<T> {
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
+fn irfft_rows<T: Float>(
+    c: &[Complex<T>],
+    (from, n): (usize, usize),
+    (par, stop): (Parallel, &Stop),
+) -> Result<Vec<T>> {
     let rows = c.len() / from.max(1);
     let mut out = vec![T::zero(); rows * n];
     if n == 0 || from == 0 {
-        return out;
+        return Ok(out);
     }
     let h = n / 2 + 1;
     let plan = RealFftPlanner::<T>::new().plan_fft_inverse(n);
@@ -189,6 +216,9 @@ fn irfft_rows<T: Float>(c: &[Complex<T>], from: usize, n: usize, par: Parallel) 
     let per = (TASK / n).max(1);
     par.run_sized(out.len(), |min| {
         let task = |(os, cs): (&mut [T], &[Complex<T>])| {
+            if stop.stopped() {
+                return;
+            }
             let mut line = vec![zero; h];
             let mut scratch = vec![zero; plan.get_scratch_len()];
             for (or, cr) in os.chunks_mut(n).zip(cs.chunks(from)) {
@@ -211,7 +241,8 @@ fn irfft_rows<T: Float>(c: &[Complex<T>], from: usize, n: usize, par: Parallel) 
                 .for_each(task);
         }
     });
-    out
+    stop.check()?;
+    Ok(out)
 }
 
 /// Admits the FFT's scratch to the memory budget: the working copy of the operand, the
@@ -301,6 +332,9 @@ fn transform<T: Float>(
         )
     })?;
     let mut planner = FftPlanner::<T>::new();
+    // The run's stop, taken once and polled per task of lines (`limits/stop.rs`).
+    let stop = Stop::current();
+    let run = (par, &stop);
     let complex = |d: &ArrayData| {
         T::complex(convert(d, T::COMPLEX)?)
             .ok_or_else(|| internal("fft: a conversion gives its target type"))
@@ -309,7 +343,7 @@ fn transform<T: Float>(
         FftType::Fft | FftType::Ifft => {
             let mut v = complex(d)?;
             for &a in &axes {
-                fft_axis(&mut planner, &mut v, &dims, a, ty == FftType::Ifft, par);
+                fft_axis(&mut planner, &mut v, (&dims, a), ty == FftType::Ifft, run)?;
             }
             T::wrap_complex(v)
         }
@@ -327,19 +361,19 @@ fn transform<T: Float>(
                     ),
                 ));
             }
-            let mut v = rfft_rows(&mut x, last_len, par)?;
+            let mut v = rfft_rows(&mut x, last_len, run)?;
             dims[rank - 1] = last_len / 2 + 1;
             for &a in &axes[..l - 1] {
-                fft_axis(&mut planner, &mut v, &dims, a, false, par);
+                fft_axis(&mut planner, &mut v, (&dims, a), false, run)?;
             }
             T::wrap_complex(v)
         }
         FftType::Irfft => {
             let mut v = complex(d)?;
             for &a in &axes[..l - 1] {
-                fft_axis(&mut planner, &mut v, &dims, a, true, par);
+                fft_axis(&mut planner, &mut v, (&dims, a), true, run)?;
             }
-            T::wrap_real(irfft_rows(&v, dims[rank - 1], last_len, par))
+            T::wrap_real(irfft_rows(&v, (dims[rank - 1], last_len), run)?)
         }
     })
 }

@@ -6,6 +6,9 @@
 //! were a 5 MB `Vec<Option<usize>>` walked again to find the runs (0.95 ms a scatter); per
 //! row they are 5,000 offsets.
 
+use crate::error::Result;
+use crate::limits::stop::Poll;
+
 /// The operand offsets of rows of `n` elements: row `r` starts at `bases[r]` (`None`:
 /// a scatter window that does not fit, skipped) and advances by `step`.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,10 +63,19 @@ pub(crate) struct Simple<'a> {
 }
 
 /// Row bases for the [`Simple`] layout: per start vector one sum of `len` products, then
-/// one add per window row. `None` if the indices do not hold `groups` vectors.
-pub(crate) fn simple_bases(s: &Simple, groups: usize) -> Option<Vec<Option<usize>>> {
-    if s.values.len() != groups.checked_mul(s.len)? {
-        return None;
+/// one add per window row (rows of `n`, ticked on `poll`). `None` if the indices do not
+/// hold `groups` vectors.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
+pub(crate) fn simple_bases(
+    s: &Simple,
+    groups: usize,
+    n: usize,
+    poll: &mut Poll,
+) -> Result<Option<Vec<Option<usize>>>> {
+    if Some(s.values.len()) != groups.checked_mul(s.len) {
+        return Ok(None);
     }
     let mut woff = vec![0usize];
     for &(size, stride) in s.window.iter().rev() {
@@ -71,8 +83,12 @@ pub(crate) fn simple_bases(s: &Simple, groups: usize) -> Option<Vec<Option<usize
             .flat_map(|i| woff.iter().map(move |w| i * stride + w))
             .collect();
     }
-    let mut bases = Vec::with_capacity(groups.checked_mul(woff.len())?);
+    let Some(cap) = groups.checked_mul(woff.len()) else {
+        return Ok(None);
+    };
+    let mut bases = Vec::with_capacity(cap);
     for g in 0..groups {
+        poll.tick(woff.len() * n)?;
         let mut base = Some(0usize);
         for (k, &m) in s.to_operand.iter().enumerate() {
             let v = s.values[g * s.len + k];
@@ -89,10 +105,11 @@ pub(crate) fn simple_bases(s: &Simple, groups: usize) -> Option<Vec<Option<usize
         }
         bases.extend(woff.iter().map(|w| base.map(|b| b + w)));
     }
-    Some(bases)
+    Ok(Some(bases))
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -5,11 +5,12 @@
 //! output (gather) or update (scatter) element maps to; then one typed copy or combine.
 
 use super::index_rows::{simple_bases, Rows, Simple};
-use super::structural::{leaves, put, take, vector};
+use super::structural::{leaves, put, take, take_polled, vector};
 use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, data, dim_list, dims_of, make, results, strides};
+use crate::index::{array, data, dim_list, dims_of, make, results, strides, try_for_each_index};
+use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::scalar::{index_value, Combine};
 use std::cell::Cell;
 use xla_core::attrs::{BinaryOp, GatherDims, ScatterDims};
@@ -192,16 +193,19 @@ fn simple_rows(
     ost: &[usize],
     hi: &[i64],
     clamp: bool,
-) -> Option<Rows> {
-    let nb = dims.len().checked_sub(wdims.len())?;
-    let (&last, rest) = wdims.split_last()?;
+    poll: &mut Poll,
+) -> Result<Option<Rows>> {
+    let (Some(nb), Some((&last, rest))) = (dims.len().checked_sub(wdims.len()), wdims.split_last())
+    else {
+        return Ok(None);
+    };
     let trailing = st.rd.ivd.is_none_or(|v| v + 1 == st.rd.strides.len());
     if !trailing
         || !st.operand_batch.is_empty()
         || wdims.iter().enumerate().any(|(i, &d)| d != nb + i)
         || hi.iter().any(|&h| h < 0)
     {
-        return None;
+        return Ok(None);
     }
     let window: Vec<(usize, usize)> = rest
         .iter()
@@ -217,12 +221,17 @@ fn simple_rows(
         clamp,
         window: &window,
     };
-    let bases = simple_bases(&s, crate::index::count(&dims[..nb]))?;
-    Some(Rows {
+    let Some(&wlast) = st.window_operand.get(wdims.len() - 1) else {
+        return Ok(None);
+    };
+    let Some(bases) = simple_bases(&s, crate::index::count(&dims[..nb]), dims[last], poll)? else {
+        return Ok(None);
+    };
+    Ok(Some(Rows {
         bases,
         n: dims[last],
-        step: ost[*st.window_operand.get(wdims.len() - 1)?],
-    })
+        step: ost[wlast],
+    }))
 }
 
 /// `gather`.
@@ -285,7 +294,9 @@ pub fn gather(
         .zip(&sizes)
         .map(|(&o, &s)| (o - s) as i64)
         .collect();
-    let rows = match simple_rows(&st, &out_dims, &offset_dims, &ost, &hi, true) {
+    // The run's stop is polled as the offsets are made and read (`limits/stop.rs`).
+    let mut poll = Poll::new(crate::index::count(&out_dims));
+    let rows = match simple_rows(&st, &out_dims, &offset_dims, &ost, &hi, true, &mut poll)? {
         Some(rows) => rows,
         None => {
             // Along a trailing offset dim the source advances by a fixed stride: the
@@ -298,17 +309,20 @@ pub fn gather(
             match (last, run) {
                 (Some(l), Some((n, step))) => {
                     let mut o = vec![0; out_dims.len()];
-                    rows_of(&out_dims[..l], n, step, |r| {
+                    rows_of(&out_dims[..l], (n, step), &mut poll, |r| {
                         o[..l].copy_from_slice(r);
                         Some(offset(&o))
-                    })
+                    })?
                 }
-                _ => Rows::elements(
-                    super::structural::index_map(&out_dims, offset)
-                        .into_iter()
-                        .map(Some)
-                        .collect(),
-                ),
+                _ => {
+                    let mut map = Vec::with_capacity(crate::index::count(&out_dims));
+                    try_for_each_index(&out_dims, |o| {
+                        poll.tick(1)?;
+                        map.push(Some(offset(o)));
+                        Ok(())
+                    })?;
+                    Rows::elements(map)
+                }
             }
         }
     };
@@ -329,20 +343,27 @@ pub fn gather(
         .each()
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| internal("gather: every element has a source offset"))?;
-    make(out, take(d, &map))
+    make(out, take_polled(d, &map, &mut poll)?)
 }
 
 /// The rows over `rows` (dims) of `n` elements, each starting at `base(row index)`
-/// (`None`: the row is skipped) and advancing by `step`.
+/// (`None`: the row is skipped) and advancing by `step`; `poll` is ticked once per row.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
 fn rows_of(
     rows: &[usize],
-    n: usize,
-    step: usize,
+    (n, step): (usize, usize),
+    poll: &mut Poll,
     mut base: impl FnMut(&[usize]) -> Option<usize>,
-) -> Rows {
+) -> Result<Rows> {
     let mut bases = Vec::with_capacity(crate::index::count(rows));
-    crate::index::for_each_index(rows, |r| bases.push(base(r)));
-    Rows { bases, n, step }
+    try_for_each_index(rows, |r| {
+        poll.tick(n)?;
+        bases.push(base(r));
+        Ok(())
+    })?;
+    Ok(Rows { bases, n, step })
 }
 
 /// For each update element, the operand offset it combines into (`None`: window skipped).
@@ -401,7 +422,8 @@ fn scatter_targets(
         .zip(&wsize)
         .map(|(&o, &w)| o as i64 - w as i64)
         .collect();
-    if let Some(rows) = simple_rows(&st, udims, &uwd, &ost, &hi, false) {
+    let mut poll = Poll::new(crate::index::count(udims));
+    if let Some(rows) = simple_rows(&st, udims, &uwd, &ost, &hi, false, &mut poll)? {
         return Ok(rows);
     }
     // As in gather: along a trailing window dim, one index read per row.
@@ -413,14 +435,18 @@ fn scatter_targets(
     let rows = match (last, run) {
         (Some(l), Some((n, step))) => {
             let mut u = vec![0; udims.len()];
-            rows_of(&udims[..l], n, step, |r| {
+            rows_of(&udims[..l], (n, step), &mut poll, |r| {
                 u[..l].copy_from_slice(r);
                 target(&u)
-            })
+            })?
         }
         _ => {
             let mut targets = Vec::new();
-            crate::index::for_each_index(udims, |u| targets.push(target(u)));
+            try_for_each_index(udims, |u| {
+                poll.tick(1)?;
+                targets.push(target(u));
+                Ok(())
+            })?;
             Rows::elements(targets)
         }
     };
@@ -432,34 +458,50 @@ fn scatter_targets(
 /// targets (a row of a segment sum) combined as one vectorised slice (through the
 /// function pointer, element by element: 1.9 ns per element on a GNN's
 /// f32[5000,64] -> f32[1000,64] segment sums).
-fn scatter_float(o: &mut ArrayData, u: &ArrayData, targets: &Rows, op: Option<BinaryOp>) -> bool {
+fn scatter_float(
+    o: &mut ArrayData,
+    u: &ArrayData,
+    targets: &Rows,
+    op: Option<BinaryOp>,
+    poll: &mut Poll,
+) -> Result<bool> {
     use crate::kernels::elementwise::{fmax, fmin};
     macro_rules! typed {
         ($v:expr, $u:expr) => {
             match op {
-                None => scatter_runs($v, $u, targets, |_, b| b),
-                Some(BinaryOp::Add) => scatter_runs($v, $u, targets, |a, b| a + b),
-                Some(BinaryOp::Mul) => scatter_runs($v, $u, targets, |a, b| a * b),
-                Some(BinaryOp::Max) => scatter_runs($v, $u, targets, fmax),
-                Some(BinaryOp::Min) => scatter_runs($v, $u, targets, fmin),
-                Some(_) => return false,
+                None => scatter_runs($v, $u, targets, poll, |_, b| b),
+                Some(BinaryOp::Add) => scatter_runs($v, $u, targets, poll, |a, b| a + b),
+                Some(BinaryOp::Mul) => scatter_runs($v, $u, targets, poll, |a, b| a * b),
+                Some(BinaryOp::Max) => scatter_runs($v, $u, targets, poll, fmax),
+                Some(BinaryOp::Min) => scatter_runs($v, $u, targets, poll, fmin),
+                Some(_) => return Ok(false),
             }
         };
     }
     match (o, u) {
-        (ArrayData::F32(v), ArrayData::F32(u)) => typed!(v, u),
-        (ArrayData::F64(v), ArrayData::F64(u)) => typed!(v, u),
-        _ => return false,
+        (ArrayData::F32(v), ArrayData::F32(u)) => typed!(v, u)?,
+        (ArrayData::F64(v), ArrayData::F64(u)) => typed!(v, u)?,
+        _ => return Ok(false),
     }
-    true
+    Ok(true)
 }
 
 /// `v[t] = f(v[t], u[i])` for every update `i` with target `t`, in update order, a row
 /// at a time (a row's targets are distinct, so combining them together keeps every
-/// target's order).
-fn scatter_runs<T: Copy>(v: &mut [T], u: &[T], targets: &Rows, f: impl Fn(T, T) -> T) {
+/// target's order). `poll` is ticked per row.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
+fn scatter_runs<T: Copy>(
+    v: &mut [T],
+    u: &[T],
+    targets: &Rows,
+    poll: &mut Poll,
+    f: impl Fn(T, T) -> T,
+) -> Result<()> {
     let (n, step) = (targets.n, targets.step);
     for (r, base) in targets.bases.iter().enumerate() {
+        poll.tick(n)?;
         let (Some(b), Some(s)) = (*base, u.get(r * n..(r + 1) * n)) else {
             continue;
         };
@@ -475,6 +517,7 @@ fn scatter_runs<T: Copy>(v: &mut [T], u: &[T], targets: &Rows, f: impl Fn(T, T) 
             }
         }
     }
+    Ok(())
 }
 
 fn scatter_native<T: Combine>(
@@ -482,21 +525,27 @@ fn scatter_native<T: Combine>(
     upd: &ArrayData,
     targets: &Rows,
     op: Option<BinaryOp>,
-) -> bool {
-    let Some(u) = T::slice(upd) else { return false };
+    poll: &mut Poll,
+) -> Result<bool> {
+    let Some(u) = T::slice(upd) else {
+        return Ok(false);
+    };
     let f: fn(T, T) -> T = match op {
         None => |_, b| b,
         Some(op) => match T::native(op) {
             Some(f) => f,
-            None => return false,
+            None => return Ok(false),
         },
     };
-    for (t, &x) in targets.each().zip(u) {
+    for (k, (t, &x)) in targets.each().zip(u).enumerate() {
+        if k % POLL_EVERY == 0 {
+            poll.tick(POLL_EVERY)?;
+        }
         if let Some(slot) = t.and_then(|t| v.get_mut(t)) {
             *slot = f(*slot, x);
         }
     }
-    true
+    Ok(true)
 }
 
 /// Applies `outs[t] = f(outs[t], upds[i])` (each side N arrays) for every update `i` with
@@ -519,8 +568,10 @@ pub(crate) fn apply_updates(
         _ => None,
     };
     if let (Some(op), [o], [u]) = (native, &mut *outs, upds) {
-        if scatter_float(o, u, targets, op)
-            || with_array_data!(o, v => scatter_native(v, u, targets, op))
+        // The run's stop is polled between rows of targets (`limits/stop.rs`).
+        let mut poll = Poll::new(targets.len());
+        if scatter_float(o, u, targets, op, &mut poll)?
+            || with_array_data!(o, v => scatter_native(v, u, targets, op, &mut poll))?
         {
             return Ok(());
         }

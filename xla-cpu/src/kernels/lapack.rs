@@ -11,13 +11,14 @@
 
 use super::lapack_getrf_nan as getrf_nan;
 use super::lapack_potrf_nan as potrf_nan;
-use super::lapack_scalar::Scalar;
+use super::lapack_scalar::{BatchPoll, Scalar};
 use super::linalg::{cholesky_k, triangular_solve};
 use crate::error::{
     attribute, internal, operand_count, operand_kind, result_shape, CpuError, Result,
 };
 use crate::index::{array, dims_of, make};
 use crate::invariant;
+use crate::limits::stop::Poll;
 use crate::parallel::Parallel;
 use num_traits::Zero;
 use xla_core::attrs::{Transpose, TriangularSolveOptions};
@@ -111,7 +112,12 @@ pub(crate) fn potrf_slices<T: Scalar>(x: &[T], n: usize, lower: bool) -> (Vec<T>
     let mut v = cholesky_k(x, n, lower, Parallel::SEQ);
     let mut info = Vec::new();
     let size = (n * n).max(1);
+    let mut poll = BatchPoll::new(x.len() / size, n, n);
     for (m, orig) in v.chunks_mut(size).zip(x.chunks(size)) {
+        if poll.next().is_err() {
+            // Stopped: the rest is left unfinished (`limits/stop.rs`).
+            break;
+        }
         if potrf_nan::has_nonfinite(orig, n, lower) {
             let (f, i) = potrf_nan::potf2(orig, n, lower);
             for (d, s) in m.iter_mut().zip(f) {
@@ -192,7 +198,13 @@ fn lu_in_place<T: Scalar>(a: &mut [T], m: usize, n: usize) -> (Vec<i32>, i32) {
     let k = m.min(n);
     let mut piv = Vec::with_capacity(k);
     let mut info = 0i32;
+    // The run's stop, polled per column (column j costs (m-j)(n-j) steps); a stopped
+    // factorisation is left unfinished (`limits/stop.rs`).
+    let mut poll = Poll::new(m.saturating_mul(n).saturating_mul(k));
     for j in 0..k {
+        if poll.tick((m - j) * (n - j)).is_err() {
+            break;
+        }
         let mut p = j;
         let mut best = T::R::zero();
         for i in j..m {
@@ -251,7 +263,12 @@ fn getrf_checked<T: Scalar>(x: &[T], m: usize, n: usize) -> Result<(Vec<T>, Vec<
 pub(crate) fn getrf_slices<T: Scalar>(x: &[T], m: usize, n: usize) -> (Vec<T>, Vec<i32>, Vec<i32>) {
     let mut v = x.to_vec();
     let (mut piv, mut info) = (Vec::new(), Vec::new());
+    let mut poll = BatchPoll::new(x.len() / (m * n).max(1), m, n);
     for (b, a) in v.chunks_mut((m * n).max(1)).enumerate() {
+        if poll.next().is_err() {
+            // Stopped: the rest is left unfinished (`limits/stop.rs`).
+            break;
+        }
         let (p, i) = if getrf_nan::has_nonfinite(a) {
             getrf_nan::getrf_openblas(a, m, n, b)
         } else if !T::COMPLEX && m.min(n) >= BLOCKED_FROM {

@@ -5,7 +5,7 @@
 //! results `(dl, d, du, x, info)` with the factors LAPACK leaves in `dl`, `d`, `du`).
 
 use super::lapack_householder::first;
-use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, Dense, Scalar};
+use super::lapack_scalar::{batch_dims, by_type, pack, tuple_of, BatchPoll, Dense, Scalar};
 use crate::error::{element_types, operand_count, operand_shapes, Result};
 use crate::index::{array, make};
 use crate::invariant;
@@ -66,7 +66,9 @@ fn ormqr_k<T: Scalar>(
         ));
     }
     let mut res = Vec::with_capacity(c.len());
+    let mut poll = BatchPoll::new(b, m, n);
     for i in 0..b {
+        poll.next()?;
         let refl = Dense::from(a.get(i * ma * k..).unwrap_or(&[]), ma, k)?;
         let mut cm = Dense::from(c.get(i * m * n..).unwrap_or(&[]), m, n)?;
         // Q = H₀ H₁ … H_{k-1}: Q c applies the last first, Qᴴ c the first first, and on
@@ -180,7 +182,9 @@ fn gtsv_k<T: Scalar>(dl: &[T], dims: &[usize], args: &[&Literal], out: &Shape) -
     }
     let (mut dl, mut d, mut du, mut b) = (dl.to_vec(), d.to_vec(), du.to_vec(), b.to_vec());
     let mut info = Vec::with_capacity(batch);
+    let mut poll = BatchPoll::new(batch, n, 1);
     for i in 0..batch {
+        poll.next()?;
         let s = i * n..(i + 1) * n;
         info.push(gtsv_one(
             &mut dl[s.clone()],

@@ -13,7 +13,7 @@
 
 use super::lapack_eigh_nan::eigh_non_finite;
 use super::lapack_householder::first;
-use super::lapack_scalar::{batch_dims, by_type, not_matrices, pack, tuple_of, Scalar};
+use super::lapack_scalar::{batch_dims, by_type, not_matrices, pack, tuple_of, BatchPoll, Scalar};
 use crate::error::{attribute, Result};
 use crate::index::array;
 use crate::invariant;
@@ -219,7 +219,9 @@ fn syevd_k<T: Scalar>(
         faer::Side::Upper
     };
     let (mut vecs, mut vals, mut info) = (Vec::new(), Vec::new(), Vec::new());
+    let mut poll = BatchPoll::new(b, n, n);
     for k in 0..b {
+        poll.next()?;
         let m = invariant::span(x, k * n * n..(k + 1) * n * n, "eigen: b n*n matrices");
         let a = MatRef::from_row_major_slice(m, n, n);
         let res = if finite(m) {
@@ -300,7 +302,9 @@ fn gesdd_k<T: Scalar>(x: &[T], dims: &[usize], mode: char, out: &Shape) -> Resul
     let (u_len, vt_len) = (per(shapes.get(2)), per(shapes.get(3)));
     let k = m.min(n);
     let (mut s, mut u, mut vt, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut poll = BatchPoll::new(b, m, n);
     for i in 0..b {
+        poll.next()?;
         let mat = invariant::span(x, i * m * n..(i + 1) * m * n, "svd: b m*n matrices");
         let (si, ui, vi, inf) = match svd_one(mat, m, n, mode) {
             Some((si, ui, vi)) => (si, ui, vi, 0),
@@ -361,7 +365,9 @@ fn geev_k<T: Eig>(x: &[T], dims: &[usize], lr: (bool, bool), out: &Shape) -> Res
     let nan = Complex::new(T::R::nan(), T::R::nan());
     let zero = Complex::new(T::R::zero(), T::R::zero());
     let (mut w, mut vl, mut vr, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut poll = BatchPoll::new(b, n, n);
     for k in 0..b {
+        poll.next()?;
         let m = invariant::span(x, k * n * n..(k + 1) * n * n, "eigen: b n*n matrices");
         let got = if finite(m) {
             T::eig(MatRef::from_row_major_slice(m, n, n), lr.0, lr.1)

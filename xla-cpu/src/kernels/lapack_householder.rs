@@ -7,7 +7,7 @@
 //! routines give the same values up to rounding.
 
 use super::lapack_scalar::{
-    batch_dims, by_type, larfg, not_matrices, pack, tuple_of, Dense, Scalar,
+    batch_dims, by_type, larfg, not_matrices, pack, tuple_of, BatchPoll, Dense, Scalar,
 };
 use crate::error::{attribute, element_types, operand_count, operand_shapes, Result};
 use crate::index::{array, make};
@@ -178,7 +178,9 @@ fn geqrf_k<T: Scalar>(x: &[T], dims: &[usize], out: &Shape) -> Result<Literal> {
     let (b, m, n) = batch_dims(dims, "geqrf")?;
     super::lapack_scratch::householder::<T>("geqrf (working copy, tau)", m, n)?;
     let (mut a, mut tau) = (Vec::new(), Vec::new());
+    let mut poll = BatchPoll::new(b, m, n);
     for k in 0..b {
+        poll.next()?;
         let mut d = Dense::from(x.get(k * m * n..).unwrap_or(&[]), m, n)?;
         tau.extend(geqr2(&mut d));
         a.extend(d.d);
@@ -206,7 +208,9 @@ fn orgqr_k<T: Scalar>(x: &[T], dims: &[usize], tau: &Literal, out: &Shape) -> Re
         ));
     }
     let mut q = Vec::new();
+    let mut poll = BatchPoll::new(b, m, n);
     for i in 0..b {
+        poll.next()?;
         let mut d = Dense::from(x.get(i * m * n..).unwrap_or(&[]), m, n)?;
         org2r(
             &mut d,
@@ -237,7 +241,9 @@ fn gehrd_k<T: Scalar>(
     }
     super::lapack_scratch::householder::<T>("gehrd (working copy, tau)", n, n)?;
     let (mut a, mut tau) = (Vec::new(), Vec::new());
+    let mut poll = BatchPoll::new(b, n, n);
     for k in 0..b {
+        poll.next()?;
         let mut d = Dense::from(x.get(k * n * n..).unwrap_or(&[]), n, n)?;
         tau.extend(gehd2(&mut d, lo_hi.0, lo_hi.1));
         a.extend(d.d);
@@ -255,7 +261,9 @@ fn sytrd_k<T: Scalar>(x: &[T], dims: &[usize], lower: bool, out: &Shape) -> Resu
     }
     super::lapack_scratch::householder::<T>("sytrd (working copy, tau)", n, n)?;
     let (mut a, mut d, mut e, mut tau) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut poll = BatchPoll::new(b, n, n);
     for k in 0..b {
+        poll.next()?;
         let mut mat = Dense::from(x.get(k * n * n..).unwrap_or(&[]), n, n)?;
         let (dk, ek, tk) = sytd2(&mut mat, lower);
         a.extend(mat.d);

@@ -5,6 +5,7 @@
 
 use super::matmul::FaerElem;
 use crate::error::{internal, CpuError, Result};
+use crate::limits::stop::Poll;
 use num_complex::Complex;
 use num_traits::{Float, Num, One, Zero};
 use std::ops::Neg;
@@ -303,6 +304,33 @@ pub(crate) fn batch_dims(dims: &[usize], what: &str) -> Result<(usize, usize, us
     match dims {
         [b @ .., m, n] => Ok((b.iter().product(), *m, *n)),
         _ => Err(not_matrices(what, dims, "a batch of matrices")),
+    }
+}
+
+/// The run's stop polled before each matrix of a batch of `b` matrices `m`×`n`, counted
+/// as about `m·n·min(m, n)` operations each (`limits/stop.rs`): a batch of small matrices
+/// polls every few matrices, one of large matrices before each.
+pub(crate) struct BatchPoll {
+    poll: Poll,
+    per: usize,
+}
+
+impl BatchPoll {
+    /// The poll of a batch of `b` matrices `m`×`n`.
+    pub(crate) fn new(b: usize, m: usize, n: usize) -> BatchPoll {
+        let per = m.saturating_mul(n).saturating_mul(m.min(n)).max(1);
+        BatchPoll {
+            poll: Poll::new(b.saturating_mul(per)),
+            per,
+        }
+    }
+
+    /// Counts one matrix.
+    ///
+    /// # Errors
+    /// [`CpuError::Stopped`] when the run must stop.
+    pub(crate) fn next(&mut self) -> Result<()> {
+        self.poll.tick(self.per)
     }
 }
 

@@ -13,7 +13,9 @@
 use super::lapack_householder::{first, gehd2};
 use super::lapack_hqr::lahqr_real;
 use super::lapack_hqr_cplx::lahqr_cplx;
-use super::lapack_scalar::{batch_dims, by_type, not_matrices, pack, tuple_of, Dense, Scalar};
+use super::lapack_scalar::{
+    batch_dims, by_type, not_matrices, pack, tuple_of, BatchPoll, Dense, Scalar,
+};
 use super::lapack_scale::{gees_scale, lascl};
 use crate::error::{CpuError, Result};
 use crate::index::array;
@@ -197,7 +199,9 @@ fn gees_k<T: Scalar>(x: &[T], dims: &[usize], vectors: bool, out: &Shape) -> Res
     super::lapack_scratch::gees::<T>(n)?;
     let shapes = tuple_of(out, if T::COMPLEX { 5 } else { 6 }, "gees")?;
     let (mut t, mut z, mut w, mut info) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut poll = BatchPoll::new(b, n, n);
     for k in 0..b {
+        poll.next()?;
         let mat = invariant::span(x, k * n * n..(k + 1) * n * n, "schur: b n*n matrices");
         match schur_one(mat, n) {
             Some((tk, zk, wk)) => {

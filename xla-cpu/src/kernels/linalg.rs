@@ -8,6 +8,7 @@ use crate::error::{internal, operand_count, operand_kind, operand_shapes, CpuErr
 pub(crate) const TRIANGULAR_SOLVE_RULE: &str = "do not fit: a must be a batch of square m×m \
      matrices and b the same batch with m rows (left_side=true) or m columns (left_side=false)";
 use crate::index::{array, count, make};
+use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
@@ -270,7 +271,9 @@ fn batch_of<'a>(l: &'a Literal, op: &'static str) -> Result<Batch<'a>> {
 }
 
 /// Runs `f` on each `size`-element matrix of `v`, in parallel over the batch when there is
-/// more than one matrix, else with faer's parallelism for about `flops` operations.
+/// more than one matrix, else with faer's parallelism for about `flops` operations. A run's
+/// stop is polled before each matrix of a batch; after a stop the rest are left unfinished
+/// (`limits/stop.rs`). A single matrix is one faer call, not interrupted.
 fn per_matrix<T: Send>(
     v: &mut [T],
     size: usize,
@@ -281,6 +284,15 @@ fn per_matrix<T: Send>(
     if size == 0 {
         return;
     }
+    let stop = match v.len() > size {
+        true => Stop::current(),
+        false => Stop::default(),
+    };
+    let f = |b: usize, m: &mut [T], p: Par| {
+        if !stop.stopped() {
+            f(b, m, p);
+        }
+    };
     if v.len() > size
         && par.threads() > 1
         && flops * (v.len() / size) >= super::matmul::MIN_PAR_FLOPS

@@ -188,20 +188,20 @@ pub(crate) fn gemm<T: FaerElem>(
 /// into independent blocks of output rows or columns (the larger dimension), each one
 /// sequential product, run in the pool. One fork-join per product, no barriers inside it
 /// (faer's own parallel matmul synchronises per block, which costs dearly on a loaded
-/// machine), and every output element is the same sum as in a sequential run.
+/// machine), and every output element is the same sum as in a sequential run. With an
+/// active `stop` (taken by the kernel before it split its work, never read here: a pool
+/// task may run on a thread that holds another run's stop) a large product runs in tiles
+/// with a poll between them (`limits/stop.rs`).
 pub(crate) fn gemm_par<T: FaerElem>(
     dst: MatMut<'_, T>,
     lhs: MatRef<'_, T>,
     rhs: MatRef<'_, T>,
     par: Parallel<'_>,
+    stop: &Stop,
 ) {
     let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
-    if m.saturating_mul(n).saturating_mul(k) > STOP_TILE {
-        // Only a run with a token or a deadline reads it (a thread-local read per product).
-        let stop = Stop::current();
-        if stop.is_active() {
-            return gemm_tiles(dst, lhs, rhs, par, (&stop, STOP_TILE));
-        }
+    if m.saturating_mul(n).saturating_mul(k) > STOP_TILE && stop.is_active() {
+        return gemm_tiles(dst, lhs, rhs, par, (stop, STOP_TILE));
     }
     let threads = par.threads();
     if threads <= 1 || m * n * k < MIN_PAR_FLOPS {
@@ -333,7 +333,7 @@ pub(crate) fn bmm_faer<T: FaerElem>(
             let dst = unsafe {
                 MatMut::from_raw_parts_mut(o.as_mut_ptr().cast::<T>(), m, n, n as isize, 1)
             };
-            gemm_par(dst, lhs, rhs, p);
+            gemm_par(dst, lhs, rhs, p, &stop);
             true
         };
         // SAFETY: with `k >= 1` every path of `gemm_par` writes each of the `m * n`

@@ -38,6 +38,7 @@ pub(crate) mod matvec;
 pub(crate) mod reduce_fast;
 pub mod rng;
 pub mod sort;
+mod sort_polled;
 pub(crate) mod strided;
 pub mod structural;
 pub mod window;

@@ -7,6 +7,7 @@ use crate::error::{attribute, internal, operand_count, operand_kind, operand_sha
 use crate::exec::{scalar_at, Ctx};
 use crate::index::{array, count, make, results};
 use crate::limits::scratch;
+use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::scalar::{Elem, Kind};
 use xla_core::attrs::{ComparisonDirection, ComparisonType};
 use xla_core::ir::CompId;
@@ -14,7 +15,9 @@ use xla_core::literal::ArrayData;
 use xla_core::{with_array_data, Literal, Shape};
 
 use super::elementwise::total_key;
-use super::structural::{take, vector};
+use super::sort_polled::sort_by_key_polled;
+use super::structural::{take, take_polled, vector};
+use std::cmp::Reverse;
 
 /// Stable bottom-up merge sort of `idx` with a fallible "a before b" predicate; an
 /// inconsistent predicate gives some order, never a panic.
@@ -154,36 +157,43 @@ fn bitonic_stage(
     Ok(())
 }
 
-/// Sort keys whose integer order is the element order (floats: the IEEE total order).
-fn keys_k<T: Elem>(v: &[T], key: Key) -> Vec<i128> {
-    match T::KIND {
-        Kind::Float => v
-            .iter()
-            .map(|&x| i128::from(total_key(canonical(key, x.to_f64()))))
-            .collect(),
-        Kind::Unsigned => v.iter().map(|&x| i128::from(x.to_u64())).collect(),
-        Kind::Signed | Kind::Pred => v.iter().map(|&x| i128::from(x.to_i64())).collect(),
-        Kind::Complex => v
-            .iter()
-            .map(|&x| i128::from(total_key(x.to_c128().re)))
-            .collect(),
+/// Sort keys whose integer order is the element order (floats: the IEEE total order),
+/// made in blocks with a poll of the run's stop between them.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
+fn keys_k<T: Elem>(v: &[T], key: Key, poll: &mut Poll) -> Result<Vec<i128>> {
+    let one = |x: T| match T::KIND {
+        Kind::Float => i128::from(total_key(canonical(key, x.to_f64()))),
+        Kind::Unsigned => i128::from(x.to_u64()),
+        Kind::Signed | Kind::Pred => i128::from(x.to_i64()),
+        Kind::Complex => i128::from(total_key(x.to_c128().re)),
+    };
+    let mut out = Vec::with_capacity(v.len());
+    for part in v.chunks(POLL_EVERY) {
+        poll.tick(part.len())?;
+        out.extend(part.iter().map(|&x| one(x)));
     }
+    Ok(out)
 }
 
 /// A comparator run without the interpreter: `compare(key(a), key(b))` on the first
 /// operand (the others follow its order), as that operand's keys in its total order and
 /// the direction; `None` for a float compare that is not a total order, or complex keys.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop while the keys are made.
 fn native_keys(
     d: &ArrayData,
-    dir: ComparisonDirection,
-    ct: Option<ComparisonType>,
+    (dir, ct): (ComparisonDirection, Option<ComparisonType>),
     key: Key,
-) -> Option<(Vec<i128>, ComparisonDirection)> {
+    poll: &mut Poll,
+) -> Result<Option<(Vec<i128>, ComparisonDirection)>> {
     let total = ct == Some(ComparisonType::TotalOrder) || !d.element_type().is_float();
     if !total || d.element_type().is_complex() {
-        return None;
+        return Ok(None);
     }
-    Some((with_array_data!(d, v => keys_k(v, key)), dir))
+    Ok(Some((with_array_data!(d, v => keys_k(v, key, poll))?, dir)))
 }
 
 /// `compare(keys[a], keys[b])` in direction `dir`.
@@ -234,9 +244,16 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
     let n = dims[dim];
     let inner = count(&dims[dim + 1..]);
     let outer = count(&dims[..dim]);
+    // The set-up (keys, slices, the final map and copy) polls the run's stop every
+    // `POLL_EVERY` elements (`limits/stop.rs`).
+    let mut poll = Poll::new(count(&dims));
     let native = match (cx.combiner(f), ds.as_slice()) {
-        (Some(Combiner::Compare(dir, ct)), [d]) => native_keys(d, dir, ct, Key::Plain),
-        (Some(Combiner::KeyCompare(dir, ct, key)), [d, ..]) => native_keys(d, dir, ct, key),
+        (Some(Combiner::Compare(dir, ct)), [d]) => {
+            native_keys(d, (dir, ct), Key::Plain, &mut poll)?
+        }
+        (Some(Combiner::KeyCompare(dir, ct, key)), [d, ..]) => {
+            native_keys(d, (dir, ct), key, &mut poll)?
+        }
         _ => None,
     };
     // The permutation (each slice's offsets, then their map) is the sort's scratch.
@@ -249,27 +266,31 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
             .saturating_add((nslices as u64).saturating_mul(per_slice)),
     )?;
     // slices[s] lists the offsets of slice s in order (offsets grow along the slice).
-    let mut slices: Vec<Vec<usize>> = (0..outer * inner)
-        .map(|s| {
-            let base = (s / inner.max(1)) * n * inner + s % inner.max(1);
-            (0..n).map(|k| base + k * inner).collect()
-        })
-        .collect();
+    let mut slices: Vec<Vec<usize>> = Vec::with_capacity(nslices);
+    for s in 0..nslices {
+        poll.tick(n)?;
+        let base = (s / inner.max(1)) * n * inner + s % inner.max(1);
+        slices.push((0..n).map(|k| base + k * inner).collect());
+    }
     // A strict order on the keys: the standard library's stable sort gives what the merge
     // sort gives for it (a stable sort's result is unique), faster; the run's stop is
     // polled between slices (`limits/stop.rs`).
     let stop = crate::limits::stop::Stop::current();
-    let strict = native.as_ref().filter(|(_, dir)| {
-        matches!(dir, ComparisonDirection::Lt | ComparisonDirection::Gt)
-    });
+    let strict = native
+        .as_ref()
+        .filter(|(_, dir)| matches!(dir, ComparisonDirection::Lt | ComparisonDirection::Gt));
     if let Some((keys, dir)) = strict {
         let k = |i: usize| crate::invariant::at(keys, i, "sort keys");
+        // A slice longer than a poll interval, in a run that can be stopped, is sorted
+        // in polled runs and merges (`sort_polled.rs`: the same order).
+        let polled = |idx: &Vec<usize>| idx.len() > POLL_EVERY && stop.is_active();
         for idx in &mut slices {
             stop.check()?;
-            if *dir == ComparisonDirection::Gt {
-                idx.sort_by_key(|&a| std::cmp::Reverse(k(a)));
-            } else {
-                idx.sort_by_key(|&a| k(a));
+            match (*dir == ComparisonDirection::Gt, polled(idx)) {
+                (true, true) => sort_by_key_polled(idx, |a| Reverse(k(a)), &mut poll)?,
+                (false, true) => sort_by_key_polled(idx, k, &mut poll)?,
+                (true, false) => idx.sort_by_key(|&a| Reverse(k(a))),
+                (false, false) => idx.sort_by_key(|&a| k(a)),
             }
         }
     } else if native.is_none() && cx.vectorizable(f) {
@@ -307,12 +328,16 @@ pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Resul
     }
     let mut map = vec![0usize; count(&dims)];
     for (s, idx) in slices.iter().enumerate() {
+        poll.tick(n)?;
         let base = (s / inner.max(1)) * n * inner + s % inner.max(1);
         for (k, &src) in idx.iter().enumerate() {
             map[base + k * inner] = src;
         }
     }
-    let sorted: Vec<ArrayData> = ds.iter().map(|d| take(d, &map)).collect();
+    let sorted = ds
+        .iter()
+        .map(|d| take_polled(d, &map, &mut poll))
+        .collect::<Result<Vec<ArrayData>>>()?;
     results(out, sorted)
 }
 
@@ -332,7 +357,8 @@ pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal>
         )
     })?;
     let rows = count(&dims) / n.max(1);
-    let keys = with_array_data!(d, v => keys_k(v, Key::Plain));
+    let mut poll = Poll::new(count(&dims));
+    let keys = with_array_data!(d, v => keys_k(v, Key::Plain, &mut poll))?;
     let mut map = Vec::with_capacity(rows * k);
     let mut idx_out = Vec::with_capacity(rows * k);
     let stop = crate::limits::stop::Stop::current();
@@ -357,7 +383,7 @@ pub fn top_k(x: &Literal, k: i64, largest: bool, out: &Shape) -> Result<Literal>
         return Err(crate::error::result_shape("topk", pair, out));
     };
     Ok(Literal::tuple(vec![
-        make(vs, take(d, &map))?,
+        make(vs, take_polled(d, &map, &mut poll)?)?,
         make(is, ArrayData::S32(idx_out))?,
     ]))
 }

@@ -12,6 +12,7 @@ use crate::error::{
 };
 use crate::index::{advance, array, count, dims_of, make, scalar_i64, strides};
 use crate::invariant;
+use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::parallel::Parallel;
 use xla_core::attrs::PadDim;
 use xla_core::literal::{ArrayData, NativeData};
@@ -28,6 +29,23 @@ fn take_k<T: NativeData>(v: &[T], map: &[usize]) -> ArrayData {
 /// The elements of `d` at the positions `map` (out-of-range positions give zero).
 pub(crate) fn take(d: &ArrayData, map: &[usize]) -> ArrayData {
     with_array_data!(d, v => take_k(v, map))
+}
+
+fn take_polled_k<T: NativeData>(v: &[T], map: &[usize], poll: &mut Poll) -> Result<ArrayData> {
+    let mut out = Vec::with_capacity(map.len());
+    for part in map.chunks(POLL_EVERY) {
+        poll.tick(part.len())?;
+        out.extend(part.iter().map(|&i| invariant::at(v, i, "gather map")));
+    }
+    Ok(T::wrap(out))
+}
+
+/// [`take`] of a long map, polling the run's stop between blocks of `map`.
+///
+/// # Errors
+/// [`crate::CpuError::Stopped`] when the run must stop.
+pub(crate) fn take_polled(d: &ArrayData, map: &[usize], poll: &mut Poll) -> Result<ArrayData> {
+    with_array_data!(d, v => take_polled_k(v, map, poll))
 }
 
 fn take_rows_k<T: NativeData>(v: &[T], bases: &[usize], n: usize) -> Option<ArrayData> {

@@ -1,8 +1,10 @@
 //! Cancellation and deadlines: a [`CancelToken`] another thread can trip, and a deadline,
 //! both polled before and after every instruction, at every iteration of an interpreted
 //! `while` and every 1,024 iterations of a native one (`native/poll.rs`), and inside long
-//! kernels between their blocks of work ([`Stop::current`]: a large `dot`'s output tiles,
-//! a convolution's tasks, a sort's rows, a reduction's or gather's chunks), so a single huge
+//! kernels between their blocks of work ([`Stop::current`], [`Poll`]: a large `dot`'s output
+//! tiles, a convolution's tasks, a sort's rows, a reduction's chunks, a fused kernel's
+//! chunks (`buffer.rs`, `fusion/run.rs`), gather's and scatter's rows, an FFT's lines, a
+//! batched factorisation's matrices and the unblocked LU's columns), so a single huge
 //! kernel notices a stop within one block (milliseconds). A kernel that notices it leaves
 //! its result unfinished and the check after the instruction stops the run with
 //! [`CpuError::Stopped`]: an unfinished value is never returned.
@@ -168,6 +170,49 @@ impl Stop {
             Some(reason) => Err(CpuError::Stopped { reason }),
             None => Ok(()),
         }
+    }
+}
+
+/// Units of work (elements, or element-sized steps) between two polls of a [`Poll`].
+pub(crate) const POLL_EVERY: usize = 1 << 16;
+
+/// A kernel's stop poll at a bounded interval: the kernel reports the work it did with
+/// [`Poll::tick`] (a subtraction per call) and the run's stop is read once per
+/// [`POLL_EVERY`] units (an atomic load, and a clock read when a deadline is set), so a
+/// loop over rows or elements polls without a cost per element worth measuring.
+#[derive(Debug)]
+pub(crate) struct Poll {
+    stop: Stop,
+    left: usize,
+}
+
+impl Poll {
+    /// The current run's stop ([`Stop::current`]) for a kernel of `total` units of work;
+    /// inactive when the whole kernel is a single interval or less.
+    pub(crate) fn new(total: usize) -> Poll {
+        let stop = match total > POLL_EVERY {
+            true => Stop::current(),
+            false => Stop::default(),
+        };
+        Poll {
+            stop,
+            left: POLL_EVERY,
+        }
+    }
+
+    /// Counts `work` units done; once an interval is used up, `Err(CpuError::Stopped)` when
+    /// the run must stop.
+    ///
+    /// # Errors
+    /// When the token was cancelled or the deadline passed.
+    #[inline]
+    pub(crate) fn tick(&mut self, work: usize) -> Result<()> {
+        if work < self.left {
+            self.left -= work;
+            return Ok(());
+        }
+        self.left = POLL_EVERY;
+        self.stop.check()
     }
 }
 

@@ -32,11 +32,36 @@ fn ranks_are_read_from_the_arguments_and_must_agree() {
     );
     assert_eq!(
         ranks(&sig, &names, &[Some(3), Some(1), None]).unwrap_err(),
-        "shape `S` has rank 2 from `x` but rank 1 from `y`"
+        ShapeParamError::RanksDisagree {
+            shape: "S".into(),
+            first: "x".into(),
+            first_rank: 2,
+            argument: "y".into(),
+            rank: 1
+        }
+    );
+    let below = ranks(&sig, &names, &[Some(0), Some(0), None]).unwrap_err();
+    assert_eq!(
+        below,
+        ShapeParamError::RankBelowType {
+            argument: "x".into(),
+            rank: 0,
+            others: 1,
+            shape: "S".into()
+        }
     );
     assert_eq!(
-        ranks(&sig, &names, &[Some(0), Some(0), None]).unwrap_err(),
+        below.to_string(),
         "argument `x` has rank 0, but its type writes 1 dims besides the shape `S`"
+    );
+    let deep = ranks(&sig, &names, &[Some(40), Some(39), None]).unwrap_err();
+    assert_eq!(
+        deep,
+        ShapeParamError::RankTooHigh {
+            shape: "S".into(),
+            rank: 39,
+            max: MAX_RANK
+        }
     );
 }
 
@@ -45,12 +70,18 @@ fn a_shape_no_parameter_writes_is_refused() {
     let item: syn::ItemFn =
         syn::parse_str("fn f<S: Shape>(x: Tensor<f32, 3>) -> Tensor<f32, S> { x }").unwrap();
     let e = signature(&item).unwrap_err();
-    assert!(e.contains("`S` is not the shape of any parameter"), "{e}");
+    assert_eq!(e, ShapeParamError::NotWritten { shape: "S".into() });
+    assert!(
+        e.to_string()
+            .contains("`S` is not the shape of any parameter"),
+        "{e}"
+    );
     let two: syn::ItemFn =
         syn::parse_str("fn f<S: Shape, T: Shape>(x: Tensor<f32, S, T>) -> f32 { 1.0 }").unwrap();
-    assert!(signature(&two)
-        .unwrap_err()
-        .contains("two shape parameters"));
+    assert_eq!(
+        signature(&two).unwrap_err(),
+        ShapeParamError::TwoInOneType { parameter: 1 }
+    );
 }
 
 #[test]
@@ -67,4 +98,29 @@ fn the_expanded_source_binds_its_sizes_from_the_arguments() {
     assert!(expand_source("fn f(x: f32) -> f32 { x }", &[None])
         .unwrap()
         .is_none());
+}
+
+#[test]
+fn stored_text_that_does_not_parse_is_a_typed_error() {
+    let e = expand_source("fn f(", &[None]).unwrap_err();
+    assert!(
+        matches!(e, ShapeParamError::Stored { what: "source", .. }),
+        "{e}"
+    );
+    let e = bindings(ADAM, "(").unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ShapeParamError::Stored {
+                what: "attribute",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("the stored attribute does not parse"),
+        "{e}"
+    );
 }
