@@ -139,7 +139,8 @@ mod tests {
             clamp,
             window: &[(2, 5)],
         };
-        let g = simple_bases(&s(true), 3);
+        let mut poll = Poll::new(0);
+        let g = simple_bases(&s(true), 3, 5, &mut poll).unwrap();
         assert_eq!(
             g,
             Some(vec![
@@ -151,8 +152,8 @@ mod tests {
                 Some(50)
             ])
         );
-        let sc = simple_bases(&s(false), 3);
+        let sc = simple_bases(&s(false), 3, 5, &mut poll).unwrap();
         assert_eq!(sc, Some(vec![None, None, Some(30), Some(35), None, None]));
-        assert_eq!(simple_bases(&s(true), 2), None);
+        assert_eq!(simple_bases(&s(true), 2, 5, &mut poll).unwrap(), None);
     }
 }
