@@ -513,6 +513,12 @@ for _n, _dt, _tag in [(9, np.complex128, "c128"), (10, np.complex128, "c128"),
                       (10, np.complex64, "c64"), (40, np.complex64, "c64")]:
     CASES[f"lu_nan_n{_n}_{_tag}"] = (jax.lax.linalg.lu, [_lu_probe_cplx(_n, _dt)])
 
+# A complex matrix times 1e-200: `gees` scales it; the program's `t / 1e-200` is a complex
+# division that XLA does by Smith's algorithm (no |b|² to underflow to 0). Last, so the
+# random draws of the cases above stay as they were.
+CASES["schur_tiny_c128"] = (schur_scaled("complex", 1e-200),
+                            [cplx((4, 4), np.complex128) * 1e-200])
+
 def main(out, only=()):
     for name, (f, args) in CASES.items():
         if only and name not in only:

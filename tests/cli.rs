@@ -188,3 +188,19 @@ fn jax_export_bytes_and_text_run() {
     assert_failure(&o, &format!("{}: byte ", tmp.display()), 1);
     let _ = std::fs::remove_file(&tmp);
 }
+
+#[test]
+fn elided_constants_are_read_with_a_warning() {
+    // XLA's dumps write large constants as `constant({...})`; they are read as XLA's parser
+    // reads them (placeholder values), and the CLI says so once per file.
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hlo_elided/module.hlo");
+    let file = file.to_str().unwrap();
+    let o = xla(&["check", file]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "ok");
+    let want = format!(
+        "warning: {file}: 10 constant(s) elided as {{...}}; they hold XLA's placeholder values"
+    );
+    let err = stderr(&o);
+    assert!(err.starts_with(&want) && err.lines().count() == 1, "{err}");
+}

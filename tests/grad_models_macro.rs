@@ -182,3 +182,48 @@ fn gp_macro_gradients_match_jax() {
         (1e-9, 1e-9),
     );
 }
+
+/// The macro's graphs as StableHLO (`print_stablehlo`), forward and gradient: the printed
+/// texts are `testdata/macro_stablehlo/MODEL/macro.mlir` and `macro_grad.mlir`, which real XLA
+/// compiles and runs to JAX's loss and gradients (`scripts/run_macro_stablehlo_on_xla.py`).
+/// Here each is printed again (the same text) and read back and run by us.
+/// `XLA_RS_WRITE_MODULES=1` writes the texts instead of comparing them.
+#[test]
+fn macro_graphs_print_as_stablehlo_that_real_xla_runs() {
+    use xla::core::mlir::{parse_stablehlo, print_stablehlo};
+    let write = std::env::var_os("XLA_RS_WRITE_MODULES").is_some();
+    let models = [
+        ("mlp", mlp::module(), mlp::grad::module(), F32),
+        ("cnn", cnn::module(), cnn::grad::module(), F32),
+        (
+            "cnn_bn_op",
+            cnn_bn_op::module(),
+            cnn_bn_op::grad::module(),
+            F32,
+        ),
+        ("gp", gp::module(), gp::grad::module(), (1e-9, 1e-9)),
+    ];
+    for (model, fwd, grad, tol) in models {
+        let mut results = Vec::new();
+        for (file, m) in [
+            ("macro.mlir", fwd.unwrap()),
+            ("macro_grad.mlir", grad.unwrap()),
+        ] {
+            let text = print_stablehlo(m).unwrap();
+            let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("testdata/macro_stablehlo")
+                .join(model)
+                .join(file);
+            if write {
+                std::fs::write(&path, &text).unwrap();
+            } else {
+                let committed = std::fs::read_to_string(&path).unwrap();
+                assert!(text == committed, "{model}/{file}: the printed text changed; rerun with XLA_RS_WRITE_MODULES=1 and the script");
+            }
+            let exe = xla::cpu::Executable::compile(&parse_stablehlo(&text).unwrap()).unwrap();
+            results.push(exe.execute(&inputs(model)).unwrap());
+        }
+        let grads = results.pop().unwrap();
+        check(model, results.pop().unwrap(), grads, tol);
+    }
+}

@@ -3,6 +3,7 @@
 
 pub(crate) mod arg_reduce;
 pub mod collective;
+pub(crate) mod complex_div;
 pub mod contraction;
 pub mod control;
 pub mod conv;

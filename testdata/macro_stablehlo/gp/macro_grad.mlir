@@ -1,0 +1,122 @@
+module @gp_grad {
+  func.func private @add_F64.43(%arg0: tensor<f64>, %arg1: tensor<f64>) -> (tensor<f64>) {
+    %v1 = "stablehlo.add"(%arg0, %arg1) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    "func.return"(%v1) : (tensor<f64>) -> ()
+  }
+  func.func private @add_F64.120(%arg0: tensor<f64>, %arg1: tensor<f64>) -> (tensor<f64>) {
+    %v1 = "stablehlo.add"(%arg0, %arg1) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    "func.return"(%v1) : (tensor<f64>) -> ()
+  }
+  func.func @main(%arg0: tensor<f64>, %arg1: tensor<f64>, %arg2: tensor<f64>, %arg3: tensor<12xf64>, %arg4: tensor<12xf64>) -> (tensor<f64>, tensor<f64>, tensor<f64>) {
+    %v1 = "stablehlo.constant"() <{value = dense<"0x0000000000000040"> : tensor<f64>}> : () -> (tensor<f64>)
+    %v2 = "stablehlo.multiply"(%arg0, %v1) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v3 = "stablehlo.exponential"(%v2) : (tensor<f64>) -> (tensor<f64>)
+    %v4 = "stablehlo.multiply"(%arg1, %v1) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v5 = "stablehlo.exponential"(%v4) : (tensor<f64>) -> (tensor<f64>)
+    %v6 = "stablehlo.multiply"(%arg2, %v1) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v7 = "stablehlo.exponential"(%v6) : (tensor<f64>) -> (tensor<f64>)
+    %v8 = "stablehlo.broadcast_in_dim"(%arg3) <{broadcast_dimensions = array<i64: 0>}> : (tensor<12xf64>) -> (tensor<12x12xf64>)
+    %v9 = "stablehlo.broadcast_in_dim"(%arg3) <{broadcast_dimensions = array<i64: 1>}> : (tensor<12xf64>) -> (tensor<12x12xf64>)
+    %v10 = "stablehlo.subtract"(%v8, %v9) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v11 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> (tensor<12x12xi32>)
+    %v12 = "stablehlo.iota"() <{iota_dimension = 1 : i64}> : () -> (tensor<12x12xi32>)
+    %v13 = "stablehlo.compare"(%v11, %v12) <{comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<12x12xi32>, tensor<12x12xi32>) -> (tensor<12x12xi1>)
+    %v14 = "stablehlo.convert"(%v13) : (tensor<12x12xi1>) -> (tensor<12x12xf64>)
+    %v15 = "stablehlo.multiply"(%v10, %v10) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v16 = "stablehlo.constant"() <{value = dense<"0x000000000000E0BF"> : tensor<f64>}> : () -> (tensor<f64>)
+    %v17 = "stablehlo.divide"(%v16, %v3) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v18 = "stablehlo.broadcast_in_dim"(%v17) <{broadcast_dimensions = array<i64>}> : (tensor<f64>) -> (tensor<12x12xf64>)
+    %v19 = "stablehlo.multiply"(%v15, %v18) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v20 = "stablehlo.exponential"(%v19) : (tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v21 = "stablehlo.broadcast_in_dim"(%v5) <{broadcast_dimensions = array<i64>}> : (tensor<f64>) -> (tensor<12x12xf64>)
+    %v22 = "stablehlo.multiply"(%v20, %v21) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v23 = "stablehlo.broadcast_in_dim"(%v7) <{broadcast_dimensions = array<i64>}> : (tensor<f64>) -> (tensor<12x12xf64>)
+    %v24 = "stablehlo.multiply"(%v14, %v23) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v25 = "stablehlo.add"(%v22, %v24) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v26 = "stablehlo.cholesky"(%v25) <{lower = true}> : (tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v27 = "stablehlo.reshape"(%arg4) : (tensor<12xf64>) -> (tensor<12x1xf64>)
+    %v28 = "stablehlo.triangular_solve"(%v26, %v27) <{left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}> : (tensor<12x12xf64>, tensor<12x1xf64>) -> (tensor<12x1xf64>)
+    %v29 = "stablehlo.transpose"(%v26) <{permutation = array<i64: 1, 0>}> : (tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v30 = "stablehlo.triangular_solve"(%v29, %v28) <{left_side = true, lower = false, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}> : (tensor<12x12xf64>, tensor<12x1xf64>) -> (tensor<12x1xf64>)
+    %v31 = "stablehlo.multiply"(%v26, %v14) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v32 = "stablehlo.constant"() <{value = dense<"0x0000000000000000"> : tensor<f64>}> : () -> (tensor<f64>)
+    %v36 = "stablehlo.reduce"(%v31, %v32) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%t33: tensor<f64>, %t34: tensor<f64>):
+      %t35 = "func.call"(%t33, %t34) <{callee = @add_F64.43}> : (tensor<f64>, tensor<f64>) -> tensor<f64>
+      "stablehlo.return"(%t35) : (tensor<f64>) -> ()
+    }) : (tensor<12x12xf64>, tensor<f64>) -> (tensor<12xf64>)
+    %v37 = "stablehlo.constant"() <{value = dense<"0x000000000000E03F"> : tensor<f64>}> : () -> (tensor<f64>)
+    %v38 = "stablehlo.constant"() <{value = dense<"0x000000000000F03F"> : tensor<f64>}> : () -> (tensor<f64>)
+    %v39 = "stablehlo.multiply"(%v38, %v37) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v40 = "stablehlo.broadcast_in_dim"(%v39) <{broadcast_dimensions = array<i64>}> : (tensor<f64>) -> (tensor<12x1xf64>)
+    %v41 = "stablehlo.multiply"(%v40, %v27) : (tensor<12x1xf64>, tensor<12x1xf64>) -> (tensor<12x1xf64>)
+    %v42 = "stablehlo.broadcast_in_dim"(%v38) <{broadcast_dimensions = array<i64>}> : (tensor<f64>) -> (tensor<12xf64>)
+    %v43 = "stablehlo.divide"(%v42, %v36) : (tensor<12xf64>, tensor<12xf64>) -> (tensor<12xf64>)
+    %v44 = "stablehlo.broadcast_in_dim"(%v43) <{broadcast_dimensions = array<i64: 0>}> : (tensor<12xf64>) -> (tensor<12x12xf64>)
+    %v45 = "stablehlo.multiply"(%v44, %v14) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v46 = "stablehlo.triangular_solve"(%v29, %v41) <{left_side = true, lower = false, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>}> : (tensor<12x12xf64>, tensor<12x1xf64>) -> (tensor<12x1xf64>)
+    %v47 = "stablehlo.dot_general"(%v46, %v30) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>}> : (tensor<12x1xf64>, tensor<12x1xf64>) -> (tensor<12x12xf64>)
+    %v48 = "stablehlo.subtract"(%v12, %v11) : (tensor<12x12xi32>, tensor<12x12xi32>) -> (tensor<12x12xi32>)
+    %v49 = "stablehlo.constant"() <{value = dense<"0x00000000"> : tensor<i32>}> : () -> (tensor<i32>)
+    %v50 = "stablehlo.broadcast_in_dim"(%v49) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> (tensor<12x12xi32>)
+    %v51 = "stablehlo.compare"(%v48, %v50) <{comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<12x12xi32>, tensor<12x12xi32>) -> (tensor<12x12xi1>)
+    %v52 = "stablehlo.negate"(%v47) : (tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v53 = "stablehlo.broadcast_in_dim"(%v32) <{broadcast_dimensions = array<i64>}> : (tensor<f64>) -> (tensor<12x12xf64>)
+    %v54 = "stablehlo.select"(%v51, %v52, %v53) : (tensor<12x12xi1>, tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v55 = "stablehlo.transpose"(%v54) <{permutation = array<i64: 1, 0>}> : (tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v56 = "stablehlo.add"(%v45, %v55) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v57 = "stablehlo.triangular_solve"(%v26, %v46) <{left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>}> : (tensor<12x12xf64>, tensor<12x1xf64>) -> (tensor<12x1xf64>)
+    %v58 = "stablehlo.dot_general"(%v57, %v28) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>}> : (tensor<12x1xf64>, tensor<12x1xf64>) -> (tensor<12x12xf64>)
+    %v59 = "stablehlo.compare"(%v48, %v50) <{comparison_direction = #stablehlo<comparison_direction LE>}> : (tensor<12x12xi32>, tensor<12x12xi32>) -> (tensor<12x12xi1>)
+    %v60 = "stablehlo.negate"(%v58) : (tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v61 = "stablehlo.select"(%v59, %v60, %v53) : (tensor<12x12xi1>, tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v62 = "stablehlo.add"(%v56, %v61) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v63 = "stablehlo.dot_general"(%v26, %v62) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>}> : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v64 = "stablehlo.compare"(%v11, %v12) <{comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<12x12xi32>, tensor<12x12xi32>) -> (tensor<12x12xi1>)
+    %v65 = "stablehlo.broadcast_in_dim"(%v37) <{broadcast_dimensions = array<i64>}> : (tensor<f64>) -> (tensor<12x12xf64>)
+    %v66 = "stablehlo.multiply"(%v63, %v65) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v67 = "stablehlo.select"(%v13, %v66, %v53) : (tensor<12x12xi1>, tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v68 = "stablehlo.select"(%v64, %v63, %v67) : (tensor<12x12xi1>, tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v69 = "stablehlo.triangular_solve"(%v26, %v68) <{left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>}> : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v70 = "stablehlo.triangular_solve"(%v26, %v69) <{left_side = false, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}> : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v71 = "stablehlo.transpose"(%v70) <{permutation = array<i64: 1, 0>}> : (tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v72 = "stablehlo.add"(%v70, %v71) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v73 = "stablehlo.select"(%v13, %v70, %v53) : (tensor<12x12xi1>, tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v74 = "stablehlo.select"(%v64, %v72, %v73) : (tensor<12x12xi1>, tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v75 = "stablehlo.multiply"(%v74, %v14) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v79 = "stablehlo.reduce"(%v75, %v32) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%t76: tensor<f64>, %t77: tensor<f64>):
+      %t78 = "func.call"(%t76, %t77) <{callee = @add_F64.120}> : (tensor<f64>, tensor<f64>) -> tensor<f64>
+      "stablehlo.return"(%t78) : (tensor<f64>) -> ()
+    }) : (tensor<12x12xf64>, tensor<f64>) -> (tensor<f64>)
+    %v80 = "stablehlo.multiply"(%v74, %v21) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v81 = "stablehlo.multiply"(%v74, %v20) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v85 = "stablehlo.reduce"(%v81, %v32) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%t82: tensor<f64>, %t83: tensor<f64>):
+      %t84 = "func.call"(%t82, %t83) <{callee = @add_F64.120}> : (tensor<f64>, tensor<f64>) -> tensor<f64>
+      "stablehlo.return"(%t84) : (tensor<f64>) -> ()
+    }) : (tensor<12x12xf64>, tensor<f64>) -> (tensor<f64>)
+    %v86 = "stablehlo.multiply"(%v80, %v20) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v87 = "stablehlo.multiply"(%v86, %v15) : (tensor<12x12xf64>, tensor<12x12xf64>) -> (tensor<12x12xf64>)
+    %v91 = "stablehlo.reduce"(%v87, %v32) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%t88: tensor<f64>, %t89: tensor<f64>):
+      %t90 = "func.call"(%t88, %t89) <{callee = @add_F64.120}> : (tensor<f64>, tensor<f64>) -> tensor<f64>
+      "stablehlo.return"(%t90) : (tensor<f64>) -> ()
+    }) : (tensor<12x12xf64>, tensor<f64>) -> (tensor<f64>)
+    %v92 = "stablehlo.multiply"(%v91, %v16) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v93 = "stablehlo.multiply"(%v3, %v3) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v94 = "stablehlo.divide"(%v92, %v93) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v95 = "stablehlo.negate"(%v94) : (tensor<f64>) -> (tensor<f64>)
+    %v96 = "stablehlo.multiply"(%v79, %v7) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v97 = "stablehlo.multiply"(%v96, %v1) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v98 = "stablehlo.multiply"(%v85, %v5) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v99 = "stablehlo.multiply"(%v98, %v1) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v100 = "stablehlo.multiply"(%v95, %v3) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v101 = "stablehlo.multiply"(%v100, %v1) : (tensor<f64>, tensor<f64>) -> (tensor<f64>)
+    %v102 = "stablehlo.tuple"(%v101, %v99, %v97) : (tensor<f64>, tensor<f64>, tensor<f64>) -> (tuple<tensor<f64>, tensor<f64>, tensor<f64>>)
+    %t103 = "stablehlo.get_tuple_element"(%v102) <{index = 0 : i32}> : (tuple<tensor<f64>, tensor<f64>, tensor<f64>>) -> tensor<f64>
+    %t104 = "stablehlo.get_tuple_element"(%v102) <{index = 1 : i32}> : (tuple<tensor<f64>, tensor<f64>, tensor<f64>>) -> tensor<f64>
+    %t105 = "stablehlo.get_tuple_element"(%v102) <{index = 2 : i32}> : (tuple<tensor<f64>, tensor<f64>, tensor<f64>>) -> tensor<f64>
+    "func.return"(%t103, %t104, %t105) : (tensor<f64>, tensor<f64>, tensor<f64>) -> ()
+  }
+}
