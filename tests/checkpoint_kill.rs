@@ -4,7 +4,7 @@
 //! older than the last save the child reported complete.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Read;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -76,16 +76,36 @@ fn kill_9_mid_write_never_corrupts_the_checkpoint() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // The child's lines, read as they come (a thread, so the wait below has a timeout).
+        let mut stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let reader = std::thread::spawn(move || {
+            let mut all = String::new();
+            for line in BufReader::new(&mut stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line.clone());
+                all.push_str(&line);
+                all.push('\n');
+            }
+            all
+        });
+        if round == 0 {
+            // The first round waits for two completed saves, however slow the machine (a
+            // debug child under load needs about a second for its first): every later
+            // round then starts from a checkpoint and is killed at a random point.
+            let deadline = std::time::Instant::now() + Duration::from_secs(120);
+            loop {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                match rx.recv_timeout(left) {
+                    Ok(l) if l.trim() == "saved 2" => break,
+                    Ok(_) => {}
+                    Err(e) => panic!("the child did not report two saves in 120 s: {e}"),
+                }
+            }
+        }
         std::thread::sleep(Duration::from_millis(20 + delay * 3));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
+        let out = reader.join().unwrap();
         if let Some(n) = out.lines().rev().find_map(|l| l.strip_prefix("saved ")) {
             last_reported = n.trim().parse().unwrap();
         }
