@@ -246,7 +246,8 @@ fn irfft_rows<T: Float>(
 }
 
 /// Admits the FFT's scratch to the memory budget: the working copy of the operand, the
-/// result (at most the larger of operand and result) and the per-task line buffers.
+/// result (at most the larger of operand and result) and a task's line buffer and
+/// rustfft's scratch (each about [`TASK`] elements or a line, at most the data's size).
 ///
 /// # Errors
 /// [`crate::error::CpuError::ScratchOverBudget`] or [`crate::error::CpuError::Allocation`]
@@ -255,9 +256,10 @@ fn admit_scratch<T>(len: usize, dims: &[usize], out_dims: &[usize]) -> Result<()
     use crate::limits::scratch::{admit, bytes_of};
     let longest = dims.iter().chain(out_dims).copied().max().unwrap_or(0);
     let copies = len.max(count(out_dims));
+    let task = longest.max(TASK).min(copies.max(longest));
     let elements = len
         .saturating_add(copies)
-        .saturating_add(longest.max(TASK).saturating_mul(4));
+        .saturating_add(task.saturating_mul(2));
     admit(
         "fft (working copy, line buffers)",
         bytes_of::<Complex<T>>(elements),
