@@ -235,6 +235,9 @@ struct Bound<'i> {
     /// The inputs, for the per-block scalars.
     ins: Vec<In<'i, f32>>,
     scalars: Vec<f32>,
+    /// Per cyclic stream: a row of its padding value (empty unless it is a pad's), read by
+    /// calls on a padded row.
+    pads: Vec<Vec<f32>>,
     out: Box<[f32; V]>,
     n: usize,
 }
@@ -260,11 +263,20 @@ impl<'i> Bound<'i> {
             return None;
         }
         let mut ptrs = vec![std::ptr::null(); super::jit::CYCLIC_BASE + code.cyclic.len()];
+        let mut pads = Vec::with_capacity(code.cyclic.len());
         for c in &code.cyclic {
-            match ins.get(c.input)? {
+            match ins.get(c.input())? {
                 In::Val(v) if v.len() >= c.need() => {}
                 _ => return None,
             }
+            pads.push(match c.padding() {
+                Some((super::remap::PadValue::Const(v), len)) => vec![v as f32; len],
+                Some((super::remap::PadValue::Input(k), len)) => match ins.get(k)? {
+                    In::Val(v) => vec![*v.first()?; len],
+                    In::Pred(_) => return None,
+                },
+                None => Vec::new(),
+            });
         }
         for &k in &code.streams {
             match ins.get(k)? {
@@ -296,6 +308,7 @@ impl<'i> Bound<'i> {
             ptrs,
             ins,
             scalars,
+            pads,
             out: Box::new([0.0; V]),
             n,
         })
@@ -307,7 +320,7 @@ impl<'i> Bound<'i> {
     fn set_cyclic(&mut self, start: usize, total: usize) -> bool {
         for (slot, c) in self.code.cyclic.iter().enumerate() {
             let (Some(In::Val(v)), Some(p)) = (
-                self.ins.get(c.input),
+                self.ins.get(c.input()),
                 self.ptrs.get_mut(super::jit::CYCLIC_BASE + slot),
             ) else {
                 return false;
@@ -315,8 +328,11 @@ impl<'i> Bound<'i> {
             if !c.fits(start, total) {
                 return false;
             }
-            let off = c.base(start);
-            let Some(run) = v.get(off..off + total) else {
+            let run = match c.base(start) {
+                Some(off) => v.get(off..off + total),
+                None => self.pads.get(slot).and_then(|r| r.get(..total)),
+            };
+            let Some(run) = run else {
                 return false;
             };
             *p = run.as_ptr();

@@ -18,6 +18,7 @@ use bank::Bank;
 
 use super::kern::{LANES, V};
 use super::spread::Spread;
+use super::stream::Stream;
 use super::{Fop, Kernel, Load, Node};
 use iced_x86::code_asm::*;
 use std::collections::HashMap;
@@ -55,10 +56,11 @@ pub(crate) struct Code {
     pub scalars: Vec<Scalar>,
     /// The inputs the code reads in place (16 lanes per step).
     pub streams: Vec<usize>,
-    /// Inputs read at `Spread::index(i)` (`i % len` for a broadcast along the leading
-    /// dimensions): the caller puts the address of element `Spread::base(start)` at
-    /// `ptrs[CYCLIC_BASE + slot]` per call, and the code reads 16 lanes per step from there.
-    pub cyclic: Vec<Spread>,
+    /// Inputs read at an address set per call (`stream.rs`: a broadcast onto runs of
+    /// dimensions, a slice or pad read row by row): the caller puts the address of element
+    /// `Stream::base(start)` (or of a buffer of padding) at `ptrs[CYCLIC_BASE + slot]` per
+    /// call, and the code reads 16 lanes per step from there.
+    pub cyclic: Vec<Stream>,
 }
 
 /// Where the per-call cyclic stream addresses start in the pointer table.
@@ -388,7 +390,7 @@ pub(crate) fn compile(
 struct Reads {
     scalars: Vec<Scalar>,
     streams: Vec<usize>,
-    cyclic: Vec<Spread>,
+    cyclic: Vec<Stream>,
 }
 
 /// Emits the kernel's value for the 16 lanes at byte offset `rax` into a register
@@ -403,6 +405,11 @@ fn body(
     limit: usize,
 ) -> Result<Option<AsmRegisterZmm>, IcedError> {
     let zmm = |i: usize| b.values.get(i).copied();
+    // A pad's value read from an input is read as f32 when its buffer is filled.
+    let pad_ok = |m: &super::remap::Remap| match m.pad {
+        Some(super::remap::PadValue::Input(k)) => f32_input(k),
+        _ => true,
+    };
     let limit = limit.min(b.values.len());
     let nodes = &k.nodes;
     let mut last = vec![0usize; nodes.len()];
@@ -446,12 +453,17 @@ fn body(
                 inner: 1,
                 len,
             }) if *len >= V && f32_input(*input) => {
-                cyclic_load(a, r, b, Spread::cyclic(*input, *len), d)?;
+                cyclic_load(a, r, b, Stream::Spread(Spread::cyclic(*input, *len)), d)?;
             }
             // A broadcast onto two runs (a per-lane bias): the same, with the base set
             // per call from `Spread::base`.
             Node::Load(Load::Spread(s)) if s.len >= V && f32_input(s.input) => {
-                cyclic_load(a, r, b, *s, d)?;
+                cyclic_load(a, r, b, Stream::Spread(*s), d)?;
+            }
+            // A slice or pad read row by row: the same, the base set per call from
+            // `Remap::base` (a buffer of the padding value on a padded row).
+            Node::Load(Load::Remap(m)) if m.len >= V && f32_input(m.input) && pad_ok(m) => {
+                cyclic_load(a, r, b, Stream::Remap(*m), d)?;
             }
             Node::Load(l) => {
                 let s = match *l {
@@ -503,7 +515,7 @@ fn cyclic_load(
     a: &mut Asm,
     r: &mut Reads,
     b: &Bank,
-    c: Spread,
+    c: Stream,
     d: AsmRegisterZmm,
 ) -> Result<(), IcedError> {
     let slot = r.cyclic.iter().position(|x| *x == c).unwrap_or_else(|| {

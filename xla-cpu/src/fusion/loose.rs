@@ -43,9 +43,9 @@ impl Loose {
             }
         }
         for (slot, c) in code.cyclic.iter().enumerate() {
-            let run = match ins.get(c.input) {
-                Some(In::Val(v)) if v.len() >= c.need() && c.fits(start, total) => {
-                    let off = c.base(start);
+            // A padded row has no buffer here (row chains do not take pads): not run.
+            let run = match (ins.get(c.input()), c.base(start)) {
+                (Some(In::Val(v)), Some(off)) if v.len() >= c.need() && c.fits(start, total) => {
                     v.get(off..off + total)
                 }
                 _ => None,

@@ -15,10 +15,12 @@ mod lane;
 #[cfg(target_arch = "x86_64")]
 mod loose;
 mod ops;
+mod remap;
 mod rows;
 mod rows_run;
 mod run;
 mod spread;
+mod stream;
 
 #[cfg(target_arch = "x86_64")]
 pub use jit::set_codegen;
@@ -67,6 +69,8 @@ pub(crate) enum Load {
     Const(f64),
     /// A broadcast onto two runs of dimensions (`spread.rs`).
     Spread(spread::Spread),
+    /// A slice or pad read row by row (`remap.rs`).
+    Remap(remap::Remap),
 }
 
 /// One operation of a kernel.
@@ -292,6 +296,32 @@ impl Planner<'_> {
         spread::Spread::pattern(&o.shape.as_array()?.dims, &ins.shape.as_array()?.dims, dims)
     }
 
+    /// A slice or pad read row by row (`remap.rs`), with input 0 and a constant padding
+    /// value standing in for the kernel's; `None` for other ops and other patterns.
+    fn remap_pattern(&self, ins: &Instruction) -> Option<remap::Remap> {
+        let dims = &self.ins(*ins.operands.first()?)?.shape.as_array()?.dims;
+        match &ins.op {
+            Op::Slice {
+                start,
+                limit,
+                stride,
+            } => remap::Remap::slice(0, dims, start, limit, stride),
+            Op::Pad { padding } => remap::Remap::pad(0, remap::PadValue::Const(0.0), dims, padding),
+            _ => None,
+        }
+    }
+
+    /// A pad of a slice read as one remap of the slice's operand (input 0 standing in).
+    fn pad_through_slice(&self, pad: &Instruction) -> Option<remap::Remap> {
+        let s = self.ins(*pad.operands.first()?)?;
+        if !matches!(pad.op, Op::Pad { .. }) || !matches!(s.op, Op::Slice { .. }) {
+            return None;
+        }
+        let (n_pad, n_slice) = (elems(&pad.shape)?, elems(&s.shape)?);
+        self.remap_pattern(pad)?
+            .through(&self.remap_pattern(s)?, n_pad, n_slice)
+    }
+
     /// The float type `ins` computes in inside a kernel: its own for float results, its
     /// operands' for compares, `None` for other pred values (which fit any kernel).
     fn kernel_ty(&self, ins: &Instruction) -> Option<PrimitiveType> {
@@ -340,6 +370,11 @@ impl Planner<'_> {
                         || self.spread_pattern(ins, dimensions).is_some())
             }
             Op::Constant { literal } => ins.shape.is_scalar() && const_value(literal).is_some(),
+            Op::Slice { .. } | Op::Pad { .. } => {
+                float(out)
+                    && self.operands_are(ins, out.unwrap_or(F32))
+                    && self.remap_pattern(ins).is_some()
+            }
             _ => false,
         }
     }
@@ -397,7 +432,13 @@ impl Planner<'_> {
         if self.fusible_reduce(user).is_some() {
             return user.operands.first() == Some(&id);
         }
-        !matches!(user.op, Op::Broadcast { .. })
+        if matches!(user.op, Op::Pad { .. }) {
+            // A pad reads its operand by row; only a slice it can read through fuses.
+            return user.operands.first() == Some(&id)
+                && self.fusible(user)
+                && self.pad_through_slice(user).is_some();
+        }
+        !matches!(user.op, Op::Broadcast { .. } | Op::Slice { .. })
             && self.fusible(user)
             && elems(&user.shape) == self.n_of(id)
     }
@@ -424,6 +465,8 @@ impl Planner<'_> {
                         | Op::Copy
                         | Op::Convert
                         | Op::Constant { .. }
+                        | Op::Slice { .. }
+                        | Op::Pad { .. }
                 );
                 let into_reduce = users.len() <= 2
                     && users
@@ -504,6 +547,29 @@ impl Builder<'_, '_> {
             },
         })
     }
+    /// How a kernel reads a slice or pad of a stored operand in place.
+    fn remap_load(&mut self, ins: &Instruction) -> Option<Load> {
+        let x = *ins.operands.first()?;
+        let mut m = if self.inline.get(x.0).copied().unwrap_or(false) {
+            // The pad of a slice computed in this kernel: read through it.
+            let inner = *self.p.ins(x)?.operands.first()?;
+            let mut m = self.p.pad_through_slice(ins)?;
+            m.input = self.typed_input(inner)?;
+            m
+        } else {
+            let mut m = self.p.remap_pattern(ins)?;
+            m.input = self.typed_input(x)?;
+            m
+        };
+        if let Some(v) = ins.operands.get(1) {
+            let vi = self.p.ins(*v)?;
+            m.pad = Some(match &vi.op {
+                Op::Constant { literal } => remap::PadValue::Const(const_value(literal)?),
+                _ => remap::PadValue::Input(self.typed_input(*v)?),
+            });
+        }
+        Some(Load::Remap(m))
+    }
     /// The node computing instruction `id` (an input load unless it is `root` or inlined).
     fn node(&mut self, id: InstrId, root: bool) -> Option<usize> {
         if let Some(&n) = self.memo.get(&id.0) {
@@ -523,6 +589,10 @@ impl Builder<'_, '_> {
                 }
                 Op::Broadcast { dimensions } => {
                     let l = self.broadcast_load(ins, dimensions)?;
+                    self.push(Node::Load(l))
+                }
+                Op::Slice { .. } | Op::Pad { .. } => {
+                    let l = self.remap_load(ins)?;
                     self.push(Node::Load(l))
                 }
                 Op::Reshape | Op::Bitcast | Op::Copy | Op::Convert => {

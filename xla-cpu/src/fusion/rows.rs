@@ -14,6 +14,7 @@
 //! its kernel exactly as the unchained step would (same blocks, same fold lanes), so the
 //! results are the unchained plan's bit for bit ([`rows_run`](super::rows_run)).
 
+use super::remap::PadValue;
 use super::{Fused, FusedKind, Kernel, Load, Node, Step};
 use xla_core::ir::{Computation, InstrId};
 
@@ -70,6 +71,8 @@ fn input_pattern(
             Node::Load(Load::Scalar(i)) if i == input => None,
             // Read at positions a tile's rows cannot be cut from: no chain.
             Node::Load(Load::Spread(s)) if s.input == input => return None,
+            Node::Load(Load::Remap(m)) if m.input == input => return None,
+            Node::Load(Load::Remap(m)) if m.pad == Some(PadValue::Input(input)) => None,
             Node::Load(Load::Bcast {
                 input: i,
                 inner,

@@ -76,7 +76,9 @@ impl Kernel {
                 let v = match l {
                     Load::Const(c) => L::of(*c),
                     Load::Scalar(k) => ins[*k].get(0),
-                    Load::Full(_) | Load::Bcast { .. } | Load::Spread(_) => L::zero(),
+                    Load::Full(_) | Load::Bcast { .. } | Load::Spread(_) | Load::Remap(_) => {
+                        L::zero()
+                    }
                 };
                 if let Some(f) = fixed.get_mut(*r) {
                     *f = v;
@@ -265,6 +267,7 @@ pub(crate) fn load<L: Lane>(l: Load, ins: &[In<L>], start: usize, dst: &mut [L])
             }
         },
         Load::Spread(s) => s.load(ins, start, dst),
+        Load::Remap(m) => m.load(ins, start, dst),
         Load::Bcast { input, inner, len } => {
             let src = ins[input];
             let mut i = start;
@@ -318,6 +321,16 @@ pub(super) fn check_over<L: Lane>(k: &Kernel, ins: &[In<L>], n: usize) -> Result
                     ));
                 }
                 (s.input, s.need())
+            }
+            Node::Load(Load::Remap(m)) => {
+                if let Some(super::remap::PadValue::Input(k)) = m.pad {
+                    if ins.get(k).is_none_or(|x| x.len() < 1) {
+                        return Err(CpuError::Internal(
+                            "a fused pad's value is a non-empty input (fusion plan)",
+                        ));
+                    }
+                }
+                (m.input, m.need)
             }
             Node::Load(Load::Const(_)) | Node::Op(..) => continue,
         };

@@ -13,6 +13,7 @@
 //!   bit and differ from IEEE division in a quarter of the elements. The reciprocal is
 //!   computed once per divisor element instead of a division per output element.
 //! - Chains of reshapes and size-1 broadcasts collapse ([`shapes`]).
+//! - Chains of slices, and pads that only cut, become one slice ([`slices`]).
 //! - Products of broadcast scalars are combined as XLA combines them ([`algebra`]).
 //! - Instructions computing the same value as an earlier one are merged into it ([`cse`]).
 //! - Loop-invariant instructions move out of while bodies ([`licm`]).
@@ -25,6 +26,7 @@ mod cse;
 mod dot_order;
 mod licm;
 mod shapes;
+mod slices;
 
 use xla_core::attrs::DotDims;
 use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
@@ -34,6 +36,7 @@ pub(crate) fn simplify(m: &mut Module) {
     inline_calls(m);
     for c in &mut m.computations {
         shapes::simplify_shapes(c);
+        slices::simplify_slices(c);
     }
     cse::eliminate_common_subexpressions(m);
     licm::hoist_loop_invariants(m);
