@@ -25,6 +25,7 @@ trait Float: FftNum {
     const COMPLEX: PrimitiveType;
     const REAL: PrimitiveType;
     fn complex(d: ArrayData) -> Option<Vec<Complex<Self>>>;
+    fn complex_ref(d: &ArrayData) -> Option<&[Complex<Self>]>;
     fn real(d: ArrayData) -> Option<Vec<Self>>;
     fn wrap_complex(v: Vec<Complex<Self>>) -> ArrayData;
     fn wrap_real(v: Vec<Self>) -> ArrayData;
@@ -36,6 +37,12 @@ macro_rules! float {
             const COMPLEX: PrimitiveType = PrimitiveType::$c;
             const REAL: PrimitiveType = PrimitiveType::$r;
             fn complex(d: ArrayData) -> Option<Vec<Complex<$t>>> {
+                match d {
+                    ArrayData::$c(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn complex_ref(d: &ArrayData) -> Option<&[Complex<$t>]> {
                 match d {
                     ArrayData::$c(v) => Some(v),
                     _ => None,
@@ -309,7 +316,14 @@ pub fn fft(
             out,
         ));
     }
-    make(out, convert(&v, out.element_type())?)
+    // The transform's type is the result's unless the result is wider or narrower (an
+    // f32 transform of a c128 value is never planned, but keep the conversion general).
+    let v = if v.element_type() == out.element_type() {
+        v
+    } else {
+        convert(&v, out.element_type())?
+    };
+    make(out, v)
 }
 
 /// The transform in precision `T`: complex data for FFT, IFFT and RFFT, real for IRFFT.
@@ -369,6 +383,11 @@ fn transform<T: Float>(
                 fft_axis(&mut planner, &mut v, (&dims, a), false, run)?;
             }
             T::wrap_complex(v)
+        }
+        // A one-dimensional inverse reads the operand line by line: no working copy.
+        FftType::Irfft if l == 1 && T::complex_ref(d).is_some() => {
+            let v = T::complex_ref(d).unwrap_or_default();
+            T::wrap_real(irfft_rows(v, (dims[rank - 1], last_len), run)?)
         }
         FftType::Irfft => {
             let mut v = complex(d)?;
