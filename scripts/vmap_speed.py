@@ -8,19 +8,22 @@
 shared. `--grad` batches the gradient module (`xla grad --wrt ...`) instead of the module.
 Inputs are random (floats N(0, 0.05), integers in [0, 10)). Prints, per round (the two
 modules interleaved): the median wall time of `xla bench` for the unbatched module and for
-the batched one, and the CPU time per run on one thread (`XLA_CPU_THREADS=1`; user
-time of `xla bench --iters 5 + n` minus that of `--iters 5`, over n; n = N x iters for
-the unbatched module, iters for the batched one, at least `--cpu-seconds` of runs), which a
-loaded machine disturbs far less than wall time; then batched / (N x unbatched) of each.
-The system time is printed apart: a process's start-up clears tens of MiB of fresh pages
-(huge pages: `clear_page_erms`), whose system time varies by up to ~0.1 s between two
-processes and does not depend on n, so it turns into +-1-4 ms per run of noise (what it
-prints); a run itself faults no page (`perf stat -e page-faults` is the same at 10 and 110 runs).
+the batched one, and the median CPU time per run on one thread (`XLA_CPU_THREADS=1`;
+`median_cpu_s` of `xla bench`: the process's user + system time around each run, median
+over at least `--cpu-seconds` of runs), which a loaded machine disturbs far less than
+wall time; then batched / (N x unbatched) of each, and at the end the median of the
+rounds' CPU ratios.
+
+Session 14: the CPU time used to be the difference of the user times of two `xla bench`
+processes (5 and 5 + n runs). That carries the start-up of both processes (compiling,
+clearing fresh pages) as noise: on `B1_matmul_1024.hlo` at load 12 it gave 4 unbatched
+runs 84, 98, 100 and 128 ms of CPU in four rounds of the same binary. The per-run median
+of one process leaves start-up out (a run itself faults no page: `perf stat -e
+page-faults` is the same at 5 and 55 runs of the batched `B2`).
 """
 import argparse
 import os
 import re
-import resource
 import subprocess
 import tempfile
 
@@ -38,28 +41,17 @@ def param_shapes(text):
     return out
 
 
-def bench(xla, module, inputs, iters, env=None):
+def bench(xla, module, inputs, iters, env=None, key="median_s"):
     r = subprocess.run([xla, "bench", module, *inputs, "--iters", str(iters)],
                        capture_output=True, text=True, check=True, env=env)
-    return float(re.search(r"median_s=([\d.e-]+)", r.stdout).group(1))
-
-
-def children_cpu():
-    u = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return u.ru_utime, u.ru_stime
+    return float(re.search(key + r"=([\d.e-]+)", r.stdout).group(1))
 
 
 def cpu_per_run(xla, module, inputs, iters):
-    """User and system CPU seconds of one run on one thread, by difference of two
-    `xla bench` processes."""
+    """Median CPU seconds (user + system) of one run on one thread, over `iters` runs of
+    one `xla bench` process."""
     env = dict(os.environ, XLA_CPU_THREADS="1")
-    spent = []
-    for n in (5, 5 + iters):
-        t0, s0 = children_cpu()
-        bench(xla, module, inputs, n, env)
-        t1, s1 = children_cpu()
-        spent.append((t1 - t0, s1 - s0))
-    return (spent[1][0] - spent[0][0]) / iters, (spent[1][1] - spent[0][1]) / iters
+    return bench(xla, module, inputs, iters, env, key="median_cpu_s")
 
 
 def main():
@@ -104,18 +96,21 @@ def main():
         open(bm, "w").write(r.stdout)
         name = os.path.basename(a.module) + (f" grad({a.grad})" if a.grad else "")
         print(f"{name} N={a.size} batched={sorted(batched)}")
+        ratios = []
         for k in range(a.rounds):
             t1 = bench(a.xla, module, one, a.iters)
             tn = bench(a.xla, bm, many, a.iters)
             # at least --cpu-seconds of runs (wall time per run bounds CPU time per run)
-            c1, s1 = cpu_per_run(a.xla, module, one, max(a.size * a.iters, int(a.cpu_seconds / t1)))
-            cn, sn = cpu_per_run(a.xla, bm, many, max(a.iters, int(a.cpu_seconds / tn)))
+            c1 = cpu_per_run(a.xla, module, one, max(a.size * a.iters, int(a.cpu_seconds / t1)))
+            cn = cpu_per_run(a.xla, bm, many, max(a.iters, int(a.cpu_seconds / tn)))
+            ratios.append(cn / (a.size * c1))
             load = open("/proc/loadavg").read().split()[0]
             print(f"  round {k + 1}: wall median unbatched {t1*1e3:.3f} ms, batched {tn*1e3:.3f} ms "
-                  f"({tn / (a.size * t1):.2f}x); CPU per run at 1 thread: N x unbatched "
-                  f"{a.size*c1*1e3:.2f} ms (system {a.size*s1*1e3:.2f}), batched {cn*1e3:.2f} ms "
-                  f"(system {sn*1e3:.2f}) ({cn / (a.size * c1):.3f}x); "
+                  f"({tn / (a.size * t1):.2f}x); median CPU per run at 1 thread: N x unbatched "
+                  f"{a.size*c1*1e3:.2f} ms, batched {cn*1e3:.2f} ms ({ratios[-1]:.3f}x); "
                   f"load {load}", flush=True)
+        ratios.sort()
+        print(f"  CPU ratio: median {ratios[len(ratios) // 2]:.3f}, range {ratios[0]:.3f}-{ratios[-1]:.3f}")
     tmpdir.cleanup()
 
 

@@ -158,10 +158,8 @@ fn a_good_run_leaves_only_the_outputs() {
     assert_eq!(counter.data::<i32>(), Some(&[10][..]));
 }
 
-#[test]
-fn bench_profile_prints_the_planned_and_the_measured_peak() {
-    // f32[262144] in and out: 1 MiB + 1 MiB live at the negate, 2.0 MiB planned.
-    let dir = Dir::new("bench");
+/// A module negating an f32[262144] and its input, in `dir`: (module, input).
+fn negate_module(dir: &Dir) -> (std::path::PathBuf, std::path::PathBuf) {
     std::fs::create_dir_all(&dir.0).unwrap();
     let module = dir.0.join("neg.hlo");
     let text = "HloModule neg\n\nENTRY main {\n  p = f32[262144] parameter(0)\n  ROOT n = f32[262144] negate(p)\n}\n";
@@ -170,6 +168,14 @@ fn bench_profile_prints_the_planned_and_the_measured_peak() {
     xla::Literal::vec1(&vec![1.5f32; 262_144])
         .write_npy(&input)
         .unwrap();
+    (module, input)
+}
+
+#[test]
+fn bench_profile_prints_the_planned_and_the_measured_peak() {
+    // f32[262144] in and out: 1 MiB + 1 MiB live at the negate, 2.0 MiB planned.
+    let dir = Dir::new("bench");
+    let (module, input) = negate_module(&dir);
     let o = xla()
         .args(["bench", module.to_str().unwrap(), input.to_str().unwrap()])
         .args(["--iters", "2", "--profile"])
@@ -183,4 +189,43 @@ fn bench_profile_prints_the_planned_and_the_measured_peak() {
         .unwrap_or_else(|| panic!("no peak memory line in:\n{stderr}"));
     assert!(line.starts_with("peak memory: planned 2.0 MiB"), "{line}");
     assert!(line.contains("process max RSS"), "{line}");
+}
+
+/// The value of `key=` in `xla bench`'s output.
+fn bench_value(out: &str, key: &str) -> f64 {
+    out.lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+        .unwrap_or_else(|| panic!("no {key}= in:\n{out}"))
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn bench_prints_the_median_cpu_time_of_a_run() {
+    // On one thread a run's CPU time is at most its wall time, so the median of one is at
+    // most the median of the other (plus the clocks' granularity); a run does some work.
+    let dir = Dir::new("bench_cpu");
+    let (module, input) = negate_module(&dir);
+    let o = xla()
+        .env("XLA_CPU_THREADS", "1")
+        .args(["bench", module.to_str().unwrap(), input.to_str().unwrap()])
+        .args(["--iters", "5"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (cpu, wall) = (
+        bench_value(&out, "median_cpu_s"),
+        bench_value(&out, "median_s"),
+    );
+    assert!(
+        cpu > 0.0 && cpu <= wall + 1e-3,
+        "cpu {cpu} s, wall {wall} s"
+    );
+    assert!(
+        out.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("median_s=")),
+        "{out}"
+    );
 }

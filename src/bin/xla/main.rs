@@ -23,6 +23,7 @@ mod alloc;
 mod bench;
 mod check;
 mod common;
+mod cpu_clock;
 mod devices;
 mod fmt;
 mod grad;
