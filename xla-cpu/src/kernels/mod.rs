@@ -41,6 +41,7 @@ pub mod rng;
 pub mod sort;
 mod sort_polled;
 pub(crate) mod strided;
+mod transpose8;
 pub mod structural;
 pub mod window;
 pub(crate) mod window_fast;

@@ -8,8 +8,10 @@
 //! in cache. Large copies split the outermost dim over threads (each output element is
 //! written once, so the thread count cannot change a result).
 
+use super::transpose8::block8;
 use crate::parallel::Parallel;
 use rayon::prelude::*;
+use std::ops::Range;
 use xla_core::literal::{ArrayData, NativeData};
 use xla_core::with_array_data;
 
@@ -196,16 +198,37 @@ impl<T: Copy> Job<'_, T> {
             let mut midx = vec![0usize; mid_dims.len()];
             let mut moff = off;
             for m in 0..ok / nl {
+                // Element (i, j) of the 2-D copy: source `moff + i + j·sl`, output `i·ok + m·nl + j`.
+                let one = |blk: &mut [T], is: Range<usize>, js: Range<usize>| {
+                    for i in is {
+                        let (row, s0) = (i * ok + m * nl, moff + i as isize);
+                        for j in js.clone() {
+                            blk[row + j] = self.src[(s0 + j as isize * sl) as usize];
+                        }
+                    }
+                };
+                // Whole 8×8 blocks of 4-byte elements go through registers (`transpose8.rs`).
+                let simd = sl > 0 && moff >= 0 && std::mem::size_of::<T>() == 4;
                 for kb in (0..nk).step_by(TILE) {
+                    let kend = (kb + TILE).min(nk);
                     for lb in (0..nl).step_by(TILE) {
-                        for i in kb..(kb + TILE).min(nk) {
-                            let row = i * ok + m * nl;
-                            let s0 = moff + i as isize;
-                            let dst = &mut blk[row + lb..row + (lb + TILE).min(nl)];
-                            for (j, x) in dst.iter_mut().enumerate() {
-                                *x = self.src[(s0 + (lb + j) as isize * sl) as usize];
+                        let lend = (lb + TILE).min(nl);
+                        if !simd {
+                            one(blk, kb..kend, lb..lend);
+                            continue;
+                        }
+                        let (k8, l8) = (kb + (kend - kb) / 8 * 8, lb + (lend - lb) / 8 * 8);
+                        for ib in (kb..k8).step_by(8) {
+                            for jb in (lb..l8).step_by(8) {
+                                let at = (moff + ib as isize + jb as isize * sl) as usize;
+                                let to = (ib * ok + m * nl + jb, ok);
+                                if !block8(self.src, (at, sl as usize), blk, to) {
+                                    one(blk, ib..ib + 8, jb..jb + 8);
+                                }
                             }
                         }
+                        one(blk, kb..k8, l8..lend);
+                        one(blk, k8..kend, lb..lend);
                     }
                 }
                 moff = mid.advance(&mut midx, &mid_dims, moff);
@@ -302,6 +325,20 @@ mod tests {
                 let got = copy(&ArrayData::S64(src.clone()), base, &dims, &st, par).unwrap();
                 let ArrayData::S64(got) = got else { panic!() };
                 assert_eq!(got, want, "{dims:?} {st:?}");
+                // 4-byte elements take the 8×8 register transposes (`transpose8.rs`); f32
+                // bit patterns incl. NaN payloads come through unchanged.
+                let bits: Vec<f32> = src
+                    .iter()
+                    .map(|&x| f32::from_bits(x as u32 ^ 0x7f80_0000))
+                    .collect();
+                let got = copy(&ArrayData::F32(bits.clone()), base, &dims, &st, par).unwrap();
+                let ArrayData::F32(got) = got else { panic!() };
+                let got: Vec<u32> = got.iter().map(|x| x.to_bits()).collect();
+                let want: Vec<u32> = reference(&src, base, &dims, &st)
+                    .iter()
+                    .map(|&x| x as u32 ^ 0x7f80_0000)
+                    .collect();
+                assert_eq!(got, want, "f32 {dims:?} {st:?}");
             }
         }
     }
