@@ -91,7 +91,12 @@ macro_rules! check_classifier {
             model.logits(&loaded, batch).unwrap(),
         );
         assert_eq!(a, b, "logits differ after reloading");
+        // Evaluation runs at the data's own size: 7 samples give 7 rows of logits.
+        let seven = test.take(7).features_literal().unwrap();
+        let logits = model.logits(&state, seven).unwrap();
+        assert_eq!(logits.shape().dims(), &[7, 10]);
         let p = predictions(&model, &loaded, &test).unwrap();
+        assert_eq!(p.len(), test.len());
         assert_eq!(p, predictions(&model, &state, &test).unwrap());
         (state, log)
     }};

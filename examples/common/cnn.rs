@@ -5,7 +5,8 @@
 //! max-pool 2×2 → dense (32·⌊H/4⌋·⌊W/4⌋ → 10)`.
 //!
 //! Training runs at batch 32; evaluation runs the test set at its own size (in chunks of
-//! [`EVAL_CHUNK`], the last one at whatever size is left), each size instantiated once.
+//! [`super::EVAL_CHUNK`], the last one at whatever size is left), each size instantiated
+//! once.
 
 // A network's computations take every weight as a parameter.
 #![allow(clippy::too_many_arguments)]
@@ -14,9 +15,6 @@ use super::Result;
 use xla::computation;
 use xla::train::Rng;
 use xla::Literal;
-
-/// The largest number of images one evaluation call takes.
-pub const EVAL_CHUNK: usize = 1000;
 
 /// Batch norm (feature dim 1, epsilon 0.001) with the batch's own statistics: the
 /// normalised value, the mean and the variance (`dp.rs` has the synchronised one).

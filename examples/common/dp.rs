@@ -229,7 +229,6 @@ fn rows(x: &Literal, start: usize, n: usize) -> Result<Literal> {
 
 impl Classifier for DataParallel {
     const BATCH: usize = 32;
-    const ANY_BATCH: bool = true;
 
     fn names(&self) -> &[&'static str] {
         self.single.names()

@@ -173,12 +173,9 @@ pub fn exit_code(result: Result<()>) -> ExitCode {
 /// may be a tuple (a model's per-layer parameters): the checkpoint holds its array leaves,
 /// depth first ([`xla::train::tree`]), one name each.
 pub trait Classifier {
-    /// The batch size its computations are compiled for (training; evaluation too unless
-    /// [`Classifier::ANY_BATCH`]).
+    /// The training batch size. Its computations are generic over the batch size:
+    /// evaluation runs the data at its own size (chunks of [`EVAL_CHUNK`], no padding).
     const BATCH: usize;
-    /// True when its computations are generic over the batch size: evaluation then runs
-    /// the data at its own size (chunks of [`cnn::EVAL_CHUNK`], no padding).
-    const ANY_BATCH: bool = false;
     /// The names of the state's leaves, depth first, trainable ones first (checkpoint names).
     fn names(&self) -> &[&'static str];
     /// How many leading literals of the state (arrays or tuples of them) the optimiser updates.
@@ -218,7 +215,11 @@ pub fn resume(
     })
 }
 
-/// The predicted class of every sample of `data`.
+/// The largest number of samples one evaluation call takes (each size is instantiated once).
+pub const EVAL_CHUNK: usize = 1000;
+
+/// The predicted class of every sample of `data`, in chunks of [`EVAL_CHUNK`] (the last at
+/// whatever size is left).
 ///
 /// # Errors
 /// If a computation fails.
@@ -228,17 +229,10 @@ pub fn predictions<M: Classifier>(
     data: &Dataset,
 ) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(data.len());
-    if M::ANY_BATCH {
-        let indices: Vec<usize> = (0..data.len()).collect();
-        for chunk in indices.chunks(cnn::EVAL_CHUNK) {
-            let logits = model.logits(state, data.subset(chunk)?.features_literal()?)?;
-            out.extend(argmax_literal(&logits)?);
-        }
-        return Ok(out);
-    }
-    for (batch, real) in data.eval_batches(M::BATCH)? {
-        let logits = model.logits(state, batch.features_literal()?)?;
-        out.extend(argmax_literal(&logits)?.into_iter().take(real));
+    let indices: Vec<usize> = (0..data.len()).collect();
+    for chunk in indices.chunks(EVAL_CHUNK) {
+        let logits = model.logits(state, data.subset(chunk)?.features_literal()?)?;
+        out.extend(argmax_literal(&logits)?);
     }
     Ok(out)
 }
@@ -335,7 +329,8 @@ pub fn train_steps<M: Classifier>(
 
 /// A classifier whose state is trained whole: `value_and_grad` runs the gradient of
 /// `loss(state..., x, y)` w.r.t. every state tensor (`loss::value_and_grad::run` of a
-/// `#[computation(grad(...))]`), `predict` runs `predict(state..., x)`.
+/// `#[computation(grad(...))]`), `predict` runs `predict(state..., x)`; both generic over
+/// the batch size.
 pub struct Plain {
     /// The state's tensor names (checkpoint names).
     pub names: &'static [&'static str],
@@ -472,7 +467,6 @@ impl BatchNormNet {
 
 impl Classifier for BatchNormNet {
     const BATCH: usize = 32;
-    const ANY_BATCH: bool = true;
 
     fn names(&self) -> &[&'static str] {
         self.inner.names
