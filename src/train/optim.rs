@@ -12,7 +12,15 @@
 //! let grads = vec![Literal::vec1(&[0.5f32, -1.0])];
 //! Sgd::new(0.1).step(&mut params, &grads)?;
 //! assert_eq!(params[0].to_vec::<f32>()?, vec![0.95, 2.1]);
-//! # Ok::<(), xla::train::TrainError>(())
+//!
+//! // Per-layer tuples: the gradient has the parameters' structure.
+//! let layer = |a: f32, b: f32| Literal::tuple(vec![Literal::vec1(&[a]), Literal::scalar(b)]);
+//! let mut params = vec![Literal::tuple(vec![layer(1.0, 2.0), layer(3.0, 4.0)])];
+//! let grads = vec![Literal::tuple(vec![layer(1.0, -1.0), layer(0.0, 2.0)])];
+//! Sgd::new(0.5).step(&mut params, &grads)?;
+//! let want = vec![Literal::tuple(vec![layer(0.5, 2.5), layer(3.0, 3.0)])];
+//! assert_eq!(params, want);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use super::error::{Result, TrainError};
