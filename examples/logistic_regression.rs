@@ -10,23 +10,24 @@ pub mod common;
 use xla::train::{Rng, TrainArgs};
 use xla::{computation, Literal};
 
-/// The logits of 32 flattened 8×8 images.
+/// The logits of `B` flattened 8×8 images (training runs batches of 32, evaluation the
+/// test set at its own size).
 #[computation]
-pub fn predict(
+pub fn predict<const B: usize>(
     w: Tensor<f32, 64, 10>,
     b: Tensor<f32, 10>,
-    x: Tensor<f32, 32, 64>,
-) -> Tensor<f32, 32, 10> {
+    x: Tensor<f32, B, 64>,
+) -> Tensor<f32, B, 10> {
     nn::dense(x, w, b)
 }
 
 /// Mean softmax cross-entropy against one-hot labels `y`, and its gradient w.r.t. `w`, `b`.
 #[computation(grad(w, b))]
-pub fn loss(
+pub fn loss<const B: usize>(
     w: Tensor<f32, 64, 10>,
     b: Tensor<f32, 10>,
-    x: Tensor<f32, 32, 64>,
-    y: Tensor<f32, 32, 10>,
+    x: Tensor<f32, B, 64>,
+    y: Tensor<f32, B, 10>,
 ) -> f32 {
     nn::softmax_cross_entropy(predict(w, b, x), y)
 }

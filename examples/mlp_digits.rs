@@ -1,6 +1,7 @@
 //! A two-layer perceptron (64 → 128 → 10, ReLU) classifying the UCI handwritten digits
 //! (8×8 images, compiled into the crate) on a fixed 80/20 split, trained with Adam; the
-//! layers and the loss are `xla::nn`'s.
+//! layers and the loss are `xla::nn`'s. The computations are generic over the batch size:
+//! training runs batches of 32, evaluation the test set at its own size.
 //!
 //! ```sh
 //! cargo run --release --example mlp_digits -- --plot mlp_digits.png
@@ -13,15 +14,15 @@ use xla::computation;
 use xla::train::{Rng, TrainArgs};
 use xla::Literal;
 
-/// The logits of a batch of 32 flattened images.
+/// The logits of a batch of `B` flattened images.
 #[computation]
-pub fn predict(
+pub fn predict<const B: usize>(
     w1: Tensor<f32, 64, 128>,
     b1: Tensor<f32, 128>,
     w2: Tensor<f32, 128, 10>,
     b2: Tensor<f32, 10>,
-    x: Tensor<f32, 32, 64>,
-) -> Tensor<f32, 32, 10> {
+    x: Tensor<f32, B, 64>,
+) -> Tensor<f32, B, 10> {
     let h = nn::dense(x, w1, b1).relu();
     nn::dense(h, w2, b2)
 }
@@ -29,13 +30,13 @@ pub fn predict(
 /// Mean softmax cross-entropy of the batch against one-hot labels `y`; `loss::value_and_grad`
 /// also gives its gradient w.r.t. the weights and biases.
 #[computation(grad(w1, b1, w2, b2))]
-pub fn loss(
+pub fn loss<const B: usize>(
     w1: Tensor<f32, 64, 128>,
     b1: Tensor<f32, 128>,
     w2: Tensor<f32, 128, 10>,
     b2: Tensor<f32, 10>,
-    x: Tensor<f32, 32, 64>,
-    y: Tensor<f32, 32, 10>,
+    x: Tensor<f32, B, 64>,
+    y: Tensor<f32, B, 10>,
 ) -> f32 {
     nn::softmax_cross_entropy(predict(w1, b1, w2, b2, x), y)
 }

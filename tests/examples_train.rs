@@ -20,7 +20,7 @@ mod mlp_digits;
 mod mnist;
 
 use std::path::PathBuf;
-use xla::train::{load_checkpoint, TrainArgs, TrainLog};
+use xla::train::{load_checkpoint, tree, TrainArgs, TrainLog};
 use xla::{Literal, Shape};
 
 /// A fresh scratch directory for one test.
@@ -52,13 +52,18 @@ fn first_and_last(log: &TrainLog, k: usize) -> (f64, f64) {
     (mean(&losses[..k]), mean(&losses[losses.len() - k..]))
 }
 
-/// The tensors of the checkpoint `args` saved, checked against `state`'s names and shapes.
+/// The tensors of the checkpoint `args` saved, checked against the names and shapes of
+/// `state`'s leaves and put back in `state`'s structure.
 fn reload(args: &TrainArgs, names: &[&str], state: &[Literal]) -> Vec<Literal> {
-    let shapes: Vec<Shape> = state.iter().map(|l| l.shape().clone()).collect();
+    let shapes: Vec<Shape> = tree::leaves(state)
+        .into_iter()
+        .map(|(_, l)| l.shape().clone())
+        .collect();
     let expected: Vec<(&str, &Shape)> = names.iter().copied().zip(&shapes).collect();
-    load_checkpoint(args.checkpoint.as_ref().unwrap(), &expected)
+    let flat = load_checkpoint(args.checkpoint.as_ref().unwrap(), &expected)
         .unwrap()
-        .0
+        .0;
+    tree::unflatten_like(state, flat).unwrap()
 }
 
 /// Trains a classifier example briefly and checks the loss, the checkpoint and the plot.
@@ -86,7 +91,12 @@ macro_rules! check_classifier {
             model.logits(&loaded, batch).unwrap(),
         );
         assert_eq!(a, b, "logits differ after reloading");
+        // Evaluation runs at the data's own size: 7 samples give 7 rows of logits.
+        let seven = test.take(7).features_literal().unwrap();
+        let logits = model.logits(&state, seven).unwrap();
+        assert_eq!(logits.shape().dims(), &[7, 10]);
         let p = predictions(&model, &loaded, &test).unwrap();
+        assert_eq!(p.len(), test.len());
         assert_eq!(p, predictions(&model, &state, &test).unwrap());
         (state, log)
     }};
@@ -128,12 +138,62 @@ fn cnn_learns_and_round_trips_with_running_statistics() {
     let args = quick(&dir, 2, 64, 0.003);
     let data = cnn_digits::data(&args).unwrap();
     let (state, _) = check_classifier!(cnn_digits, cnn_digits::model(), data, args);
+    // The trainable parameters are one tuple of per-layer tuples.
+    assert_eq!(state.len(), 5);
+    assert_eq!(state[0].tuple_elements().map(<[Literal]>::len), Some(3));
     // The running variances moved away from their initial 1.
-    let var1 = state[9].to_vec::<f32>().unwrap();
+    let var1 = state[2].to_vec::<f32>().unwrap();
     assert!(
         var1.iter().any(|&v| (v - 1.0).abs() > 1e-3),
         "running variance never updated: {var1:?}"
     );
+}
+
+#[test]
+fn a_cnn_checkpoint_of_flat_tensors_resumes_into_the_per_layer_tuples() {
+    // A checkpoint as the CNN wrote it when its 12 tensors were flat parameters: the
+    // same names (`conv1`, `gamma1`, ...), one tensor each, distinct values.
+    let dir = scratch("cnn-flat");
+    let args = TrainArgs {
+        resume: true,
+        ..quick(&dir, 1, 32, 0.003)
+    };
+    let dims: [&[i64]; 12] = [
+        &[16, 1, 3, 3],
+        &[16],
+        &[16],
+        &[32, 16, 3, 3],
+        &[32],
+        &[32],
+        &[128, 10],
+        &[10],
+        &[16],
+        &[16],
+        &[32],
+        &[32],
+    ];
+    let flat: Vec<Literal> = dims
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let n = d.iter().product::<i64>() as usize;
+            let v = (0..n).map(|j| 0.5 + (i * 1000 + j) as f32 * 1e-4).collect();
+            Literal::from_vec(d, v).unwrap()
+        })
+        .collect();
+    let names = cnn_digits::common::cnn::NAMES;
+    let named: Vec<(&str, &Literal)> = names.iter().copied().zip(&flat).collect();
+    args.save_checkpoint(&named, &TrainLog::resumed(1, 2))
+        .unwrap();
+    // One epoch asked, one done: `fit` loads the state and trains no further.
+    let model = cnn_digits::model();
+    let data = cnn_digits::data(&args).unwrap();
+    let (state, _) = cnn_digits::common::fit(&model, &args, (&data.0, &data.1), "t").unwrap();
+    let params = state[0].tuple_elements().unwrap();
+    assert_eq!(params[0].tuple_elements().unwrap()[0], flat[0], "conv1");
+    assert_eq!(params[1].tuple_elements().unwrap()[2], flat[5], "beta2");
+    assert_eq!(params[2].tuple_elements().unwrap()[0], flat[6], "dense_w");
+    assert_eq!(state[1..], flat[8..], "running statistics");
 }
 
 #[test]

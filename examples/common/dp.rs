@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use xla::computation;
 use xla::cpu::Executable;
 use xla::generic::Variant;
+use xla::train::tree;
 use xla::{Literal, Shape};
 
 /// Batch norm (feature dim 1, epsilon 0.001) with the statistics of the global batch: the
@@ -153,8 +154,8 @@ impl DataParallel {
         Ok(pair)
     }
 
-    /// `(loss, grads...)` averaged over the replicas by an all-reduce: one module of
-    /// `replica_count = R` taking the tuple's parts.
+    /// `(loss, gradient leaves...)` averaged over the replicas by an all-reduce: one module
+    /// of `replica_count = R` taking the arrays `parts`.
     fn mean_executable(&self, parts: &[Literal]) -> Result<Arc<Executable>> {
         let mut slot = self.mean.lock().map_err(|_| "a training thread panicked")?;
         if let Some(e) = slot.as_ref() {
@@ -202,6 +203,14 @@ fn mean_args(per_replica: Vec<Vec<Literal>>, replicas: usize) -> Vec<Vec<Literal
     }
 }
 
+/// Copies of the array leaves of `lits`, depth first.
+fn leaves(lits: &[Literal]) -> Vec<Literal> {
+    tree::leaves(lits)
+        .into_iter()
+        .map(|(_, l)| l.clone())
+        .collect()
+}
+
 /// Rows `[start, start + n)` of a batch `f32[B, ...]`.
 fn rows(x: &Literal, start: usize, n: usize) -> Result<Literal> {
     let dims = x.shape().dims().to_vec();
@@ -220,7 +229,6 @@ fn rows(x: &Literal, start: usize, n: usize) -> Result<Literal> {
 
 impl Classifier for DataParallel {
     const BATCH: usize = 32;
-    const ANY_BATCH: bool = true;
 
     fn names(&self) -> &[&'static str] {
         self.single.names()
@@ -263,12 +271,14 @@ impl Classifier for DataParallel {
             .ok_or("no replica")?
             .decompose_tuple()?;
         super::update_running(running, &batch_stats)?;
+        // Each replica's `(loss, gradient)`, the gradient of the parameters' structure, as
+        // its array leaves: the mean all-reduces each leaf.
         let per_replica: Vec<Vec<Literal>> = self
             .backend
             .run(&exes.0, &grad_args)?
-            .into_iter()
-            .map(Literal::decompose_tuple)
-            .collect::<std::result::Result<_, _>>()?;
+            .iter()
+            .map(|result| leaves(std::slice::from_ref(result)))
+            .collect();
         let mean_exe = self.mean_executable(per_replica.first().ok_or("no replica")?)?;
         let mean = self.backend.run(&mean_exe, &mean_args(per_replica, r))?;
         let mut parts = mean
@@ -276,7 +286,7 @@ impl Classifier for DataParallel {
             .next()
             .ok_or("no replica")?
             .decompose_tuple()?;
-        let grads = parts.split_off(1);
+        let grads = tree::unflatten_like(trained, parts.split_off(1))?;
         let loss = parts.first().ok_or("no loss")?.get_as_f64(&[])?;
         Ok((loss, grads))
     }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use xla::train::metrics::{self, argmax_literal};
 use xla::train::optim::Adam;
+use xla::train::tree;
 use xla::train::{Dataset, Digits, Order, Progress, ProgressMode, Rng, Standardizer};
 use xla::train::{TrainArgs, TrainLog};
 use xla::{Literal, Shape};
@@ -168,17 +169,16 @@ pub fn exit_code(result: Result<()>) -> ExitCode {
 }
 
 /// A classifier trained by [`fit`]: its state is the trainable parameters followed by any
-/// other state (batch-norm running statistics), all saved in the checkpoint.
+/// other state (batch-norm running statistics), all saved in the checkpoint. A state literal
+/// may be a tuple (a model's per-layer parameters): the checkpoint holds its array leaves,
+/// depth first ([`xla::train::tree`]), one name each.
 pub trait Classifier {
-    /// The batch size its computations are compiled for (training; evaluation too unless
-    /// [`Classifier::ANY_BATCH`]).
+    /// The training batch size. Its computations are generic over the batch size:
+    /// evaluation runs the data at its own size (chunks of [`EVAL_CHUNK`], no padding).
     const BATCH: usize;
-    /// True when its computations are generic over the batch size: evaluation then runs
-    /// the data at its own size (chunks of [`cnn::EVAL_CHUNK`], no padding).
-    const ANY_BATCH: bool = false;
-    /// The names of the state's tensors, trainable ones first (checkpoint names).
+    /// The names of the state's leaves, depth first, trainable ones first (checkpoint names).
     fn names(&self) -> &[&'static str];
-    /// How many leading tensors of the state the optimiser updates.
+    /// How many leading literals of the state (arrays or tuples of them) the optimiser updates.
     fn trainable(&self) -> usize;
     /// The initial state.
     ///
@@ -215,7 +215,11 @@ pub fn resume(
     })
 }
 
-/// The predicted class of every sample of `data`.
+/// The largest number of samples one evaluation call takes (each size is instantiated once).
+pub const EVAL_CHUNK: usize = 1000;
+
+/// The predicted class of every sample of `data`, in chunks of [`EVAL_CHUNK`] (the last at
+/// whatever size is left).
 ///
 /// # Errors
 /// If a computation fails.
@@ -225,17 +229,10 @@ pub fn predictions<M: Classifier>(
     data: &Dataset,
 ) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(data.len());
-    if M::ANY_BATCH {
-        let indices: Vec<usize> = (0..data.len()).collect();
-        for chunk in indices.chunks(cnn::EVAL_CHUNK) {
-            let logits = model.logits(state, data.subset(chunk)?.features_literal()?)?;
-            out.extend(argmax_literal(&logits)?);
-        }
-        return Ok(out);
-    }
-    for (batch, real) in data.eval_batches(M::BATCH)? {
-        let logits = model.logits(state, batch.features_literal()?)?;
-        out.extend(argmax_literal(&logits)?.into_iter().take(real));
+    let indices: Vec<usize> = (0..data.len()).collect();
+    for chunk in indices.chunks(EVAL_CHUNK) {
+        let logits = model.logits(state, data.subset(chunk)?.features_literal()?)?;
+        out.extend(argmax_literal(&logits)?);
     }
     Ok(out)
 }
@@ -264,12 +261,15 @@ pub fn fit<M: Classifier>(
     title: &str,
 ) -> Result<(Vec<Literal>, TrainLog)> {
     let mut state = model.init(args.seed)?;
-    let shapes: Vec<Shape> = state.iter().map(|p| p.shape().clone()).collect();
+    let shapes: Vec<Shape> = tree::leaves(&state)
+        .into_iter()
+        .map(|(_, p)| p.shape().clone())
+        .collect();
     let names = model.names();
     let expected: Vec<(&str, &Shape)> = names.iter().copied().zip(&shapes).collect();
     let mut log = TrainLog::default();
     if let Some((loaded, saved)) = resume(args, &expected)? {
-        (state, log) = (loaded, saved);
+        (state, log) = (tree::unflatten_like(&state, loaded)?, saved);
     }
     let mut adam = Adam::new(args.learning_rate);
     let steps = train.batches(M::BATCH, Order::Sequential)?.count_total();
@@ -288,7 +288,8 @@ pub fn fit<M: Classifier>(
         let train_accuracy = accuracy(model, &state, train)?;
         let test_accuracy = accuracy(model, &state, test)?;
         progress.end_epoch(Some(train_accuracy), Some(test_accuracy));
-        let named: Vec<(&str, &Literal)> = names.iter().copied().zip(&state).collect();
+        let leaves = tree::leaves(&state).into_iter().map(|(_, l)| l);
+        let named: Vec<(&str, &Literal)> = names.iter().copied().zip(leaves).collect();
         args.save_checkpoint(&named, progress.log())?;
     }
     let (log, _summary) = progress.finish();
@@ -328,7 +329,8 @@ pub fn train_steps<M: Classifier>(
 
 /// A classifier whose state is trained whole: `value_and_grad` runs the gradient of
 /// `loss(state..., x, y)` w.r.t. every state tensor (`loss::value_and_grad::run` of a
-/// `#[computation(grad(...))]`), `predict` runs `predict(state..., x)`.
+/// `#[computation(grad(...))]`), `predict` runs `predict(state..., x)`; both generic over
+/// the batch size.
 pub struct Plain {
     /// The state's tensor names (checkpoint names).
     pub names: &'static [&'static str],
@@ -426,10 +428,11 @@ pub fn conv_kernel(rng: &mut Rng, out: i64, inp: i64) -> Result<Literal> {
 /// How much of the running statistics each batch replaces.
 pub const STATS_RATE: f32 = 0.1;
 
-/// A network with batch norms: its state is the trainable tensors, then one running mean
-/// and variance per batch norm. Each step runs `stats(trainable..., x)` for the
-/// batch's means and variances (a tuple in the order of the running statistics) and moves
-/// the running statistics towards them; `predict(state..., x)` uses them at test time.
+/// A network with batch norms: its state is the trainable parameters (tensors, or tuples
+/// of them such as the CNN's per-layer tuples), then one running mean and variance per
+/// batch norm. Each step runs `stats(trainable..., x)` for the batch's means and variances
+/// (a tuple in the order of the running statistics) and moves the running statistics
+/// towards them; `predict(state..., x)` uses them at test time.
 pub struct BatchNormNet {
     inner: Plain,
     trainable: usize,
@@ -438,7 +441,8 @@ pub struct BatchNormNet {
 
 impl BatchNormNet {
     /// The model of a `loss(trainable..., x, y)` computation: `value_and_grad` is its
-    /// gradient w.r.t. the `trainable` leading parameters.
+    /// gradient w.r.t. the `trainable` leading parameters (each gradient of its
+    /// parameter's structure); `names` name the state's leaves.
     pub fn new(
         names: &'static [&'static str],
         trainable: usize,
@@ -463,7 +467,6 @@ impl BatchNormNet {
 
 impl Classifier for BatchNormNet {
     const BATCH: usize = 32;
-    const ANY_BATCH: bool = true;
 
     fn names(&self) -> &[&'static str] {
         self.inner.names

@@ -76,6 +76,7 @@ pub mod optim;
 pub mod plot;
 pub mod progress;
 pub mod rng;
+pub mod tree;
 
 pub use args::TrainArgs;
 pub use checkpoint::{load_checkpoint, save_checkpoint, Checkpoint, TrainState};

@@ -216,15 +216,34 @@ fn build_chart<'a, 'b>(
         .map_err(|e| e.to_string())
 }
 
-/// Grid, tick labels (integers where `integer` says so) and axis descriptions.
+/// How many labels the y axes ask for (plotters' default).
+const Y_LABELS: usize = 11;
+
+/// The fewest decimals (at most 6) that print the ticks plotters places on `range` for
+/// `labels` labels all differently: 98.5–100 in steps of 0.5 needs one (98.5, 99.0, ...).
+fn tick_decimals(range: Range<f64>, labels: usize) -> usize {
+    let ticks = RangedCoordf64::from(range).key_points(labels);
+    (0..6)
+        .find(|&d| {
+            let shown: Vec<String> = ticks.iter().map(|v| format!("{v:.d$}")).collect();
+            shown.windows(2).all(|w| w[0] != w[1])
+        })
+        .unwrap_or(6)
+}
+
+/// Grid, tick labels (round numbers where `round` says so: integers on x, on y as few
+/// decimals as keep adjacent labels apart) and axis descriptions.
 fn draw_mesh(
     chart: &mut Chart<'_, '_>,
     (x_desc, y_desc): (&str, &str),
     x_ticks: Option<usize>,
-    integer: (bool, bool),
+    round: (bool, bool),
 ) -> std::result::Result<(), String> {
     let int = |v: &f64| format!("{v:.0}");
+    let decimals = tick_decimals(chart.y_range(), Y_LABELS);
+    let y_label = move |v: &f64| format!("{v:.decimals$}");
     let mut mesh = chart.configure_mesh();
+    mesh.y_labels(Y_LABELS);
     mesh.x_desc(x_desc)
         .y_desc(y_desc)
         .label_style((FONT, 15))
@@ -232,11 +251,11 @@ fn draw_mesh(
     if let Some(n) = x_ticks {
         mesh.x_labels(n);
     }
-    if integer.0 {
+    if round.0 {
         mesh.x_label_formatter(&int);
     }
-    if integer.1 {
-        mesh.y_label_formatter(&int);
+    if round.1 {
+        mesh.y_label_formatter(&y_label);
     }
     mesh.draw().map_err(|e| e.to_string())
 }
@@ -384,4 +403,36 @@ fn draw_fit(fit: &FitPlot<'_>, area: &Area<'_>) -> std::result::Result<(), Strin
         .label("observations")
         .legend(|(x, y)| Circle::new((x + 10, y), 4, TEST_COLOR.filled()));
     draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The y labels plotters would draw on `range` with `labels` labels.
+    fn shown(range: Range<f64>, labels: usize) -> Vec<String> {
+        let d = tick_decimals(range.clone(), labels);
+        let ticks = RangedCoordf64::from(range).key_points(labels);
+        ticks.iter().map(|v| format!("{v:.d$}")).collect()
+    }
+
+    #[test]
+    fn accuracy_labels_have_enough_decimals_to_differ() {
+        // Whole percents printed these as 98, 99, 99, 100 before.
+        assert_eq!(shown(98.5..100.0, 4), ["98.5", "99.0", "99.5", "100.0"]);
+        let fine = shown(98.5..100.0, Y_LABELS);
+        assert_eq!(fine.first().map(String::as_str), Some("98.6"));
+        // Steps of 0.2: one decimal.
+        assert!(fine
+            .iter()
+            .all(|l| l.split_once('.').map(|(_, d)| d.len()) == Some(1)));
+        assert!(fine.windows(2).all(|w| w[0] != w[1]), "{fine:?}");
+        assert_eq!(tick_decimals(99.9..100.0, Y_LABELS), 2);
+    }
+
+    #[test]
+    fn whole_ranges_keep_integer_labels() {
+        assert_eq!(tick_decimals(0.0..100.0, Y_LABELS), 0);
+        assert_eq!(shown(0.0..100.0, 6), ["0", "20", "40", "60", "80", "100"]);
+    }
 }
