@@ -346,7 +346,7 @@ where
     Ok(match op {
         Add => zip(a, b, |x, y| x + y),
         Sub => zip(a, b, |x, y| x - y),
-        Mul => zip(a, b, |x, y| x * y),
+        Mul => zip(a, b, super::complex_mul::xla_complex_mul),
         Div => zip(a, b, super::complex_div::xla_complex_div),
         Pow => zip(a, b, complex_pow),
         Rem | Max | Min | Atan2 | Complex | And | Or | Xor | ShiftLeft | ShiftRightArithmetic

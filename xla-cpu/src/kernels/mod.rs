@@ -4,6 +4,7 @@
 pub(crate) mod arg_reduce;
 pub mod collective;
 pub(crate) mod complex_div;
+pub(crate) mod complex_mul;
 pub mod contraction;
 pub mod control;
 pub mod conv;
