@@ -38,6 +38,7 @@ pub mod linalg;
 pub mod matmul;
 pub(crate) mod matvec;
 pub(crate) mod reduce_fast;
+pub(crate) mod reduce_tree;
 pub mod rng;
 pub mod sort;
 mod sort_polled;
