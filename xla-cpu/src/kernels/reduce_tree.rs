@@ -71,6 +71,41 @@ fn typed<T: Combine + NativeData + Copy>(
     Some(out)
 }
 
+/// The `dot` of two complex vectors as XLA:CPU computes it: its algebraic simplifier
+/// turns a vector-vector dot into an elementwise multiply (XLA's fused complex multiply,
+/// rounded) and an add-`reduce`, which the tree rewrite then orders. `None` unless both
+/// are c64 or both c128 of the same length.
+pub(crate) fn complex_vector_dot(l: &ArrayData, r: &ArrayData) -> Option<ArrayData> {
+    use super::complex_mul::xla_complex_mul;
+    match (l, r) {
+        (ArrayData::C64(a), ArrayData::C64(b)) if a.len() == b.len() => {
+            let mut p: Vec<Complex32> = a
+                .iter()
+                .zip(b)
+                .map(|(&x, &y)| xla_complex_mul(x, y))
+                .collect();
+            Some(ArrayData::C64(vec![tree(
+                &mut p,
+                Complex32::new(0.0, 0.0),
+                |x, y| x + y,
+            )]))
+        }
+        (ArrayData::C128(a), ArrayData::C128(b)) if a.len() == b.len() => {
+            let mut p: Vec<Complex64> = a
+                .iter()
+                .zip(b)
+                .map(|(&x, &y)| xla_complex_mul(x, y))
+                .collect();
+            Some(ArrayData::C128(vec![tree(
+                &mut p,
+                Complex64::new(0.0, 0.0),
+                |x, y| x + y,
+            )]))
+        }
+        _ => None,
+    }
+}
+
 /// Folds `line` as XLA's tree-reduction rewrite does (module docs); `line` is scratch.
 fn tree<T: Copy>(line: &mut Vec<T>, init: T, f: fn(T, T) -> T) -> T {
     let fold = |xs: &[T]| xs.iter().fold(init, |acc, &x| f(acc, x));
@@ -107,6 +142,9 @@ mod tests {
         assert_eq!(tree(&mut line, 0, cat), want);
         // 32 or fewer: one plain fold.
         let mut short: Vec<u64> = (1..=32).collect();
-        assert_eq!(tree(&mut short, 0, cat), window(&(1..=32).collect::<Vec<_>>()));
+        assert_eq!(
+            tree(&mut short, 0, cat),
+            window(&(1..=32).collect::<Vec<_>>())
+        );
     }
 }
