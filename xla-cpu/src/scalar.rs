@@ -474,7 +474,7 @@ macro_rules! combine_complex {
             fn native(op: BinaryOp) -> Option<fn(Self, Self) -> Self> {
                 Some(match op {
                     BinaryOp::Add => |a: $t, b: $t| a + b,
-                    BinaryOp::Mul => |a: $t, b: $t| a * b,
+                    BinaryOp::Mul => crate::kernels::complex_mul::xla_complex_mul,
                     _ => return None,
                 })
             }

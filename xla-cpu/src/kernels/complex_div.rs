@@ -62,41 +62,6 @@ pub(crate) fn xla_complex_div<F: Real>(a: Complex<F>, b: Complex<F>) -> Complex<
     }
 }
 
-/// `a[i] / b[i]` for every element, as XLA divides ([`xla_complex_div`]). XLA's FMA
-/// contractions are `mul_add`s: in a baseline x86-64 build each is a call of libm's software
-/// `fma` (a c64[32,32,129] divide took 2.3 ms, 17 ns an element, in a Fourier layer), so on
-/// a CPU with FMA the loop is compiled with the instruction enabled. The results are the
-/// same: a fused multiply-add rounds once either way.
-pub(crate) fn div_all<F: Real>(a: &[Complex<F>], b: &[Complex<F>]) -> Vec<Complex<F>> {
-    #[cfg(target_arch = "x86_64")]
-    if is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has FMA (checked just above), the one feature the build enables.
-        return unsafe { div_all_fma(a, b) };
-    }
-    div_loop(a, b)
-}
-
-/// A plain loop (an iterator's `fold` would be a function of its own, built without the
-/// caller's FMA).
-#[inline(always)]
-fn div_loop<F: Real>(a: &[Complex<F>], b: &[Complex<F>]) -> Vec<Complex<F>> {
-    let mut out = vec![Complex::new(F::zero(), F::zero()); a.len().min(b.len())];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = xla_complex_div(a[i], b[i]);
-    }
-    out
-}
-
-/// [`div_loop`] built with FMA instructions.
-///
-/// # Safety
-/// The CPU must have FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-unsafe fn div_all_fma<F: Real>(a: &[Complex<F>], b: &[Complex<F>]) -> Vec<Complex<F>> {
-    div_loop(a, b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

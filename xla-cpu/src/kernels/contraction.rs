@@ -277,6 +277,11 @@ pub fn dot(
     if count(&dims_of(out)?) != b * m * n {
         return Err(result_shape("dot", format!("{b}x{m}x{n} elements"), out));
     }
+    if ldims.len() == 1 && rdims.len() == 1 && lc.len() == 1 && rc.len() == 1 {
+        if let Some(res) = super::reduce_tree::complex_vector_dot(ld, rd) {
+            return finish(out, res);
+        }
+    }
     let ty = compute_type(out.element_type());
     let (l, r) = (as_type(ld, ty)?, as_type(rd, ty)?);
     let (l, lo) = operand(&l, &ldims, [&lb, &lf, &lc], par)?;

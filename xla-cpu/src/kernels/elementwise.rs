@@ -346,8 +346,16 @@ where
     Ok(match op {
         Add => zip(a, b, |x, y| x + y),
         Sub => zip(a, b, |x, y| x - y),
-        Mul => zip(a, b, |x, y| x * y),
-        Div => num_complex::Complex::<F>::wrap(super::complex_div::div_all(a, b)),
+        Mul => num_complex::Complex::<F>::wrap(super::complex_fma::zip(
+            a,
+            b,
+            super::complex_mul::xla_complex_mul,
+        )),
+        Div => num_complex::Complex::<F>::wrap(super::complex_fma::zip(
+            a,
+            b,
+            super::complex_div::xla_complex_div,
+        )),
         Pow => zip(a, b, complex_pow),
         Rem | Max | Min | Atan2 | Complex | And | Or | Xor | ShiftLeft | ShiftRightArithmetic
         | ShiftRightLogical => return Err(unsupported(op.name(), num_complex::Complex::<F>::TYPE)),

@@ -4,6 +4,8 @@
 pub(crate) mod arg_reduce;
 pub mod collective;
 pub(crate) mod complex_div;
+mod complex_fma;
+pub(crate) mod complex_mul;
 pub mod contraction;
 pub mod control;
 pub mod conv;
@@ -37,6 +39,7 @@ pub mod linalg;
 pub mod matmul;
 pub(crate) mod matvec;
 pub(crate) mod reduce_fast;
+pub(crate) mod reduce_tree;
 pub mod rng;
 pub mod sort;
 mod sort_polled;

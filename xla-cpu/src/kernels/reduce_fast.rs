@@ -48,6 +48,9 @@ pub(crate) fn reduce(
     if x.len() != dims.iter().product::<usize>() {
         return None;
     }
+    if let Some(out) = super::reduce_tree::complex_reduce(x, init, dims, red, op) {
+        return Some(out);
+    }
     // Closures the compiler can inline (and vectorise) for the common float cases; a call
     // through the combiner's function pointer otherwise.
     match (x, op) {
