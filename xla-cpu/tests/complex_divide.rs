@@ -7,84 +7,24 @@
 //! divisions by a broadcast into a multiply by the reciprocal). Any NaN matches any NaN.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod complex_xla;
+
+use complex_xla::{assert_same, check_elementwise, Parts};
 use num_complex::Complex;
-use std::path::Path;
-use xla_core::literal::NativeData;
 use xla_core::text::parse_module;
 use xla_core::Literal;
 use xla_cpu::Executable;
 
-/// Bit-for-bit equality of complex parts, any NaN equal to any NaN.
-trait Parts: NativeData + Copy + std::fmt::Display {
-    fn same(self, other: Self) -> bool;
-}
-
-macro_rules! parts {
-    ($($f:ty),*) => {$(
-        impl Parts for Complex<$f> {
-            fn same(self, o: Self) -> bool {
-                let eq = |x: $f, y: $f| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
-                eq(self.re, o.re) && eq(self.im, o.im)
-            }
-        }
-    )*};
-}
-parts!(f32, f64);
-
-fn read(ty: &str, f: &str) -> Literal {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/xla_complex_divide");
-    Literal::read_npy(dir.join(ty).join(format!("{f}.npy"))).unwrap()
-}
-
-fn assert_same<T: Parts>(what: &str, a: &[T], b: &[T], got: &Literal, want: &[T]) {
-    let got = got.data::<T>().unwrap();
-    assert_eq!(got.len(), want.len(), "{what}");
-    let bad: Vec<String> = (0..want.len())
-        .filter(|&i| !got[i].same(want[i]))
-        .map(|i| {
-            format!(
-                "({}) / ({}) = {}, XLA gives {}",
-                a[i], b[i], got[i], want[i]
-            )
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "{what}: {} of {} differ, e.g. {:?}",
-        bad.len(),
-        want.len(),
-        &bad[..bad.len().min(5)]
-    );
-}
+const SET: &str = "xla_complex_divide";
 
 fn check<T: Parts>(ty: &str) {
-    let (x, y, want) = (read(ty, "in0"), read(ty, "in1"), read(ty, "out0"));
+    check_elementwise::<T>(SET, ty, ("divide", "/"), ["in0", "in1", "out0"]);
+    let (x, y) = (
+        complex_xla::read(SET, ty, "in0"),
+        complex_xla::read(SET, ty, "in1"),
+    );
     let (a, b) = (x.data::<T>().unwrap(), y.data::<T>().unwrap());
     let n = a.len();
-    let hlo = format!(
-        "HloModule m\n\nENTRY e {{\n  a = {ty}[{n}] parameter(0)\n  b = {ty}[{n}] parameter(1)\n  ROOT q = {ty}[{n}] divide(a, b)\n}}\n"
-    );
-    let mut exe = Executable::compile(&parse_module(&hlo).unwrap()).unwrap();
-    let want = want.data::<T>().unwrap();
-    for threads in [1, 2] {
-        exe.set_threads(threads);
-        let fused = exe.execute(&[x.clone(), y.clone()]).unwrap();
-        let unfused = exe.execute_unfused(&[&x, &y]).unwrap();
-        assert_same(
-            &format!("{ty} fused, {threads} thread(s)"),
-            a,
-            b,
-            &fused,
-            want,
-        );
-        assert_same(
-            &format!("{ty} unfused, {threads} thread(s)"),
-            a,
-            b,
-            &unfused,
-            want,
-        );
-    }
 
     // The last 1024 numerators over the last divisor, broadcast from a scalar.
     let (tail, d) = (&a[n - 1024..], b[n - 1]);
@@ -97,14 +37,15 @@ fn check<T: Parts>(ty: &str) {
         Literal::scalar(d),
     ];
     let got = exe.execute(&args).unwrap();
-    let want = read(ty, "out1");
+    let want = complex_xla::read(SET, ty, "out1");
     let ds = vec![d; 1024];
+    let want = want.data::<T>().unwrap();
     assert_same(
         &format!("{ty} broadcast divisor"),
-        tail,
-        &ds,
+        "/",
+        (tail, &ds),
         &got,
-        want.data::<T>().unwrap(),
+        want,
     );
 }
 

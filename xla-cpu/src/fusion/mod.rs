@@ -550,17 +550,14 @@ impl Builder<'_, '_> {
     /// How a kernel reads a slice or pad of a stored operand in place.
     fn remap_load(&mut self, ins: &Instruction) -> Option<Load> {
         let x = *ins.operands.first()?;
-        let mut m = if self.inline.get(x.0).copied().unwrap_or(false) {
+        let (mut m, source) = if self.inline.get(x.0).copied().unwrap_or(false) {
             // The pad of a slice computed in this kernel: read through it.
             let inner = *self.p.ins(x)?.operands.first()?;
-            let mut m = self.p.pad_through_slice(ins)?;
-            m.input = self.typed_input(inner)?;
-            m
+            (self.p.pad_through_slice(ins)?, inner)
         } else {
-            let mut m = self.p.remap_pattern(ins)?;
-            m.input = self.typed_input(x)?;
-            m
+            (self.p.remap_pattern(ins)?, x)
         };
+        m.input = self.typed_input(source)?;
         if let Some(v) = ins.operands.get(1) {
             let vi = self.p.ins(*v)?;
             m.pad = Some(match &vi.op {
