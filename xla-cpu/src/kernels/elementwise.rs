@@ -349,12 +349,12 @@ where
         Mul => num_complex::Complex::<F>::wrap(super::complex_fma::zip(
             a,
             b,
-            super::complex_mul::xla_complex_mul,
+            super::complex_fma::Op::Mul,
         )),
         Div => num_complex::Complex::<F>::wrap(super::complex_fma::zip(
             a,
             b,
-            super::complex_div::xla_complex_div,
+            super::complex_fma::Op::Div,
         )),
         Pow => zip(a, b, complex_pow),
         Rem | Max | Min | Atan2 | Complex | And | Or | Xor | ShiftLeft | ShiftRightArithmetic
