@@ -10,43 +10,8 @@ use xla_core::text::parse_module;
 use xla_core::{Literal, PrimitiveType, Shape};
 use xla_cpu::Executable;
 
-/// A seeded xorshift generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo + 1) as u64) as i64
-    }
-    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-        from[(self.next() % from.len() as u64) as usize]
-    }
-}
-
-/// Values in [-4, 4) with NaN, ±inf and ±0 sprinkled in.
-fn values(n: usize, rng: &mut Rng) -> Vec<f32> {
-    (0..n)
-        .map(|_| match rng.next() % 16 {
-            0 => f32::NAN,
-            1 => f32::INFINITY,
-            2 => f32::NEG_INFINITY,
-            3 => 0.0,
-            4 => -0.0,
-            _ => (rng.next() >> 40) as f32 / (1u64 << 24) as f32 * 8.0 - 4.0,
-        })
-        .collect()
-}
-
-fn shape_text(dims: &[i64]) -> String {
-    let d: Vec<String> = dims.iter().map(i64::to_string).collect();
-    format!("f32[{}]", d.join(","))
-}
+mod gen;
+use gen::{bits, fused_matches_reference, shape_text, values, Rng};
 
 /// The dimension a slice or pad changes: one before the last three times in four (the
 /// rows the kernels read in place), else any.
@@ -188,21 +153,12 @@ fn random_module(rng: &mut Rng) -> (String, Vec<Vec<i64>>) {
     (text, t.params)
 }
 
-fn bits(l: &Literal) -> Vec<u32> {
-    let mut v = Vec::new();
-    for e in l.tuple_elements().unwrap_or(std::slice::from_ref(l)) {
-        v.extend(e.data::<f32>().unwrap().iter().map(|x| x.to_bits()));
-    }
-    v
-}
-
 #[test]
 fn random_slices_and_pads_read_in_place_match_the_reference() {
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     let mut fused = 0;
     for case in 0..300 {
         let (text, params) = random_module(&mut rng);
-        let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let args: Vec<Literal> = params
             .iter()
             .map(|d| {
@@ -212,19 +168,7 @@ fn random_slices_and_pads_read_in_place_match_the_reference() {
                 Literal::from_array_data(shape, data).unwrap()
             })
             .collect();
-        let refs: Vec<&Literal> = args.iter().collect();
-        let plain = Executable::compile_without_rewrites(&m).unwrap();
-        let want = bits(&plain.execute_unfused(&refs).unwrap());
-        let mut exe = Executable::compile(&m).unwrap();
-        exe.drop_native_loops();
-        for threads in [1, 2] {
-            exe.set_threads(threads);
-            let got = bits(&exe.execute_borrowed(&refs).unwrap());
-            assert_eq!(got, want, "case {case}, {threads} threads:\n{text}");
-        }
-        exe.set_profiling(true);
-        exe.execute_borrowed(&refs).unwrap();
-        let ran: Vec<String> = exe.profile().into_iter().map(|e| e.op).collect();
+        let ran = fused_matches_reference(case, &text, &args);
         // An unfused slice or pad runs as its own op; read in place it is a load of a
         // fused kernel (`fusion(slice)` when it is stored itself, as a tuple's element).
         if !ran.iter().any(|op| op == "slice" || op == "pad") {

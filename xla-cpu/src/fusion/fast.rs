@@ -235,9 +235,9 @@ struct Bound<'i> {
     /// The inputs, for the per-block scalars.
     ins: Vec<In<'i, f32>>,
     scalars: Vec<f32>,
-    /// Per cyclic stream: a row of its padding value (empty unless it is a pad's), read by
-    /// calls on a padded row.
-    pads: Vec<Vec<f32>>,
+    /// Per cyclic stream: a row of its padding value, read by calls on a padded row (a
+    /// pad's), or the buffer a staged load is computed into per call; empty otherwise.
+    bufs: Vec<Vec<f32>>,
     out: Box<[f32; V]>,
     n: usize,
 }
@@ -263,13 +263,16 @@ impl<'i> Bound<'i> {
             return None;
         }
         let mut ptrs = vec![std::ptr::null(); super::jit::CYCLIC_BASE + code.cyclic.len()];
-        let mut pads = Vec::with_capacity(code.cyclic.len());
+        let mut bufs = Vec::with_capacity(code.cyclic.len());
         for c in &code.cyclic {
-            match ins.get(c.input())? {
-                In::Val(v) if v.len() >= c.need() => {}
-                _ => return None,
+            // A staged load's inputs are checked as it is computed (`stream::stage`).
+            if let Some(k) = c.input() {
+                match ins.get(k)? {
+                    In::Val(v) if v.len() >= c.need() => {}
+                    _ => return None,
+                }
             }
-            pads.push(match c.padding() {
+            bufs.push(match c.padding() {
                 Some((super::remap::PadValue::Const(v), len)) => vec![v as f32; len],
                 Some((super::remap::PadValue::Input(k), len)) => match ins.get(k)? {
                     In::Val(v) => vec![*v.first()?; len],
@@ -308,29 +311,33 @@ impl<'i> Bound<'i> {
             ptrs,
             ins,
             scalars,
-            pads,
+            bufs,
             out: Box::new([0.0; V]),
             n,
         })
     }
 
-    /// Points each cyclic stream at element `base(start)` of its input; false when the
-    /// `total` values from there would leave a run of `len` (the caller falls back).
+    /// Points each cyclic stream at element `base(start)` of its input (a staged load at
+    /// its buffer, computed for the call); false when the `total` values from there would
+    /// leave a run of `len` or an input is too short (the caller falls back).
     #[inline(always)]
     fn set_cyclic(&mut self, start: usize, total: usize) -> bool {
         for (slot, c) in self.code.cyclic.iter().enumerate() {
-            let (Some(In::Val(v)), Some(p)) = (
-                self.ins.get(c.input()),
+            let (Some(buf), Some(p)) = (
+                self.bufs.get_mut(slot),
                 self.ptrs.get_mut(super::jit::CYCLIC_BASE + slot),
             ) else {
                 return false;
             };
-            if !c.fits(start, total) {
-                return false;
-            }
-            let run = match c.base(start) {
-                Some(off) => v.get(off..off + total),
-                None => self.pads.get(slot).and_then(|r| r.get(..total)),
+            let run = match (*c, c.input().and_then(|k| self.ins.get(k))) {
+                (super::stream::Stream::Staged(l), _) => {
+                    super::stream::stage(l, &self.ins, (start, total), buf)
+                }
+                (_, Some(In::Val(v))) if c.fits(start, total) => match c.base(start) {
+                    Some(off) => v.get(off..off + total),
+                    None => buf.get(..total),
+                },
+                _ => None,
             };
             let Some(run) = run else {
                 return false;

@@ -433,8 +433,12 @@ fn body(
             return Ok(None);
         };
         match n {
+            // A pred input (a mask) is staged as 0/1 values.
+            Node::Load(l @ Load::Full(i)) if !f32_input(*i) && *i < CYCLIC_BASE => {
+                cyclic_load(a, r, b, Stream::Staged(*l), d)?;
+            }
             Node::Load(Load::Full(i)) => {
-                if !f32_input(*i) || *i >= CYCLIC_BASE {
+                if *i >= CYCLIC_BASE {
                     return Ok(None);
                 }
                 if !r.streams.contains(i) {
@@ -465,21 +469,15 @@ fn body(
             Node::Load(Load::Remap(m)) if m.len >= V && f32_input(m.input) && pad_ok(m) => {
                 cyclic_load(a, r, b, Stream::Remap(*m), d)?;
             }
-            Node::Load(l) => {
-                let s = match *l {
-                    Load::Scalar(i) => Scalar::First(i),
-                    // Only a value constant over whole blocks can be a per-call scalar.
-                    Load::Bcast { input, inner, len } if inner >= V => {
-                        Scalar::Run { input, inner, len }
-                    }
-                    _ => return Ok(None),
-                };
-                let slot = r.scalars.iter().position(|x| *x == s).unwrap_or_else(|| {
-                    r.scalars.push(s);
-                    r.scalars.len() - 1
-                });
-                a.vbroadcastss(d, dword_ptr(r9 + (4 * slot) as i32))?;
-            }
+            Node::Load(l) => match *l {
+                Load::Scalar(i) => scalar_load(a, r, Scalar::First(i), d)?,
+                // Only a value constant over whole blocks can be a per-call scalar.
+                Load::Bcast { input, inner, len } if inner >= V => {
+                    scalar_load(a, r, Scalar::Run { input, inner, len }, d)?
+                }
+                // Anything else is computed per call into a buffer the code reads.
+                _ => cyclic_load(a, r, b, Stream::Staged(*l), d)?,
+            },
             Node::Op(f, args) => {
                 let mut s = Vec::with_capacity(args.len());
                 for &x in args {
@@ -508,6 +506,15 @@ fn body(
         }
     }
     Ok(reg.last().copied().flatten().and_then(zmm))
+}
+
+/// Broadcasts per-call scalar `s` (its slot allocated on first use) into `d`.
+fn scalar_load(a: &mut Asm, r: &mut Reads, s: Scalar, d: AsmRegisterZmm) -> Result<(), IcedError> {
+    let slot = r.scalars.iter().position(|x| *x == s).unwrap_or_else(|| {
+        r.scalars.push(s);
+        r.scalars.len() - 1
+    });
+    a.vbroadcastss(d, dword_ptr(r9 + (4 * slot) as i32))
 }
 
 /// Loads 16 lanes of cyclic stream `c` (its slot allocated on first use) into `d`.

@@ -6,12 +6,15 @@
 use super::jit::{Code, Scalar, CYCLIC_BASE};
 use super::kern::LANES;
 use super::run::In;
+use super::stream::Stream;
 use std::mem::MaybeUninit;
 
 /// Reusable pointer and scalar tables for calls of one kernel's code.
 pub(crate) struct Loose {
     ptrs: Vec<*const f32>,
     scalars: Vec<f32>,
+    /// Per cyclic stream: the buffer a staged load is computed into per call.
+    bufs: Vec<Vec<f32>>,
 }
 
 impl Loose {
@@ -20,6 +23,7 @@ impl Loose {
         Loose {
             ptrs: vec![std::ptr::null(); CYCLIC_BASE + code.cyclic.len()],
             scalars: vec![0.0; code.scalars.len()],
+            bufs: vec![Vec::new(); code.cyclic.len()],
         }
     }
 
@@ -43,9 +47,13 @@ impl Loose {
             }
         }
         for (slot, c) in code.cyclic.iter().enumerate() {
+            let Some(buf) = self.bufs.get_mut(slot) else {
+                return false;
+            };
             // A padded row has no buffer here (row chains do not take pads): not run.
-            let run = match (ins.get(c.input()), c.base(start)) {
-                (Some(In::Val(v)), Some(off)) if v.len() >= c.need() && c.fits(start, total) => {
+            let run = match (*c, c.input().and_then(|k| ins.get(k)), c.base(start)) {
+                (Stream::Staged(l), ..) => super::stream::stage(l, ins, (start, total), buf),
+                (_, Some(In::Val(v)), Some(off)) if v.len() >= c.need() && c.fits(start, total) => {
                     v.get(off..off + total)
                 }
                 _ => None,

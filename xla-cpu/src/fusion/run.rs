@@ -303,45 +303,53 @@ fn check<L: Lane>(k: &Kernel, ins: &[In<L>]) -> Result<()> {
 /// Checks every input is as long as the kernel reads it over elements `0..n`.
 pub(super) fn check_over<L: Lane>(k: &Kernel, ins: &[In<L>], n: usize) -> Result<()> {
     for node in &k.nodes {
-        let (input, need) = match node {
-            Node::Load(Load::Full(i)) => (*i, n),
-            Node::Load(Load::Scalar(i)) => (*i, 1),
-            Node::Load(Load::Bcast { input, len, inner }) => {
-                if *inner == 0 || *len == 0 {
-                    return Err(CpuError::Internal(
-                        "a fused broadcast reads a non-empty operand (fusion plan)",
-                    ));
-                }
-                (*input, (*len).min(n.div_ceil(*inner)))
-            }
-            Node::Load(Load::Spread(s)) => {
-                if s.len == 0 || s.gap == 0 || s.outer == 0 {
-                    return Err(CpuError::Internal(
-                        "a fused broadcast reads a non-empty operand (fusion plan)",
-                    ));
-                }
-                (s.input, s.need())
-            }
-            Node::Load(Load::Remap(m)) => {
-                if let Some(super::remap::PadValue::Input(k)) = m.pad {
-                    if ins.get(k).is_none_or(|x| x.len() < 1) {
-                        return Err(CpuError::Internal(
-                            "a fused pad's value is a non-empty input (fusion plan)",
-                        ));
-                    }
-                }
-                (m.input, m.need)
-            }
-            Node::Load(Load::Const(_)) | Node::Op(..) => continue,
-        };
-        if ins.get(input).is_none_or(|x| x.len() < need) {
-            return Err(CpuError::Internal(
-                "a fused kernel's inputs are as long as planned",
-            ));
+        if let Node::Load(l) = node {
+            load_reads(l, ins, n)?;
         }
     }
     if k.nodes.is_empty() {
         return Err(CpuError::Internal("a fused kernel has nodes (fusion plan)"));
+    }
+    Ok(())
+}
+
+/// Checks the inputs load `l` reads are long enough for its elements `0..n`.
+pub(super) fn load_reads<L: Lane>(l: &Load, ins: &[In<L>], n: usize) -> Result<()> {
+    let (input, need) = match l {
+        Load::Full(i) => (*i, n),
+        Load::Scalar(i) => (*i, 1),
+        Load::Bcast { input, len, inner } => {
+            if *inner == 0 || *len == 0 {
+                return Err(CpuError::Internal(
+                    "a fused broadcast reads a non-empty operand (fusion plan)",
+                ));
+            }
+            (*input, (*len).min(n.div_ceil(*inner)))
+        }
+        Load::Spread(s) => {
+            if s.len == 0 || s.gap == 0 || s.outer == 0 {
+                return Err(CpuError::Internal(
+                    "a fused broadcast reads a non-empty operand (fusion plan)",
+                ));
+            }
+            (s.input, s.need())
+        }
+        Load::Remap(m) => {
+            if let Some(super::remap::PadValue::Input(k)) = m.pad {
+                if ins.get(k).is_none_or(|x| x.len() < 1) {
+                    return Err(CpuError::Internal(
+                        "a fused pad's value is a non-empty input (fusion plan)",
+                    ));
+                }
+            }
+            (m.input, m.need)
+        }
+        Load::Const(_) => return Ok(()),
+    };
+    if ins.get(input).is_none_or(|x| x.len() < need) {
+        return Err(CpuError::Internal(
+            "a fused kernel's inputs are as long as planned",
+        ));
     }
     Ok(())
 }

@@ -3,10 +3,13 @@
 //! runs of dimensions ([`Spread`]) or a slice or pad read row by row ([`Remap`]). A call
 //! covering `total` elements from `start` reads `total` contiguous values from
 //! [`Stream::base`] as long as [`Stream::fits`] holds; a padded row reads a buffer of the
-//! padding value instead (`None` from `base`).
+//! padding value instead (`None` from `base`). Any other load is staged: its values for
+//! the call are computed into a buffer (`stage`), which the call then reads.
 
 use super::remap::{PadValue, Remap};
+use super::run::In;
 use super::spread::Spread;
+use super::Load;
 
 /// A stream whose address is set per call.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -15,14 +18,21 @@ pub(crate) enum Stream {
     Spread(Spread),
     /// A slice or pad read row by row.
     Remap(Remap),
+    /// Any other load (a broadcast along runs shorter than a call, a pred mask read as
+    /// 0/1, a spread or remap whose runs are short): computed per call into a buffer by
+    /// the interpreter's `run::load` ([`stage`]), so every kernel whose operations have
+    /// code runs as code.
+    Staged(Load),
 }
 
 impl Stream {
-    /// The kernel input the stream reads.
-    pub(crate) fn input(&self) -> usize {
+    /// The kernel input the stream reads in place (`None` for a staged load, whose
+    /// buffer [`stage`] fills).
+    pub(crate) fn input(&self) -> Option<usize> {
         match self {
-            Stream::Spread(s) => s.input,
-            Stream::Remap(m) => m.input,
+            Stream::Spread(s) => Some(s.input),
+            Stream::Remap(m) => Some(m.input),
+            Stream::Staged(_) => None,
         }
     }
 
@@ -31,6 +41,7 @@ impl Stream {
         match self {
             Stream::Spread(s) => s.need(),
             Stream::Remap(m) => m.need,
+            Stream::Staged(_) => 0,
         }
     }
 
@@ -41,6 +52,7 @@ impl Stream {
         match self {
             Stream::Spread(s) => s.fits(start, total),
             Stream::Remap(m) => m.fits(start, total),
+            Stream::Staged(_) => true,
         }
     }
 
@@ -51,6 +63,7 @@ impl Stream {
         match self {
             Stream::Spread(s) => Some(s.base(start)),
             Stream::Remap(m) => m.base(start),
+            Stream::Staged(_) => None,
         }
     }
 
@@ -58,7 +71,27 @@ impl Stream {
     pub(crate) fn padding(&self) -> Option<(PadValue, usize)> {
         match self {
             Stream::Remap(m) => m.pad.map(|p| (p, m.len)),
-            Stream::Spread(_) => None,
+            Stream::Spread(_) | Stream::Staged(_) => None,
         }
     }
+}
+
+/// Computes load `l`'s values at `start..start + total` into `buf` (grown as needed) and
+/// returns them; `None` (the caller falls back to the interpreter) when an input is too
+/// short for them or the buffer cannot grow.
+pub(crate) fn stage<'b>(
+    l: Load,
+    ins: &[In<f32>],
+    (start, total): (usize, usize),
+    buf: &'b mut Vec<f32>,
+) -> Option<&'b [f32]> {
+    let end = start.checked_add(total)?;
+    super::run::load_reads(&l, ins, end).ok()?;
+    if buf.len() < total {
+        buf.try_reserve(total - buf.len()).ok()?;
+        buf.resize(total, 0.0);
+    }
+    let dst = buf.get_mut(..total)?;
+    super::run::load(l, ins, start, dst);
+    Some(dst)
 }
