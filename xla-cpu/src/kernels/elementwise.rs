@@ -272,6 +272,13 @@ pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
             narrow(real_binary(op, &to_f32(x), &to_f32(y))?, PrimitiveType::F16)
         }
         (D::Bf16(x), D::Bf16(y)) => widened_binary(op, x, y, widen_bf16, narrow_bf16),
+        (D::C64(x), D::C64(y)) if matches!(op, BinaryOp::Mul | BinaryOp::Div) => {
+            let op = match op {
+                BinaryOp::Mul => super::complex_simd::Op::Mul,
+                _ => super::complex_simd::Op::Div,
+            };
+            Ok(D::C64(super::complex_simd::zip_c64(x, y, op)))
+        }
         (D::C64(x), D::C64(y)) => complex_binary(op, x, y),
         (D::C128(x), D::C128(y)) => complex_binary(op, x, y),
         (D::S8(x), D::S8(y)) => int_binary(op, x, y),

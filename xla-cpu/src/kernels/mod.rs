@@ -4,6 +4,7 @@
 pub(crate) mod arg_reduce;
 pub mod collective;
 pub(crate) mod complex_div;
+mod complex_simd;
 mod complex_fma;
 pub(crate) mod complex_mul;
 pub mod contraction;
