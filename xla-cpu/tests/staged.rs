@@ -11,7 +11,8 @@ use xla_core::literal::ArrayData;
 use xla_core::{Literal, PrimitiveType, Shape};
 
 mod gen;
-use gen::{fused_matches_reference, shape_of, shape_text, values, Rng};
+use gen::{bits, fused_matches_reference, shape_of, shape_text, values, Rng};
+use xla_cpu::Executable;
 
 /// A module being written: instruction lines and the parameters (type, dims).
 #[derive(Default)]
@@ -94,7 +95,8 @@ impl Text {
 
 /// One random module: an f32[d] value combined with 2-4 operands by elementwise ops and
 /// selects; the result is the value (sometimes with its negation, in a tuple).
-fn random_module(rng: &mut Rng) -> (String, Vec<(PrimitiveType, Vec<i64>)>) {
+/// A random module, its parameters, and whether its root is a reduce.
+fn random_module(rng: &mut Rng) -> (String, Vec<(PrimitiveType, Vec<i64>)>, bool) {
     let rank = rng.range(2, 3) as usize;
     let last = rng.pick(&[1i64, 3, 10, 16, 33, 64, 100, 127, 130]);
     let mut d: Vec<i64> = (0..rank - 1).map(|_| rng.range(1, 40)).collect();
@@ -111,19 +113,32 @@ fn random_module(rng: &mut Rng) -> (String, Vec<(PrimitiveType, Vec<i64>)>) {
             t.push("f32", &d, format!("{op}({v}, {o})"))
         };
     }
-    let root = if rng.next() % 4 == 0 {
-        let n = t.push("f32", &d, format!("negate({v})"));
-        let s = shape_text(&d);
-        format!("ROOT out = ({s}, {s}) tuple({v}, {n})")
-    } else {
-        format!("ROOT out = {} exponential({v})", shape_text(&d))
+    let mut regions = "";
+    let root = match rng.next() % 4 {
+        0 => {
+            let n = t.push("f32", &d, format!("negate({v})"));
+            let s = shape_text(&d);
+            format!("ROOT out = ({s}, {s}) tuple({v}, {n})")
+        }
+        // A reduce of the kernel (fold code): over the last dim or the first.
+        1 | 2 => {
+            regions = "add { a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b) }\n\n";
+            let k = if rng.next() % 2 == 0 { rank - 1 } else { 0 };
+            let kept: Vec<i64> = (0..rank).filter(|&j| j != k).map(|j| d[j]).collect();
+            let z = t.push("f32", &[], "constant(0)".into());
+            format!(
+                "ROOT out = {} reduce({v}, {z}), dimensions={{{k}}}, to_apply=add",
+                shape_text(&kept)
+            )
+        }
+        _ => format!("ROOT out = {} exponential({v})", shape_text(&d)),
     };
     let body: Vec<String> = t.lines.iter().map(|l| format!("  {l}")).collect();
     let text = format!(
-        "HloModule s\n\nENTRY e {{\n{}\n  {root}\n}}\n",
+        "HloModule s\n\n{regions}ENTRY e {{\n{}\n  {root}\n}}\n",
         body.join("\n")
     );
-    (text, t.params)
+    (text, t.params, !regions.is_empty())
 }
 
 fn input(ty: PrimitiveType, dims: &[i64], rng: &mut Rng) -> Literal {
@@ -135,18 +150,47 @@ fn input(ty: PrimitiveType, dims: &[i64], rng: &mut Rng) -> Literal {
     Literal::from_array_data(Shape::array(ty, dims.to_vec()), data).unwrap()
 }
 
+/// Runs `text` fused with generated code (at 1 and 2 threads) and on the fused kernels'
+/// block interpreter, and checks they agree bit for bit; returns the ops the code run ran.
+fn code_matches_interpreter(case: usize, text: &str, args: &[Literal]) -> Vec<String> {
+    let m = xla_core::text::parse_module(text).unwrap();
+    let refs: Vec<&Literal> = args.iter().collect();
+    xla_cpu::set_codegen(false);
+    let mut plain = Executable::compile(&m).unwrap();
+    xla_cpu::set_codegen(true);
+    plain.drop_native_loops();
+    let want = bits(&plain.execute_borrowed(&refs).unwrap());
+    let mut exe = Executable::compile(&m).unwrap();
+    exe.drop_native_loops();
+    for threads in [1, 2] {
+        exe.set_threads(threads);
+        let got = bits(&exe.execute_borrowed(&refs).unwrap());
+        assert_eq!(got, want, "case {case}, {threads} threads:\n{text}");
+    }
+    exe.set_profiling(true);
+    exe.execute_borrowed(&refs).unwrap();
+    exe.profile().into_iter().map(|e| e.op).collect()
+}
+
+/// `set_codegen` is process-wide: this file's only test flips it.
 #[test]
 fn random_kernels_with_staged_loads_match_the_reference() {
     let mut rng = Rng(0x57a9_ed00_1234_5678);
     let mut code = 0;
     let cases = 200;
     for case in 0..cases {
-        let (text, params) = random_module(&mut rng);
+        let (text, params, reduce) = random_module(&mut rng);
         let args: Vec<Literal> = params
             .iter()
             .map(|(ty, d)| input(*ty, d, &mut rng))
             .collect();
-        let ran = fused_matches_reference(case, &text, &args);
+        // A fused reduce folds in its own order (the reference's sums differ in last
+        // bits): there the generated code is checked against the fused interpreter.
+        let ran = if reduce {
+            code_matches_interpreter(case, &text, &args)
+        } else {
+            fused_matches_reference(case, &text, &args)
+        };
         if ran.iter().any(|op| op.contains("[code")) {
             code += 1;
         }

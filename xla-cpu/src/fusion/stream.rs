@@ -76,15 +76,23 @@ impl Stream {
     }
 }
 
+/// The most values one call stages per load: a call over a longer range (fold code over
+/// a whole long row) falls back to the interpreter, which works block by block, rather
+/// than staging the whole range out of cache.
+const STAGE_MAX: usize = 4096;
+
 /// Computes load `l`'s values at `start..start + total` into `buf` (grown as needed) and
 /// returns them; `None` (the caller falls back to the interpreter) when an input is too
-/// short for them or the buffer cannot grow.
+/// short for them, the range is longer than [`STAGE_MAX`] or the buffer cannot grow.
 pub(crate) fn stage<'b>(
     l: Load,
     ins: &[In<f32>],
     (start, total): (usize, usize),
     buf: &'b mut Vec<f32>,
 ) -> Option<&'b [f32]> {
+    if total > STAGE_MAX {
+        return None;
+    }
     let end = start.checked_add(total)?;
     super::run::load_reads(&l, ins, end).ok()?;
     if buf.len() < total {
