@@ -11,7 +11,7 @@ use xla_core::literal::ArrayData;
 use xla_core::{Literal, PrimitiveType, Shape};
 
 mod gen;
-use gen::{bits, fused_matches_reference, shape_of, shape_text, values, Rng};
+use gen::{bits, fused_gives, fused_matches_reference, shape_of, shape_text, values, Rng};
 use xla_cpu::Executable;
 
 /// A module being written: instruction lines and the parameters (type, dims).
@@ -160,16 +160,7 @@ fn code_matches_interpreter(case: usize, text: &str, args: &[Literal]) -> Vec<St
     xla_cpu::set_codegen(true);
     plain.drop_native_loops();
     let want = bits(&plain.execute_borrowed(&refs).unwrap());
-    let mut exe = Executable::compile(&m).unwrap();
-    exe.drop_native_loops();
-    for threads in [1, 2] {
-        exe.set_threads(threads);
-        let got = bits(&exe.execute_borrowed(&refs).unwrap());
-        assert_eq!(got, want, "case {case}, {threads} threads:\n{text}");
-    }
-    exe.set_profiling(true);
-    exe.execute_borrowed(&refs).unwrap();
-    exe.profile().into_iter().map(|e| e.op).collect()
+    fused_gives(case, text, args, &want)
 }
 
 /// `set_codegen` is process-wide: this file's only test flips it.

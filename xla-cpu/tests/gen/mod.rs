@@ -66,6 +66,15 @@ pub fn fused_matches_reference(case: usize, text: &str, args: &[Literal]) -> Vec
     let refs: Vec<&Literal> = args.iter().collect();
     let plain = Executable::compile_without_rewrites(&m).unwrap();
     let want = bits(&plain.execute_unfused(&refs).unwrap());
+    fused_gives(case, text, args, &want)
+}
+
+/// Runs module `text` compiled as usual (native loops dropped), at 1 and 2 threads, and
+/// checks its results' bits are `want`; returns the ops a profiled run ran.
+pub fn fused_gives(case: usize, text: &str, args: &[Literal], want: &[u32]) -> Vec<String> {
+    use xla_cpu::Executable;
+    let m = xla_core::text::parse_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let refs: Vec<&Literal> = args.iter().collect();
     let mut exe = Executable::compile(&m).unwrap();
     exe.drop_native_loops();
     for threads in [1, 2] {
