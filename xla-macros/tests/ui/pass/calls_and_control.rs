@@ -1,4 +1,4 @@
-// Calls between computations, closures, loops and branches in a binary crate.
+//! Calls between computations, closures, loops and branches in a binary crate.
 use xla::computation;
 
 #[computation]

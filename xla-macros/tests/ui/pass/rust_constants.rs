@@ -1,3 +1,4 @@
+//! A ui pass case: this `#[computation]` crate compiles and its `main` runs to success.
 use xla::computation;
 
 /// A max-reduction started at `f32::NEG_INFINITY`, and constants from `std::f32::consts`.
