@@ -47,7 +47,7 @@ fn every_pass_case_is_a_test_target() {
             );
             assert!(
                 manifest.contains(&target),
-                "tests/ui/pass/{name} has no `[[test]]` target in xla-macros/Cargo.toml:\n{target}"
+                "tests/ui/pass/{name} has no `[[test]]` target in ui-tests/Cargo.toml:\n{target}"
             );
         }
     }
