@@ -3,7 +3,11 @@ use xla::computation;
 
 /// A dense layer: `relu(x·w + b)`.
 #[computation]
-pub fn dense(x: Tensor<f32, 64, 784>, w: Tensor<f32, 784, 128>, b: Tensor<f32, 128>) -> Tensor<f32, 64, 128> {
+pub fn dense(
+    x: Tensor<f32, 64, 784>,
+    w: Tensor<f32, 784, 128>,
+    b: Tensor<f32, 128>,
+) -> Tensor<f32, 64, 128> {
     relu(x.dot(w) + b)
 }
 

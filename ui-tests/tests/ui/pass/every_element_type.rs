@@ -2,10 +2,56 @@
 use xla::computation;
 
 #[computation]
-fn scalars(a: f32, b: f64, c: f16, d: bf16, e: i8, f: i16, g: i32, h: i64, i: u8, j: u16, k: u32, l: u64, m: bool, n: c64, o: c128)
-    -> (f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, bool, c64, c128)
-{
-    (a + 1.0, b * 2.0, -c, d.abs(), e + 1, f - 1, g * 3, h % 2, i / 2, j & 1, k | 2, l ^ 3, !m, n + n, o * o)
+fn scalars(
+    a: f32,
+    b: f64,
+    c: f16,
+    d: bf16,
+    e: i8,
+    f: i16,
+    g: i32,
+    h: i64,
+    i: u8,
+    j: u16,
+    k: u32,
+    l: u64,
+    m: bool,
+    n: c64,
+    o: c128,
+) -> (
+    f32,
+    f64,
+    f16,
+    bf16,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    bool,
+    c64,
+    c128,
+) {
+    (
+        a + 1.0,
+        b * 2.0,
+        -c,
+        d.abs(),
+        e + 1,
+        f - 1,
+        g * 3,
+        h % 2,
+        i / 2,
+        j & 1,
+        k | 2,
+        l ^ 3,
+        !m,
+        n + n,
+        o * o,
+    )
 }
 
 #[computation]
