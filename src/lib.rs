@@ -29,3 +29,9 @@ pub mod train;
 #[cfg(all(doctest, feature = "train"))]
 #[doc = include_str!("../README.md")]
 mod readme {}
+
+/// The code blocks of `#[computation]`'s documentation (xla-macros/README.md, its crate docs),
+/// run here: a proc-macro crate's own doc tests would build the facade a second time.
+#[cfg(doctest)]
+#[doc = include_str!("../xla-macros/README.md")]
+mod macros_readme {}

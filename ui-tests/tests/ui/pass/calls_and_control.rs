@@ -1,4 +1,4 @@
-// Calls between computations, closures, loops and branches in a binary crate.
+//! Calls between computations, closures, loops and branches in a binary crate.
 use xla::computation;
 
 #[computation]
@@ -14,7 +14,11 @@ fn pipeline(x: Tensor<f32, 4>, p: bool) -> (Tensor<f32, 4>, f32) {
         y = y + i.convert::<f32>();
     }
     let probs = softmax(y);
-    let z = if p { probs.reduce(0.0, [0], |a, b| a.max(b)) } else { probs.sum() };
+    let z = if p {
+        probs.reduce(0.0, [0], |a, b| a.max(b))
+    } else {
+        probs.sum()
+    };
     (probs, z)
 }
 

@@ -1,3 +1,4 @@
+//! A ui pass case: this `#[computation]` crate compiles and its `main` runs to success.
 use xla::computation;
 
 /// A max-reduction started at `f32::NEG_INFINITY`, and constants from `std::f32::consts`.
@@ -13,7 +14,10 @@ fn main() {
     let x = [1.0f32, -2.0, 3.0, -4.0, -5.0, -6.0];
     let (m, y, z, i) = constants::call(&x).unwrap();
     assert_eq!(m, vec![3.0, -4.0]);
-    let expected: Vec<f32> = x.iter().map(|v| v * std::f32::consts::PI + f32::EPSILON).collect();
+    let expected: Vec<f32> = x
+        .iter()
+        .map(|v| v * std::f32::consts::PI + f32::EPSILON)
+        .collect();
     assert_eq!(y, expected);
     assert_eq!(z, std::f64::consts::E + 1.0);
     assert_eq!(i, i32::MIN);

@@ -34,24 +34,46 @@ fn ones(dims: &[i64]) -> Literal {
 
 fn main() {
     assert_eq!(pools::PRECONDITIONS.len(), 1, "{:?}", pools::PRECONDITIONS);
-    assert!(pools::PRECONDITIONS[0].starts_with("needs `H % 2 == 0`: "), "{:?}", pools::PRECONDITIONS);
+    assert!(
+        pools::PRECONDITIONS[0].starts_with("needs `H % 2 == 0`: "),
+        "{:?}",
+        pools::PRECONDITIONS
+    );
     for h in [2, 4, 6] {
-        assert_eq!(pools::apply(ones(&[h])).unwrap().shape().to_string(), format!("f32[{h}]"));
+        assert_eq!(
+            pools::apply(ones(&[h])).unwrap().shape().to_string(),
+            format!("f32[{h}]")
+        );
     }
     for h in [3, 5, 7] {
         let e = pools::apply(ones(&[h])).unwrap_err().to_string();
         assert!(e.contains(&format!("H = {h}")), "{e}");
     }
 
-    assert_eq!(blocks::PRECONDITIONS.len(), 1, "{:?}", blocks::PRECONDITIONS);
+    assert_eq!(
+        blocks::PRECONDITIONS.len(),
+        1,
+        "{:?}",
+        blocks::PRECONDITIONS
+    );
     let p = blocks::PRECONDITIONS[0];
-    assert!(p.starts_with("needs `H % 2 == 0 && W % 2 == 0`: reshape: "), "{p}");
-    assert_eq!(blocks::apply(ones(&[4, 6])).unwrap().shape().to_string(), "f32[2,2,3,2]");
+    assert!(
+        p.starts_with("needs `H % 2 == 0 && W % 2 == 0`: reshape: "),
+        "{p}"
+    );
+    assert_eq!(
+        blocks::apply(ones(&[4, 6])).unwrap().shape().to_string(),
+        "f32[2,2,3,2]"
+    );
     for (h, w) in [(3, 4), (4, 3), (3, 3)] {
         assert!(blocks::apply(ones(&[h, w])).is_err(), "{h}x{w}");
     }
 
-    assert!(ceil_half::PRECONDITIONS.is_empty(), "{:?}", ceil_half::PRECONDITIONS);
+    assert!(
+        ceil_half::PRECONDITIONS.is_empty(),
+        "{:?}",
+        ceil_half::PRECONDITIONS
+    );
     for h in 1..=6 {
         let y = ceil_half::apply(ones(&[h])).unwrap();
         assert_eq!(y.shape().to_string(), format!("f32[{}]", (h + 1) / 2));

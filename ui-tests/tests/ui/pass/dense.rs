@@ -1,8 +1,13 @@
+//! A ui pass case: this `#[computation]` crate compiles and its `main` runs to success.
 use xla::computation;
 
 /// A dense layer: `relu(x·w + b)`.
 #[computation]
-pub fn dense(x: Tensor<f32, 64, 784>, w: Tensor<f32, 784, 128>, b: Tensor<f32, 128>) -> Tensor<f32, 64, 128> {
+pub fn dense(
+    x: Tensor<f32, 64, 784>,
+    w: Tensor<f32, 784, 128>,
+    b: Tensor<f32, 128>,
+) -> Tensor<f32, 64, 128> {
     relu(x.dot(w) + b)
 }
 

@@ -25,9 +25,17 @@ fn twice<const N: usize>(x: Tensor<f32, N>) -> Tensor<f32, { 2 * N }> {
 }
 
 fn main() {
-    assert_eq!(halves::PRECONDITIONS.len(), 1, "{:?}", halves::PRECONDITIONS);
+    assert_eq!(
+        halves::PRECONDITIONS.len(),
+        1,
+        "{:?}",
+        halves::PRECONDITIONS
+    );
     let p = halves::PRECONDITIONS[0];
-    assert!(p.starts_with("needs `H % 2 == 0`: reshape: cannot reshape f32[H]"), "{p}");
+    assert!(
+        p.starts_with("needs `H % 2 == 0`: reshape: cannot reshape f32[H]"),
+        "{p}"
+    );
     assert!(p.ends_with("(fails at H = 3049)"), "{p}");
     let y = halves::apply(Literal::from_vec(&[6], vec![1.0f32; 6]).unwrap()).unwrap();
     assert_eq!(y.shape().to_string(), "f32[3,2]");
@@ -35,11 +43,19 @@ fn main() {
     assert!(e.to_string().contains("H = 5"), "{e}");
 
     assert_eq!(pool::PRECONDITIONS.len(), 1, "{:?}", pool::PRECONDITIONS);
-    assert!(pool::PRECONDITIONS[0].starts_with("needs `H % 2 == 1`: "), "{:?}", pool::PRECONDITIONS);
+    assert!(
+        pool::PRECONDITIONS[0].starts_with("needs `H % 2 == 1`: "),
+        "{:?}",
+        pool::PRECONDITIONS
+    );
     let x = Literal::from_vec(&[1, 5, 5, 4], vec![1.0f32; 100]).unwrap();
     assert_eq!(pool::apply(x).unwrap().shape().to_string(), "f32[1,2,2,4]");
     let x = Literal::from_vec(&[1, 6, 6, 4], vec![1.0f32; 144]).unwrap();
     assert!(pool::apply(x).unwrap_err().to_string().contains("H = 6"));
 
-    assert!(twice::PRECONDITIONS.is_empty(), "{:?}", twice::PRECONDITIONS);
+    assert!(
+        twice::PRECONDITIONS.is_empty(),
+        "{:?}",
+        twice::PRECONDITIONS
+    );
 }
