@@ -238,6 +238,9 @@ struct Bound<'i> {
     /// Per cyclic stream: a row of its padding value, read by calls on a padded row (a
     /// pad's), or the buffer a staged load is computed into per call; empty otherwise.
     bufs: Vec<Vec<f32>>,
+    /// Per cyclic stream: the row length of a staged bias whose buffer holds its row
+    /// repeated (`stream::tile`, made once per run), 0 otherwise.
+    periods: Vec<usize>,
     out: Box<[f32; V]>,
     n: usize,
 }
@@ -264,7 +267,15 @@ impl<'i> Bound<'i> {
         }
         let mut ptrs = vec![std::ptr::null(); super::jit::CYCLIC_BASE + code.cyclic.len()];
         let mut bufs = Vec::with_capacity(code.cyclic.len());
-        for c in &code.cyclic {
+        let mut periods = vec![0; code.cyclic.len()];
+        for (slot, c) in code.cyclic.iter().enumerate() {
+            if let super::stream::Stream::Staged(l) = c {
+                if let Some((len, t)) = super::stream::tile(l, &ins, n) {
+                    *periods.get_mut(slot)? = len;
+                    bufs.push(t);
+                    continue;
+                }
+            }
             // A staged load's inputs are checked as it is computed (`stream::stage`).
             if let Some(k) = c.input() {
                 match ins.get(k)? {
@@ -312,6 +323,7 @@ impl<'i> Bound<'i> {
             ins,
             scalars,
             bufs,
+            periods,
             out: Box::new([0.0; V]),
             n,
         })
@@ -329,7 +341,13 @@ impl<'i> Bound<'i> {
             ) else {
                 return false;
             };
+            let period = self.periods.get(slot).copied().unwrap_or(0);
             let run = match (*c, c.input().and_then(|k| self.ins.get(k))) {
+                // A tiled bias: its row repeated, read from the call's phase.
+                (super::stream::Stream::Staged(_), _) if period > 0 => {
+                    let phase = start % period;
+                    buf.get(phase..phase + total)
+                }
                 (super::stream::Stream::Staged(l), _) => {
                     super::stream::stage(l, &self.ins, (start, total), buf)
                 }

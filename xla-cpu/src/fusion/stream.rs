@@ -79,7 +79,7 @@ impl Stream {
 /// The most values one call stages per load: a call over a longer range (fold code over
 /// a whole long row) falls back to the interpreter, which works block by block, rather
 /// than staging the whole range out of cache.
-const STAGE_MAX: usize = 4096;
+pub(crate) const STAGE_MAX: usize = 4096;
 
 /// Computes load `l`'s values at `start..start + total` into `buf` (grown as needed) and
 /// returns them; `None` (the caller falls back to the interpreter) when an input is too
@@ -102,4 +102,32 @@ pub(crate) fn stage<'b>(
     let dst = buf.get_mut(..total)?;
     super::run::load(l, ins, start, dst);
     Some(dst)
+}
+
+/// For a staged bias (a broadcast along the leading dims of a row of `len < n` elements):
+/// the row repeated to cover any call of up to `min(n, STAGE_MAX)` values from any phase,
+/// made once per run, so a call reads from `start % len` with nothing staged; `None` for
+/// any other load (or when the buffer cannot be had).
+pub(crate) fn tile(l: &Load, ins: &[In<f32>], n: usize) -> Option<(usize, Vec<f32>)> {
+    let Load::Bcast {
+        input,
+        inner: 1,
+        len,
+    } = *l
+    else {
+        return None;
+    };
+    let row = match ins.get(input)? {
+        In::Val(v) => v.get(..len)?,
+        In::Pred(_) => return None,
+    };
+    if len == 0 || len >= n {
+        return None;
+    }
+    let total = (n.min(STAGE_MAX).div_ceil(len) + 1).checked_mul(len)?;
+    let mut t = Vec::new();
+    t.try_reserve_exact(total).ok()?;
+    t.resize(total, 0.0);
+    super::spread::fill_cyclic(&mut t, row, 0);
+    Some((len, t))
 }
