@@ -9,7 +9,7 @@ use xla::core::mlir::parse_stablehlo;
 use xla::core::text::{parse_module, print_module};
 use xla::core::verify::verify_module;
 use xla::cpu::{Executable, ExecuteOptions};
-use xla::{Literal, Module, PrimitiveType, Shape};
+use xla::{Literal, Module, Shape};
 
 /// A target's body: runs one input.
 pub type Target = fn(&[u8]);
@@ -30,6 +30,9 @@ pub mod shape_rules;
 
 #[path = "bytecode_read.rs"]
 pub mod bytecode_read;
+
+#[path = "inputs.rs"]
+mod inputs;
 
 /// HLO text: parse, verify, and print; what parses must print to text that parses again.
 pub fn hlo_parse(data: &[u8]) {
@@ -76,7 +79,7 @@ pub fn run_module(m: &Module) {
         .collect();
     let total: i64 = shapes
         .iter()
-        .map(|s| s.element_count().unwrap_or(i64::MAX))
+        .map(|s| inputs::element_count(s).unwrap_or(i64::MAX))
         .fold(0, i64::saturating_add);
     if total > MAX_INPUT_ELEMENTS {
         return;
@@ -84,7 +87,7 @@ pub fn run_module(m: &Module) {
     let Some(args) = shapes
         .iter()
         .enumerate()
-        .map(|(k, s)| input(s, k))
+        .map(|(k, s)| inputs::input(s, k))
         .collect::<Option<Vec<_>>>()
     else {
         return;
@@ -93,27 +96,6 @@ pub fn run_module(m: &Module) {
     let refs: Vec<&Literal> = args.iter().collect();
     let opts = ExecuteOptions::new().with_timeout(Duration::from_secs(1));
     let _ = exe.execute_with_options(&refs, &opts);
-}
-
-/// Seeded values for an array parameter (`None` for tuples and other types).
-fn input(shape: &Shape, k: usize) -> Option<Literal> {
-    let dims = shape.dims().to_vec();
-    let n = usize::try_from(shape.element_count()?).ok()?;
-    let v = |i: usize| ((i * 7 + k * 3) % 11) as i32 - 5;
-    let lit = match shape.as_array()?.ty {
-        PrimitiveType::F32 => Literal::from_vec(&dims, (0..n).map(|i| v(i) as f32 * 0.5).collect()),
-        PrimitiveType::F64 => {
-            Literal::from_vec(&dims, (0..n).map(|i| f64::from(v(i)) * 0.5).collect())
-        }
-        PrimitiveType::S32 => Literal::from_vec(&dims, (0..n).map(v).collect()),
-        PrimitiveType::S64 => Literal::from_vec(&dims, (0..n).map(|i| i64::from(v(i))).collect()),
-        PrimitiveType::U32 => {
-            Literal::from_vec(&dims, (0..n).map(|i| v(i).unsigned_abs()).collect())
-        }
-        PrimitiveType::Pred => Literal::from_vec(&dims, (0..n).map(|i| v(i) > 0).collect()),
-        _ => return None,
-    };
-    lit.ok()
 }
 
 /// `.npy` bytes: read; what reads must write and read back to the same literal.

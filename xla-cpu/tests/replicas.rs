@@ -313,3 +313,31 @@ fn devices_running_different_collectives_is_an_error() {
     assert!(e.contains("devices disagree"), "{e}");
     assert!(e.contains("all-reduce") && e.contains("all-gather"), "{e}");
 }
+
+#[test]
+fn an_all_gather_for_more_devices_than_the_run_has_is_a_shape_error() {
+    // Written for 4 replicas (result 4 x 2 rows) but run on one device: the group of one
+    // gives 2 rows, not the declared 8 (before: a literal error about element counts).
+    let exe = module(
+        "HloModule m, replica_count=4\n\
+         ENTRY e { x = f32[2,3] parameter(0)\n \
+         ROOT g = f32[8,3] all-gather(x), replica_groups={}, dimensions={0} }",
+    );
+    let x = Literal::from_vec(&[2, 3], vec![0f32; 6]).unwrap();
+    let e = exe.execute(&[x]).unwrap_err();
+    let CpuError::Instruction { source, .. } = &e else {
+        panic!("expected an Instruction error, got {e:?}");
+    };
+    assert!(
+        matches!(&**source, CpuError::ResultShape { op, .. } if op == "all-gather"),
+        "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains(
+            "all-gather: the result must be its group's 1 value(s) of f32[2,3] joined along \
+             dimension 0 (size 2 there), but the op declares f32[8,3]"
+        ),
+        "{msg}"
+    );
+}

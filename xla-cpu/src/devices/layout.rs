@@ -4,7 +4,7 @@
 
 use super::xla_fold;
 use crate::compile::Combiner;
-use crate::error::{operand_kind, out_of_range, CpuError, Result};
+use crate::error::{operand_kind, out_of_range, result_shape, CpuError, Result};
 use crate::exec::{scalar_at, set_scalar, Ctx};
 use crate::index::{data, make};
 use crate::kernels::structural as st;
@@ -79,17 +79,41 @@ pub fn reduce_members(cx: &Ctx<'_>, to_apply: CompId, mut vs: Vec<Literal>) -> R
     make(&shape, out)
 }
 
-/// The members' values concatenated along `dim` in group order.
+/// The members' values concatenated along `dim` in group order (`op` names the collective
+/// in errors).
 ///
 /// # Errors
-/// Shapes differ across members, or do not fit `out`.
-pub fn concat_members(mut vs: Vec<Literal>, dim: i64, out: &Shape) -> Result<Literal> {
+/// Shapes differ across members, or do not fit `out` (e.g. a module written for more
+/// devices than the run has: its group is smaller than the result's dimension implies).
+pub fn concat_members(
+    op: &'static str,
+    mut vs: Vec<Literal>,
+    dim: i64,
+    out: &Shape,
+) -> Result<Literal> {
     if vs.len() == 1 && vs.first().is_some_and(|v| v.shape().compatible(out)) {
         if let Some(v) = vs.pop() {
             return Ok(v);
         }
     }
-    same_shapes(&vs)?;
+    let first = same_shapes(&vs)?;
+    let size_at = |s: &Shape| {
+        usize::try_from(dim)
+            .ok()
+            .and_then(|d| s.dims().get(d).copied())
+    };
+    let member = size_at(first.shape())
+        .ok_or_else(|| out_of_range(op, "dimension", dim, first.shape().rank()))?;
+    let total = member.checked_mul(vs.len() as i64);
+    if total.is_none() || total != size_at(out) {
+        let expected = format!(
+            "its group's {} value(s) of {} joined along dimension {dim} (size {} there)",
+            vs.len(),
+            first.shape(),
+            total.map_or_else(|| "too large".to_string(), |t| t.to_string()),
+        );
+        return Err(result_shape(op, expected, out));
+    }
     let refs: Vec<&Literal> = vs.iter().collect();
     st::concatenate(&refs, dim, &out.without_layout())
 }

@@ -129,7 +129,7 @@ pub fn all_gather(
     let results = unpack(values, n)?
         .into_iter()
         .enumerate()
-        .map(|(j, vs)| concat_members(vs, dimension, out_at(out, j, n)?))
+        .map(|(j, vs)| concat_members("all-gather", vs, dimension, out_at(out, j, n)?))
         .collect::<Result<Vec<_>>>()?;
     Ok(single_or_tuple(results))
 }
@@ -200,7 +200,7 @@ pub fn all_to_all(
     let got = send_pieces(cx, &group, pos, pieces)?;
     let mut results = Vec::with_capacity(n);
     for (j, vs) in unpack(got, n)?.into_iter().enumerate() {
-        results.push(concat_members(vs, dim, out_at(out, j, n)?)?);
+        results.push(concat_members("all-to-all", vs, dim, out_at(out, j, n)?)?);
     }
     Ok(single_or_tuple(results))
 }
