@@ -260,6 +260,10 @@ impl<'i> Bound<'i> {
             .map(|x| match *x {
                 In::Val(v) => L::as_f32(v).map(In::Val),
                 In::Pred(p) => Some(In::Pred(p)),
+                In::Rows { vals, bases, len } => {
+                    L::as_f32(vals).map(|vals| In::Rows { vals, bases, len })
+                }
+                In::Other => Some(In::Other),
             })
             .collect::<Option<_>>()?;
         if ins.len() > super::jit::CYCLIC_BASE {
@@ -287,7 +291,7 @@ impl<'i> Bound<'i> {
                 Some((super::remap::PadValue::Const(v), len)) => vec![v as f32; len],
                 Some((super::remap::PadValue::Input(k), len)) => match ins.get(k)? {
                     In::Val(v) => vec![*v.first()?; len],
-                    In::Pred(_) => return None,
+                    In::Pred(_) | In::Rows { .. } | In::Other => return None,
                 },
                 None => Vec::new(),
             });

@@ -8,6 +8,7 @@
 //! block interpreter (`fast.rs`, `kern.rs`, with `run.rs`'s slow path for tails).
 
 mod fast;
+mod gather;
 #[cfg(target_arch = "x86_64")]
 mod jit;
 mod kern;
@@ -19,6 +20,7 @@ mod remap;
 mod rows;
 mod rows_run;
 mod run;
+mod scatter;
 mod spread;
 mod stream;
 
@@ -71,6 +73,8 @@ pub(crate) enum Load {
     Spread(spread::Spread),
     /// A slice or pad read row by row (`remap.rs`).
     Remap(remap::Remap),
+    /// A gather read by rows of its operand (`gather.rs`).
+    Gather(gather::GatherLoad),
 }
 
 /// One operation of a kernel.
@@ -141,6 +145,8 @@ pub(crate) struct Kernel {
     pub result: Src,
     /// Element count of the domain.
     pub n: usize,
+    /// The gathers the kernel reads in place (one per [`Load::Gather`]).
+    pub gathers: Vec<gather::Spec>,
     /// Machine code for the kernel, when it is f32 and the CPU has AVX-512.
     #[cfg(target_arch = "x86_64")]
     pub jit: Option<std::sync::Arc<jit::Code>>,
@@ -172,6 +178,8 @@ pub(crate) enum FusedKind {
     },
     /// Several steps over the same rows run tile by tile; the kernel is the last one's.
     Rows(Box<rows::RowChain>),
+    /// A scatter whose updates are the kernel's values (`scatter.rs`).
+    Scatter(Box<scatter::Spec>),
 }
 
 /// A fused step: the kernel, its inputs (values of the computation) and what it yields.
@@ -204,6 +212,8 @@ impl Fused {
                     if code { ",code" } else { "" }
                 )
             }
+            FusedKind::Scatter(_) if self.kernel.has_code() => "fusion[scatter,code]".into(),
+            FusedKind::Scatter(_) => "fusion[scatter]".into(),
             FusedKind::Loop { .. } | FusedKind::Reduce { .. } if self.kernel.has_code() => {
                 "fusion[code]".into()
             }
@@ -375,8 +385,38 @@ impl Planner<'_> {
                     && self.operands_are(ins, out.unwrap_or(F32))
                     && self.remap_pattern(ins).is_some()
             }
+            Op::Gather(g) => float(out) && first == out && self.gather_len(ins, g).is_some(),
             _ => false,
         }
+    }
+
+    /// The row length of a gather read in place (`gather.rs`).
+    fn gather_len(&self, ins: &Instruction, g: &xla_core::attrs::GatherDims) -> Option<usize> {
+        let o = self.ins(*ins.operands.first()?)?;
+        gather::row_len(g, &o.shape.as_array()?.dims, &ins.shape.as_array()?.dims)
+    }
+
+    /// `(combiner, updates' dims)` when `ins` is a scatter whose updates a kernel can
+    /// compute (`scatter.rs`): one operand of a float type, its updates of the same.
+    fn fusible_scatter(&self, ins: &Instruction) -> Option<(Option<BinaryOp>, Vec<usize>)> {
+        let Op::Scatter { to_apply, .. } = &ins.op else {
+            return None;
+        };
+        let [x, _, u] = ins.operands.as_slice() else {
+            return None;
+        };
+        let ty = elem_ty(&ins.shape)?;
+        if !matches!(ty, F32 | F64) || self.ty_of(*x)? != ty || self.ty_of(*u)? != ty {
+            return None;
+        }
+        let op = match (self.combiner)(*to_apply)? {
+            Combiner::Binary(op) => Some(op),
+            Combiner::Second => None,
+            _ => return None,
+        };
+        let dims = &self.ins(*u)?.shape.as_array()?.dims;
+        let dims: Option<Vec<usize>> = dims.iter().map(|&d| usize::try_from(d).ok()).collect();
+        scatter::combines(op).then_some((op, dims?))
     }
 
     /// The reduce shape `(op, outer, red, inner)` when `ins` is a reduce this module fuses.
@@ -431,6 +471,12 @@ impl Planner<'_> {
         }
         if self.fusible_reduce(user).is_some() {
             return user.operands.first() == Some(&id);
+        }
+        if self.fusible_scatter(user).is_some() {
+            // The updates only, and only when computed: a stored value gains nothing.
+            return user.operands.get(2) == Some(&id)
+                && user.operands.first() != Some(&id)
+                && user.operands.get(1) != Some(&id);
         }
         if matches!(user.op, Op::Pad { .. }) {
             // A pad reads its operand by row; only a slice it can read through fuses.
@@ -499,15 +545,46 @@ struct Builder<'p, 'c> {
     nodes: Vec<Node>,
     memo: HashMap<usize, usize>,
     inputs: Vec<InstrId>,
+    /// Fused gathers; each owns its operand's input (read by rows only).
+    gathers: Vec<gather::Spec>,
 }
 
 impl Builder<'_, '_> {
     fn input(&mut self, id: InstrId) -> usize {
-        if let Some(k) = self.inputs.iter().position(|&x| x == id) {
+        let own = |k: usize| self.gathers.iter().any(|g| g.input == k);
+        if let Some(k) = (0..self.inputs.len()).find(|&k| self.inputs[k] == id && !own(k)) {
             return k;
         }
         self.inputs.push(id);
         self.inputs.len() - 1
+    }
+    /// How a kernel reads a gather of a stored operand by rows (`gather.rs`).
+    fn gather_load(&mut self, ins: &Instruction, g: &xla_core::attrs::GatherDims) -> Option<Load> {
+        let len = self.p.gather_len(ins, g)?;
+        let [x, idx] = ins.operands.as_slice() else {
+            return None;
+        };
+        if self.p.ty_of(*x)? != self.ty {
+            return None;
+        }
+        let out = ins.shape.as_array()?.dims.iter();
+        let out = out
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<_>>()?;
+        // The operand gets an input of its own, which the run reads by rows.
+        self.inputs.push(*x);
+        let input = self.inputs.len() - 1;
+        self.gathers.push(gather::Spec {
+            input,
+            indices: 0,
+            dims: g.clone(),
+            out,
+        });
+        let indices = self.input(*idx);
+        if let Some(spec) = self.gathers.last_mut() {
+            spec.indices = indices;
+        }
+        Some(Load::Gather(gather::GatherLoad { input, len }))
     }
     fn push(&mut self, n: Node) -> usize {
         self.nodes.push(n);
@@ -590,6 +667,10 @@ impl Builder<'_, '_> {
                 }
                 Op::Slice { .. } | Op::Pad { .. } => {
                     let l = self.remap_load(ins)?;
+                    self.push(Node::Load(l))
+                }
+                Op::Gather(g) => {
+                    let l = self.gather_load(ins, g)?;
                     self.push(Node::Load(l))
                 }
                 Op::Reshape | Op::Bitcast | Op::Copy | Op::Convert => {
@@ -744,12 +825,14 @@ impl Planner<'_> {
             nodes: Vec::new(),
             memo: HashMap::new(),
             inputs: Vec::new(),
+            gathers: Vec::new(),
         };
         let top = b.node(root, expand)?;
         if top + 1 != b.nodes.len() {
             return None;
         }
         let inputs = b.inputs;
+        let gathers = b.gathers;
         let typed = |k: usize| inputs.get(k).and_then(|id| self.ty_of(*id)) == Some(ty);
         let (slots, nregs) = allocate(&b.nodes, typed);
         let (prog, result) = compact(&b.nodes, &slots)?;
@@ -762,6 +845,7 @@ impl Planner<'_> {
                 prog,
                 result,
                 n,
+                gathers,
                 #[cfg(target_arch = "x86_64")]
                 jit: None,
                 #[cfg(target_arch = "x86_64")]
@@ -804,11 +888,40 @@ impl Planner<'_> {
                 kind,
             });
         }
+        if let Some((op, updates)) = self.fusible_scatter(ins) {
+            let [x, idx, u] = ins.operands.as_slice() else {
+                return None;
+            };
+            if inline.get(u.0) != Some(&true) {
+                return None;
+            }
+            let (kernel, mut inputs) = self.kernel(inline, (*u, true), self.n_of(*u)?, None)?;
+            inputs.push(*x);
+            inputs.push(*idx);
+            let spec = scatter::Spec {
+                operand: inputs.len() - 2,
+                indices: inputs.len() - 1,
+                dims: match &ins.op {
+                    Op::Scatter { dims, .. } => dims.clone(),
+                    _ => return None,
+                },
+                op,
+                updates,
+            };
+            return Some(Fused {
+                kernel,
+                inputs,
+                kind: FusedKind::Scatter(Box::new(spec)),
+            });
+        }
         if matches!(ins.op, Op::Constant { .. }) || !self.fusible(ins) {
             return None;
         }
         let (kernel, inputs) = self.kernel(inline, (InstrId(i), true), elems(&ins.shape)?, None)?;
-        if matches!(kernel.nodes.as_slice(), [Node::Load(Load::Full(_))]) {
+        if matches!(
+            kernel.nodes.as_slice(),
+            [Node::Load(Load::Full(_) | Load::Gather(_))]
+        ) {
             return None;
         }
         let pred = elem_ty(&ins.shape) == Some(PRED);

@@ -290,6 +290,11 @@ impl Remap {
                         *x = L::mask(m);
                     }
                 }
+                (Some(b), s @ (In::Rows { .. } | In::Other)) => {
+                    for (t, x) in d.iter_mut().enumerate() {
+                        *x = s.get(b + t);
+                    }
+                }
                 (None, _) => d.fill(self.pad_value(ins)),
             }
             i += run;

@@ -102,13 +102,17 @@ fn input_pattern(
 
 /// `(rows, elements per row of the domain, of the value)` of a fused step, given the rows.
 fn shape_of(f: &Fused, rows: usize) -> Option<(usize, usize)> {
+    if !f.kernel.gathers.is_empty() {
+        // A gather's rows are read through a per-run table, not cut into tiles.
+        return None;
+    }
     match f.kind {
         FusedKind::Reduce {
             outer, red, inner, ..
         } => (inner == 1 && outer == rows).then_some((red, 1)),
         FusedKind::Loop { pred: false } => (rows > 0 && f.kernel.n.is_multiple_of(rows))
             .then(|| (f.kernel.n / rows, f.kernel.n / rows)),
-        FusedKind::Loop { pred: true } | FusedKind::Rows(_) => None,
+        FusedKind::Loop { pred: true } | FusedKind::Rows(_) | FusedKind::Scatter(_) => None,
     }
 }
 

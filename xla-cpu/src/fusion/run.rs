@@ -26,10 +26,19 @@ fn block_len() -> usize {
     BLOCK
 }
 
-/// A kernel input: values of the kernel's type, or predicates (read as 0 / 1).
+/// A kernel input: values of the kernel's type, predicates (read as 0 / 1), a fused
+/// gather's operand read by rows (`gather.rs`), or a value the kernel does not load (a
+/// gather's or scatter's indices, read by the step itself).
 pub(crate) enum In<'a, L> {
     Val(&'a [L]),
     Pred(&'a [bool]),
+    /// Element `i` is `vals[bases[i / len] + i % len]`.
+    Rows {
+        vals: &'a [L],
+        bases: &'a [usize],
+        len: usize,
+    },
+    Other,
 }
 
 // Derived `Clone`/`Copy` would demand `L: Copy` needlessly.
@@ -46,12 +55,16 @@ impl<L: Lane> In<'_, L> {
         match self {
             In::Val(v) => v[i],
             In::Pred(v) => L::mask(v[i]),
+            In::Rows { vals, bases, len } => vals[bases[i / len] + i % len],
+            In::Other => L::zero(),
         }
     }
     pub(crate) fn len(&self) -> usize {
         match self {
             In::Val(v) => v.len(),
             In::Pred(v) => v.len(),
+            In::Rows { bases, len, .. } => bases.len() * len,
+            In::Other => 0,
         }
     }
 }
@@ -76,9 +89,11 @@ impl Kernel {
                 let v = match l {
                     Load::Const(c) => L::of(*c),
                     Load::Scalar(k) => ins[*k].get(0),
-                    Load::Full(_) | Load::Bcast { .. } | Load::Spread(_) | Load::Remap(_) => {
-                        L::zero()
-                    }
+                    Load::Full(_)
+                    | Load::Bcast { .. }
+                    | Load::Spread(_)
+                    | Load::Remap(_)
+                    | Load::Gather(_) => L::zero(),
                 };
                 if let Some(f) = fixed.get_mut(*r) {
                     *f = v;
@@ -88,7 +103,7 @@ impl Kernel {
         fixed
     }
 
-    fn scratch<'i, L: Lane>(&self, ins: &[In<'i, L>]) -> Scratch<'i, L> {
+    pub(super) fn scratch<'i, L: Lane>(&self, ins: &[In<'i, L>]) -> Scratch<'i, L> {
         let fixed = self.fixed_values(ins);
         Scratch {
             regs: fixed.iter().map(|&v| vec![v; V]).collect(),
@@ -110,7 +125,7 @@ impl Kernel {
         match (self.slots[j], &self.nodes[j]) {
             (Slot::Direct, Node::Load(Load::Full(k))) => match ins[*k] {
                 In::Val(v) => &v[start..start + len],
-                In::Pred(_) => &[],
+                In::Pred(_) | In::Rows { .. } | In::Other => &[],
             },
             (Slot::Fixed(r) | Slot::Reg(r), _) => &regs[r][..len],
             (Slot::Direct, _) => &[],
@@ -173,7 +188,7 @@ impl Kernel {
     /// The kernel's values at `start..start + min(V, len)`: a fast block when `len >= V`
     /// and the fast program is bound, else the slow path's.
     #[inline(always)]
-    fn next_block<'a, L: Lane>(
+    pub(super) fn next_block<'a, L: Lane>(
         &self,
         ins: &[In<'a, L>],
         start: usize,
@@ -265,7 +280,13 @@ pub(crate) fn load<L: Lane>(l: Load, ins: &[In<L>], start: usize, dst: &mut [L])
                     *d = L::mask(b);
                 }
             }
+            src @ (In::Rows { .. } | In::Other) => {
+                for (t, d) in dst.iter_mut().enumerate() {
+                    *d = src.get(start + t);
+                }
+            }
         },
+        Load::Gather(g) => super::gather::load(ins[g.input], start, dst),
         Load::Spread(s) => s.load(ins, start, dst),
         Load::Remap(m) => m.load(ins, start, dst),
         Load::Bcast { input, inner, len } => {
@@ -317,6 +338,7 @@ pub(super) fn check_over<L: Lane>(k: &Kernel, ins: &[In<L>], n: usize) -> Result
 pub(super) fn load_reads<L: Lane>(l: &Load, ins: &[In<L>], n: usize) -> Result<()> {
     let (input, need) = match l {
         Load::Full(i) => (*i, n),
+        Load::Gather(g) => (g.input, n),
         Load::Scalar(i) => (*i, 1),
         Load::Bcast { input, len, inner } => {
             if *inner == 0 || *len == 0 {
@@ -721,18 +743,42 @@ pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape, par: Parallel) -> R
 }
 
 fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Result<Literal> {
-    let ins = args
+    let k = &f.kernel;
+    // Index inputs are read by the step itself, never loaded as values.
+    let indices = |j: usize| {
+        k.gathers.iter().any(|g| g.indices == j)
+            || matches!(&f.kind, FusedKind::Scatter(s) if s.indices == j)
+    };
+    let tables = k
+        .gathers
         .iter()
-        .map(|l| {
+        .map(|g| {
+            let len = k.nodes.iter().find_map(|n| match n {
+                Node::Load(Load::Gather(l)) if l.input == g.input => Some(l.len),
+                _ => None,
+            });
+            let len = len.ok_or(CpuError::Internal("a fused gather is loaded (fusion plan)"))?;
+            Ok((g.input, len, super::gather::table::<L>(g, len, args)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut ins = args
+        .iter()
+        .enumerate()
+        .map(|(j, l)| {
             l.data::<L>()
                 .map(In::Val)
                 .or_else(|| l.data::<bool>().map(In::Pred))
+                .or_else(|| indices(j).then_some(In::Other))
                 .ok_or_else(|| {
                     CpuError::Internal("a fused kernel's inputs are of its type or pred")
                 })
         })
         .collect::<Result<Vec<_>>>()?;
-    let k = &f.kernel;
+    for (input, len, t) in &tables {
+        if let (Some(slot), Some(op)) = (ins.get_mut(*input), args.get(*input)) {
+            *slot = t.input(op.data::<L>().unwrap_or(&[]), *len);
+        }
+    }
     if let FusedKind::Rows(chain) = &f.kind {
         return make(out, L::wrap(super::rows_run::run(chain, &ins, min)?));
     }
@@ -771,6 +817,7 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
             r.stop.check()?;
             L::wrap(data)
         }
+        FusedKind::Scatter(sc) => L::wrap(super::scatter::run(k, sc, &ins, args)?),
         FusedKind::Rows(_) => {
             return Err(CpuError::Internal(
                 "row chains are run by rows_run, not as a single kernel",

@@ -245,8 +245,42 @@ pub fn gather(
     out: &Shape,
 ) -> Result<Literal> {
     let (d, odims) = array(operand)?;
-    let rank = odims.len();
     let out_dims = dims_of(out)?;
+    let rows = gather_rows(operand, &odims, indices, g, &out_dims)?;
+    if rows.step == 1 && rows.n >= 4 {
+        // Contiguous rows (an embedding lookup): copied row by row, no per-element map.
+        let bases = rows
+            .bases
+            .iter()
+            .copied()
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| internal("gather: every row has a source offset"))?;
+        let rows = super::structural::take_rows(d, &bases, rows.n)
+            .ok_or_else(|| internal("gather: a row runs past the operand"))?;
+        return make(out, rows);
+    }
+    let map = rows
+        .each()
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| internal("gather: every element has a source offset"))?;
+    let mut poll = Poll::new(crate::index::count(&out_dims));
+    make(out, take_polled(d, &map, &mut poll)?)
+}
+
+/// Where each row of a gather's output (of `out_dims`) starts in the operand (of
+/// `odims`): the offsets [`gather`] copies from, also read in place by a fused kernel
+/// (`fusion/gather.rs`). Start indices are clamped, so every row has an offset.
+///
+/// # Errors
+/// If the dimension numbers do not fit the operands, or the run must stop.
+pub(crate) fn gather_rows(
+    operand: &Literal,
+    odims: &[usize],
+    indices: &Literal,
+    g: &GatherDims,
+    out_dims: &[usize],
+) -> Result<Rows> {
+    let rank = odims.len();
     let dims = StartDims {
         index_vector_dim: g.index_vector_dim,
         to_operand: &g.start_index_map,
@@ -259,7 +293,7 @@ pub fn gather(
     let sizes: Vec<usize> = g.slice_sizes.iter().map(|&s| s.max(0) as usize).collect();
     if sizes.len() != rank
         || st.window_operand.len() != offset_dims.len()
-        || sizes.iter().zip(&odims).any(|(s, o)| s > o)
+        || sizes.iter().zip(odims).any(|(s, o)| s > o)
     {
         return Err(operand_shapes(
             "gather",
@@ -274,7 +308,7 @@ pub fn gather(
     let batch_out: Vec<usize> = (0..out_dims.len())
         .filter(|d| !offset_dims.contains(d))
         .collect();
-    let ost = strides(&odims);
+    let ost = strides(odims);
     let (mut gidx, mut sv, mut start) = (Vec::new(), Vec::new(), vec![0i64; rank]);
     let mut offset = |o: &[usize]| {
         gidx.clear();
@@ -295,8 +329,8 @@ pub fn gather(
         .map(|(&o, &s)| (o - s) as i64)
         .collect();
     // The run's stop is polled as the offsets are made and read (`limits/stop.rs`).
-    let mut poll = Poll::new(crate::index::count(&out_dims));
-    let rows = match simple_rows(&st, &out_dims, &offset_dims, &ost, &hi, true, &mut poll)? {
+    let mut poll = Poll::new(crate::index::count(out_dims));
+    let rows = match simple_rows(&st, out_dims, &offset_dims, &ost, &hi, true, &mut poll)? {
         Some(rows) => rows,
         None => {
             // Along a trailing offset dim the source advances by a fixed stride: the
@@ -315,8 +349,8 @@ pub fn gather(
                     })?
                 }
                 _ => {
-                    let mut map = Vec::with_capacity(crate::index::count(&out_dims));
-                    try_for_each_index(&out_dims, |o| {
+                    let mut map = Vec::with_capacity(crate::index::count(out_dims));
+                    try_for_each_index(out_dims, |o| {
                         poll.tick(1)?;
                         map.push(Some(offset(o)));
                         Ok(())
@@ -327,23 +361,7 @@ pub fn gather(
         }
     };
     st.rd.check()?;
-    if rows.step == 1 && rows.n >= 4 {
-        // Contiguous rows (an embedding lookup): copied row by row, no per-element map.
-        let bases = rows
-            .bases
-            .iter()
-            .copied()
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| internal("gather: every row has a source offset"))?;
-        let rows = super::structural::take_rows(d, &bases, rows.n)
-            .ok_or_else(|| internal("gather: a row runs past the operand"))?;
-        return make(out, rows);
-    }
-    let map = rows
-        .each()
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| internal("gather: every element has a source offset"))?;
-    make(out, take_polled(d, &map, &mut poll)?)
+    Ok(rows)
 }
 
 /// The rows over `rows` (dims) of `n` elements, each starting at `base(row index)`
@@ -366,8 +384,9 @@ fn rows_of(
     Ok(Rows { bases, n, step })
 }
 
-/// For each update element, the operand offset it combines into (`None`: window skipped).
-fn scatter_targets(
+/// For each update element, the operand offset it combines into (`None`: window skipped);
+/// also read by a fused scatter (`fusion/scatter.rs`).
+pub(crate) fn scatter_targets(
     odims: &[usize],
     indices: &Literal,
     udims: &[usize],
@@ -505,19 +524,32 @@ fn scatter_runs<T: Copy>(
         let (Some(b), Some(s)) = (*base, u.get(r * n..(r + 1) * n)) else {
             continue;
         };
-        if step == 1 {
-            if let Some(d) = v.get_mut(b..b + n) {
-                d.iter_mut().zip(s).for_each(|(a, &x)| *a = f(*a, x));
-            }
-        } else {
-            for (k, &x) in s.iter().enumerate() {
-                if let Some(a) = v.get_mut(b + k * step) {
-                    *a = f(*a, x);
-                }
+        combine_row(v, b, s, step, &f);
+    }
+    Ok(())
+}
+
+/// `v[b + k * step] = f(v[b + k * step], row[k])` for every `k` (targets past the end
+/// skipped): one row of a scatter, here and in a fused scatter (`fusion/scatter.rs`).
+#[inline(always)]
+pub(crate) fn combine_row<T: Copy>(
+    v: &mut [T],
+    b: usize,
+    row: &[T],
+    step: usize,
+    f: &impl Fn(T, T) -> T,
+) {
+    if step == 1 {
+        if let Some(d) = v.get_mut(b..b + row.len()) {
+            d.iter_mut().zip(row).for_each(|(a, &x)| *a = f(*a, x));
+        }
+    } else {
+        for (k, &x) in row.iter().enumerate() {
+            if let Some(a) = v.get_mut(b + k * step) {
+                *a = f(*a, x);
             }
         }
     }
-    Ok(())
 }
 
 fn scatter_native<T: Combine>(

@@ -185,7 +185,10 @@ pub(crate) fn lower(lw: &Lowerer<'_>, at: &At<'_>, ops: &[SlotId], dst: SlotId) 
                 inner,
                 ..
             } if fop == op => (true, fused_plan(outer, red, inner)),
-            FusedKind::Reduce { .. } | FusedKind::Loop { .. } | FusedKind::Rows(_) => return None,
+            FusedKind::Reduce { .. }
+            | FusedKind::Loop { .. }
+            | FusedKind::Rows(_)
+            | FusedKind::Scatter(_) => return None,
         },
         Step::Eval(_) => {
             let xi = at.comp.instructions.get(ins.operands.first()?.0)?;

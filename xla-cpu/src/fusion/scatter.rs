@@ -1,0 +1,148 @@
+//! A scatter whose updates are a fused kernel: a segment sum of gathered messages,
+//! `scatter(zeros, receivers, select(mask, gather(h, senders), 0))`, computes its
+//! updates a few rows at a time into a buffer that stays in cache and combines each
+//! row into its target at once. Unfused, the updates (f32[5000,64] in a GNN, 1.28 MB)
+//! were written by one pass and read back by the scatter's.
+//!
+//! Results are those of the unfused scatter: the same update values, combined into the
+//! same targets in update order (`kernels::indexing::scatter_targets`), with the same
+//! combiner functions.
+
+use super::lane::Lane;
+use super::run::{In, Scratch};
+use super::Kernel;
+use crate::error::{CpuError, Result};
+use crate::kernels::elementwise::{fmax, fmin};
+use crate::kernels::indexing::{combine_row, scatter_targets};
+use crate::limits::stop::Poll;
+use xla_core::attrs::{BinaryOp, ScatterDims};
+use xla_core::Literal;
+
+/// Update elements computed per round (a multiple of the row length, at least one row).
+const ROUND: usize = 4096;
+
+/// A fused scatter: the kernel computes the updates (of dims `updates`).
+#[derive(Debug)]
+pub(crate) struct Spec {
+    /// The kernel input holding the scatter's operand.
+    pub operand: usize,
+    /// The kernel input holding the scatter indices.
+    pub indices: usize,
+    pub dims: ScatterDims,
+    /// The combiner (`None`: the update replaces the target).
+    pub op: Option<BinaryOp>,
+    /// The updates' dims.
+    pub updates: Vec<usize>,
+}
+
+/// The combiners a fused scatter applies (those the unfused scatter applies natively).
+pub(crate) fn combines(op: Option<BinaryOp>) -> bool {
+    matches!(
+        op,
+        None | Some(BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min)
+    )
+}
+
+/// Runs the fused scatter `s` of kernel `k` on the inputs `ins` (the run's arguments
+/// `args`): the operand's values with every update combined in.
+///
+/// # Errors
+/// If the dimension numbers do not fit the operands, an operand is not of the kernel's
+/// type, memory for the result cannot be had, or the run must stop.
+pub(crate) fn run<L: Lane>(
+    k: &Kernel,
+    s: &Spec,
+    ins: &[In<L>],
+    args: &[&Literal],
+) -> Result<Vec<L>> {
+    let internal = CpuError::Internal;
+    let (Some(operand), Some(indices)) = (args.get(s.operand), args.get(s.indices)) else {
+        return Err(internal(
+            "a fused scatter's operands are inputs (fusion plan)",
+        ));
+    };
+    let (_, odims) = crate::index::array(operand)?;
+    let targets = scatter_targets(&odims, indices, &s.updates, &s.dims)?;
+    let src = operand.data::<L>().ok_or(internal(
+        "a fused scatter's operand is of the kernel's type",
+    ))?;
+    let mut out = crate::limits::alloc::try_with_capacity(src.len(), "scatter")?;
+    out.extend_from_slice(src);
+    let (n, step) = (targets.n.max(1), targets.step);
+    if targets.len() != k.n {
+        return Err(internal("a fused scatter's kernel covers its updates"));
+    }
+    if let ([super::Node::Load(super::Load::Gather(g))], Some(In::Rows { vals, bases, len })) = (
+        k.nodes.as_slice(),
+        ins.get(k.gathers.first().map_or(usize::MAX, |g| g.input)),
+    ) {
+        if g.len == *len && *len == n {
+            // The updates are a gather's rows: combined straight from its operand.
+            let mut poll = Poll::new(k.n);
+            for (src, dst) in bases.iter().zip(&targets.bases) {
+                poll.tick(n)?;
+                let row = &vals[*src..*src + n];
+                combine(&mut out, row, std::slice::from_ref(dst), (n, step), s.op)?;
+            }
+            return Ok(out);
+        }
+    }
+    let per = (ROUND / n).max(1);
+    let mut buf = vec![L::zero(); per * n];
+    let mut scratch: Scratch<L> = k.scratch(ins);
+    let mut poll = Poll::new(k.n);
+    for (c, bases) in targets.bases.chunks(per).enumerate() {
+        poll.tick(bases.len() * n)?;
+        let start = c * per * n;
+        let vals = &mut buf[..bases.len() * n];
+        let mut done = 0;
+        while done < vals.len() {
+            let v = k.next_block(ins, start + done, vals.len() - done, &mut scratch);
+            vals[done..done + v.len()].copy_from_slice(v);
+            done += v.len();
+        }
+        combine(&mut out, vals, bases, (n, step), s.op)?;
+    }
+    Ok(out)
+}
+
+/// [`combine_rows`] with the scatter's combiner.
+#[inline(always)]
+fn combine<L: Lane>(
+    v: &mut [L],
+    u: &[L],
+    bases: &[Option<usize>],
+    rows: (usize, usize),
+    op: Option<BinaryOp>,
+) -> Result<()> {
+    match op {
+        None => combine_rows(v, u, bases, rows, |_, b| b),
+        Some(BinaryOp::Add) => combine_rows(v, u, bases, rows, |a, b| a + b),
+        Some(BinaryOp::Mul) => combine_rows(v, u, bases, rows, |a, b| a * b),
+        Some(BinaryOp::Max) => combine_rows(v, u, bases, rows, fmax),
+        Some(BinaryOp::Min) => combine_rows(v, u, bases, rows, fmin),
+        Some(_) => {
+            return Err(CpuError::Internal(
+                "a fused scatter's combiner is native (plan)",
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// `v[t] = f(v[t], u)` row by row: row `r` of `u` (of `n` values) into the targets from
+/// `bases[r]` (skipped when `None`) advancing by `step`.
+#[inline(always)]
+fn combine_rows<L: Copy>(
+    v: &mut [L],
+    u: &[L],
+    bases: &[Option<usize>],
+    (n, step): (usize, usize),
+    f: impl Fn(L, L) -> L,
+) {
+    for (row, base) in u.chunks_exact(n).zip(bases) {
+        if let Some(b) = *base {
+            combine_row(v, b, row, step, &f);
+        }
+    }
+}
