@@ -235,7 +235,7 @@ fn loop_block<L: Lane>(
 }
 
 /// The inputs as f32, when the kernel computes in f32.
-fn as_f32<'a, L: Lane>(ins: &[In<'a, L>]) -> Option<Vec<In<'a, f32>>> {
+pub(super) fn as_f32<'a, L: Lane>(ins: &[In<'a, L>]) -> Option<Vec<In<'a, f32>>> {
     ins.iter()
         .map(|x| match *x {
             In::Val(v) => L::as_f32(v).map(In::Val),

@@ -79,10 +79,10 @@ pub(crate) fn run<L: Lane>(
         if g.len == *len && *len == n {
             // The updates are a gather's rows: combined straight from its operand.
             let mut poll = Poll::new(k.n);
-            for (src, dst) in bases.iter().zip(&targets.bases) {
-                poll.tick(n)?;
-                let row = &vals[*src..*src + n];
-                combine(&mut out, row, std::slice::from_ref(dst), (n, step), s.op)?;
+            let per = (ROUND / n).max(1);
+            for (src, dst) in bases.chunks(per).zip(targets.bases.chunks(per)) {
+                poll.tick(src.len() * n)?;
+                combine_gathered(&mut out, vals, (src, dst), (n, step), s.op)?;
             }
             return Ok(out);
         }
@@ -91,11 +91,26 @@ pub(crate) fn run<L: Lane>(
     let mut buf = vec![L::zero(); per * n];
     let mut scratch: Scratch<L> = k.scratch(ins);
     let mut poll = Poll::new(k.n);
+    // Generated code runs a whole round per call (each staged load made once per round,
+    // not once per block).
+    #[cfg(target_arch = "x86_64")]
+    let mut code = match (k.jit.as_deref(), super::rows_run::as_f32(ins)) {
+        (Some(c), Some(f)) => Some((c, super::loose::Loose::new(c), f)),
+        _ => None,
+    };
     for (c, bases) in targets.bases.chunks(per).enumerate() {
         poll.tick(bases.len() * n)?;
         let start = c * per * n;
         let vals = &mut buf[..bases.len() * n];
         let mut done = 0;
+        #[cfg(target_arch = "x86_64")]
+        if let Some((c, loose, f)) = code.as_mut() {
+            let main = vals.len() / 16 * 16;
+            let out = vals.get_mut(..main).and_then(L::as_f32_mut);
+            if out.is_some_and(|o| main > 0 && loose.eval_into(c, f, k.n, start, o)) {
+                done = main;
+            }
+        }
         while done < vals.len() {
             let v = k.next_block(ins, start + done, vals.len() - done, &mut scratch);
             vals[done..done + v.len()].copy_from_slice(v);
@@ -106,7 +121,28 @@ pub(crate) fn run<L: Lane>(
     Ok(out)
 }
 
-/// [`combine_rows`] with the scatter's combiner.
+/// Rows `src[r]..src[r] + n` of `vals` combined into the targets of `dst[r]`.
+#[inline(always)]
+fn combine_gathered<L: Lane>(
+    v: &mut [L],
+    vals: &[L],
+    (src, dst): (&[usize], &[Option<usize>]),
+    rows: (usize, usize),
+    op: Option<BinaryOp>,
+) -> Result<()> {
+    for (&a, b) in src.iter().zip(dst) {
+        let row = vals.get(a..a + rows.0).ok_or(CpuError::Internal(
+            "a fused gather's rows are in its operand",
+        ))?;
+        combine(v, row, std::slice::from_ref(b), rows, op)?;
+    }
+    Ok(())
+}
+
+/// [`combine_rows`] with the scatter's combiner. Not built for wider vectors than the
+/// unfused scatter's (`kernels::indexing::combine_row`, shared): a NaN meeting a NaN
+/// keeps the payload the operand order of that one build gives, so the fused and unfused
+/// scatters agree bit for bit.
 #[inline(always)]
 fn combine<L: Lane>(
     v: &mut [L],

@@ -87,6 +87,21 @@ pub(crate) fn simple_bases(
         return Ok(None);
     };
     let mut bases = Vec::with_capacity(cap);
+    if let ([m], [0], 1) = (s.to_operand, woff.as_slice(), s.len) {
+        // One component, one row per vector (an embedding lookup, a segment sum): a
+        // loop the compiler vectorises.
+        let (hi, st, clamp) = (
+            s.hi.get(*m).copied().unwrap_or(-1),
+            s.ost.get(*m).copied().unwrap_or(0),
+            s.clamp,
+        );
+        poll.tick(groups.saturating_mul(n))?;
+        bases.extend(s.values.iter().map(|&v| {
+            let v = if clamp { v.clamp(0, hi.max(0)) } else { v };
+            (0..=hi).contains(&v).then(|| v as usize * st)
+        }));
+        return Ok(Some(bases));
+    }
     for g in 0..groups {
         poll.tick(woff.len() * n)?;
         let mut base = Some(0usize);
