@@ -9,7 +9,9 @@
 //! combiner functions.
 
 use super::lane::Lane;
-use super::run::{In, Scratch};
+#[cfg(target_arch = "x86_64")]
+use super::run::simd;
+use super::run::{simd_dispatch, In, Scratch};
 use super::Kernel;
 use crate::error::{CpuError, Result};
 use crate::kernels::elementwise::{fmax, fmin};
@@ -121,9 +123,14 @@ pub(crate) fn run<L: Lane>(
     Ok(out)
 }
 
+simd_dispatch! {
+    fn combine<L>(v: &mut [L], u: &[L], bases: &[Option<usize>], rows: (usize, usize), op: Option<BinaryOp>) -> Result<()> => combine_impl;
+    fn combine_gathered<L>(v: &mut [L], vals: &[L], bases: (&[usize], &[Option<usize>]), rows: (usize, usize), op: Option<BinaryOp>) -> Result<()> => gathered_impl;
+}
+
 /// Rows `src[r]..src[r] + n` of `vals` combined into the targets of `dst[r]`.
 #[inline(always)]
-fn combine_gathered<L: Lane>(
+fn gathered_impl<L: Lane>(
     v: &mut [L],
     vals: &[L],
     (src, dst): (&[usize], &[Option<usize>]),
@@ -134,17 +141,16 @@ fn combine_gathered<L: Lane>(
         let row = vals.get(a..a + rows.0).ok_or(CpuError::Internal(
             "a fused gather's rows are in its operand",
         ))?;
-        combine(v, row, std::slice::from_ref(b), rows, op)?;
+        combine_impl(v, row, std::slice::from_ref(b), rows, op)?;
     }
     Ok(())
 }
 
-/// [`combine_rows`] with the scatter's combiner. Not built for wider vectors than the
-/// unfused scatter's (`kernels::indexing::combine_row`, shared): a NaN meeting a NaN
-/// keeps the payload the operand order of that one build gives, so the fused and unfused
-/// scatters agree bit for bit.
+/// [`combine_rows`] with the scatter's combiner, built for the widest vectors the CPU
+/// has. Values are the unfused scatter's; where a NaN meets a NaN, which one's sign and
+/// payload survive is the build's choice (LLVM may swap the operands of `a * b`).
 #[inline(always)]
-fn combine<L: Lane>(
+fn combine_impl<L: Lane>(
     v: &mut [L],
     u: &[L],
     bases: &[Option<usize>],
