@@ -11,7 +11,7 @@
 
 use super::run::In;
 use crate::error::Result;
-use crate::kernels::indexing::gather_rows;
+use crate::kernels::indexing::{gather_from_rows, gather_rows};
 use xla_core::attrs::GatherDims;
 use xla_core::Literal;
 
@@ -65,67 +65,57 @@ pub(crate) fn row_len(g: &GatherDims, odims: &[i64], out: &[i64]) -> Option<usiz
         .then_some(len)
 }
 
-/// A fused gather's values for one run: the operand's row offsets, or (when the
+/// A fused gather's values for one run: the operand and its row offsets, or (when the
 /// indices did not give whole contiguous rows after all) the gathered values.
-pub(crate) enum Table<L> {
-    Rows(Vec<usize>),
+pub(crate) enum Table<'a, L> {
+    Rows(&'a [L], Vec<usize>),
     Values(Vec<L>),
 }
 
-/// Makes the table of `spec` from the run's arguments (`len`: the planned row length).
+/// Makes the table of `spec` from the run's arguments.
 ///
 /// # Errors
 /// If the dimension numbers do not fit the operands, or the run must stop.
-pub(crate) fn table<L: super::lane::Lane>(
+pub(crate) fn table<'a, L: super::lane::Lane>(
     spec: &Spec,
-    len: usize,
-    args: &[&Literal],
-) -> Result<Table<L>> {
-    let internal = |m| crate::error::CpuError::Internal(m);
+    args: &[&'a Literal],
+) -> Result<Table<'a, L>> {
+    let internal = crate::error::CpuError::Internal;
     let (Some(operand), Some(indices)) = (args.get(spec.input), args.get(spec.indices)) else {
         return Err(internal(
             "a fused gather's operands are inputs (fusion plan)",
         ));
     };
-    if operand.data::<L>().is_none() {
-        return Err(internal("a fused gather's operand is of the kernel's type"));
-    }
-    let (_, odims) = crate::index::array(operand)?;
+    let (data, odims) = crate::index::array(operand)?;
+    let vals = operand
+        .data::<L>()
+        .ok_or(internal("a fused gather's operand is of the kernel's type"))?;
     let rows = gather_rows(operand, &odims, indices, &spec.dims, &spec.out)?;
-    let size = crate::index::count(&odims);
-    if rows.step == 1 && rows.n == len {
+    if rows.step == 1 && Some(&rows.n) == spec.out.last() {
+        let n = rows.n;
         let bases: Option<Vec<usize>> = rows
             .bases
             .iter()
-            .map(|b| b.filter(|&b| b + len <= size))
+            .map(|b| b.filter(|&b| b + n <= vals.len()))
             .collect();
         if let Some(bases) = bases {
-            return Ok(Table::Rows(bases));
+            return Ok(Table::Rows(vals, bases));
         }
     }
-    let shape = xla_core::Shape::array(
-        operand
-            .shape()
-            .as_array()
-            .map_or(xla_core::PrimitiveType::F32, |a| a.ty),
-        spec.out.iter().map(|&d| d as i64).collect::<Vec<i64>>(),
-    );
-    let values = crate::kernels::indexing::gather(operand, indices, &spec.dims, &shape)?;
+    let dims: Vec<i64> = spec.out.iter().map(|&d| d as i64).collect();
+    let shape = xla_core::Shape::array(operand.shape().element_type(), dims);
+    let values = gather_from_rows(data, &rows, &shape)?;
     values
         .data::<L>()
         .map(|v| Table::Values(v.to_vec()))
         .ok_or(internal("a fused gather's operand is of the kernel's type"))
 }
 
-impl<L> Table<L> {
-    /// The kernel input this table stands for.
-    pub(crate) fn input<'a>(&'a self, operand: &'a [L], len: usize) -> In<'a, L> {
+impl<L> Table<'_, L> {
+    /// The kernel input this table stands for (rows of `len`).
+    pub(crate) fn input(&self, len: usize) -> In<'_, L> {
         match self {
-            Table::Rows(bases) => In::Rows {
-                vals: operand,
-                bases,
-                len,
-            },
+            Table::Rows(vals, bases) => In::Rows { vals, bases, len },
             Table::Values(v) => In::Val(v),
         }
     }

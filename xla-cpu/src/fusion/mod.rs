@@ -571,19 +571,16 @@ impl Builder<'_, '_> {
         let out = out
             .map(|&d| usize::try_from(d).ok())
             .collect::<Option<_>>()?;
+        let indices = self.input(*idx);
         // The operand gets an input of its own, which the run reads by rows.
         self.inputs.push(*x);
         let input = self.inputs.len() - 1;
         self.gathers.push(gather::Spec {
             input,
-            indices: 0,
+            indices,
             dims: g.clone(),
             out,
         });
-        let indices = self.input(*idx);
-        if let Some(spec) = self.gathers.last_mut() {
-            spec.indices = indices;
-        }
         Some(Load::Gather(gather::GatherLoad { input, len }))
     }
     fn push(&mut self, n: Node) -> usize {
@@ -888,7 +885,9 @@ impl Planner<'_> {
                 kind,
             });
         }
-        if let Some((op, updates)) = self.fusible_scatter(ins) {
+        if let (Some((op, updates)), Op::Scatter { dims, .. }) =
+            (self.fusible_scatter(ins), &ins.op)
+        {
             let [x, idx, u] = ins.operands.as_slice() else {
                 return None;
             };
@@ -901,10 +900,7 @@ impl Planner<'_> {
             let spec = scatter::Spec {
                 operand: inputs.len() - 2,
                 indices: inputs.len() - 1,
-                dims: match &ins.op {
-                    Op::Scatter { dims, .. } => dims.clone(),
-                    _ => return None,
-                },
+                dims: dims.clone(),
                 op,
                 updates,
             };

@@ -752,14 +752,7 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
     let tables = k
         .gathers
         .iter()
-        .map(|g| {
-            let len = k.nodes.iter().find_map(|n| match n {
-                Node::Load(Load::Gather(l)) if l.input == g.input => Some(l.len),
-                _ => None,
-            });
-            let len = len.ok_or(CpuError::Internal("a fused gather is loaded (fusion plan)"))?;
-            Ok((g.input, len, super::gather::table::<L>(g, len, args)?))
-        })
+        .map(|g| super::gather::table::<L>(g, args))
         .collect::<Result<Vec<_>>>()?;
     let mut ins = args
         .iter()
@@ -774,9 +767,9 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
                 })
         })
         .collect::<Result<Vec<_>>>()?;
-    for (input, len, t) in &tables {
-        if let (Some(slot), Some(op)) = (ins.get_mut(*input), args.get(*input)) {
-            *slot = t.input(op.data::<L>().unwrap_or(&[]), *len);
+    for (g, t) in k.gathers.iter().zip(&tables) {
+        if let (Some(slot), Some(&len)) = (ins.get_mut(g.input), g.out.last()) {
+            *slot = t.input(len);
         }
     }
     if let FusedKind::Rows(chain) = &f.kind {

@@ -74,25 +74,23 @@ pub(crate) fn run<L: Lane>(
     if targets.len() != k.n {
         return Err(internal("a fused scatter's kernel covers its updates"));
     }
-    if let ([super::Node::Load(super::Load::Gather(g))], Some(In::Rows { vals, bases, len })) = (
+    let per = (ROUND / n).max(1);
+    let mut poll = Poll::new(k.n);
+    if let ([super::Node::Load(super::Load::Gather(_))], Some(In::Rows { vals, bases, len })) = (
         k.nodes.as_slice(),
         ins.get(k.gathers.first().map_or(usize::MAX, |g| g.input)),
     ) {
-        if g.len == *len && *len == n {
+        if *len == n {
             // The updates are a gather's rows: combined straight from its operand.
-            let mut poll = Poll::new(k.n);
-            let per = (ROUND / n).max(1);
             for (src, dst) in bases.chunks(per).zip(targets.bases.chunks(per)) {
                 poll.tick(src.len() * n)?;
-                combine_gathered(&mut out, vals, (src, dst), (n, step), s.op)?;
+                combine(&mut out, Updates::Gathered(vals, src), dst, (n, step), s.op)?;
             }
             return Ok(out);
         }
     }
-    let per = (ROUND / n).max(1);
     let mut buf = vec![L::zero(); per * n];
     let mut scratch: Scratch<L> = k.scratch(ins);
-    let mut poll = Poll::new(k.n);
     // Generated code runs a whole round per call (each staged load made once per round,
     // not once per block).
     #[cfg(target_arch = "x86_64")]
@@ -118,41 +116,39 @@ pub(crate) fn run<L: Lane>(
             vals[done..done + v.len()].copy_from_slice(v);
             done += v.len();
         }
-        combine(&mut out, vals, bases, (n, step), s.op)?;
+        combine(&mut out, Updates::Packed(vals), bases, (n, step), s.op)?;
     }
     Ok(out)
 }
 
-simd_dispatch! {
-    fn combine<L>(v: &mut [L], u: &[L], bases: &[Option<usize>], rows: (usize, usize), op: Option<BinaryOp>) -> Result<()> => combine_impl;
-    fn combine_gathered<L>(v: &mut [L], vals: &[L], bases: (&[usize], &[Option<usize>]), rows: (usize, usize), op: Option<BinaryOp>) -> Result<()> => gathered_impl;
+/// A round's update rows: packed in a buffer, or rows of a gather's operand.
+enum Updates<'a, L> {
+    Packed(&'a [L]),
+    /// The operand's values and where each row starts.
+    Gathered(&'a [L], &'a [usize]),
 }
 
-/// Rows `src[r]..src[r] + n` of `vals` combined into the targets of `dst[r]`.
-#[inline(always)]
-fn gathered_impl<L: Lane>(
-    v: &mut [L],
-    vals: &[L],
-    (src, dst): (&[usize], &[Option<usize>]),
-    rows: (usize, usize),
-    op: Option<BinaryOp>,
-) -> Result<()> {
-    for (&a, b) in src.iter().zip(dst) {
-        let row = vals.get(a..a + rows.0).ok_or(CpuError::Internal(
-            "a fused gather's rows are in its operand",
-        ))?;
-        combine_impl(v, row, std::slice::from_ref(b), rows, op)?;
+// Derived `Clone`/`Copy` would demand `L: Copy` needlessly.
+impl<L> Clone for Updates<'_, L> {
+    fn clone(&self) -> Self {
+        *self
     }
-    Ok(())
+}
+impl<L> Copy for Updates<'_, L> {}
+
+simd_dispatch! {
+    fn combine<L>(v: &mut [L], u: Updates<'_, L>, bases: &[Option<usize>], rows: (usize, usize), op: Option<BinaryOp>) -> Result<()> => combine_impl;
 }
 
-/// [`combine_rows`] with the scatter's combiner, built for the widest vectors the CPU
-/// has. Values are the unfused scatter's; where a NaN meets a NaN, which one's sign and
-/// payload survive is the build's choice (LLVM may swap the operands of `a * b`).
+/// `v[t] = op(v[t], u)` row by row: row `r` of the updates (of `n` values) into the
+/// targets from `bases[r]` (skipped when `None`) advancing by `step`, built for the widest
+/// vectors the CPU has. Values are the unfused scatter's; where a NaN meets a NaN, which
+/// one's sign and payload survive is the build's choice (LLVM may swap the operands of
+/// `a * b`).
 #[inline(always)]
 fn combine_impl<L: Lane>(
     v: &mut [L],
-    u: &[L],
+    u: Updates<'_, L>,
     bases: &[Option<usize>],
     rows: (usize, usize),
     op: Option<BinaryOp>,
@@ -172,18 +168,22 @@ fn combine_impl<L: Lane>(
     Ok(())
 }
 
-/// `v[t] = f(v[t], u)` row by row: row `r` of `u` (of `n` values) into the targets from
-/// `bases[r]` (skipped when `None`) advancing by `step`.
+/// [`combine_row`] for every row with a target (a gathered row lies inside its operand,
+/// checked as its offsets were made: `gather::table`).
 #[inline(always)]
 fn combine_rows<L: Copy>(
     v: &mut [L],
-    u: &[L],
+    u: Updates<'_, L>,
     bases: &[Option<usize>],
     (n, step): (usize, usize),
     f: impl Fn(L, L) -> L,
 ) {
-    for (row, base) in u.chunks_exact(n).zip(bases) {
-        if let Some(b) = *base {
+    for (r, base) in bases.iter().enumerate() {
+        let row = match u {
+            Updates::Packed(vals) => vals.get(r * n..(r + 1) * n),
+            Updates::Gathered(vals, src) => src.get(r).and_then(|&a| vals.get(a..a + n)),
+        };
+        if let (Some(b), Some(row)) = (*base, row) {
             combine_row(v, b, row, step, &f);
         }
     }

@@ -247,6 +247,14 @@ pub fn gather(
     let (d, odims) = array(operand)?;
     let out_dims = dims_of(out)?;
     let rows = gather_rows(operand, &odims, indices, g, &out_dims)?;
+    gather_from_rows(d, &rows, out)
+}
+
+/// The gather of output `out` whose rows start at `rows` in the operand's data `d`.
+///
+/// # Errors
+/// If a row runs past the operand, or the run must stop.
+pub(crate) fn gather_from_rows(d: &ArrayData, rows: &Rows, out: &Shape) -> Result<Literal> {
     if rows.step == 1 && rows.n >= 4 {
         // Contiguous rows (an embedding lookup): copied row by row, no per-element map.
         let bases = rows
@@ -263,7 +271,7 @@ pub fn gather(
         .each()
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| internal("gather: every element has a source offset"))?;
-    let mut poll = Poll::new(crate::index::count(&out_dims));
+    let mut poll = Poll::new(map.len());
     make(out, take_polled(d, &map, &mut poll)?)
 }
 
