@@ -241,7 +241,12 @@ ENTRY main {{
 /// Runs `body_ops` (with `#` for the state length `n`, `@` for `n - 3`) at lengths that unroll (5) and that
 /// loop (37), on several seeds.
 fn check_ops(name: &str, helpers: &str, body_ops: &str) {
-    for n in [5, 37] {
+    check_ops_sized(name, helpers, body_ops, &[5, 37]);
+}
+
+/// [`check_ops`] with `#` each of `sizes`.
+fn check_ops_sized(name: &str, helpers: &str, body_ops: &str, sizes: &[usize]) {
+    for &n in sizes {
         let ops = body_ops
             .replace('#', &n.to_string())
             .replace('@', &(n - 3).to_string());
@@ -496,8 +501,9 @@ fn structural_moves() {
 
 #[test]
 fn reductions_in_both_orders() {
-    // Rows of 4 and 37 (the reference fold switches to 16 partials at 32), columns, all
-    // dims; fused (fed by an elementwise op) and unfused (fed by a parameter).
+    // Rows of 4, 37, 64 and 100 (the reference fold switches to 16 partials at 32, the
+    // fused one to a pairwise tree of its 64 lanes at 64), columns, all dims; fused (fed
+    // by an elementwise op) and unfused (fed by a parameter).
     let helpers = "add_f {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -521,7 +527,7 @@ mul_f {
   b = f32[] parameter(1)
   ROOT r = f32[] multiply(a, b)
 }";
-    check_ops(
+    check_ops_sized(
         "reduce",
         helpers,
         "  z = f32[] constant(0)
@@ -554,6 +560,7 @@ mul_f {
   ub = f32[#] broadcast(u), dimensions={}
   nx = f32[#] add(cols, ub)
   ny = f32[#] add(cols2, y)",
+        &[5, 37, 64, 100],
     );
 }
 

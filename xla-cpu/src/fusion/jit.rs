@@ -13,6 +13,7 @@
 
 mod bank;
 mod log;
+mod perf_map;
 
 use bank::Bank;
 
@@ -675,6 +676,7 @@ fn build(
     let Ok(map) = map.make_exec() else {
         return Ok(None);
     };
+    perf_map::record(map.as_ptr(), &bytes, fold.is_some());
     // SAFETY: `map` holds position-independent code assembled above for the SysV ABI
     // with exactly the `Entry` signature; it lives as long as `Code`, which owns it.
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(map.as_ptr()) };

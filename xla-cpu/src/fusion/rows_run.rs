@@ -459,7 +459,7 @@ fn member_impl<L: Lane>(
                         fold_block(k, &ins, &mut r, (q * c + s, len), op, &mut lanes);
                         s += len;
                     }
-                    acc = op.apply(acc, op.total(&lanes));
+                    acc = op.apply(acc, op.total(&lanes, hi - lo));
                 }
                 match dst {
                     Out::Sink(sink) => sink.push(&[acc]),

@@ -443,24 +443,30 @@ impl Comb {
         }
     }
 
-    /// `lanes` folded in order from the identity. Max and min of values without a NaN do
-    /// not depend on the order ([`vmax`]/[`vmin`] resolve a ±0 tie bitwise, the same
-    /// either way round), so they fold as a tree of vector steps instead of 64 dependent
-    /// scalar ones (which cost more than the row itself in a softmax over 1,024 columns);
-    /// with a NaN (whose payload the order decides), and for sums and products, in order.
+    /// `lanes`, holding `used` values folded lane by lane (value `i` into lane
+    /// `i % LANES`), combined into one. From a full set of lanes up, as a tree of vector
+    /// steps (lanes `i` and `i + 32`, then `i` and `i + 16`, ...), not 64 dependent scalar
+    /// steps (which cost more than the row itself in a softmax over 1,024 columns): sums
+    /// and products pairwise in that order, as XLA's vectorised reductions are
+    /// (`native/reduce.rs` spells out the same steps). Max and min of values without a NaN
+    /// do not depend on the order ([`vmax`]/[`vmin`] resolve a ±0 tie bitwise, the same
+    /// either way round). In order from the identity: fewer values than lanes (so a short
+    /// row gives what `reduce_short_rows` gives), and max or min with a NaN (whose payload
+    /// the order decides).
     #[inline(always)]
-    pub(super) fn total<L: Lane>(self, lanes: &[L; LANES]) -> L {
-        if matches!(self, Comb::Max | Comb::Min) && !lanes.iter().any(|x| x.is_nan()) {
-            let mut v = *lanes;
-            let mut w = LANES / 2;
-            while w >= 1 {
-                let (lo, hi) = v.split_at_mut(w);
-                self.fold_into(lo, hi);
-                w /= 2;
-            }
-            return self.apply(self.identity(), v[0]);
+    pub(super) fn total<L: Lane>(self, lanes: &[L; LANES], used: usize) -> L {
+        if used < LANES || matches!(self, Comb::Max | Comb::Min) && lanes.iter().any(|x| x.is_nan())
+        {
+            return lanes.iter().fold(self.identity(), |a, &b| self.apply(a, b));
         }
-        lanes.iter().fold(self.identity(), |a, &b| self.apply(a, b))
+        let mut v = *lanes;
+        let mut w = LANES / 2;
+        while w >= 1 {
+            let (lo, hi) = v.split_at_mut(w);
+            self.fold_into(lo, hi);
+            w /= 2;
+        }
+        self.apply(self.identity(), v[0])
     }
 
     /// `acc[i] = acc[i] op v[i]` for every `i` of the shorter.
@@ -501,7 +507,7 @@ fn fold_range_impl<L: Lane>(
         op.fold_into(&mut lanes, it.remainder());
         done += v.len();
     }
-    op.total(&lanes)
+    op.total(&lanes, len)
 }
 
 /// Folds `rows` rows of the kernel, `stride` elements apart from `start`, into `acc`
@@ -820,11 +826,22 @@ fn run_in<L: Lane>(f: &Fused, args: &[&Literal], out: &Shape, min: usize) -> Res
     make(out, data)
 }
 
-/// The tree fold of max/min lanes gives the in-order fold's bits: lanes of ±0, ±inf,
-/// denormals, ties and random values (a NaN takes the in-order path, checked too).
+/// Lane totals: max/min give the in-order fold's bits (lanes of ±0, ±inf, denormals, ties
+/// and random values; a NaN takes the in-order path, checked too); sums and products are
+/// the pairwise tree (halves combined lane by lane), written here as a recursion; fewer
+/// values than lanes fold in order.
 #[cfg(test)]
 #[test]
-fn lane_totals_match_the_in_order_fold() {
+fn lane_totals_match_their_order() {
+    fn tree(op: Comb, v: &[f32]) -> f32 {
+        match v.len() {
+            1 => op.apply(op.identity(), v[0]),
+            n => {
+                let halves: Vec<f32> = (0..n / 2).map(|i| op.apply(v[i], v[i + n / 2])).collect();
+                tree(op, &halves)
+            }
+        }
+    }
     const SPECIAL: [f32; 8] = [
         0.0,
         -0.0,
@@ -851,11 +868,24 @@ fn lane_totals_match_the_in_order_fold() {
         if round % 7 == 0 {
             lanes[(s >> 20) as usize % LANES] = f32::NAN;
         }
-        for op in [Comb::Max, Comb::Min, Comb::Add] {
-            let want = lanes
+        for op in [Comb::Max, Comb::Min, Comb::Add, Comb::Mul] {
+            let want = match op {
+                Comb::Max | Comb::Min => lanes
+                    .iter()
+                    .fold(op.identity::<f32>(), |a, &b| op.apply(a, b)),
+                Comb::Add | Comb::Mul => tree(op, &lanes),
+            };
+            let mut short = [op.identity::<f32>(); LANES];
+            short[..37].copy_from_slice(&lanes[..37]);
+            let in_order = lanes[..37]
                 .iter()
                 .fold(op.identity::<f32>(), |a, &b| op.apply(a, b));
-            let got = op.total(&lanes);
+            let got = op.total(&short, 37);
+            assert!(
+                got.to_bits() == in_order.to_bits() || (got.is_nan() && in_order.is_nan()),
+                "{op:?} round {round}, 37 values: {got} vs {in_order}"
+            );
+            let got = op.total(&lanes, LANES);
             assert!(
                 got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
                 "{op:?} round {round}: {got} vs {want}"

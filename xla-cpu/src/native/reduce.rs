@@ -26,9 +26,13 @@ impl FoldPlan {
     }
 }
 
-/// The fused kernel's order: per output, lanes `op(ident, x)` folded in order, then
+/// The fused kernel's order (`fusion/run.rs`, `Comb::total`): per output, lanes
+/// `op(ident, x)` (element `k` into lane `k % LANES`), then the lanes combined — sums and
+/// products of at least `LANES` values as a pairwise tree (lanes `i` and `i + 32`, then
+/// `i + 16`, ...), shorter ones and max and min in order (for max and min the same bits as
+/// the fused tree when no lane is NaN, and the fused path's order when one is) — then
 /// `op(init, partial)`; or, for a middle range (`inner > 1`), each column from `init`.
-fn fused_plan(outer: usize, red: usize, inner: usize) -> FoldPlan {
+fn fused_plan(op: BinaryOp, outer: usize, red: usize, inner: usize) -> FoldPlan {
     let mut p = FoldPlan::default();
     for o in 0..outer {
         if inner == 1 {
@@ -37,12 +41,12 @@ fn fused_plan(outer: usize, red: usize, inner: usize) -> FoldPlan {
                 let l = k % LANES;
                 lanes[l] = p.op(lanes[l], Term::Src(o * red + k));
             }
-            // Trailing identity lanes are skipped: `acc op ident` gives `acc` unchanged for
-            // every quiet `acc` (a fold result always is).
-            let mut acc = Term::Ident;
-            for l in lanes {
-                acc = p.op(acc, l);
-            }
+            let acc = match op {
+                BinaryOp::Add | BinaryOp::Mul if red >= LANES => lane_tree(&mut p, lanes),
+                // Trailing identity lanes are skipped: `acc op ident` gives `acc`
+                // unchanged for every quiet `acc` (a fold result always is).
+                _ => lanes.into_iter().fold(Term::Ident, |acc, l| p.op(acc, l)),
+            };
             let r = p.op(Term::Init, acc);
             p.outs.push(r);
         } else {
@@ -56,6 +60,25 @@ fn fused_plan(outer: usize, red: usize, inner: usize) -> FoldPlan {
         }
     }
     p
+}
+
+/// The pairwise tree of a sum's or product's `LANES` lanes (`lanes` holds the first ones;
+/// the rest are the identity, which leaves every quiet value unchanged on either side, so
+/// its steps are skipped), ending with the fused path's `op(ident, tree)` (skipped too).
+fn lane_tree(p: &mut FoldPlan, mut lanes: Vec<Term>) -> Term {
+    lanes.resize(LANES, Term::Ident);
+    let mut w = LANES / 2;
+    while w >= 1 {
+        for i in 0..w {
+            lanes[i] = match (lanes[i], lanes[i + w]) {
+                (a, Term::Ident) => a,
+                (Term::Ident, b) => b,
+                (a, b) => p.op(a, b),
+            };
+        }
+        w /= 2;
+    }
+    lanes[0]
 }
 
 /// `reduce_fast::fold_row` of the terms `row`.
@@ -184,7 +207,7 @@ pub(crate) fn lower(lw: &Lowerer<'_>, at: &At<'_>, ops: &[SlotId], dst: SlotId) 
                 red,
                 inner,
                 ..
-            } if fop == op => (true, fused_plan(outer, red, inner)),
+            } if fop == op => (true, fused_plan(op, outer, red, inner)),
             FusedKind::Reduce { .. }
             | FusedKind::Loop { .. }
             | FusedKind::Rows(_)
