@@ -487,8 +487,8 @@ fn job_rows<T: FaerElem>(
 /// Row-gather jobs hold at most about this many elements.
 const ROWS_CHUNK: usize = 1 << 24;
 
-/// The convolution through the sub-pixel decomposition (lhs dilation), the Rows/Cols
-/// products or im2col and faer; `None` when the gather buffer would be too big.
+/// The convolution through the sub-pixel decomposition (lhs dilation), the depthwise or
+/// per-tap kernels, the Rows/Cols products or im2col and faer; `None` when the gather buffer would be too big.
 pub(crate) fn conv_gemm<T: FaerElem>(
     l: &[T],
     r: &[T],
@@ -499,6 +499,9 @@ pub(crate) fn conv_gemm<T: FaerElem>(
         return Some(out);
     }
     if let Some(out) = super::conv_depthwise::conv_depthwise(l, r, p, par) {
+        return Some(out);
+    }
+    if let Some(out) = super::conv_taps::conv_taps(l, r, p, par) {
         return Some(out);
     }
     if let Some(f) = form(p) {

@@ -572,3 +572,78 @@ fn depthwise_matches_reference_bit_for_bit() {
     }
     assert!(ran > 80, "{ran}");
 }
+
+/// The per-tap products (`conv_taps`) against the reference: random 1-D channels-last
+/// convolutions (features innermost in lhs and output, batch inner or outer in the lhs,
+/// any kernel layout; strides, dilations up to 17, negative and wide padding, reversal;
+/// several blocks of rows) and pointwise 2-D ones (`b01f` and `01bf` inputs), with NaN,
+/// ±inf and ±0 in either operand, on 1 and 2 threads.
+#[test]
+fn per_tap_products_match_reference() {
+    use super::conv_taps::runs;
+    let two = Threads::new(2);
+    let mut rng = Rng(23);
+    let mut taken = 0;
+    for i in 0..60 {
+        let (batch, cin, cout) = (1 + rng.below(3), 8 + rng.below(13), 1 + rng.below(40));
+        let special = i % 3;
+        let (ld, rd, c) = if i % 5 == 4 {
+            // Pointwise over two spatial dims; the lhs `b01f` or `01bf`.
+            let (h, w) = (1 + rng.below(9), 1 + rng.below(40));
+            let lp: Vec<i64> = if rng.below(2) == 0 {
+                vec![0, 3, 1, 2]
+            } else {
+                vec![2, 3, 0, 1]
+            };
+            let ld = place(&lp, &[batch, cin, h, w]);
+            let rp = rng.perm(4);
+            let rd = place(&rp, &[cin, cout, 1, 1]);
+            let c = ConvConfig {
+                window: Window {
+                    dims: vec![WindowDim::new(1), WindowDim::new(1)],
+                },
+                dnums: dnums(&lp, &rp, &[0, 3, 1, 2]),
+                feature_group_count: 1,
+                batch_group_count: 1,
+                precision: PrecisionConfig::default(),
+            };
+            (ld, rd, c)
+        } else {
+            let t = 1 + rng.below(600);
+            let mut w = WindowDim::new(1 + rng.below(3));
+            w.stride = 1 + rng.below(3);
+            w.window_dilation = [1, 2, 4, 16, 17][rng.below(5) as usize];
+            w.padding_low = rng.below(20) - 2;
+            w.padding_high = rng.below(20) - 2;
+            w.window_reversal = rng.below(3) == 0;
+            // The lhs `b0f` or `0bf`: features innermost either way.
+            let lp: Vec<i64> = if rng.below(2) == 0 {
+                vec![0, 2, 1]
+            } else {
+                vec![1, 2, 0]
+            };
+            let ld = place(&lp, &[batch, cin, t]);
+            let rp = rng.perm(3);
+            let rd = place(&rp, &[cin, cout, w.size]);
+            let c = ConvConfig {
+                window: Window { dims: vec![w] },
+                dnums: dnums(&lp, &rp, &[0, 2, 1]),
+                feature_group_count: 1,
+                batch_group_count: 1,
+                precision: PrecisionConfig::default(),
+            };
+            (ld, rd, c)
+        };
+        let Ok(out) = out_shape(&ld, &rd, &c) else {
+            continue;
+        };
+        let l = values(&mut rng, &ld, special == 1);
+        let r = values(&mut rng, &rd, special == 2);
+        if runs(&convolution_plan(&l, &r, &c, &out).unwrap()) {
+            taken += 1;
+        }
+        let what = format!("case {i}: {ld:?} * {rd:?} {c:?}");
+        check(&l, &r, &c, &out, &two, &what);
+    }
+    assert!(taken >= 50, "{taken} of 60 convolutions ran per tap");
+}
