@@ -504,6 +504,9 @@ pub(crate) fn conv_gemm<T: FaerElem>(
     if let Some(out) = super::conv_taps::conv_taps(l, r, p, par) {
         return Some(out);
     }
+    if let Some(out) = super::conv_tap_grads::conv_tap_grads(l, r, p, par) {
+        return Some(out);
+    }
     if let Some(f) = form(p) {
         if let Some(out) = conv_rows(l, r, p, f, par) {
             return Some(out);

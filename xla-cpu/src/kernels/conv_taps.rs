@@ -213,9 +213,3 @@ pub(crate) fn conv_taps<T: FaerElem>(
     }
     Some(out)
 }
-
-/// Whether this kernel runs `p` (for the tests).
-#[cfg(test)]
-pub(crate) fn runs(p: &ConvPlan) -> bool {
-    line(p).is_some()
-}

@@ -3,7 +3,9 @@
 //! negative padding, lhs/rhs dilation, reversal) and feature/batch groups, with NaN, ±inf
 //! and ±0 in the operands, and for identical results on 1 and 2 threads.
 
-use super::contraction::{convolution, convolution_form, convolution_plan, convolution_reference};
+use super::contraction::{
+    convolution, convolution_form, convolution_plan, convolution_reference, ConvPlan,
+};
 use super::conv_rows::{small, Form};
 use super::conv_subpixel::conv_subpixel;
 use crate::parallel::{Parallel, Threads};
@@ -266,8 +268,10 @@ fn block_scale_layouts_match_reference() {
     }
 }
 
-/// The sub-pixel decomposition run directly (no fallback behind it) on 1 and 2 threads and
-/// compared as [`check`] does; false when it declined the convolution.
+/// A fast path's kernel as `conv_gemm` calls it.
+type Direct = for<'a> fn(&[f32], &[f32], &ConvPlan, Parallel<'a>) -> Option<Vec<f32>>;
+
+/// The sub-pixel decomposition run directly; see [`check_direct`].
 fn check_subpixel(
     l: &Literal,
     r: &Literal,
@@ -276,12 +280,25 @@ fn check_subpixel(
     two: &Threads,
     what: &str,
 ) -> bool {
+    check_direct(conv_subpixel::<f32>, (l, r), c, out, two, what)
+}
+
+/// A fast path run directly (no fallback behind it) on 1 and 2 threads and compared as
+/// [`check`] does; false when it declined the convolution.
+fn check_direct(
+    run: Direct,
+    (l, r): (&Literal, &Literal),
+    c: &ConvConfig,
+    out: &Shape,
+    two: &Threads,
+    what: &str,
+) -> bool {
     let p = convolution_plan(l, r, c, out).unwrap();
     let (lv, rv) = (floats(l), floats(r));
-    let Some(got) = conv_subpixel(&lv, &rv, &p, Parallel::SEQ) else {
+    let Some(got) = run(&lv, &rv, &p, Parallel::SEQ) else {
         return false;
     };
-    let got2 = conv_subpixel(&lv, &rv, &p, two.parallel()).unwrap();
+    let got2 = run(&lv, &rv, &p, two.parallel()).unwrap();
     let want = floats(&convolution_reference(l, r, c, out).unwrap());
     compare(&got, &got2, &want, what);
     true
@@ -580,7 +597,7 @@ fn depthwise_matches_reference_bit_for_bit() {
 /// ±inf and ±0 in either operand, on 1 and 2 threads.
 #[test]
 fn per_tap_products_match_reference() {
-    use super::conv_taps::runs;
+    use super::conv_taps::conv_taps;
     let two = Threads::new(2);
     let mut rng = Rng(23);
     let mut taken = 0;
@@ -639,11 +656,60 @@ fn per_tap_products_match_reference() {
         };
         let l = values(&mut rng, &ld, special == 1);
         let r = values(&mut rng, &rd, special == 2);
-        if runs(&convolution_plan(&l, &r, &c, &out).unwrap()) {
+        let what = format!("case {i}: {ld:?} * {rd:?} {c:?}");
+        if check_direct(conv_taps::<f32>, (&l, &r), &c, &out, &two, &what) {
             taken += 1;
         }
-        let what = format!("case {i}: {ld:?} * {rd:?} {c:?}");
         check(&l, &r, &c, &out, &two, &what);
     }
     assert!(taken >= 50, "{taken} of 60 convolutions ran per tap");
+}
+
+/// The per-tap kernel gradients (`conv_tap_grads`) against the reference: random
+/// `f0b_i0o->0bf`-style convolutions (the window covering the sequence, window strides
+/// standing for dilations, padding on either side, output layouts `0bf` and `b0f`, 8-40
+/// batch elements and features), with NaN, ±inf and ±0 in either operand, on 1 and 2
+/// threads.
+#[test]
+fn per_tap_kernel_gradients_match_reference() {
+    use super::conv_tap_grads::conv_tap_grads;
+    let two = Threads::new(2);
+    let mut rng = Rng(31);
+    let mut taken = 0;
+    for i in 0..40 {
+        let (kic, batch, cout) = (1 + rng.below(9), 8 + rng.below(33), 8 + rng.below(60));
+        let t = 64 + rng.below(300);
+        let dil = [1, 2, 8, 16][rng.below(4) as usize];
+        let mut w = WindowDim::new(t - rng.below(3) * 4);
+        w.stride = dil;
+        w.padding_low = rng.below(2) * dil;
+        w.padding_high = rng.below(2) * dil;
+        // lhs `f0b`: features (contracted) outermost, batch innermost; rhs `i0o`.
+        let ld = vec![kic, t, batch];
+        let rd = vec![kic, w.size, cout];
+        let op: Vec<i64> = if rng.below(2) == 0 {
+            vec![1, 2, 0]
+        } else {
+            vec![0, 2, 1]
+        };
+        let c = ConvConfig {
+            window: Window { dims: vec![w] },
+            dnums: dnums(&[2, 0, 1], &[0, 2, 1], &op),
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: PrecisionConfig::default(),
+        };
+        let Ok(out) = out_shape(&ld, &rd, &c) else {
+            continue;
+        };
+        let special = i % 3;
+        let l = values(&mut rng, &ld, special == 1);
+        let r = values(&mut rng, &rd, special == 2);
+        let what = format!("case {i}: {ld:?} * {rd:?} {c:?}");
+        if check_direct(conv_tap_grads::<f32>, (&l, &r), &c, &out, &two, &what) {
+            taken += 1;
+        }
+        check(&l, &r, &c, &out, &two, &what);
+    }
+    assert!(taken >= 35, "{taken} of 40 kernel gradients ran per tap");
 }

@@ -13,6 +13,7 @@ pub mod conv;
 pub(crate) mod conv_depthwise;
 pub(crate) mod conv_rows;
 pub(crate) mod conv_small;
+pub(crate) mod conv_tap_grads;
 pub(crate) mod conv_taps;
 pub(crate) mod conv_subpixel;
 pub(crate) mod dot_perm;
