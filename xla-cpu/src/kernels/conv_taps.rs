@@ -166,9 +166,11 @@ pub(crate) fn conv_taps<T: FaerElem>(
     let mut out = vec![T::default(); g.batch.checked_mul(g.t_out)?.checked_mul(g.cout)?];
     let blocks = g.t_out.div_ceil(ROWS);
     let stop = Stop::current();
-    let task = |(i, chunk): (usize, &mut [T])| {
+    // False when a view would leave the lhs or the chunk (checked above, so never): the
+    // caller then falls back to the gathered product.
+    let task = |(i, chunk): (usize, &mut [T])| -> bool {
         if stop.stopped() {
-            return;
+            return true;
         }
         let (b, t0) = (i / blocks, (i % blocks) * ROWS);
         let t1 = (t0 + ROWS).min(g.t_out);
@@ -183,16 +185,17 @@ pub(crate) fn conv_taps<T: FaerElem>(
             let step = g.ws * g.pos_stride;
             let len = (hi - lo - 1) * step + g.cin;
             let Some(x) = l.get(start..start + len) else {
-                continue;
+                return false;
             };
             let x = MatRef::from_row_major_slice_with_stride(x, hi - lo, g.cin, step);
             let w = MatRef::from_row_major_slice(w, g.cin, g.cout);
             let Some(d) = chunk.get_mut((lo - t0) * g.cout..(hi - t0) * g.cout) else {
-                continue;
+                return false;
             };
             let d = MatMut::from_row_major_slice_mut(d, hi - lo, g.cout);
             matmul(d, Accum::Add, x, w, T::ONE, Par::Seq);
         }
+        true
     };
     // One chunk per (batch element, block of rows); the last block of a batch element may
     // be short, so chunks are cut per batch element.
@@ -203,10 +206,13 @@ pub(crate) fn conv_taps<T: FaerElem>(
         }
     }
     let flops = g.batch * g.t_out * g.cin * g.cout * g.taps.len();
-    if par.threads() > 1 && flops >= MIN_PAR_FLOPS && chunks.len() > 1 {
-        par.install(|| chunks.into_par_iter().for_each(task));
+    let ok = if par.threads() > 1 && flops >= MIN_PAR_FLOPS && chunks.len() > 1 {
+        par.install(|| chunks.into_par_iter().all(task))
     } else {
-        chunks.into_iter().for_each(task);
+        chunks.into_iter().all(task)
+    };
+    if !ok {
+        return None;
     }
     if !skipping_ok(p, r) {
         redo_filled(l, r, p, &mut out);
