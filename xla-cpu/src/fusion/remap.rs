@@ -151,6 +151,7 @@ impl Remap {
         let j = match padded.as_slice() {
             [] => 0,
             [j] if j + 1 < rank => *j,
+            [j] => return Remap::pad_last(input, value, dims, &padding[*j]),
             _ => return None,
         };
         let p = &padding[j];
@@ -182,6 +183,56 @@ impl Remap {
                 .checked_mul(m.rows)?
                 .checked_mul(len)?,
         )
+    }
+
+    /// A pad of the last dimension alone, without interior padding: each output row is
+    /// `low` padding values, the operand row, `high` padding values (negative ones cut the
+    /// row), read as rows of `g` elements, `g` the greatest common divisor of the three
+    /// (at least [`MIN_ROW`]), each of them padding or a piece of an operand row. The
+    /// gradient of splitting the last dim (`concatenate` spelled `pad(a) + pad(b)`) is
+    /// such a pad.
+    fn pad_last(
+        input: usize,
+        value: PadValue,
+        dims: &[i64],
+        p: &xla_core::attrs::PadDim,
+    ) -> Option<Remap> {
+        let (&n, outer) = dims.split_last()?;
+        let out_n = p.low.checked_add(p.high)?.checked_add(n)?;
+        if p.interior != 0 || n < 0 || out_n <= 0 {
+            return None;
+        }
+        let gcd = |mut a: u64, mut b: u64| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        let g = gcd(
+            gcd(p.low.unsigned_abs(), n.unsigned_abs()),
+            p.high.unsigned_abs(),
+        );
+        let g = i64::try_from(g).ok()?;
+        if g == 0 {
+            return None;
+        }
+        let u = |x: i64| usize::try_from(x).ok();
+        let m = Remap {
+            input,
+            pad: Some(value),
+            len: u(g)?,
+            rows: u(out_n / g)?,
+            outer_step: u(n)?,
+            row_step: u(g)?,
+            col: 0,
+            lo: p.low / g,
+            every: 1,
+            start: 0,
+            stride: 1,
+            count: u(n / g)?,
+            need: prod(dims)?,
+        };
+        m.checked(prod(outer)?.checked_mul(u(out_n)?)?)
     }
 
     /// `self` when its rows are long enough, it covers an output of `n` elements and
@@ -237,12 +288,21 @@ impl Remap {
     /// The operand element holding row `r`'s first element, or `None` for a padded row.
     #[inline(always)]
     pub(crate) fn row_base(&self, r: usize) -> Option<usize> {
-        let (ro, ri) = (r / self.rows, r % self.rows);
+        self.block_row_base(r / self.rows, r % self.rows)
+    }
+
+    /// [`Remap::row_base`] of row `ri` of outer block `ro`.
+    #[inline(always)]
+    fn block_row_base(&self, ro: usize, ri: usize) -> Option<usize> {
         let q = ri as i64 - self.lo;
-        if q < 0 || q as usize % self.every != 0 {
+        if q < 0 {
             return None;
         }
-        let k = q as usize / self.every;
+        let k = match self.every {
+            1 => q as usize,
+            e if q as usize % e != 0 => return None,
+            e => q as usize / e,
+        };
         (k < self.count).then(|| {
             ro * self.outer_step + (self.start + self.stride * k) * self.row_step + self.col
         })
@@ -273,17 +333,19 @@ impl Remap {
     }
 
     /// Reads elements `start..start + dst.len()` into `dst`, a copy per row (the input
-    /// holds `need` elements and a pad input one: `check_over` verified both).
+    /// holds `need` elements and a pad input one: `check_over` verified both). The rows are
+    /// walked in order (one division for the first), since a staged call of a few short
+    /// rows spent more on locating each row than on copying it.
     #[inline(always)]
     pub(crate) fn load<L: Lane>(&self, ins: &[In<L>], start: usize, dst: &mut [L]) {
-        let end = start + dst.len();
         let src = ins[self.input];
-        let mut i = start;
-        while i < end {
-            let o = i - start;
-            let run = (end - i).min(self.len - i % self.len);
+        let r = start / self.len;
+        let (mut ro, mut ri, mut off) = (r / self.rows, r % self.rows, start % self.len);
+        let mut o = 0;
+        while o < dst.len() {
+            let run = (dst.len() - o).min(self.len - off);
             let d = &mut dst[o..o + run];
-            match (self.base(i), src) {
+            match (self.block_row_base(ro, ri).map(|b| b + off), src) {
                 (Some(b), In::Val(v)) => d.copy_from_slice(&v[b..b + run]),
                 (Some(b), In::Pred(p)) => {
                     for (x, &m) in d.iter_mut().zip(&p[b..b + run]) {
@@ -297,7 +359,12 @@ impl Remap {
                 }
                 (None, _) => d.fill(self.pad_value(ins)),
             }
-            i += run;
+            o += run;
+            off = 0;
+            ri += 1;
+            if ri == self.rows {
+                (ri, ro) = (0, ro + 1);
+            }
         }
     }
 }
@@ -365,6 +432,14 @@ mod tests {
         })
     }
 
+    fn pd(low: i64, high: i64, interior: i64) -> PadDim {
+        PadDim {
+            low,
+            high,
+            interior,
+        }
+    }
+
     fn reads(m: &Remap, n: usize) -> Vec<Option<usize>> {
         (0..n).map(|i| m.base(i)).collect()
     }
@@ -389,11 +464,6 @@ mod tests {
 
     #[test]
     fn pads_interleave_and_shift_rows() {
-        let pd = |low, high, interior| PadDim {
-            low,
-            high,
-            interior,
-        };
         let none = pd(0, 0, 0);
         let cases: Vec<(Vec<i64>, Vec<PadDim>)> = vec![
             (vec![8, 16], vec![pd(0, 1, 1), none]),
@@ -403,6 +473,12 @@ mod tests {
             (vec![8, 16], vec![pd(-3, 2, 2), none]),
             (vec![2, 5, 4, 8], vec![none, pd(1, -2, 1), none, none]),
             (vec![0, 16], vec![pd(2, 1, 3), none]),
+            (vec![8, 32], vec![none, pd(32, 0, 0)]),
+            (vec![8, 32], vec![none, pd(0, 32, 0)]),
+            (vec![2, 3, 48], vec![none, none, pd(16, -32, 0)]),
+            (vec![2, 3, 64], vec![none, none, pd(-32, 32, 0)]),
+            (vec![5, 32], vec![none, pd(64, 96, 0)]),
+            (vec![48], vec![pd(-16, 16, 0)]),
         ];
         for (dims, padding) in cases {
             let m = Remap::pad(0, PadValue::Const(0.0), &dims, &padding).unwrap();
@@ -411,25 +487,63 @@ mod tests {
         }
     }
 
+    /// `load` walks the rows in order from any start: it reads what `base` says element by
+    /// element (the operand, or the padding value), across row and outer-block edges.
     #[test]
-    fn short_rows_two_cut_dims_and_padded_last_dims_are_not_remapped() {
-        let pd = |low, high, interior| PadDim {
-            low,
-            high,
-            interior,
-        };
+    fn loads_from_any_start_read_what_base_says() {
+        use crate::fusion::run::In;
+        let none = pd(0, 0, 0);
+        let cases: Vec<(Vec<i64>, Vec<PadDim>)> = vec![
+            (vec![3, 8, 16], vec![none, pd(2, -1, 1), none]),
+            (vec![4, 32], vec![none, pd(32, 0, 0)]),
+            (vec![2, 3, 64], vec![none, none, pd(-32, 16, 0)]),
+            (vec![5, 16], vec![pd(1, 2, 2), none]),
+        ];
+        for (dims, padding) in cases {
+            let m = Remap::pad(0, PadValue::Const(-7.0), &dims, &padding).unwrap();
+            let n = pad_reference(&dims, &padding).len();
+            let x: Vec<f32> = (0..m.need).map(|i| i as f32).collect();
+            let ins = [In::Val(&x[..])];
+            for start in (0..n).step_by(5) {
+                for len in [1, 7, 16, 40, 133] {
+                    let len = len.min(n - start);
+                    let mut got = vec![0f32; len];
+                    m.load(&ins, start, &mut got);
+                    let want: Vec<f32> = (start..start + len)
+                        .map(|i| m.base(i).map_or(-7.0, |b| x[b]))
+                        .collect();
+                    assert_eq!(got, want, "{dims:?} {padding:?} at {start}+{len}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn short_rows_two_cut_dims_and_uneven_last_dim_pads_are_not_remapped() {
         assert_eq!(Remap::slice(0, &[64, 8], &[0, 0], &[64, 8], &[2, 1]), None);
         assert_eq!(
             Remap::slice(0, &[64, 32], &[1, 1], &[64, 32], &[2, 1]),
             None
         );
         assert_eq!(Remap::slice(0, &[4, 64], &[0, 0], &[4, 64], &[1, 2]), None);
+        let last = |dims: &[i64], p: PadDim| {
+            let mut padding = vec![pd(0, 0, 0); dims.len()];
+            padding[dims.len() - 1] = p;
+            Remap::pad(0, PadValue::Const(0.0), dims, &padding)
+        };
+        // Pieces of the row shorter than 16, interior padding, nothing left of the row.
+        assert_eq!(last(&[4, 64], pd(1, 1, 0)), None);
+        assert_eq!(last(&[4, 64], pd(8, 8, 0)), None);
+        assert_eq!(last(&[4, 64], pd(32, 0, 1)), None);
+        assert_eq!(last(&[4, 64], pd(-32, -32, 0)), None);
+        assert_eq!(last(&[4, 64], pd(0, -96, 0)), None);
+        // Two padded dims.
         assert_eq!(
             Remap::pad(
                 0,
                 PadValue::Const(0.0),
                 &[4, 64],
-                &[pd(0, 0, 0), pd(1, 1, 0)]
+                &[pd(1, 0, 0), pd(32, 0, 0)]
             ),
             None
         );

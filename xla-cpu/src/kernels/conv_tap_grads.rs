@@ -18,6 +18,7 @@
 use super::contraction::{redo_filled, ConvPlan};
 use super::conv::out_roles;
 use super::conv_rows::skipping_ok;
+use super::conv_taps::inside;
 use super::matmul::{FaerElem, MIN_PAR_FLOPS};
 use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
@@ -60,13 +61,12 @@ struct Grad {
 impl Grad {
     /// Window positions `[lo, hi)` that read inside the input for output position `j`.
     fn valid(&self, j: usize) -> (usize, usize) {
-        let (wd, shift) = (self.wd as i64, (j * self.ws) as i64 - self.pad);
-        let lo = (-shift).max(0).div_euclid(wd) + i64::from((-shift).max(0) % wd != 0);
-        let last = self.t_in as i64 - 1 - shift;
-        let hi = if last < 0 { 0 } else { last / wd + 1 };
-        let w = self.wsize as i64;
-        let (lo, hi) = (lo.clamp(0, w), hi.clamp(0, w));
-        (lo as usize, hi.max(lo) as usize)
+        inside(
+            self.wd,
+            (j * self.ws) as i64 - self.pad,
+            self.t_in,
+            self.wsize,
+        )
     }
 }
 

@@ -53,15 +53,26 @@ struct Line {
 impl Line {
     /// Output positions `[lo, hi)` whose tap `k` reads inside the input.
     fn valid(&self, k: usize) -> (usize, usize) {
-        let (ws, shift) = (self.ws as i64, (k * self.wd) as i64 - self.pad);
-        // pos(t) = t * ws + shift must lie in [0, t_in).
-        let lo = (-shift).max(0).div_euclid(ws) + i64::from((-shift).max(0) % ws != 0);
-        let last = self.t_in as i64 - 1 - shift;
-        let hi = if last < 0 { 0 } else { last / ws + 1 };
-        let t_out = self.t_out as i64;
-        let (lo, hi) = (lo.clamp(0, t_out), hi.clamp(0, t_out));
-        (lo as usize, hi.max(lo) as usize)
+        inside(
+            self.ws,
+            (k * self.wd) as i64 - self.pad,
+            self.t_in,
+            self.t_out,
+        )
     }
+}
+
+/// The indices `i < count` whose position `i * step + shift` lies in `[0, n)`, as a range
+/// `(lo, hi)` with `lo <= hi` (empty when none does): the outputs one window tap reaches
+/// in `conv_taps`, the window positions one output tap reaches in `conv_tap_grads`.
+pub(super) fn inside(step: usize, shift: i64, n: usize, count: usize) -> (usize, usize) {
+    let step = step as i64;
+    let lo = (-shift).max(0).div_euclid(step) + i64::from((-shift).max(0) % step != 0);
+    let last = n as i64 - 1 - shift;
+    let hi = if last < 0 { 0 } else { last / step + 1 };
+    let count = count as i64;
+    let (lo, hi) = (lo.clamp(0, count), hi.clamp(0, count));
+    (lo as usize, hi.max(lo) as usize)
 }
 
 /// The line when `p` is a one-group convolution with input features innermost (unit
@@ -166,11 +177,11 @@ pub(crate) fn conv_taps<T: FaerElem>(
     let mut out = vec![T::default(); g.batch.checked_mul(g.t_out)?.checked_mul(g.cout)?];
     let blocks = g.t_out.div_ceil(ROWS);
     let stop = Stop::current();
-    // False when a view would leave the lhs or the chunk (checked above, so never): the
+    // `None` when a view would leave the lhs or the chunk (checked above, so never): the
     // caller then falls back to the gathered product.
-    let task = |(i, chunk): (usize, &mut [T])| -> bool {
+    let task = |(i, chunk): (usize, &mut [T])| -> Option<()> {
         if stop.stopped() {
-            return true;
+            return Some(());
         }
         let (b, t0) = (i / blocks, (i % blocks) * ROWS);
         let t1 = (t0 + ROWS).min(g.t_out);
@@ -184,18 +195,14 @@ pub(crate) fn conv_taps<T: FaerElem>(
             let start = b * g.lbs + pos as usize * g.pos_stride;
             let step = g.ws * g.pos_stride;
             let len = (hi - lo - 1) * step + g.cin;
-            let Some(x) = l.get(start..start + len) else {
-                return false;
-            };
+            let x = l.get(start..start + len)?;
             let x = MatRef::from_row_major_slice_with_stride(x, hi - lo, g.cin, step);
             let w = MatRef::from_row_major_slice(w, g.cin, g.cout);
-            let Some(d) = chunk.get_mut((lo - t0) * g.cout..(hi - t0) * g.cout) else {
-                return false;
-            };
+            let d = chunk.get_mut((lo - t0) * g.cout..(hi - t0) * g.cout)?;
             let d = MatMut::from_row_major_slice_mut(d, hi - lo, g.cout);
             matmul(d, Accum::Add, x, w, T::ONE, Par::Seq);
         }
-        true
+        Some(())
     };
     // One chunk per (batch element, block of rows); the last block of a batch element may
     // be short, so chunks are cut per batch element.
@@ -206,13 +213,10 @@ pub(crate) fn conv_taps<T: FaerElem>(
         }
     }
     let flops = g.batch * g.t_out * g.cin * g.cout * g.taps.len();
-    let ok = if par.threads() > 1 && flops >= MIN_PAR_FLOPS && chunks.len() > 1 {
-        par.install(|| chunks.into_par_iter().all(task))
+    if par.threads() > 1 && flops >= MIN_PAR_FLOPS && chunks.len() > 1 {
+        par.install(|| chunks.into_par_iter().map(task).collect::<Option<()>>())?;
     } else {
-        chunks.into_iter().all(task)
-    };
-    if !ok {
-        return None;
+        chunks.into_iter().map(task).collect::<Option<()>>()?;
     }
     if !skipping_ok(p, r) {
         redo_filled(l, r, p, &mut out);
