@@ -295,3 +295,48 @@ fn last_dim_pads_by_whole_pieces_read_in_place_match_the_reference() {
         );
     }
 }
+
+/// Halves of the last dimension as a gated activation reads them (`tanh(x[..., :g]) *
+/// x[..., g:]`), rows of 16, 32 or 64 values read through a table of row addresses
+/// (`Stream::Pieces`), also under a sum over the last dim and over everything: run fused,
+/// they match the unfused reference bit for bit, and no slice is stored.
+#[test]
+fn short_last_dim_slices_read_in_place_match_the_reference() {
+    let mut rng = Rng(0x5eed_1234_abcd_0003);
+    for case in 0..60 {
+        let g = rng.pick(&[16i64, 32, 64]);
+        let (b, t) = (rng.range(1, 6), rng.range(1, 70));
+        let (x, h) = (shape_text(&[b, t, 2 * g]), shape_text(&[b, t, g]));
+        let (row, one) = (shape_text(&[b, t]), shape_text(&[]));
+        let text = format!(
+            "HloModule s
+
+sum {{
+  l = f32[] parameter(0)
+  r = f32[] parameter(1)
+  ROOT s = f32[] add(l, r)
+}}
+
+ENTRY e {{
+  x = {x} parameter(0)
+  lo = {h} slice(x), slice={{[0:{b}], [0:{t}], [0:{g}]}}
+  hi = {h} slice(x), slice={{[0:{b}], [0:{t}], [{g}:{g2}]}}
+  th = {h} tanh(lo)
+  m = {h} multiply(th, hi)
+  a = {h} add(m, lo)
+  z = f32[] constant(0)
+  rs = {row} reduce(a, z), dimensions={{2}}, to_apply=sum
+  all = {one} reduce(m, z), dimensions={{0,1,2}}, to_apply=sum
+  ROOT out = ({h}, {row}, {one}) tuple(a, rs, all)
+}}
+",
+            g2 = 2 * g
+        );
+        let args = random_args(&[vec![b, t, 2 * g]], &mut rng);
+        let ran = fused_matches_reference(case, &text, &args);
+        assert!(
+            !ran.iter().any(|op| op == "slice"),
+            "case {case}: {ran:?}\n{text}"
+        );
+    }
+}

@@ -241,6 +241,8 @@ struct Bound<'i> {
     /// Per cyclic stream: the row length of a staged bias whose buffer holds its row
     /// repeated (`stream::tile`, made once per run), 0 otherwise.
     periods: Vec<usize>,
+    /// Per cyclic stream: the table of row addresses of a `Stream::Pieces`, set per call.
+    tables: Vec<Vec<*const f32>>,
     out: Box<[f32; V]>,
     n: usize,
 }
@@ -328,6 +330,7 @@ impl<'i> Bound<'i> {
             scalars,
             bufs,
             periods,
+            tables: vec![Vec::new(); code.cyclic.len()],
             out: Box::new([0.0; V]),
             n,
         })
@@ -346,25 +349,32 @@ impl<'i> Bound<'i> {
                 return false;
             };
             let period = self.periods.get(slot).copied().unwrap_or(0);
-            let run = match (*c, c.input().and_then(|k| self.ins.get(k))) {
+            let at = |run: Option<&[f32]>| run.map(<[f32]>::as_ptr);
+            let ptr = match (*c, c.input().and_then(|k| self.ins.get(k))) {
                 // A tiled bias: its row repeated, read from the call's phase.
                 (super::stream::Stream::Staged(_), _) if period > 0 => {
                     let phase = start % period;
-                    buf.get(phase..phase + total)
+                    at(buf.get(phase..phase + total))
                 }
                 (super::stream::Stream::Staged(l), _) => {
-                    super::stream::stage(l, &self.ins, (start, total), buf)
+                    at(super::stream::stage(l, &self.ins, (start, total), buf))
+                }
+                (super::stream::Stream::Pieces(m), Some(In::Val(v))) => {
+                    let Some(t) = self.tables.get_mut(slot) else {
+                        return false;
+                    };
+                    super::stream::pieces(&m, v, buf, (start, total), t)
                 }
                 (_, Some(In::Val(v))) if c.fits(start, total) => match c.base(start) {
-                    Some(off) => v.get(off..off + total),
-                    None => buf.get(..total),
+                    Some(off) => at(v.get(off..off + total)),
+                    None => at(buf.get(..total)),
                 },
                 _ => None,
             };
-            let Some(run) = run else {
+            let Some(ptr) = ptr else {
                 return false;
             };
-            *p = run.as_ptr();
+            *p = ptr;
         }
         true
     }
@@ -402,7 +412,9 @@ impl<'i> Bound<'i> {
         // SAFETY: every streamed input pointer is the start of an f32 input of at least
         // `n` elements (checked in `new`) and `start + V <= n` (`prepare`), so the code's
         // reads at `start .. start + 16 * STEPS = start + V` are in bounds; each cyclic
-        // stream points at `V` in-bounds elements (`prepare`); `out` holds `V` f32 (the
+        // stream points at `V` in-bounds elements, or a `Stream::Pieces` at a
+        // table of the addresses of the `V / len` rows of `len` readable values the call
+        // covers (`prepare`, `stream::pieces`); `out` holds `V` f32 (the
         // caller); `scalars` has one value per scalar slot (`new`).
         unsafe {
             self.code

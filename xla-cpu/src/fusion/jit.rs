@@ -60,7 +60,8 @@ pub(crate) struct Code {
     /// Inputs read at an address set per call (`stream.rs`: a broadcast onto runs of
     /// dimensions, a slice or pad read row by row): the caller puts the address of element
     /// `Stream::base(start)` (or of a buffer of padding) at `ptrs[CYCLIC_BASE + slot]` per
-    /// call, and the code reads 16 lanes per step from there.
+    /// call, and the code reads 16 lanes per step from there; for a `Stream::Pieces`, the
+    /// address of a table of row addresses (`stream::pieces`), one per row of the call.
     pub cyclic: Vec<Stream>,
 }
 
@@ -101,7 +102,8 @@ impl Code {
     /// # Safety
     /// `ptrs[k]` must point to at least `start + 16 * count` readable f32 for every
     /// `k` in `streams`, `ptrs[CYCLIC_BASE + j]` to `16 * count` readable f32 for every
-    /// cyclic stream `j`, `out` to `16 * count` writable f32, and `scalars` must hold one
+    /// cyclic stream `j` (for a `Stream::Pieces` of rows of `len`: to a table of
+    /// `ceil(16 * count / len)` addresses of `len` readable f32 each), `out` to `16 * count` writable f32, and `scalars` must hold one
     /// value per entry of `self.scalars`.
     pub(crate) unsafe fn call(
         &self,
@@ -470,6 +472,12 @@ fn body(
             Node::Load(Load::Remap(m)) if m.len >= V && f32_input(m.input) && pad_ok(m) => {
                 cyclic_load(a, r, b, Stream::Remap(*m), d)?;
             }
+            // Shorter rows: through a table of row addresses set per call.
+            Node::Load(Load::Remap(m))
+                if PIECES.contains(&m.len) && f32_input(m.input) && pad_ok(m) =>
+            {
+                piece_load(a, r, b, Stream::Pieces(*m), m.len, d)?;
+            }
             Node::Load(l) => match *l {
                 Load::Scalar(i) => scalar_load(a, r, Scalar::First(i), d)?,
                 // Only a value constant over whole blocks can be a per-call scalar.
@@ -526,12 +534,44 @@ fn cyclic_load(
     c: Stream,
     d: AsmRegisterZmm,
 ) -> Result<(), IcedError> {
-    let slot = r.cyclic.iter().position(|x| *x == c).unwrap_or_else(|| {
-        r.cyclic.push(c);
-        r.cyclic.len() - 1
-    });
+    let slot = cyclic_slot(r, c);
     a.mov(b.ptr, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
     a.vmovups(d, zmmword_ptr(b.ptr + r11 + b.off))
+}
+
+/// The slot of stream `c` among the code's cyclic streams (added if new).
+fn cyclic_slot(r: &mut Reads, c: Stream) -> usize {
+    r.cyclic.iter().position(|x| *x == c).unwrap_or_else(|| {
+        r.cyclic.push(c);
+        r.cyclic.len() - 1
+    })
+}
+
+/// Row lengths read through a table of row addresses (`Stream::Pieces`): powers of two,
+/// so a row and the place in it are a shift and a mask of the byte offset.
+const PIECES: [usize; 3] = [16, 32, 64];
+
+/// Loads the 16 lanes at byte offset `r11 + off` from the call's start out of rows of
+/// `len` values: row `(r11 + off) >> log2(4 len)` of the stream's table, at byte
+/// `(r11 + off) & (4 len - 1)` in it (16 lanes never straddle two rows: `len` is a
+/// multiple of 16 and the offsets of 64).
+fn piece_load(
+    a: &mut Asm,
+    r: &mut Reads,
+    b: &Bank,
+    c: Stream,
+    len: usize,
+    d: AsmRegisterZmm,
+) -> Result<(), IcedError> {
+    let slot = cyclic_slot(r, c);
+    let bytes = 4 * len as u32;
+    a.mov(b.ptr, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
+    a.lea(b.idx, qword_ptr(r11 + b.off))?;
+    a.shr(b.idx, bytes.trailing_zeros())?;
+    a.mov(b.ptr, qword_ptr(b.ptr + b.idx * 8))?;
+    a.lea(b.idx, qword_ptr(r11 + b.off))?;
+    a.and(b.idx, (bytes - 1) as i32)?;
+    a.vmovups(d, zmmword_ptr(b.ptr + b.idx))
 }
 
 /// The fold accumulators (lanes 0-15, 16-31, 32-47, 48-63 of `LANES`), taken from the
@@ -645,6 +685,9 @@ fn build(
             a.vmovups(*acc, zmmword_ptr(rsi + (64 * i) as i32))?;
         }
     }
+    // r12 and r13 are the banks' index registers (`Bank::idx`); callee-saved.
+    a.push(r12)?;
+    a.push(r13)?;
     a.test(rcx, rcx)?;
     a.jz(done)?;
     a.mov(rax, rdx)?;
@@ -664,6 +707,8 @@ fn build(
         }
     }
     a.vzeroupper()?;
+    a.pop(r13)?;
+    a.pop(r12)?;
     a.ret()?;
     let bytes = a.assemble(0)?;
     // W^X: the code is copied into a read+write mapping, then `make_exec` mprotects it

@@ -15,6 +15,8 @@ pub(crate) struct Loose {
     scalars: Vec<f32>,
     /// Per cyclic stream: the buffer a staged load is computed into per call.
     bufs: Vec<Vec<f32>>,
+    /// Per cyclic stream: the table of row addresses of a `Stream::Pieces`.
+    tables: Vec<Vec<*const f32>>,
 }
 
 impl Loose {
@@ -24,6 +26,7 @@ impl Loose {
             ptrs: vec![std::ptr::null(); CYCLIC_BASE + code.cyclic.len()],
             scalars: vec![0.0; code.scalars.len()],
             bufs: vec![Vec::new(); code.cyclic.len()],
+            tables: vec![Vec::new(); code.cyclic.len()],
         }
     }
 
@@ -51,15 +54,22 @@ impl Loose {
                 return false;
             };
             // A padded row has no buffer here (row chains do not take pads): not run.
-            let run = match (*c, c.input().and_then(|k| ins.get(k)), c.base(start)) {
-                (Stream::Staged(l), ..) => super::stream::stage(l, ins, (start, total), buf),
+            let at = |run: Option<&[f32]>| run.map(<[f32]>::as_ptr);
+            let ptr = match (*c, c.input().and_then(|k| ins.get(k)), c.base(start)) {
+                (Stream::Staged(l), ..) => at(super::stream::stage(l, ins, (start, total), buf)),
+                (Stream::Pieces(m), Some(In::Val(v)), _) if v.len() >= m.need => {
+                    let Some(t) = self.tables.get_mut(slot) else {
+                        return false;
+                    };
+                    super::stream::pieces(&m, v, &[], (start, total), t)
+                }
                 (_, Some(In::Val(v)), Some(off)) if v.len() >= c.need() && c.fits(start, total) => {
-                    v.get(off..off + total)
+                    at(v.get(off..off + total))
                 }
                 _ => None,
             };
-            match (run, self.ptrs.get_mut(CYCLIC_BASE + slot)) {
-                (Some(r), Some(p)) => *p = r.as_ptr(),
+            match (ptr, self.ptrs.get_mut(CYCLIC_BASE + slot)) {
+                (Some(r), Some(p)) => *p = r,
                 _ => return false,
             }
         }
@@ -130,7 +140,8 @@ impl Loose {
             return false;
         }
         // SAFETY: `prepare` pointed every stream at an f32 input of at least `n` elements
-        // with `start + total <= n`, every cyclic stream at `total` readable values, and
+        // with `start + total <= n`, every cyclic stream at `total` readable values (a
+        // `Stream::Pieces` at a table of its rows' addresses, `stream::pieces`), and
         // filled one scalar per slot; `out` holds `total` writable f32 (the caller).
         unsafe { code.call(&self.ptrs, out, start, total / 16, &self.scalars) };
         true

@@ -308,6 +308,24 @@ impl Remap {
         })
     }
 
+    /// [`Remap::row_base`] of `count` rows from row `first`, walked in order.
+    #[inline(always)]
+    pub(crate) fn row_bases(
+        &self,
+        first: usize,
+        count: usize,
+    ) -> impl Iterator<Item = Option<usize>> + '_ {
+        let (mut ro, mut ri) = (first / self.rows, first % self.rows);
+        (0..count).map(move |_| {
+            let b = self.block_row_base(ro, ri);
+            ri += 1;
+            if ri == self.rows {
+                (ri, ro) = (0, ro + 1);
+            }
+            b
+        })
+    }
+
     /// Where a contiguous read for elements from `start` begins in the operand (`None`:
     /// the elements are padding).
     #[inline(always)]
@@ -339,13 +357,13 @@ impl Remap {
     #[inline(always)]
     pub(crate) fn load<L: Lane>(&self, ins: &[In<L>], start: usize, dst: &mut [L]) {
         let src = ins[self.input];
-        let r = start / self.len;
-        let (mut ro, mut ri, mut off) = (r / self.rows, r % self.rows, start % self.len);
+        let mut off = start % self.len;
+        let rows = (off + dst.len()).div_ceil(self.len);
         let mut o = 0;
-        while o < dst.len() {
+        for b in self.row_bases(start / self.len, rows) {
             let run = (dst.len() - o).min(self.len - off);
             let d = &mut dst[o..o + run];
-            match (self.block_row_base(ro, ri).map(|b| b + off), src) {
+            match (b.map(|b| b + off), src) {
                 (Some(b), In::Val(v)) => d.copy_from_slice(&v[b..b + run]),
                 (Some(b), In::Pred(p)) => {
                     for (x, &m) in d.iter_mut().zip(&p[b..b + run]) {
@@ -361,10 +379,6 @@ impl Remap {
             }
             o += run;
             off = 0;
-            ri += 1;
-            if ri == self.rows {
-                (ri, ro) = (0, ro + 1);
-            }
         }
     }
 }

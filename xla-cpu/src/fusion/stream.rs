@@ -3,7 +3,8 @@
 //! runs of dimensions ([`Spread`]) or a slice or pad read row by row ([`Remap`]). A call
 //! covering `total` elements from `start` reads `total` contiguous values from
 //! [`Stream::base`] as long as [`Stream::fits`] holds; a padded row reads a buffer of the
-//! padding value instead (`None` from `base`). Any other load is staged: its values for
+//! padding value instead (`None` from `base`). Rows of 16 to 64 values, shorter than a
+//! call, are read through a table of row addresses ([`pieces`]). Any other load is staged: its values for
 //! the call are computed into a buffer (`stage`), which the call then reads.
 
 use super::remap::{PadValue, Remap};
@@ -18,6 +19,9 @@ pub(crate) enum Stream {
     Spread(Spread),
     /// A slice or pad read row by row.
     Remap(Remap),
+    /// A slice or pad whose rows are shorter than a call (16, 32 or 64 values): read
+    /// through a table of row addresses, one per row the call covers ([`pieces`]).
+    Pieces(Remap),
     /// Any other load (a broadcast along runs shorter than a call, a pred mask read as
     /// 0/1, a spread or remap whose runs are short): computed per call into a buffer by
     /// the interpreter's `run::load` ([`stage`]), so every kernel whose operations have
@@ -31,7 +35,7 @@ impl Stream {
     pub(crate) fn input(&self) -> Option<usize> {
         match self {
             Stream::Spread(s) => Some(s.input),
-            Stream::Remap(m) => Some(m.input),
+            Stream::Remap(m) | Stream::Pieces(m) => Some(m.input),
             Stream::Staged(_) => None,
         }
     }
@@ -40,7 +44,7 @@ impl Stream {
     pub(crate) fn need(&self) -> usize {
         match self {
             Stream::Spread(s) => s.need(),
-            Stream::Remap(m) => m.need,
+            Stream::Remap(m) | Stream::Pieces(m) => m.need,
             Stream::Staged(_) => 0,
         }
     }
@@ -52,7 +56,7 @@ impl Stream {
         match self {
             Stream::Spread(s) => s.fits(start, total),
             Stream::Remap(m) => m.fits(start, total),
-            Stream::Staged(_) => true,
+            Stream::Pieces(_) | Stream::Staged(_) => true,
         }
     }
 
@@ -63,17 +67,43 @@ impl Stream {
         match self {
             Stream::Spread(s) => Some(s.base(start)),
             Stream::Remap(m) => m.base(start),
-            Stream::Staged(_) => None,
+            Stream::Pieces(_) | Stream::Staged(_) => None,
         }
     }
 
     /// The padding value and row length of a pad (for its buffer of padding).
     pub(crate) fn padding(&self) -> Option<(PadValue, usize)> {
         match self {
-            Stream::Remap(m) => m.pad.map(|p| (p, m.len)),
+            Stream::Remap(m) | Stream::Pieces(m) => m.pad.map(|p| (p, m.len)),
             Stream::Spread(_) | Stream::Staged(_) => None,
         }
     }
+}
+
+/// Points `table` at the rows of remap `m` that a call for `total` values from `start`
+/// reads: the operand row's address in `src`, or `pad` (a row of the padding value) for a
+/// padded row. `None` (the caller falls back) when `start` is not at a row's start, a row
+/// would leave `src`, or a padded row has no `pad` row. Each address it gives holds
+/// `m.len` readable values.
+pub(crate) fn pieces(
+    m: &Remap,
+    src: &[f32],
+    pad: &[f32],
+    (start, total): (usize, usize),
+    table: &mut Vec<*const f32>,
+) -> Option<*const f32> {
+    if m.len == 0 || start % m.len != 0 {
+        return None;
+    }
+    let rows = total.div_ceil(m.len);
+    table.resize(rows, std::ptr::null());
+    for (t, b) in table.iter_mut().zip(m.row_bases(start / m.len, rows)) {
+        *t = match b {
+            Some(b) => src.get(b..b.checked_add(m.len)?)?.as_ptr(),
+            None => pad.get(..m.len)?.as_ptr(),
+        };
+    }
+    Some(table.as_ptr().cast())
 }
 
 /// The most values one call stages per load: a call over a longer range (fold code over

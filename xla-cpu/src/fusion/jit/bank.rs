@@ -25,6 +25,9 @@ pub(super) struct Bank {
     pub k: [u8; 3],
     /// Scratch general register for an input's base address.
     pub ptr: AsmRegister64,
+    /// Scratch general register for an index into a table of rows (callee-saved: the
+    /// code pushes and pops it).
+    pub idx: AsmRegister64,
     /// Byte offset of this copy's 16 lanes from `rax` (and from `r11`).
     pub off: i32,
 }
@@ -38,6 +41,7 @@ pub(super) const SINGLE: Bank = Bank {
     t: [zmm24, zmm25, zmm26, zmm27, zmm28, zmm29, zmm30, zmm31],
     k: [1, 2, 3],
     ptr: r10,
+    idx: r12,
     off: 0,
 };
 
@@ -47,6 +51,7 @@ pub(super) const PAIR_A: Bank = Bank {
     t: [zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23],
     k: [1, 2, 3],
     ptr: r10,
+    idx: r12,
     off: 0,
 };
 
@@ -57,6 +62,7 @@ pub(super) const PAIR_B: Bank = Bank {
     t: [zmm24, zmm25, zmm26, zmm27, zmm28, zmm29, zmm30, zmm31],
     k: [4, 5, 6],
     ptr: rdx,
+    idx: r13,
     off: 64,
 };
 
