@@ -420,7 +420,10 @@ impl<'a> Ctx<'a> {
             Op::Constant { literal } => Ok(literal.clone()),
             Op::Iota { dimension } => st::iota(*dimension, out),
             Op::Unary(u) => make(out, ew::unary(*u, data(arg(0)?)?)?),
-            Op::Binary(b) => make(out, ew::binary(*b, data(arg(0)?)?, data(arg(1)?)?)?),
+            Op::Binary(b) => make(
+                out,
+                ew::binary_par(*b, data(arg(0)?)?, data(arg(1)?)?, self.exe.parallel())?,
+            ),
             Op::Compare {
                 direction,
                 comparison_type,

@@ -256,6 +256,30 @@ fn mismatch(op: &str, a: &ArrayData, b: &ArrayData) -> CpuError {
     element_types(op, a.element_type(), b.element_type())
 }
 
+/// [`binary`], with c64 multiplies and divides (elementwise kernels of their own, not
+/// fused) split over `par`'s threads.
+///
+/// # Errors
+/// As [`binary`].
+pub(crate) fn binary_par(
+    op: BinaryOp,
+    a: &ArrayData,
+    b: &ArrayData,
+    par: crate::parallel::Parallel<'_>,
+) -> Result<ArrayData> {
+    let zip = match op {
+        BinaryOp::Mul => super::complex_simd::Op::Mul,
+        BinaryOp::Div => super::complex_simd::Op::Div,
+        _ => return binary(op, a, b),
+    };
+    match (a, b) {
+        (ArrayData::C64(x), ArrayData::C64(y)) if x.len() == y.len() => Ok(ArrayData::C64(
+            super::complex_simd::zip_c64_par(x, y, zip, par),
+        )),
+        _ => binary(op, a, b),
+    }
+}
+
 /// Applies a binary op to two same-length operands of one element type.
 ///
 /// # Errors
