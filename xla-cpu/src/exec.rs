@@ -422,7 +422,7 @@ impl<'a> Ctx<'a> {
             Op::Unary(u) => make(out, ew::unary(*u, data(arg(0)?)?)?),
             Op::Binary(b) => make(
                 out,
-                ew::binary_par(*b, data(arg(0)?)?, data(arg(1)?)?, self.exe.parallel())?,
+                ew::binary(*b, data(arg(0)?)?, data(arg(1)?)?, self.exe.parallel())?,
             ),
             Op::Compare {
                 direction,

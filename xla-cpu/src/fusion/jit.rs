@@ -103,8 +103,9 @@ impl Code {
     /// `ptrs[k]` must point to at least `start + 16 * count` readable f32 for every
     /// `k` in `streams`, `ptrs[CYCLIC_BASE + j]` to `16 * count` readable f32 for every
     /// cyclic stream `j` (for a `Stream::Pieces` of rows of `len`: to a table of
-    /// `ceil(16 * count / len)` addresses of `len` readable f32 each), `out` to `16 * count` writable f32, and `scalars` must hold one
-    /// value per entry of `self.scalars`.
+    /// `ceil(16 * count / len)` addresses of `len` readable f32 each), `out` to
+    /// `16 * count` writable f32, and `scalars` must hold one value per entry of
+    /// `self.scalars`.
     pub(crate) unsafe fn call(
         &self,
         ptrs: &[*const f32],

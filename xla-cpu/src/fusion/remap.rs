@@ -202,16 +202,8 @@ impl Remap {
         if p.interior != 0 || n < 0 || out_n <= 0 {
             return None;
         }
-        let gcd = |mut a: u64, mut b: u64| {
-            while b != 0 {
-                (a, b) = (b, a % b);
-            }
-            a
-        };
-        let g = gcd(
-            gcd(p.low.unsigned_abs(), n.unsigned_abs()),
-            p.high.unsigned_abs(),
-        );
+        let abs = |x: i64| usize::try_from(x.unsigned_abs()).ok();
+        let g = super::rows::gcd(super::rows::gcd(abs(p.low)?, abs(n)?), abs(p.high)?);
         let g = i64::try_from(g).ok()?;
         if g == 0 {
             return None;

@@ -168,7 +168,8 @@ impl Growing {
     }
 }
 
-fn gcd(a: usize, b: usize) -> usize {
+/// The greatest common divisor (`gcd(a, 0) = a`).
+pub(super) fn gcd(a: usize, b: usize) -> usize {
     if b == 0 {
         a
     } else {

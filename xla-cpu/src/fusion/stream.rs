@@ -4,8 +4,9 @@
 //! covering `total` elements from `start` reads `total` contiguous values from
 //! [`Stream::base`] as long as [`Stream::fits`] holds; a padded row reads a buffer of the
 //! padding value instead (`None` from `base`). Rows of 16 to 64 values, shorter than a
-//! call, are read through a table of row addresses ([`pieces`]). Any other load is staged: its values for
-//! the call are computed into a buffer (`stage`), which the call then reads.
+//! call, are read through a table of row addresses ([`pieces`]). Any other load is
+//! staged: its values for the call are computed into a buffer (`stage`), which the call
+//! then reads.
 
 use super::remap::{PadValue, Remap};
 use super::run::In;

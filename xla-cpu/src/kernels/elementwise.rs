@@ -256,35 +256,17 @@ fn mismatch(op: &str, a: &ArrayData, b: &ArrayData) -> CpuError {
     element_types(op, a.element_type(), b.element_type())
 }
 
-/// [`binary`], with c64 multiplies and divides (elementwise kernels of their own, not
-/// fused) split over `par`'s threads.
+/// Applies a binary op to two same-length operands of one element type; c64 multiplies
+/// and divides (elementwise kernels of their own, not fused) split over `par`'s threads.
 ///
 /// # Errors
-/// As [`binary`].
-pub(crate) fn binary_par(
+/// If the op does not accept the element type or the operands differ in type or length.
+pub(crate) fn binary(
     op: BinaryOp,
     a: &ArrayData,
     b: &ArrayData,
     par: crate::parallel::Parallel<'_>,
 ) -> Result<ArrayData> {
-    let zip = match op {
-        BinaryOp::Mul => super::complex_simd::Op::Mul,
-        BinaryOp::Div => super::complex_simd::Op::Div,
-        _ => return binary(op, a, b),
-    };
-    match (a, b) {
-        (ArrayData::C64(x), ArrayData::C64(y)) if x.len() == y.len() => Ok(ArrayData::C64(
-            super::complex_simd::zip_c64_par(x, y, zip, par),
-        )),
-        _ => binary(op, a, b),
-    }
-}
-
-/// Applies a binary op to two same-length operands of one element type.
-///
-/// # Errors
-/// If the op does not accept the element type or the operands differ in type or length.
-pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
     use ArrayData as D;
     if a.len() != b.len() {
         return Err(element_counts(op.name(), a.len(), b.len()));
@@ -301,7 +283,7 @@ pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
                 BinaryOp::Mul => super::complex_simd::Op::Mul,
                 _ => super::complex_simd::Op::Div,
             };
-            Ok(D::C64(super::complex_simd::zip_c64(x, y, op)))
+            Ok(D::C64(super::complex_simd::zip_c64_par(x, y, op, par)))
         }
         (D::C64(x), D::C64(y)) => complex_binary(op, x, y),
         (D::C128(x), D::C128(y)) => complex_binary(op, x, y),
