@@ -230,18 +230,20 @@ fn emit_exp(a: &mut Asm, p: &mut Pool, b: &Bank, d: AsmRegisterZmm, x: AsmRegist
     const LO: f32 = -88.376_262_664_794_9;
     const C1: f32 = 0.693_359_375;
     const C2: f32 = 2.121_944_40e-4;
-    let [t0, t1, t2, t3, t4, t5, ..] = b.t;
-    a.vmovaps(t0, x)?;
-    a.vcmpps(b.kr(0), x, p.f(LO), LT_OQ)?;
-    a.vbroadcastss(b.m(t0, 0), p.ptr(LO))?;
-    a.vbroadcastss(t1, p.ptr(std::f32::consts::LOG2_E))?;
-    a.vmovaps(t2, t0)?;
-    a.vfmadd213ps(t2, t1, p.f(0.5))?;
+    let [t0, _, t2, _, t4, t5, ..] = b.t;
+    // `x < LO ? LO : x` (NaN stays): `maxps` gives its second operand on NaN and ties.
+    // Written without register copies (each a uop on the ports the polynomial needs):
+    // the fused multiply-adds accumulate into the register that is free to overwrite,
+    // with the same operands, so the same bits.
+    a.vbroadcastss(t0, p.ptr(LO))?;
+    a.vmaxps(t0, t0, x)?;
+    a.vbroadcastss(t2, p.ptr(0.5))?;
+    a.vfmadd231ps(t2, t0, p.f(std::f32::consts::LOG2_E))?;
     a.vrndscaleps(t2, t2, 0x09)?;
     a.vminps(t2, t2, p.f(127.0))?;
-    a.vmovaps(t3, t0)?;
-    a.vfmadd231ps(t3, t2, p.f(-C1))?;
-    a.vfmadd231ps(t3, t2, p.f(C2))?;
+    a.vfmadd231ps(t0, t2, p.f(-C1))?;
+    a.vfmadd231ps(t0, t2, p.f(C2))?;
+    let t3 = t0;
     a.vmulps(t4, t3, t3)?;
     a.vbroadcastss(d, p.ptr(1.987_569_150_0e-4))?;
     for c in [
@@ -270,11 +272,11 @@ fn emit_exp(a: &mut Asm, p: &mut Pool, b: &Bank, d: AsmRegisterZmm, x: AsmRegist
 fn emit_tanh(a: &mut Asm, p: &mut Pool, b: &Bank, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
     const CLAMP: f32 = 7.998_811_721_801_757_81;
     let [t0, t1, t2, t3, t4, ..] = b.t;
-    a.vmovaps(t0, x)?;
-    a.vcmpps(b.kr(0), x, p.f(-CLAMP), LT_OQ)?;
-    a.vbroadcastss(b.m(t0, 0), p.ptr(-CLAMP))?;
-    a.vcmpps(b.kr(0), t0, p.f(CLAMP), GT_OQ)?;
-    a.vbroadcastss(b.m(t0, 0), p.ptr(CLAMP))?;
+    // The clamp to ±CLAMP (NaN stays): `maxps`/`minps` give their second operand on NaN.
+    a.vbroadcastss(t0, p.ptr(-CLAMP))?;
+    a.vmaxps(t0, t0, x)?;
+    a.vbroadcastss(t1, p.ptr(CLAMP))?;
+    a.vminps(t0, t1, t0)?;
     a.vmulps(t1, t0, t0)?;
     a.vbroadcastss(t2, p.ptr(-2.760_768_477_423_55e-16))?;
     for c in [
