@@ -367,17 +367,24 @@ pub(crate) fn bmm_faer<T: FaerElem>(
     }
 }
 
-/// Rows from which a column-major lhs is copied row-major before its product.
-const REPACK_ROWS: usize = 512;
+/// Rows from which a column-major lhs is copied row-major before its product, and the
+/// size (elements) from which it is.
+const REPACK_ROWS: usize = 1024;
+const REPACK_ELEMENTS: usize = 1 << 20;
 /// Columns of the product from which the copy pays.
 const REPACK_COLS: usize = 32;
 
 /// A row-major copy of a column-major `lhs` of at least [`REPACK_ROWS`] rows (`None`: use
 /// it in place). faer writes a row-major result by computing its transpose, where such an
-/// lhs becomes a row-major right operand, and runs that at half speed from about 512 rows
+/// lhs becomes a row-major right operand, and runs that at half speed from about 1,024 rows
 /// (f32 `[1024 x 1024]ᵀ · [1024 x 256]` on one core: 77-82 GFLOP/s column-major, 155-164
-/// row-major; 1,024 rows of 4 KiB strides also alias in the cache, but padding the stride
-/// recovers only part). A weight gradient `xᵀ · δ` over many features is such a product.
+/// row-major; at 2 threads 5.1 → 3.5 ms with the copy; 1,024 rows of 4 KiB strides also
+/// alias in the cache, but padding the stride recovers only part). At 512 rows the copy
+/// costs more than it saves (`[256 x 512]ᵀ · [256 x 784]`: 1.10 → 1.30 ms), and so it does
+/// for an lhs that fits in the L2 cache (`[256 x 1024]ᵀ · [256 x 256]`: 0.72 → 0.88 ms;
+/// one core ran it at 142 GFLOP/s column-major, 162 row-major), but not for one of 4 MiB
+/// or more (`[256 x 4096]ᵀ · [256 x 256]`: 87 against 155 GFLOP/s). A weight gradient
+/// `xᵀ · δ` over many features and examples is such a product.
 /// The blocked transposing copy (`strided`) costs about one pass over the lhs. The product's
 /// bits do not change: faer sums each element over `k` in the same order whichever way the
 /// lhs is stored (`tests::a_repacked_lhs_gives_the_same_bits`).
@@ -386,7 +393,11 @@ fn row_major_lhs<T: Copy + Default + Send + Sync>(
     [b, m, k, n]: [usize; 4],
     par: Parallel<'_>,
 ) -> Option<(Vec<T>, Layout)> {
-    if ll.orient != Orient::ColMajor || m < REPACK_ROWS || n < REPACK_COLS || k < 2 {
+    if ll.orient != Orient::ColMajor
+        || m < REPACK_ROWS
+        || m.saturating_mul(k) < REPACK_ELEMENTS
+        || n < REPACK_COLS
+    {
         return None;
     }
     let strides = [1, isize::try_from(ll.stride).ok()?];
@@ -478,13 +489,13 @@ mod tests {
         }
     }
 
-    /// A column-major lhs of 512+ rows is copied row-major before its product
+    /// A column-major lhs of 1,024+ rows is copied row-major before its product
     /// (`row_major_lhs`): the product has the bits of faer's product on the lhs read in
     /// place, for a batch of two with a strided (padded) lhs, NaN/±inf/±0 among the
     /// values, at 1 and 2 threads; and the copy is really taken for such a shape.
     #[test]
     fn a_repacked_lhs_gives_the_same_bits() {
-        let (b, m, k, n) = (2, 600, 70, 40);
+        let (b, m, k, n) = (2, 1100, 960, 40);
         let ld = m + 8;
         let mut l = values(b * ld * k, 5);
         let len = l.len();
