@@ -105,8 +105,8 @@ impl<L: Lane> Task<L> {
 
 /// A task whose tile buffers go back to the run's pool when it is done: rayon makes one
 /// task per piece of work it splits off (up to ~16 per chain here), and each new task
-/// zeroed a tile buffer per member (measured: 4% of B6 in `memset`, 5% in the kernel's
-/// page clearing); with the pool, a run allocates them about once per thread.
+/// zeroed a tile buffer per member (measured: 4% of B6's samples in `memset`); with the
+/// pool, a run allocates them about once per thread.
 struct Pooled<'p, L> {
     task: Task<L>,
     pool: &'p std::sync::Mutex<Vec<Vec<Vec<L>>>>,

@@ -367,15 +367,16 @@ pub(crate) fn bmm_faer<T: FaerElem>(
     }
 }
 
-/// Rows from which a column-major lhs is copied row-major before its product, and the
-/// size (elements) from which it is.
+/// A column-major lhs is copied row-major before its product from this many rows...
 const REPACK_ROWS: usize = 1024;
+/// ... and this many elements (4 MiB of f32, twice this machine's L2) ...
 const REPACK_ELEMENTS: usize = 1 << 20;
-/// Columns of the product from which the copy pays.
+/// ... when the product has this many columns (fewer: the copy costs about as much as the
+/// product).
 const REPACK_COLS: usize = 32;
 
-/// A row-major copy of a column-major `lhs` of at least [`REPACK_ROWS`] rows (`None`: use
-/// it in place). faer writes a row-major result by computing its transpose, where such an
+/// A row-major copy of a large column-major `lhs` ([`REPACK_ROWS`], [`REPACK_ELEMENTS`],
+/// [`REPACK_COLS`]; `None`: use it in place). faer writes a row-major result by computing its transpose, where such an
 /// lhs becomes a row-major right operand, and runs that at half speed from about 1,024 rows
 /// (f32 `[1024 x 1024]ᵀ · [1024 x 256]` on one core: 77-82 GFLOP/s column-major, 155-164
 /// row-major; at 2 threads 5.1 → 3.5 ms with the copy; 1,024 rows of 4 KiB strides also
@@ -400,17 +401,22 @@ fn row_major_lhs<T: Copy + Default + Send + Sync>(
     {
         return None;
     }
+    // Memory the allocator refuses means no copy (the product reads the lhs in place),
+    // never an abort: the room is reserved fallibly before the copy allocates it.
+    let mut out: Vec<T> = Vec::new();
+    out.try_reserve_exact(b.checked_mul(m)?.checked_mul(k)?)
+        .ok()?;
     let strides = [1, isize::try_from(ll.stride).ok()?];
     let one = |at: usize| {
         let base = isize::try_from(at).ok()?;
         super::strided::copy_typed(l, base, &[m, k], &strides, par)
     };
     let out = match ll.offsets.as_slice() {
-        [at] => one(*at)?,
+        [at] => {
+            drop(out);
+            one(*at)?
+        }
         all => {
-            let mut out = Vec::new();
-            out.try_reserve_exact(b.checked_mul(m)?.checked_mul(k)?)
-                .ok()?;
             for &at in all {
                 out.extend(one(at)?);
             }
