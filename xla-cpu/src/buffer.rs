@@ -66,6 +66,35 @@ impl<'a, T: Copy + Default> Sink<'a, T> {
         }
     }
 
+    /// Hands the rest of the chunk to `first` as a sink of its own, zeroes whatever it left
+    /// unwritten, and returns `first`'s result with the same elements, now initialised,
+    /// for the caller to update in place; the whole chunk then counts as written.
+    pub(crate) fn write_then_update<R>(
+        &mut self,
+        first: impl FnOnce(&mut Sink<T>) -> R,
+    ) -> (R, &mut [T]) {
+        let len = self.buf.len();
+        let rest = self.buf.get_mut(self.filled..).unwrap_or_default();
+        let mut inner = Sink {
+            buf: rest,
+            filled: 0,
+        };
+        let r = first(&mut inner);
+        self.filled = len;
+        (r, inner.into_zeroed_rest())
+    }
+
+    /// The chunk, its unwritten tail zeroed.
+    fn into_zeroed_rest(mut self) -> &'a mut [T] {
+        let buf = std::mem::take(&mut self.buf);
+        for x in buf.get_mut(self.filled..).unwrap_or_default() {
+            x.write(T::default());
+        }
+        // SAFETY: `push` and `fill_with` initialised `..filled`, the loop above the rest;
+        // `MaybeUninit<T>` has the size, alignment and layout of `T`.
+        unsafe { &mut *(buf as *mut [MaybeUninit<T>] as *mut [T]) }
+    }
+
     /// The whole chunk, zeroed, for work that writes it out of order.
     pub(crate) fn into_zeroed(mut self) -> &'a mut [T] {
         let buf = std::mem::take(&mut self.buf);

@@ -126,6 +126,50 @@ impl Loose {
         unsafe { self.run(code, ins, n, start, (out.as_mut_ptr(), out.len())) }
     }
 
+    /// Updates `buf[start..start + len]` (`len` a multiple of 16) in place: the kernel's
+    /// values there, where inputs `alias` read `buf` itself at the same index (`ins` holds
+    /// an input of the right length for each, which is not read). False (nothing written)
+    /// when the code cannot run the range or reads an aliased input other than as a stream
+    /// at the same index.
+    pub(crate) fn eval_in_place(
+        &mut self,
+        code: &Code,
+        ins: &[In<f32>],
+        (start, len): (usize, usize),
+        buf: &mut [f32],
+        alias: &[usize],
+    ) -> bool {
+        let n = buf.len();
+        let elsewhere = |k: usize| {
+            code.cyclic.iter().any(|c| c.input() == Some(k))
+                || code.scalars.iter().any(|s| match *s {
+                    Scalar::First(i) | Scalar::Run { input: i, .. } => i == k,
+                })
+        };
+        if len == 0
+            || !len.is_multiple_of(16)
+            || alias
+                .iter()
+                .any(|&k| elsewhere(k) || !code.streams.contains(&k))
+            || !self.prepare(code, ins, n, (start, len))
+        {
+            return false;
+        }
+        let base = buf.as_mut_ptr();
+        for &k in alias {
+            if let Some(p) = self.ptrs.get_mut(k) {
+                *p = base.cast_const();
+            }
+        }
+        // SAFETY: as in `run`, with every aliased stream pointed at `buf` (`n` elements,
+        // `start + len <= n` checked by `prepare`) and the output at `buf[start..]`. The
+        // generated loop reads a stream's element `i` only in the step that writes output
+        // element `i`, before that step's store (`jit.rs`: each step loads, computes, then
+        // stores its 16 lanes), so updating in place reads every value before overwriting it.
+        unsafe { code.call(&self.ptrs, base.add(start), start, len / 16, &self.scalars) };
+        true
+    }
+
     /// # Safety
     /// `out` must be valid for writing `total` f32.
     unsafe fn run(

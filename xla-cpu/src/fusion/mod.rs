@@ -201,15 +201,21 @@ pub(crate) enum Step {
 
 impl Fused {
     /// How a profile names the step: `fusion`, `fusion[code]` (generated code), or
-    /// `fusion[rows:N]` (a row chain of `N` steps; `fusion[rows:N,code]` with code).
+    /// `fusion[rows:N]` (a row chain of `N` steps; `fusion[rows:N,code]` with code,
+    /// `fusion[rows:N,code,in-place]` when its last step updates the output in place).
     pub fn label(&self) -> String {
         match &self.kind {
             FusedKind::Rows(c) => {
                 let code = c.members.iter().any(|m| m.fused.kernel.has_code());
                 format!(
-                    "fusion[rows:{}{}]",
+                    "fusion[rows:{}{}{}]",
                     c.members.len(),
-                    if code { ",code" } else { "" }
+                    if code { ",code" } else { "" },
+                    if c.in_place.is_some() {
+                        ",in-place"
+                    } else {
+                        ""
+                    }
                 )
             }
             FusedKind::Scatter(_) if self.kernel.has_code() => "fusion[scatter,code]".into(),

@@ -54,6 +54,9 @@ pub(crate) struct RowChain {
     pub rows: usize,
     pub tile: usize,
     pub members: Vec<Member>,
+    /// The member that writes straight into the output chunk, which the last member then
+    /// updates in place ([`in_place`]).
+    pub in_place: Option<usize>,
 }
 
 /// How a kernel reads input `k` in a domain of `rows × c` elements: `Some(None)` whole,
@@ -322,6 +325,7 @@ fn finish(steps: &mut [Option<Step>], mut g: Growing, picked: &[usize]) -> Optio
     let chain = RowChain {
         rows: g.rows,
         tile,
+        in_place: in_place(&members),
         members,
     };
     *steps.get_mut(end)? = Some(Step::Fused(
@@ -333,4 +337,36 @@ fn finish(steps: &mut [Option<Step>], mut g: Growing, picked: &[usize]) -> Optio
         }),
     ));
     Some(end)
+}
+
+/// The member whose values the chain's last member updates in place, if any ([`RowChain::in_place`]): a loop
+/// member with the output's row length that the last member (a loop) reads only
+/// elementwise (`Load::Full`). That member then writes straight into the output chunk and
+/// the last member rewrites each value where it is, so the output's first write (memory
+/// not in cache) overlaps that member's work, and the last member reads and writes lines
+/// already in cache instead of streaming a tile buffer into fresh memory (softmax:
+/// `exp(x - max)` written to the output, then scaled there).
+fn in_place(members: &[Member]) -> Option<usize> {
+    let (last, rest) = members.split_last()?;
+    if !matches!(last.fused.kind, FusedKind::Loop { .. }) {
+        return None;
+    }
+    let elementwise = |j: usize| {
+        let reads = |k: usize| last.sources.get(k) == Some(&Source::Member(j));
+        last.fused.kernel.nodes.iter().all(|n| match n {
+            Node::Load(Load::Full(_)) | Node::Load(Load::Const(_)) | Node::Op(..) => true,
+            Node::Load(Load::Scalar(i)) | Node::Load(Load::Bcast { input: i, .. }) => !reads(*i),
+            Node::Load(Load::Spread(s)) => !reads(s.input),
+            Node::Load(Load::Remap(m)) => {
+                !reads(m.input) && !matches!(m.pad, Some(PadValue::Input(i)) if reads(i))
+            }
+            Node::Load(Load::Gather(_)) => false,
+        })
+    };
+    rest.iter().enumerate().position(|(j, m)| {
+        matches!(m.fused.kind, FusedKind::Loop { .. })
+            && m.per_row == last.per_row
+            && last.sources.contains(&Source::Member(j))
+            && elementwise(j)
+    })
 }

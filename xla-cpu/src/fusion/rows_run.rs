@@ -1,5 +1,8 @@
 //! Running a row chain ([`rows`](super::rows)) tile by tile, in parallel over tiles: each
 //! task keeps one buffer per member for its tile, and the members run in order on it.
+//! When the last member reads an earlier loop member elementwise (softmax's quotient of
+//! `exp(x - max)`), that member writes into the output chunk instead and the last member
+//! updates it there ([`RowChain::in_place`]).
 //!
 //! A member's kernel runs on tile-relative inputs (a tile's slice of a row-wise input,
 //! every other input whole), which reads the same elements as the unchained step: a
@@ -414,13 +417,55 @@ fn rows_of<'a, L>(x: In<'a, L>, (r0, r1): (usize, usize), num: usize, den: usize
     }
 }
 
+/// The tile buffers of the members done so far, and the member whose values live in the
+/// output chunk instead (see [`RowChain::in_place`]).
+#[derive(Clone, Copy)]
+struct Done<'a, L> {
+    bufs: &'a [Vec<L>],
+    alias: Option<(usize, &'a [L])>,
+}
+
+impl<'a, L> Done<'a, L> {
+    /// Member `j`'s first `len` values.
+    fn get(&self, j: usize, len: usize) -> &'a [L] {
+        let all = match self.alias {
+            Some((a, v)) if a == j => Some(v),
+            _ => self.bufs.get(j).map(|b| &b[..]),
+        };
+        all.and_then(|b| b.get(..len)).unwrap_or(&[])
+    }
+}
+
+/// Member `m`'s kernel inputs for rows `r0..r1`.
+fn inputs<'a, L>(
+    m: &Member,
+    chain: &RowChain,
+    (ext, done): (&[In<'a, L>], Done<'a, L>),
+    rows: (usize, usize),
+) -> Vec<In<'a, L>> {
+    let nrows = rows.1 - rows.0;
+    m.sources
+        .iter()
+        .map(|s| match *s {
+            Source::Whole(k) => whole(ext, k),
+            Source::Tile { ext: k, num, den } => ext
+                .get(k)
+                .map_or(In::Val(&[]), |x| rows_of(*x, rows, num, den)),
+            Source::Member(j) => {
+                let len = chain.members.get(j).map_or(0, |p| p.per_row * nrows);
+                In::Val(done.get(j, len))
+            }
+        })
+        .collect()
+}
+
 /// Runs member `m` on rows `r0..r1`, writing its values to `dst` (its tile buffer or the
 /// output chunk).
 #[inline(always)]
 fn member_impl<L: Lane>(
     m: &Member,
     chain: &RowChain,
-    (ext, done): (&[In<L>], &[Vec<L>]),
+    (ext, done): (&[In<L>], Done<L>),
     rows: (usize, usize),
     st: State<L>,
     codes: &mut Codes,
@@ -433,20 +478,7 @@ fn member_impl<L: Lane>(
         tmp: &mut st.3[..],
     };
     let nrows = rows.1 - rows.0;
-    let ins: Vec<In<L>> = m
-        .sources
-        .iter()
-        .map(|s| match *s {
-            Source::Whole(k) => whole(ext, k),
-            Source::Tile { ext: k, num, den } => ext
-                .get(k)
-                .map_or(In::Val(&[]), |x| rows_of(*x, rows, num, den)),
-            Source::Member(j) => {
-                let len = chain.members.get(j).map_or(0, |p| p.per_row * nrows);
-                In::Val(done.get(j).and_then(|b| b.get(..len)).unwrap_or(&[]))
-            }
-        })
-        .collect();
+    let ins = inputs(m, chain, (ext, done), rows);
     let k = &m.fused.kernel;
     let c = k.n / chain.rows.max(1);
     let n = nrows * c;
@@ -521,39 +553,183 @@ type State<'s, L> = (
 );
 
 simd_dispatch! {
-    fn member<L>(m: &Member, chain: &RowChain, ins: (&[In<L>], &[Vec<L>]), rows: (usize, usize), st: State<L>, codes: &mut Codes, dst: &mut Out<L>) -> Result<()> => member_impl;
+    fn member<L>(m: &Member, chain: &RowChain, ins: (&[In<L>], Done<L>), rows: (usize, usize), st: State<L>, codes: &mut Codes, dst: &mut Out<L>) -> Result<()> => member_impl;
+    fn last_in_place<L>(m: &Member, chain: &RowChain, ins: (&[In<L>], &mut [Vec<L>]), rows: (usize, usize), st: State<L>, codes: &mut Codes, into: (&mut [L], usize)) -> Result<()> => last_in_place_impl;
 }
 
-/// Runs tile `c` of the chain: every member in order, the last into `out`.
+/// Updates `buf[start..start + len]` (a multiple of 16) in place with the member's
+/// generated code, inputs `alias` reading `buf` itself; false (nothing written) when it has
+/// none or cannot run the range.
+fn code_in_place<L: Lane>(
+    k: &Kernel,
+    c: &mut Codes,
+    ins: Option<&[In<f32>]>,
+    range: (usize, usize),
+    buf: &mut [L],
+    alias: &[usize],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let (Some(code), Some(loose), Some(ins), Some(b)) =
+        (k.jit.as_deref(), c.eval.as_mut(), ins, L::as_f32_mut(buf))
+    {
+        return loose.eval_in_place(code, ins, range, b, alias);
+    }
+    let _ = (k, c, ins, range, buf, alias);
+    false
+}
+
+/// Runs the chain's last member on rows `r0..r1` over `region` (the output chunk), which
+/// holds member `j`'s values ([`RowChain::in_place`]): where generated code can, each value is
+/// rewritten in place; the other ranges are copied to member `j`'s tile buffer first and
+/// computed from there, so every range reads member `j`'s values, never the output.
+#[inline(always)]
+fn last_in_place_impl<L: Lane>(
+    m: &Member,
+    chain: &RowChain,
+    (ext, bufs): (&[In<L>], &mut [Vec<L>]),
+    rows: (usize, usize),
+    st: State<L>,
+    codes: &mut Codes,
+    (region, j): (&mut [L], usize),
+) -> Result<()> {
+    let k = &m.fused.kernel;
+    let n = (rows.1 - rows.0) * (k.n / chain.rows.max(1));
+    if region.len() != n {
+        return Err(CpuError::Internal(
+            "a row chain's output chunk holds the last member's tile",
+        ));
+    }
+    let alias: Vec<usize> = (m.sources.iter().enumerate())
+        .filter(|(_, s)| **s == Source::Member(j))
+        .map(|(i, _)| i)
+        .collect();
+    let mut rest = Vec::new();
+    {
+        // Member `j`'s tile buffer stands in for the aliased inputs: the right length,
+        // never read by the code (`Loose::eval_in_place`).
+        let done = Done { bufs, alias: None };
+        let ins = inputs(m, chain, (ext, done), rows);
+        check_over(k, &ins, n)?;
+        let f32s = as_f32(&ins);
+        let mut start = 0;
+        while start < n {
+            let end = start + call_span(k, start, n);
+            let main = (end - start) / 16 * 16;
+            let range = (start, main);
+            if main > 0 && code_in_place(k, codes, f32s.as_deref(), range, region, &alias) {
+                start += main;
+            }
+            if start < end {
+                rest.push((start, end));
+                start = end;
+            }
+        }
+    }
+    if rest.is_empty() {
+        return Ok(());
+    }
+    let buf = bufs
+        .get_mut(j)
+        .and_then(|b| b.get_mut(..n))
+        .ok_or(CpuError::Internal("a row chain's member has a tile buffer"))?;
+    for &(a, b) in &rest {
+        if let (Some(d), Some(s)) = (buf.get_mut(a..b), region.get(a..b)) {
+            d.copy_from_slice(s);
+        }
+    }
+    let done = Done { bufs, alias: None };
+    let ins = inputs(m, chain, (ext, done), rows);
+    let mut r = Regs {
+        fast: st.0,
+        spare: st.1,
+        slow: st.2,
+        tmp: &mut st.3[..],
+    };
+    let mut dst = Out::Buf(region);
+    for (mut start, end) in rest {
+        while start < end {
+            let len = V.min(end - start);
+            loop_block(k, &ins, &mut r, (start, len), &mut dst);
+            start += len;
+        }
+    }
+    Ok(())
+}
+
+/// Member `j`'s state in task `t`: the tile buffers of the members before it, its own
+/// tile buffer, registers and call tables.
+type Parts<'t, L> = (
+    &'t mut [Vec<L>],
+    &'t mut Vec<L>,
+    State<'t, L>,
+    &'t mut Codes,
+);
+
+fn parts<L>(t: &mut Task<L>, j: usize) -> Result<Parts<'_, L>> {
+    let (done, rest) = t.bufs.split_at_mut(j);
+    let (Some(regs), Some(slow), Some(buf), Some(codes)) = (
+        t.regs.get_mut(j),
+        t.slow.get_mut(j),
+        rest.first_mut(),
+        t.codes.get_mut(j),
+    ) else {
+        return Err(CpuError::Internal(
+            "a row-chain task has state for every member",
+        ));
+    };
+    let st = (&mut regs[..], &mut t.spare, &mut slow[..], &mut t.block);
+    Ok((done, buf, st, codes))
+}
+
+/// Runs tile `c` of the chain: every member in order, the last into `out` (from member
+/// `alias` on, in the output chunk itself: [`RowChain::in_place`]).
 fn tile<L: Lane>(
     chain: &RowChain,
     ext: &[In<L>],
     t: &mut Task<L>,
-    c: usize,
+    (c, alias): (usize, Option<usize>),
     mut out: Sink<L>,
 ) -> Result<()> {
-    let r0 = c * chain.tile;
-    let r1 = chain.rows.min(r0 + chain.tile);
+    let rows = (c * chain.tile, chain.rows.min((c + 1) * chain.tile));
     let last = chain.members.len().saturating_sub(1);
-    for (j, m) in chain.members.iter().enumerate() {
-        let (done, rest) = t.bufs.split_at_mut(j);
-        let (Some(regs), Some(slow), Some(buf), Some(codes)) = (
-            t.regs.get_mut(j),
-            t.slow.get_mut(j),
-            rest.first_mut(),
-            t.codes.get_mut(j),
-        ) else {
-            return Err(CpuError::Internal(
-                "a row-chain task has state for every member",
-            ));
+    let members = chain.members.iter().enumerate();
+    for (j, m) in members.clone().take(alias.unwrap_or(usize::MAX)) {
+        let (bufs, buf, st, codes) = parts(t, j)?;
+        let mut dst = match j == last {
+            true => Out::Sink(&mut out),
+            false => Out::Buf(&mut buf[..]),
         };
-        let st = (&mut regs[..], &mut t.spare, &mut slow[..], &mut t.block);
-        let mut dst = if j == last {
-            Out::Sink(&mut out)
-        } else {
-            Out::Buf(&mut buf[..])
+        let done = Done { bufs, alias: None };
+        member(m, chain, (ext, done), rows, st, codes, &mut dst)?;
+    }
+    let Some((a, m)) = alias.and_then(|a| chain.members.get(a).map(|m| (a, m))) else {
+        return Ok(());
+    };
+    let (bufs, _, st, codes) = parts(t, a)?;
+    let (r, region) = out.write_then_update(|sink| {
+        let done = Done { bufs, alias: None };
+        member(m, chain, (ext, done), rows, st, codes, &mut Out::Sink(sink))
+    });
+    r?;
+    for (j, m) in members.skip(a + 1) {
+        let (bufs, buf, st, codes) = parts(t, j)?;
+        if j == last {
+            last_in_place(m, chain, (ext, bufs), rows, st, codes, (region, a))?;
+            break;
+        }
+        let done = Done {
+            bufs,
+            alias: Some((a, &*region)),
         };
-        member(m, chain, (ext, done), (r0, r1), st, codes, &mut dst)?;
+        member(
+            m,
+            chain,
+            (ext, done),
+            rows,
+            st,
+            codes,
+            &mut Out::Buf(&mut buf[..]),
+        )?;
     }
     Ok(())
 }
@@ -574,6 +750,7 @@ pub(super) fn run<L: Lane>(chain: &RowChain, ext: &[In<L>], min: usize) -> Resul
     };
     let failed = std::sync::Mutex::new(None);
     let pool = std::sync::Mutex::new(Vec::new());
+    let alias = chain.in_place;
     let out = written_in_chunks(
         n,
         chain.tile * last.per_row,
@@ -586,7 +763,7 @@ pub(super) fn run<L: Lane>(chain: &RowChain, ext: &[In<L>], min: usize) -> Resul
             }
         },
         |t, c, sink| {
-            if let Err(e) = tile(chain, ext, &mut t.task, c, sink) {
+            if let Err(e) = tile(chain, ext, &mut t.task, (c, alias), sink) {
                 if let Ok(mut f) = failed.lock() {
                     f.get_or_insert(e);
                 }
