@@ -255,8 +255,8 @@ impl<'a> Ctx<'a> {
             let i = step.instr();
             if fused && ready.is_empty() {
                 let n = plan.groups.get(k).copied().unwrap_or(1);
-                if n > 1 && exe.threads() > 1 {
-                    let group = steps.get(k..k + n).unwrap_or_default();
+                let group = steps.get(k..k + n).unwrap_or_default();
+                if n > 1 && crate::concurrent::side_by_side(comp, group, exe.threads()) {
                     for s in group {
                         let gi = comp.instructions.get(s.instr()).ok_or_else(|| {
                             internal("a plan's steps name instructions of its computation")

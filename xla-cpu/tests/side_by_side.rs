@@ -208,3 +208,29 @@ ENTRY main {
     let steps = exe.plan_steps(exe.module().entry);
     assert!(steps.iter().all(|s| s.group == 1), "{steps:?}");
 }
+
+/// Two large independent products of the same size run side by side, one thread each;
+/// a third, four times larger, is left to split over the pool alone.
+#[test]
+fn large_products_of_similar_size_pair_up() {
+    let text = r#"HloModule big
+ENTRY main {
+  x = f32[256,512] parameter(0)
+  w1 = f32[512,256] parameter(1)
+  w2 = f32[512,256] parameter(2)
+  x2 = f32[1024,512] parameter(3)
+  a = f32[256,256] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = f32[1024,256] dot(x2, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  b = f32[256,256] dot(x, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (f32[256,256], f32[1024,256], f32[256,256]) tuple(a, c, b)
+}"#;
+    let mut exe = Executable::compile(&xla_core::text::parse_module(text).unwrap()).unwrap();
+    assert_eq!(groups(&exe, exe.module().entry), vec![2]);
+    let args = [
+        arg(&[256, 512], 7, true),
+        arg(&[512, 256], 8, true),
+        arg(&[512, 256], 9, true),
+        arg(&[1024, 512], 10, true),
+    ];
+    agree(&mut exe, &args);
+}
