@@ -108,41 +108,33 @@ pub(crate) fn group(comp: &Computation, steps: Vec<Step>) -> (Vec<Step>, Vec<usi
             k += 1;
             continue;
         };
+        // Who may join: a big dot takes one partner of similar size, a heavy step up to
+        // `MAX_GROUP - 1` other heavy steps.
+        let (joins, most): (Box<dyn Fn(&Step) -> bool>, usize) = match big_dot(comp, &first) {
+            Some(f) => (
+                Box::new(move |s| big_dot(comp, s).is_some_and(|g| matched(f, g))),
+                2,
+            ),
+            None if heavy(comp, &first) => (Box::new(|s| heavy(comp, s)), MAX_GROUP),
+            None => (Box::new(|_| false), 1),
+        };
         let mut members = vec![first];
-        let big = big_dot(comp, &members[0]);
-        if let Some(f) = big {
-            let mut between: Vec<usize> = vec![members[0].instr()];
-            let end = (k + 1 + LOOK_AHEAD).min(rest.len());
-            for j in k + 1..end {
-                let Some(s) = rest.get(j).and_then(Option::as_ref) else {
-                    continue;
-                };
-                let free = !s.reads(comp).iter().any(|o| between.contains(&o.0));
-                if free && big_dot(comp, s).is_some_and(|g| matched(f, g)) {
-                    if let Some(s) = rest.get_mut(j).and_then(Option::take) {
-                        members.push(s);
-                    }
-                    break;
-                }
-                between.push(s.instr());
+        // The values computed by the steps a later member would jump over.
+        let mut between: Vec<usize> = vec![members[0].instr()];
+        let end = (k + 1 + LOOK_AHEAD).min(rest.len());
+        for j in k + 1..end {
+            if members.len() >= most {
+                break;
             }
-        } else if heavy(comp, &members[0]) {
-            // The values computed by the steps a later member would jump over.
-            let mut between: Vec<usize> = vec![members[0].instr()];
-            let end = (k + 1 + LOOK_AHEAD).min(rest.len());
-            for j in k + 1..end {
-                let Some(s) = rest.get(j).and_then(Option::as_ref) else {
-                    continue;
-                };
-                let free = !s.reads(comp).iter().any(|o| between.contains(&o.0));
-                if free && heavy(comp, s) && members.len() < MAX_GROUP {
-                    if let Some(s) = rest.get_mut(j).and_then(Option::take) {
-                        // Members run at the same time: none may read another.
-                        between.push(s.instr());
-                        members.push(s);
-                    }
-                } else {
-                    between.push(s.instr());
+            let Some(s) = rest.get(j).and_then(Option::as_ref) else {
+                continue;
+            };
+            let free = !s.reads(comp).iter().any(|o| between.contains(&o.0));
+            // Members run at the same time: none may read another.
+            between.push(s.instr());
+            if free && joins(s) {
+                if let Some(s) = rest.get_mut(j).and_then(Option::take) {
+                    members.push(s);
                 }
             }
         }
