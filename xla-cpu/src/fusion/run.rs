@@ -455,9 +455,15 @@ impl Comb {
     /// the order decides).
     #[inline(always)]
     pub(super) fn total<L: Lane>(self, lanes: &[L; LANES], used: usize) -> L {
-        // A fold without early exit, so the test is vector code too.
-        let nan = || lanes.iter().fold(false, |a, x| a | x.is_nan());
-        if used < LANES || matches!(self, Comb::Max | Comb::Min) && nan() {
+        // A plain loop without early exit, so the test is vector code too (an iterator
+        // adapter may stay out of line, compiled without the caller's AVX-512).
+        let mut nan = false;
+        if matches!(self, Comb::Max | Comb::Min) {
+            for x in lanes {
+                nan |= x.is_nan();
+            }
+        }
+        if used < LANES || nan {
             return lanes.iter().fold(self.identity(), |a, &b| self.apply(a, b));
         }
         // The halving steps written out one by one, one closure per combiner: each step
