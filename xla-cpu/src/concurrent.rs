@@ -4,9 +4,10 @@
 //!
 //! The steps that gain are the ones too small to split (a dot below
 //! [`MIN_PAR_FLOPS`](crate::kernels::matmul::MIN_PAR_FLOPS), a fused kernel below the size a
-//! kernel splits at), and pairs of large dots of similar size ([`big_dot`]), which split
-//! less well over two threads than they run side by side on one each: a GRU's gate products `f32[16,256] x f32[256,256]` take about 12 µs each
-//! and run one after the other on one core, with the other core idle. At compile time
+//! kernel splits at): a GRU's gate products `f32[16,256] x f32[256,256]` take about 12 µs
+//! each and run one after the other on one core, with the other core idle. So do pairs of
+//! large dots of similar size ([`big_dot`]), which split less well over two threads than
+//! they run side by side on one each. At compile time
 //! [`group`] moves such steps next to each other when none reads a value computed between
 //! them (the schedule stays a topological order, and when each value dies is computed from
 //! the new order), and marks the groups; at run time [`compute_group`] runs a group's kernels

@@ -339,16 +339,18 @@ fn finish(steps: &mut [Option<Step>], mut g: Growing, picked: &[usize]) -> Optio
     Some(end)
 }
 
-/// The member whose values the chain's last member updates in place, if any ([`RowChain::in_place`]): a loop
-/// member with the output's row length that the last member (a loop) reads only
-/// elementwise (`Load::Full`). That member then writes straight into the output chunk and
+/// The member whose values the chain's last member updates in place, if any
+/// ([`RowChain::in_place`]): a loop member with the output's row length that the last
+/// member (a loop with generated code) reads only elementwise (`Load::Full`). That member then writes straight into the output chunk and
 /// the last member rewrites each value where it is, so the output's first write (memory
 /// not in cache) overlaps that member's work, and the last member reads and writes lines
 /// already in cache instead of streaming a tile buffer into fresh memory (softmax:
 /// `exp(x - max)` written to the output, then scaled there).
 fn in_place(members: &[Member]) -> Option<usize> {
     let (last, rest) = members.split_last()?;
-    if !matches!(last.fused.kind, FusedKind::Loop { .. }) {
+    // Without generated code for the last member every range would be copied back to
+    // the tile buffer first (`rows_run::last_in_place`): a pass more, not less.
+    if !matches!(last.fused.kind, FusedKind::Loop { .. }) || !last.fused.kernel.has_code() {
         return None;
     }
     let elementwise = |j: usize| {
