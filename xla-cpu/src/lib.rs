@@ -27,6 +27,7 @@ mod fusion;
 mod in_place;
 mod index;
 mod invariant;
+mod isa;
 pub(crate) mod kernels;
 mod limits;
 mod math;

@@ -18,7 +18,6 @@ use super::lane::Lane;
 use super::ops::{vmax, vmin};
 use super::rows::{Member, RowChain, Source};
 #[cfg(target_arch = "x86_64")]
-use super::run::simd;
 use super::run::{check_over, load, simd_dispatch, Comb, In, CHUNK};
 use super::{FusedKind, Instr, Kernel, Src};
 use crate::buffer::{written_in_chunks, Sink};

@@ -206,64 +206,10 @@ impl Kernel {
     }
 }
 
-/// 2: AVX-512, 1: AVX2, 0: the baseline: what the CPU has, capped by `XLA_CPU_ISA`
-/// (`avx512`, `avx2` or `baseline`, so one machine can measure every path; machine code
-/// for fused kernels needs `avx512`) and forced to 0 by `XLA_CPU_NO_SIMD`.
+/// 2: AVX-512, 1: AVX2, 0: the baseline (`crate::isa::level`; machine code for fused
+/// kernels needs AVX-512).
 pub(crate) fn simd_level() -> u8 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        simd::level()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        0
-    }
-}
-
-/// The most `XLA_CPU_ISA` allows (2 when unset or not one of the names).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-fn isa_cap(v: Option<&str>) -> u8 {
-    match v.map(str::trim) {
-        Some("baseline") => 0,
-        Some("avx2") => 1,
-        _ => 2,
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-pub(super) mod simd {
-    use std::sync::OnceLock;
-
-    /// 2: AVX-512, 1: AVX2, 0: the baseline.
-    pub(in crate::fusion) fn level() -> u8 {
-        static LEVEL: OnceLock<u8> = OnceLock::new();
-        *LEVEL.get_or_init(|| {
-            let cap = super::isa_cap(std::env::var("XLA_CPU_ISA").ok().as_deref());
-            let found = if std::env::var_os("XLA_CPU_NO_SIMD").is_some() {
-                0
-            } else if is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512dq")
-                && is_x86_feature_detected!("avx512vl")
-            {
-                2
-            } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-                1
-            } else {
-                0
-            };
-            found.min(cap)
-        })
-    }
-}
-
-#[cfg(test)]
-#[test]
-fn isa_names_cap_the_level() {
-    assert_eq!(isa_cap(Some("baseline")), 0);
-    assert_eq!(isa_cap(Some("avx2")), 1);
-    assert_eq!(isa_cap(Some("avx512")), 2);
-    assert_eq!(isa_cap(None), 2);
+    crate::isa::level()
 }
 
 /// Reads a load's elements `start..start + dst.len()`.
@@ -580,11 +526,11 @@ macro_rules! simd_dispatch {
                 fn avx2<L: Lane>($($a: $t),*) $(-> $r)? {
                     $imp($($a),*)
                 }
-                if simd::level() >= 2 {
+                if crate::isa::level() >= 2 {
                     // SAFETY: the CPU supports AVX-512F/BW/DQ/VL (checked at run time).
                     return unsafe { avx512($($a),*) };
                 }
-                if simd::level() == 1 {
+                if crate::isa::level() == 1 {
                     // SAFETY: the CPU supports AVX2 and FMA (checked at run time).
                     return unsafe { avx2($($a),*) };
                 }

@@ -10,7 +10,6 @@
 
 use super::lane::Lane;
 #[cfg(target_arch = "x86_64")]
-use super::run::simd;
 use super::run::{simd_dispatch, In, Scratch};
 use super::Kernel;
 use crate::error::{CpuError, Result};

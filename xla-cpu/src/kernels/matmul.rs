@@ -37,6 +37,10 @@ pub(crate) trait FaerElem:
     const NAN: Self;
     /// Whether `x` is finite (in every component).
     fn finite(x: Self) -> bool;
+    /// `matvec`'s dot product of each of eight rows with `xs` (its order of operations).
+    fn dot_rows(rows: [&[Self]; 8], xs: &[Self]) -> [Self; 8] {
+        super::matvec::dot_rows(rows, xs)
+    }
 }
 
 impl FaerElem for f32 {
@@ -44,6 +48,10 @@ impl FaerElem for f32 {
     const NAN: Self = f32::NAN;
     fn finite(x: Self) -> bool {
         x.is_finite()
+    }
+    #[inline(always)]
+    fn dot_rows(rows: [&[Self]; 8], xs: &[Self]) -> [Self; 8] {
+        super::matvec::dot_rows_f32(rows, xs)
     }
 }
 impl FaerElem for f64 {
