@@ -33,6 +33,40 @@ pub(crate) fn level() -> u8 {
     }
 }
 
+/// Bytes of the last-level cache (the largest level `sysfs` lists for CPU 0; 32 MiB
+/// where it cannot be read).
+pub(crate) fn last_level_cache() -> usize {
+    use std::sync::OnceLock;
+    static BYTES: OnceLock<usize> = OnceLock::new();
+    *BYTES.get_or_init(|| {
+        (0..8)
+            .filter_map(|i| {
+                let p = format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size");
+                cache_size(&std::fs::read_to_string(p).ok()?)
+            })
+            .max()
+            .unwrap_or(32 << 20)
+    })
+}
+
+/// A `sysfs` cache size (`32768K`, `2M`) in bytes.
+fn cache_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (num, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => s.split_at(i),
+        None => (s, ""),
+    };
+    let n: usize = num.parse().ok()?;
+    let mul = match unit.trim() {
+        "" => 1,
+        "K" | "KB" | "KiB" => 1 << 10,
+        "M" | "MB" | "MiB" => 1 << 20,
+        "G" | "GB" | "GiB" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(mul)
+}
+
 /// The most `XLA_CPU_ISA` allows (2 when unset or not one of the names).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn cap(v: Option<&str>) -> u8 {
@@ -50,4 +84,14 @@ fn isa_names_cap_the_level() {
     assert_eq!(cap(Some("avx2")), 1);
     assert_eq!(cap(Some("avx512")), 2);
     assert_eq!(cap(None), 2);
+}
+
+#[cfg(test)]
+#[test]
+fn cache_sizes_read_as_sysfs_writes_them() {
+    assert_eq!(cache_size("32768K\n"), Some(32 << 20));
+    assert_eq!(cache_size("2M"), Some(2 << 20));
+    assert_eq!(cache_size("512"), Some(512));
+    assert_eq!(cache_size("lots"), None);
+    assert!(last_level_cache() >= 1 << 16);
 }

@@ -125,7 +125,7 @@ fn same(text: &str, args: &[Literal], what: &str) {
     if avx512() {
         let ops = ops_of(&mut on, args);
         assert!(
-            ops.iter().any(|o| o.starts_with("fusion[code]")
+            ops.iter().any(|o| o.starts_with("fusion[code")
                 || o.starts_with("fusion[rows:") && o.contains(",code")),
             "{what}: {ops:?}"
         );
@@ -219,6 +219,33 @@ fn every_binary_op_and_compare_matches_the_interpreter() {
         "  a = f32[{n}] negate(x)\n  m = f32[{n}] maximum(a, x)\n  c = f32[{n}] clamp(y, m, z)\n  ROOT r = f32[{n}] minimum(c, a)"
     );
     same(&module(n, &body), &args3(n), "ties and clamp");
+}
+
+/// An output too large for the last-level cache is written with non-temporal stores
+/// (`fusion[code,streamed]`): the same bits as the interpreter, the length not a multiple
+/// of a block (the tail runs on the interpreter), NaN, infinities and signed zeros.
+#[test]
+fn streamed_outputs_match_the_interpreter() {
+    // 32 MiB out of three 32 MiB inputs: more than any last-level cache up to 128 MiB.
+    let n = (8 << 20) + 37;
+    let body = format!(
+        "  x2 = f32[{n}] multiply(x, x)
+  t = f32[{n}] tanh(x2)
+  s = f32[{n}] add(t, b1)
+  g = f32[{n}] multiply(s, y)
+  ROOT r = f32[{n}] add(g, z)"
+    );
+    let text = module(n, &body);
+    let args = args3(n);
+    same(&text, &args, "streamed");
+    if avx512() {
+        let _guard = FLIP.lock().unwrap_or_else(|e| e.into_inner());
+        let ops = ops_of(&mut compile(&text, true), &args);
+        assert!(
+            ops.iter().any(|o| o == "fusion[code,streamed](add)"),
+            "{ops:?}"
+        );
+    }
 }
 
 #[test]

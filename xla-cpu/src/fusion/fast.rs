@@ -167,6 +167,17 @@ impl<'i, L: Lane> Fast<'i, L> {
         false
     }
 
+    /// Orders the non-temporal stores [`Fast::write_to`] may have made (weakly ordered)
+    /// before any later store, such as the one that tells another thread a chunk is done.
+    #[inline(always)]
+    pub(crate) fn fence(&self) {
+        #[cfg(target_arch = "x86_64")]
+        if self.jit.as_ref().is_some_and(|j| j.code.streamed.is_some()) {
+            // SAFETY: `sfence` is part of SSE, which every x86-64 CPU has.
+            unsafe { std::arch::x86_64::_mm_sfence() };
+        }
+    }
+
     /// Runs the program on elements `start..start + V` and returns the result block
     /// (`None` when that range is not inside the kernel's domain).
     #[inline(always)]
@@ -408,7 +419,7 @@ impl<'i> Bound<'i> {
     /// `out` must be valid for writing `V` f32, and `prepare(start, V)` must have
     /// returned true.
     #[inline(always)]
-    unsafe fn run(&self, start: usize, out: *mut f32) {
+    unsafe fn run(&self, start: usize, out: *mut f32, code: &super::jit::Code) {
         // SAFETY: every streamed input pointer is the start of an f32 input of at least
         // `n` elements (checked in `new`) and `start + V <= n` (`prepare`), so the code's
         // reads at `start .. start + 16 * STEPS = start + V` are in bounds; each cyclic
@@ -416,10 +427,7 @@ impl<'i> Bound<'i> {
         // table of the addresses of the `V / len` rows of `len` readable values the call
         // covers (`prepare`, `stream::pieces`); `out` holds `V` f32 (the
         // caller); `scalars` has one value per scalar slot (`new`).
-        unsafe {
-            self.code
-                .call(&self.ptrs, out, start, super::jit::STEPS, &self.scalars)
-        }
+        unsafe { code.call(&self.ptrs, out, start, super::jit::STEPS, &self.scalars) }
     }
 
     /// The kernel's values at `start..start + V`, or `None` when the code cannot run
@@ -431,7 +439,7 @@ impl<'i> Bound<'i> {
         }
         let out = self.out.as_mut_ptr();
         // SAFETY: `out` is this binding's `V`-element block; `prepare` returned true.
-        unsafe { self.run(start, out) };
+        unsafe { self.run(start, out, &self.code) };
         Some(&self.out)
     }
 
@@ -442,9 +450,17 @@ impl<'i> Bound<'i> {
         if !self.prepare(start, V) {
             return false;
         }
+        let out = dst.as_mut_ptr().cast::<f32>();
+        // Into the output itself: with non-temporal stores when the code has them (a
+        // large output) and the block is aligned as they need.
+        let code = match &self.code.streamed {
+            Some(c) if (out as usize).is_multiple_of(64) => &**c,
+            _ => &self.code,
+        };
         // SAFETY: `dst` holds `V` f32 (uninitialised memory may be written through a raw
-        // pointer); `prepare` returned true.
-        unsafe { self.run(start, dst.as_mut_ptr().cast::<f32>()) };
+        // pointer); `prepare` returned true; the streamed code (same reads, same layout of
+        // pointers and scalars: built from the same kernel) gets a 64-byte aligned `out`.
+        unsafe { self.run(start, out, code) };
         true
     }
 

@@ -200,7 +200,8 @@ pub(crate) enum Step {
 }
 
 impl Fused {
-    /// How a profile names the step: `fusion`, `fusion[code]` (generated code), or
+    /// How a profile names the step: `fusion`, `fusion[code]` (generated code;
+    /// `fusion[code,streamed]` when it writes a large output with non-temporal stores), or
     /// `fusion[rows:N]` (a row chain of `N` steps; `fusion[rows:N,code]` with code,
     /// `fusion[rows:N,code,in-place]` when its last step updates the output in place).
     pub fn label(&self) -> String {
@@ -220,6 +221,9 @@ impl Fused {
             }
             FusedKind::Scatter(_) if self.kernel.has_code() => "fusion[scatter,code]".into(),
             FusedKind::Scatter(_) => "fusion[scatter]".into(),
+            FusedKind::Loop { .. } | FusedKind::Reduce { .. } if self.kernel.streams() => {
+                "fusion[code,streamed]".into()
+            }
             FusedKind::Loop { .. } | FusedKind::Reduce { .. } if self.kernel.has_code() => {
                 "fusion[code]".into()
             }
@@ -782,6 +786,15 @@ impl Kernel {
     pub fn has_code(&self) -> bool {
         #[cfg(target_arch = "x86_64")]
         return self.jit.is_some() || self.fold_jit.is_some();
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// True when the kernel's code writes its output with non-temporal stores (a large
+    /// output, `jit::streaming_pays`).
+    pub fn streams(&self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return self.jit.as_ref().is_some_and(|j| j.streamed.is_some());
         #[cfg(not(target_arch = "x86_64"))]
         false
     }

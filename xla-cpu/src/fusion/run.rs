@@ -348,6 +348,9 @@ fn write_chunk_impl<L: Lane>(
         o.push(v);
         done += v.len();
     }
+    if let Some(f) = s.fast.as_ref() {
+        f.fence();
+    }
 }
 
 /// A reduce's combiner, applied in the hot loops without a call per element.
