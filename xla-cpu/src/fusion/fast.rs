@@ -147,18 +147,25 @@ impl<'i, L: Lane> Fast<'i, L> {
         0
     }
 
-    /// Writes the kernel's values at `start..start + V` straight into `dst` with the
-    /// generated code, when the kernel has code that can run this block; false (nothing
-    /// written) otherwise.
+    /// The longest range [`Fast::write_to`] may cover in one call (`V` at least).
+    #[inline(always)]
+    pub(crate) fn span(&self) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(j) = self.jit.as_ref() {
+            return j.span;
+        }
+        V
+    }
+
+    /// Writes the kernel's values at `start..start + dst.len()` (a multiple of 16) straight
+    /// into `dst` with the generated code, in one call, when the kernel has code that can
+    /// run this range; false (nothing written) otherwise.
     #[inline(always)]
     pub(crate) fn write_to(&mut self, start: usize, dst: &mut [std::mem::MaybeUninit<L>]) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let Some(j) = self.jit.as_mut() {
-            let Ok(dst) = <&mut [std::mem::MaybeUninit<L>; V]>::try_from(dst) else {
-                return false;
-            };
             // A bound code exists only when `L` is f32 (see `Bound::new`).
-            let Some(dst) = L::as_f32_out(dst) else {
+            let Some(dst) = L::as_f32_uninit(dst) else {
                 return false;
             };
             return j.eval_to(start, dst);
@@ -256,6 +263,11 @@ struct Bound<'i> {
     tables: Vec<Vec<*const f32>>,
     out: Box<[f32; V]>,
     n: usize,
+    /// The longest call worth trying: a span of blocks when every per-call stream can
+    /// cover any range (a row table, a staged or tiled load) and no per-call scalar
+    /// changes along the way, else one block (a slice or broadcast stream read in place
+    /// covers one run of its rows per call).
+    span: usize,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -334,7 +346,14 @@ impl<'i> Bound<'i> {
                 scalars[slot] = x.get(0);
             }
         }
+        use super::stream::Stream;
+        let spans = code
+            .cyclic
+            .iter()
+            .all(|c| matches!(c, Stream::Pieces(_) | Stream::Staged(_)))
+            && code.scalars.iter().all(|s| matches!(s, Scalar::First(_)));
         Some(Bound {
+            span: if spans { super::stream::STAGE_MAX } else { V },
             code: code.clone(),
             ptrs,
             ins,
@@ -413,21 +432,22 @@ impl<'i> Bound<'i> {
         true
     }
 
-    /// Runs the code on the `V` elements at `start` (readied by `prepare`) into `out`.
+    /// Runs `code` (this binding's code or its streamed copy) on the `16 * count`
+    /// elements at `start` (readied by `prepare`) into `out`.
     ///
     /// # Safety
-    /// `out` must be valid for writing `V` f32, and `prepare(start, V)` must have
-    /// returned true.
+    /// `out` must be valid for writing `16 * count` f32, and `prepare(start, 16 * count)`
+    /// must have returned true.
     #[inline(always)]
-    unsafe fn run(&self, start: usize, out: *mut f32, code: &super::jit::Code) {
+    unsafe fn run(&self, start: usize, (out, count): (*mut f32, usize), code: &super::jit::Code) {
         // SAFETY: every streamed input pointer is the start of an f32 input of at least
-        // `n` elements (checked in `new`) and `start + V <= n` (`prepare`), so the code's
-        // reads at `start .. start + 16 * STEPS = start + V` are in bounds; each cyclic
-        // stream points at `V` in-bounds elements, or a `Stream::Pieces` at a
-        // table of the addresses of the `V / len` rows of `len` readable values the call
-        // covers (`prepare`, `stream::pieces`); `out` holds `V` f32 (the
-        // caller); `scalars` has one value per scalar slot (`new`).
-        unsafe { code.call(&self.ptrs, out, start, super::jit::STEPS, &self.scalars) }
+        // `n` elements (checked in `new`) and `start + 16 * count <= n` (`prepare`), so
+        // the code's reads at `start .. start + 16 * count` are in bounds; each cyclic
+        // stream points at `16 * count` in-bounds elements, or a `Stream::Pieces` at a
+        // table of the addresses of the rows of `len` readable values the call covers
+        // (`prepare`, `stream::pieces`); `out` holds `16 * count` f32 (the caller);
+        // `scalars` has one value per scalar slot (`new`).
+        unsafe { code.call(&self.ptrs, out, start, count, &self.scalars) }
     }
 
     /// The kernel's values at `start..start + V`, or `None` when the code cannot run
@@ -439,15 +459,17 @@ impl<'i> Bound<'i> {
         }
         let out = self.out.as_mut_ptr();
         // SAFETY: `out` is this binding's `V`-element block; `prepare` returned true.
-        unsafe { self.run(start, out, &self.code) };
+        unsafe { self.run(start, (out, super::jit::STEPS), &self.code) };
         Some(&self.out)
     }
 
-    /// As [`Bound::eval`], writing the `V` values straight to `dst` instead; false (and
-    /// nothing written) when the code cannot run that block.
+    /// As [`Bound::eval`], writing the `dst.len()` values (a multiple of 16) straight to
+    /// `dst` in one call instead; false (and nothing written) when the code cannot run
+    /// that range.
     #[inline(always)]
-    fn eval_to(&mut self, start: usize, dst: &mut [std::mem::MaybeUninit<f32>; V]) -> bool {
-        if !self.prepare(start, V) {
+    fn eval_to(&mut self, start: usize, dst: &mut [std::mem::MaybeUninit<f32>]) -> bool {
+        let len = dst.len();
+        if len == 0 || !len.is_multiple_of(16) || !self.prepare(start, len) {
             return false;
         }
         let out = dst.as_mut_ptr().cast::<f32>();
@@ -457,10 +479,11 @@ impl<'i> Bound<'i> {
             Some(c) if (out as usize).is_multiple_of(64) => &**c,
             _ => &self.code,
         };
-        // SAFETY: `dst` holds `V` f32 (uninitialised memory may be written through a raw
-        // pointer); `prepare` returned true; the streamed code (same reads, same layout of
-        // pointers and scalars: built from the same kernel) gets a 64-byte aligned `out`.
-        unsafe { self.run(start, out, code) };
+        // SAFETY: `dst` holds `len` f32 (uninitialised memory may be written through a
+        // raw pointer), `len / 16` steps of 16; `prepare(start, len)` returned true; the
+        // streamed code (same reads, same layout of pointers and scalars: built from the
+        // same kernel) gets a 64-byte aligned `out`.
+        unsafe { self.run(start, (out, len / 16), code) };
         true
     }
 

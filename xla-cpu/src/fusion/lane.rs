@@ -23,8 +23,6 @@ pub(crate) trait Lane: Real + Default + Send + Sync + 'static {
     fn table() -> &'static Table<Self>;
     /// The values as f32, when this type is f32 (generated code reads f32 only).
     fn as_f32(v: &[Self]) -> Option<&[f32]>;
-    /// An output block of this type as f32, when this type is f32.
-    fn as_f32_out(b: &mut [MaybeUninit<Self>; V]) -> Option<&mut [MaybeUninit<f32>; V]>;
     /// Values of this type as f32, writable, when this type is f32.
     fn as_f32_mut(v: &mut [Self]) -> Option<&mut [f32]>;
     /// An output range of this type as f32, when this type is f32.
@@ -71,9 +69,6 @@ impl Lane for f32 {
     fn from_f32_block(b: &[f32; V]) -> Option<&[f32; V]> {
         Some(b)
     }
-    fn as_f32_out(b: &mut [MaybeUninit<f32>; V]) -> Option<&mut [MaybeUninit<f32>; V]> {
-        Some(b)
-    }
     fn as_f32_lanes(b: &mut [f32; LANES]) -> Option<&mut [f32; LANES]> {
         Some(b)
     }
@@ -114,9 +109,6 @@ impl Lane for f64 {
         None
     }
     fn from_f32_block(_: &[f32; V]) -> Option<&[f64; V]> {
-        None
-    }
-    fn as_f32_out(_: &mut [MaybeUninit<f64>; V]) -> Option<&mut [MaybeUninit<f32>; V]> {
         None
     }
     fn as_f32_lanes(_: &mut [f64; LANES]) -> Option<&mut [f32; LANES]> {
