@@ -4,6 +4,8 @@ use std::mem::MaybeUninit;
 
 use crate::limits::stop::Stop;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// A vector of `n` elements written by `work(state, chunk index, chunk)` over chunks of
 /// `chunk_len` (> 0), in parallel when `min` allows. Each chunk is zeroed just before its work (while
@@ -168,4 +170,105 @@ pub(crate) fn written_in_chunks<S, T: Copy + Default + Send>(
         unsafe { out.set_len(n) };
     }
     out
+}
+
+/// As [`written_in_chunks`] in parallel, over this thread and `partner`: each takes the
+/// next chunk until none is left (a chunk's values do not depend on which thread wrote
+/// it). `None` if `work` panicked on either thread (every chunk is still initialised: a
+/// chunk cut short or never started is zeroed by its `Sink`).
+pub(crate) fn written_by_two<S, T: Copy + Default + Send>(
+    n: usize,
+    chunk_len: usize,
+    partner: &crate::partner::Partner,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize, Sink<T>) + Sync,
+) -> Option<Vec<T>> {
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    let len = chunk_len.max(1);
+    let stop = match n > len {
+        true => Stop::current(),
+        false => Stop::default(),
+    };
+    let spare = out.spare_capacity_mut().get_mut(..n)?;
+    let slots: Vec<Mutex<Option<&mut [MaybeUninit<T>]>>> =
+        spare.chunks_mut(len).map(|c| Mutex::new(Some(c))).collect();
+    let take = |c: usize| {
+        slots
+            .get(c)
+            .and_then(|m| m.lock().unwrap_or_else(|e| e.into_inner()).take())
+    };
+    let next = AtomicUsize::new(0);
+    let job = || {
+        let mut state = None;
+        loop {
+            let c = next.fetch_add(1, Ordering::Relaxed);
+            if c >= slots.len() {
+                return;
+            }
+            let Some(buf) = take(c) else { continue };
+            let s = state.get_or_insert_with(&init);
+            if stop.stopped() {
+                drop(Sink { buf, filled: 0 });
+            } else {
+                work(s, c, Sink { buf, filled: 0 });
+            }
+        }
+    };
+    let finished = partner.run(&job);
+    for c in 0..slots.len() {
+        if let Some(buf) = take(c) {
+            drop(Sink { buf, filled: 0 });
+        }
+    }
+    drop(slots);
+    // SAFETY: every chunk of `spare[..n]` was taken exactly once (above or by the job) and
+    // handed to a `Sink`, whose drop initialises every element the work did not write
+    // (also when the work panicked: its unwind drops the `Sink`).
+    unsafe { out.set_len(n) };
+    finished.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    /// Chunk `c` written as `c * 1000 + i`, its first `len - short` elements only.
+    fn work(short: usize) -> impl Fn(&mut (), usize, Sink<u32>) + Sync {
+        move |_, c, mut s| {
+            let n = s.buf.len().saturating_sub(short);
+            let v: Vec<u32> = (0..n as u32).map(|i| c as u32 * 1000 + i).collect();
+            s.push(&v);
+        }
+    }
+
+    /// Shared with the partner thread: the same vector as on one thread, for lengths on
+    /// and off chunk boundaries, every element written once, unwritten ones zeroed.
+    #[test]
+    fn two_threads_write_what_one_does() {
+        let p = crate::partner::Partner::start().unwrap();
+        for (n, len, short) in [(0, 7, 0), (5, 7, 0), (7, 7, 0), (100, 7, 0), (1000, 64, 3)] {
+            let one = written_in_chunks(n, len, usize::MAX, || (), work(short));
+            for _ in 0..50 {
+                let two = written_by_two(n, len, &p, || (), work(short)).unwrap();
+                assert_eq!(two, one, "n {n}, chunks of {len}");
+            }
+        }
+    }
+
+    /// A panic in one chunk's work: `None`, and the vector was still fully initialised
+    /// (nothing is read uninitialised: the call returns, the partner is reusable).
+    #[test]
+    fn a_panicking_chunk_is_reported() {
+        let p = crate::partner::Partner::start().unwrap();
+        let bad = |_: &mut (), c: usize, mut s: Sink<u32>| {
+            s.push(&[1, 2]);
+            if c == 3 {
+                panic!("chunk 3");
+            }
+        };
+        assert!(written_by_two(100, 10, &p, || (), bad).is_none());
+        let ok = written_by_two(30, 10, &p, || (), work(0)).unwrap();
+        assert_eq!(ok.len(), 30);
+    }
 }

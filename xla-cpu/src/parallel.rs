@@ -131,6 +131,17 @@ impl Parallel<'static> {
 }
 
 impl<'a> Parallel<'a> {
+    /// The partner thread when this setting has exactly two threads: a job of a few
+    /// chunks is then shared by the calling thread and the partner (a hand-off of well
+    /// under a microsecond while it spins) instead of entering the pool (tens of
+    /// microseconds when its threads have gone to sleep; see `partner.rs`).
+    pub(crate) fn pair(&self) -> Option<&'a crate::partner::Partner> {
+        match self.threads {
+            Some(t) if self.n == 2 => t.partner(),
+            _ => None,
+        }
+    }
+
     /// The number of threads.
     pub fn threads(&self) -> usize {
         if self.threads.is_some() {

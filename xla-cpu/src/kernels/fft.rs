@@ -168,6 +168,8 @@ fn rfft_rows<T: Float>(
     if n == 0 {
         return Ok(out);
     }
+    // Allocating a large result is slow where the kernel hands out fresh pages.
+    stop.check()?;
     let plan = RealFftPlanner::<T>::new().plan_fft_forward(n);
     let per = (TASK / n).max(1);
     let failed = std::sync::atomic::AtomicBool::new(false);
@@ -358,6 +360,8 @@ fn transform<T: Float>(
     Ok(match ty {
         FftType::Fft | FftType::Ifft => {
             let mut v = complex(d)?;
+            // The working copy of a large operand takes a while: a stop is seen here.
+            stop.check()?;
             for &a in &axes {
                 fft_axis(&mut planner, &mut v, (&dims, a), ty == FftType::Ifft, run)?;
             }
@@ -366,6 +370,7 @@ fn transform<T: Float>(
         FftType::Rfft => {
             let mut x = T::real(convert(d, T::REAL)?)
                 .ok_or_else(|| internal("fft: a conversion gives its target type"))?;
+            stop.check()?;
             if dims[rank - 1] != last_len {
                 return Err(attribute(
                     "fft",
@@ -391,6 +396,7 @@ fn transform<T: Float>(
         }
         FftType::Irfft => {
             let mut v = complex(d)?;
+            stop.check()?;
             for &a in &axes[..l - 1] {
                 fft_axis(&mut planner, &mut v, (&dims, a), true, run)?;
             }
