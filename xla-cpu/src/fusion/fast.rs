@@ -151,8 +151,8 @@ impl<'i, L: Lane> Fast<'i, L> {
     #[inline(always)]
     pub(crate) fn span(&self) -> usize {
         #[cfg(target_arch = "x86_64")]
-        if let Some(j) = self.jit.as_ref() {
-            return j.span;
+        if self.jit.as_ref().is_some_and(|j| j.code.spans) {
+            return super::stream::STAGE_MAX;
         }
         V
     }
@@ -263,11 +263,6 @@ struct Bound<'i> {
     tables: Vec<Vec<*const f32>>,
     out: Box<[f32; V]>,
     n: usize,
-    /// The longest call worth trying: a span of blocks when every per-call stream can
-    /// cover any range (a row table, a staged or tiled load) and no per-call scalar
-    /// changes along the way, else one block (a slice or broadcast stream read in place
-    /// covers one run of its rows per call).
-    span: usize,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -346,14 +341,7 @@ impl<'i> Bound<'i> {
                 scalars[slot] = x.get(0);
             }
         }
-        use super::stream::Stream;
-        let spans = code
-            .cyclic
-            .iter()
-            .all(|c| matches!(c, Stream::Pieces(_) | Stream::Staged(_)))
-            && code.scalars.iter().all(|s| matches!(s, Scalar::First(_)));
         Some(Bound {
-            span: if spans { super::stream::STAGE_MAX } else { V },
             code: code.clone(),
             ptrs,
             ins,

@@ -63,6 +63,10 @@ pub(crate) struct Code {
     /// call, and the code reads 16 lanes per step from there; for a `Stream::Pieces`, the
     /// address of a table of row addresses (`stream::pieces`), one per row of the call.
     pub cyclic: Vec<Stream>,
+    /// Whether one call may cover any range of the output (a span of blocks): every
+    /// per-call stream is a row table or a staged load, and no scalar changes along the
+    /// way (a slice or broadcast read in place covers one run of its rows per call).
+    pub spans: bool,
     /// The same code writing its output with non-temporal stores (`vmovntps`), for
     /// outputs too large to stay in cache (see [`streaming_pays`]); its output address
     /// must be 64-byte aligned, and the caller fences (`sfence`) once it is done with a
@@ -767,6 +771,11 @@ fn build(
     // SAFETY: `map` holds position-independent code assembled above for the SysV ABI
     // with exactly the `Entry` signature; it lives as long as `Code`, which owns it.
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(map.as_ptr()) };
+    let spans = reads
+        .cyclic
+        .iter()
+        .all(|c| matches!(c, Stream::Pieces(_) | Stream::Staged(_)))
+        && reads.scalars.iter().all(|s| matches!(s, Scalar::First(_)));
     Ok(Some(Code {
         _map: map,
         entry,
@@ -774,6 +783,7 @@ fn build(
         scalars: reads.scalars,
         streams: reads.streams,
         cyclic: reads.cyclic,
+        spans,
         streamed: None,
     }))
 }

@@ -756,16 +756,14 @@ pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape, par: Parallel) -> R
         FusedKind::Loop { .. } if worth && f.kernel.n > CHUNK => par.pair(),
         _ => None,
     };
-    if pair.is_some() {
-        return match f.kernel.ty {
-            xla_core::PrimitiveType::F64 => run_in::<f64>(f, args, out, (usize::MAX, pair)),
-            _ => run_in::<f32>(f, args, out, (usize::MAX, pair)),
-        };
+    let go = |min| match f.kernel.ty {
+        xla_core::PrimitiveType::F64 => run_in::<f64>(f, args, out, (min, pair)),
+        _ => run_in::<f32>(f, args, out, (min, pair)),
+    };
+    match pair {
+        Some(_) => go(usize::MAX),
+        None => par.run_when(worth, go),
     }
-    par.run_when(worth, |min| match f.kernel.ty {
-        xla_core::PrimitiveType::F64 => run_in::<f64>(f, args, out, (min, None)),
-        _ => run_in::<f32>(f, args, out, (min, None)),
-    })
 }
 
 /// `min`: the fewest chunks per pool task (`usize::MAX`: this thread alone); `pair`: an
