@@ -12,8 +12,8 @@
 
 use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
@@ -128,6 +128,36 @@ impl Partner {
         mine && !sh.panicked.load(Ordering::Acquire)
     }
 
+    /// `f(state, t)` for every task `t < tasks`, shared by this thread and the partner
+    /// (each takes the next task until none is left, with a `state` made by `init` on its
+    /// first), in task order: what a task gives does not depend on which thread ran it.
+    /// `None` if `f` panicked on either thread.
+    pub(crate) fn map<S, R: Send>(
+        &self,
+        tasks: usize,
+        init: impl Fn() -> S + Sync,
+        f: impl Fn(&mut S, usize) -> R + Sync,
+    ) -> Option<Vec<R>> {
+        let slots: Vec<Mutex<Option<R>>> = (0..tasks).map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        let job = || {
+            let mut state = None;
+            loop {
+                let t = next.fetch_add(1, Ordering::Relaxed);
+                let Some(slot) = slots.get(t) else { return };
+                let r = f(state.get_or_insert_with(&init), t);
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+            }
+        };
+        if !self.run(&job) {
+            return None;
+        }
+        slots
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect()
+    }
+
     /// Tells the partner to stop spinning (it parks until the next job): the pool is about
     /// to run a kernel on every core.
     pub(crate) fn hush(&self) {
@@ -237,6 +267,45 @@ mod tests {
             }
         });
         assert_eq!(total.load(Ordering::Relaxed), 4 * 500 * 3);
+    }
+
+    /// `map` gives every task's value in task order, whichever thread ran it, over rounds
+    /// with the partner spinning, parked and woken; a panicking task gives `None`.
+    #[test]
+    fn map_gives_values_in_task_order() {
+        let p = Partner::start().unwrap();
+        for round in 0..300 {
+            let tasks = round % 37;
+            let inits = AtomicUsize::new(0);
+            let got = p
+                .map(
+                    tasks,
+                    || inits.fetch_add(1, Ordering::Relaxed),
+                    |_, t| t * t + round,
+                )
+                .unwrap();
+            assert_eq!(got, (0..tasks).map(|t| t * t + round).collect::<Vec<_>>());
+            assert!(
+                inits.load(Ordering::Relaxed) <= 2,
+                "a state per thread at most"
+            );
+            if round % 100 == 0 {
+                std::thread::sleep(SPIN * 3);
+            }
+        }
+        let boom = p.map(
+            8,
+            || (),
+            |_, t| {
+                if t == 5 {
+                    panic!("task panicked on purpose")
+                } else {
+                    t
+                }
+            },
+        );
+        assert_eq!(boom, None);
+        assert_eq!(p.map(3, || (), |_, t| t), Some(vec![0, 1, 2]));
     }
 
     /// A panicking job is reported, not propagated, and the partner keeps serving.

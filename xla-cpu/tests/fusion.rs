@@ -574,3 +574,49 @@ ENTRY main {{
         }
     }
 }
+
+/// Reductions large enough to split, one per way they split (column blocks of several
+/// outer rows, long rows cut into chunks, many short rows, everything to one value), with
+/// NaN, ±inf and ±0 among the inputs: at two threads their tasks are shared with the
+/// partner thread; the values equal one thread's bit for bit and the reference's. (One
+/// module each: side by side in one module, some would run as a group, each on a thread.)
+#[test]
+fn reductions_shared_with_the_partner_match_one_thread() {
+    let cases: [(&[i64], &str, &str, &str, &str); 4] = [
+        (&[6, 40, 2500], "exponential", "{1}", "f32[6,2500]", "add"),
+        (&[3, 120000], "tanh", "{1}", "f32[3]", "maximum"),
+        (&[60000, 5], "abs", "{1}", "f32[60000]", "add"),
+        (&[400000], "negate", "{0}", "f32[]", "minimum"),
+    ];
+    for (case, (dims, op, red, out, comb)) in cases.into_iter().enumerate() {
+        let x = format!("f32{dims:?}").replace(' ', "");
+        let text = format!(
+            "HloModule r
+comb {{ a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] {comb}(a, b) }}
+ENTRY main {{
+  x = {x} parameter(0)
+  init = f32[] constant(0)
+  e = {x} {op}(x)
+  ROOT r = {out} reduce(e, init), dimensions={red}, to_apply=comb
+}}"
+        );
+        let mut v = random(dims.iter().product::<i64>() as usize, 21 + case as u64, 2.0);
+        let n = v.len();
+        for (k, s) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0]
+            .into_iter()
+            .enumerate()
+        {
+            v[(k * 7919 + 13) % n] = s;
+        }
+        let args = [Literal::from_vec(dims, v).unwrap()];
+        let mut exe = compile(&text);
+        let refs: Vec<&Literal> = args.iter().collect();
+        let want = exe.execute_unfused(&refs).unwrap();
+        let one = in_pool(&mut exe, 1, |exe| exe.execute_borrowed(&refs).unwrap());
+        for _ in 0..20 {
+            let two = in_pool(&mut exe, 2, |exe| exe.execute_borrowed(&refs).unwrap());
+            assert_eq!(two, one, "case {case}: 1 vs 2 threads");
+        }
+        close(&one, &want, 1e-4, 1e-6, &format!("case {case}"));
+    }
+}

@@ -109,7 +109,7 @@ impl Text {
 /// `r * y + r` (so the slice/pad has two readers) and sometimes `r` itself in the result.
 fn random_module(rng: &mut Rng) -> (String, Vec<Vec<i64>>) {
     let rank = rng.range(1, 4) as usize;
-    let last = rng.pick(&[5i64, 16, 24, 40, 128, 256]);
+    let last = rng.pick(&[5i64, 16, 24, 40, 48, 96, 128, 160, 256, 384]);
     let mut d: Vec<i64> = (0..rank - 1).map(|_| rng.range(1, 12)).collect();
     d.push(last);
     let mut t = Text {

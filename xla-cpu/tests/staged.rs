@@ -98,7 +98,7 @@ impl Text {
 /// A random module, its parameters, and whether its root is a reduce.
 fn random_module(rng: &mut Rng) -> (String, Vec<(PrimitiveType, Vec<i64>)>, bool) {
     let rank = rng.range(2, 3) as usize;
-    let last = rng.pick(&[1i64, 3, 10, 16, 33, 64, 100, 127, 130]);
+    let last = rng.pick(&[1i64, 3, 10, 16, 32, 33, 64, 96, 100, 127, 128, 130, 256]);
     let mut d: Vec<i64> = (0..rank - 1).map(|_| rng.range(1, 40)).collect();
     d.push(last);
     let mut t = Text::default();

@@ -383,6 +383,12 @@ impl<'i> Bound<'i> {
                     };
                     super::stream::pieces(&m, v, buf, (start, total), t)
                 }
+                (super::stream::Stream::Repeats(s), Some(In::Val(v))) => {
+                    let Some(t) = self.tables.get_mut(slot) else {
+                        return false;
+                    };
+                    super::stream::repeats(&s, v, (start, total), t)
+                }
                 (_, Some(In::Val(v))) if c.fits(start, total) => match c.base(start) {
                     Some(off) => at(v.get(off..off + total)),
                     None => at(buf.get(..total)),

@@ -61,7 +61,7 @@ pub(crate) struct Code {
     /// dimensions, a slice or pad read row by row): the caller puts the address of element
     /// `Stream::base(start)` (or of a buffer of padding) at `ptrs[CYCLIC_BASE + slot]` per
     /// call, and the code reads 16 lanes per step from there; for a `Stream::Pieces`, the
-    /// address of a table of row addresses (`stream::pieces`), one per row of the call.
+    /// address of a table of piece addresses (`stream::pieces`), one per piece of the call.
     pub cyclic: Vec<Stream>,
     /// Whether one call may cover any range of the output (a span of blocks): every
     /// per-call stream is a row table or a staged load, and no scalar changes along the
@@ -111,8 +111,8 @@ impl Code {
     /// # Safety
     /// `ptrs[k]` must point to at least `start + 16 * count` readable f32 for every
     /// `k` in `streams`, `ptrs[CYCLIC_BASE + j]` to `16 * count` readable f32 for every
-    /// cyclic stream `j` (for a `Stream::Pieces` of rows of `len`: to a table of
-    /// `ceil(16 * count / len)` addresses of `len` readable f32 each), `out` to
+    /// cyclic stream `j` (for a `Stream::Pieces` of pieces of `p = stream::piece_len`: to
+    /// a table of `ceil(16 * count / p)` addresses of `p` readable f32 each), `out` to
     /// `16 * count` writable f32, and `scalars` must hold one value per entry of
     /// `self.scalars`.
     pub(crate) unsafe fn call(
@@ -490,8 +490,38 @@ fn body(
             Node::Load(Load::Const(c)) => {
                 a.vbroadcastss(d, p.ptr(*c as f32))?;
             }
-            // A broadcast along the leading dims (a bias over rows) reads a contiguous run
-            // of its operand per block: a stream whose base the caller sets per call.
+            // A broadcast along the leading dims (a bias over rows) or onto two runs (a
+            // per-lane bias) whose runs hold whole 16-lane steps: through a table of the
+            // addresses of the runs' pieces, set per call, so a call covers many runs.
+            Node::Load(Load::Bcast {
+                input,
+                inner: 1,
+                len,
+            }) if super::stream::piece_len(*len) > 0 && f32_input(*input) => {
+                let s = Spread::cyclic(*input, *len);
+                piece_load(
+                    a,
+                    r,
+                    b,
+                    Stream::Repeats(s),
+                    super::stream::piece_len(*len),
+                    d,
+                )?;
+            }
+            Node::Load(Load::Spread(s))
+                if super::stream::piece_len(s.len) > 0 && f32_input(s.input) =>
+            {
+                piece_load(
+                    a,
+                    r,
+                    b,
+                    Stream::Repeats(*s),
+                    super::stream::piece_len(s.len),
+                    d,
+                )?;
+            }
+            // Other long runs read a contiguous run of the operand per block: a stream
+            // whose base the caller sets per call (`Spread::base`).
             Node::Load(Load::Bcast {
                 input,
                 inner: 1,
@@ -499,21 +529,27 @@ fn body(
             }) if *len >= V && f32_input(*input) => {
                 cyclic_load(a, r, b, Stream::Spread(Spread::cyclic(*input, *len)), d)?;
             }
-            // A broadcast onto two runs (a per-lane bias): the same, with the base set
-            // per call from `Spread::base`.
             Node::Load(Load::Spread(s)) if s.len >= V && f32_input(s.input) => {
                 cyclic_load(a, r, b, Stream::Spread(*s), d)?;
             }
-            // A slice or pad read row by row: the same, the base set per call from
+            // A slice or pad whose rows hold whole 16-lane steps: through a table of the
+            // addresses of the rows' pieces, set per call, so a call covers many rows.
+            Node::Load(Load::Remap(m))
+                if super::stream::piece_len(m.len) > 0 && f32_input(m.input) && pad_ok(m) =>
+            {
+                piece_load(
+                    a,
+                    r,
+                    b,
+                    Stream::Pieces(*m),
+                    super::stream::piece_len(m.len),
+                    d,
+                )?;
+            }
+            // Other long rows: the same as a broadcast, the base set per call from
             // `Remap::base` (a buffer of the padding value on a padded row).
             Node::Load(Load::Remap(m)) if m.len >= V && f32_input(m.input) && pad_ok(m) => {
                 cyclic_load(a, r, b, Stream::Remap(*m), d)?;
-            }
-            // Shorter rows: through a table of row addresses set per call.
-            Node::Load(Load::Remap(m))
-                if PIECES.contains(&m.len) && f32_input(m.input) && pad_ok(m) =>
-            {
-                piece_load(a, r, b, Stream::Pieces(*m), m.len, d)?;
             }
             Node::Load(l) => match *l {
                 Load::Scalar(i) => scalar_load(a, r, Scalar::First(i), d)?,
@@ -584,14 +620,10 @@ fn cyclic_slot(r: &mut Reads, c: Stream) -> usize {
     })
 }
 
-/// Row lengths read through a table of row addresses (`Stream::Pieces`): powers of two,
-/// so a row and the place in it are a shift and a mask of the byte offset.
-const PIECES: [usize; 3] = [16, 32, 64];
-
-/// Loads the 16 lanes at byte offset `r11 + off` from the call's start out of rows of
-/// `len` values: row `(r11 + off) >> log2(4 len)` of the stream's table, at byte
-/// `(r11 + off) & (4 len - 1)` in it (16 lanes never straddle two rows: `len` is a
-/// multiple of 16 and the offsets of 64).
+/// Loads the 16 lanes at byte offset `r11 + off` from the call's start out of pieces of
+/// `len` values (a power of two, `stream::piece_len`): piece `(r11 + off) >> log2(4 len)`
+/// of the stream's table, at byte `(r11 + off) & (4 len - 1)` in it (16 lanes never
+/// straddle two pieces: `len` is a multiple of 16 and the offsets of 64).
 fn piece_load(
     a: &mut Asm,
     r: &mut Reads,
@@ -771,11 +803,12 @@ fn build(
     // SAFETY: `map` holds position-independent code assembled above for the SysV ABI
     // with exactly the `Entry` signature; it lives as long as `Code`, which owns it.
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(map.as_ptr()) };
-    let spans = reads
-        .cyclic
-        .iter()
-        .all(|c| matches!(c, Stream::Pieces(_) | Stream::Staged(_)))
-        && reads.scalars.iter().all(|s| matches!(s, Scalar::First(_)));
+    let spans = reads.cyclic.iter().all(|c| {
+        matches!(
+            c,
+            Stream::Pieces(_) | Stream::Repeats(_) | Stream::Staged(_)
+        )
+    }) && reads.scalars.iter().all(|s| matches!(s, Scalar::First(_)));
     Ok(Some(Code {
         _map: map,
         entry,

@@ -63,6 +63,12 @@ impl Loose {
                     };
                     super::stream::pieces(&m, v, &[], (start, total), t)
                 }
+                (Stream::Repeats(s), Some(In::Val(v)), _) if v.len() >= s.need() => {
+                    let Some(t) = self.tables.get_mut(slot) else {
+                        return false;
+                    };
+                    super::stream::repeats(&s, v, (start, total), t)
+                }
                 (_, Some(In::Val(v)), Some(off)) if v.len() >= c.need() && c.fits(start, total) => {
                     at(v.get(off..off + total))
                 }

@@ -580,9 +580,11 @@ fn run_loop<L: Lane>(
     }
 }
 
-struct Red<L> {
+struct Red<'p, L> {
     /// The smallest number of tasks a thread takes (`usize::MAX`: one thread).
     min: usize,
+    /// At two threads: the partner thread, which shares the tasks instead of the pool.
+    pair: Option<&'p crate::partner::Partner>,
     /// The run's stop, polled before each task (and each block of rows of a column
     /// reduction); a stopped task leaves its part unfinished (`limits/stop.rs`).
     stop: Stop,
@@ -597,7 +599,7 @@ struct Red<L> {
 /// identity. That is the value [`fold_range`] gives such a row (each of its lanes holds one
 /// element, and `identity op x` and `x op identity` are `x` for every combiner), without
 /// the per-row block and the 64-lane total, which cost ~80 ns for a row of 4.
-fn reduce_short_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<L> {
+fn reduce_short_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<'_, L>, op: Comb) -> Vec<L> {
     let per = (CHUNK / r.red.max(1)).max(1);
     let one = |s: &mut Scratch<L>, t: usize| {
         let rows = t * per..((t + 1) * per).min(r.outer);
@@ -625,7 +627,11 @@ fn reduce_short_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -
         out
     };
     let tasks = r.outer.div_ceil(per);
-    let parts: Vec<Vec<L>> = if tasks <= 1 || r.min == usize::MAX {
+    let by_two = r.pair.filter(|_| tasks > 1);
+    let parts: Vec<Vec<L>> = if let Some(p) = by_two {
+        // A panicked task leaves its rows out; the caller reports the short result.
+        p.map(tasks, || k.scratch(ins), one).unwrap_or_default()
+    } else if tasks <= 1 || r.min == usize::MAX {
         let mut s = k.scratch(ins);
         (0..tasks).map(|t| one(&mut s, t)).collect()
     } else {
@@ -644,7 +650,7 @@ fn reduce_short_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -
 #[inline(always)]
 fn fold_rows_of<L: Lane>(
     v: &[L],
-    (r, id): (&Red<L>, L),
+    (r, id): (&Red<'_, L>, L),
     (acc, pos): (&mut L, &mut usize),
     out: &mut Vec<L>,
     f: impl Fn(L, L) -> L,
@@ -661,7 +667,7 @@ fn fold_rows_of<L: Lane>(
 
 /// Reductions of whole rows (`inner == 1`); long rows are cut into fixed chunks whose
 /// partial results are combined in order.
-fn reduce_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<L> {
+fn reduce_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<'_, L>, op: Comb) -> Vec<L> {
     let nch = r.red.div_ceil(CHUNK).max(1);
     let parts = r.outer * nch;
     let one = |s: &mut Scratch<L>, t: usize| {
@@ -677,6 +683,8 @@ fn reduce_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<
     let partial: Vec<L> = if parts * r.red.min(CHUNK) <= CHUNK {
         let mut s = init();
         (0..parts).map(|t| one(&mut s, t)).collect()
+    } else if let Some(p) = r.pair {
+        p.map(parts, init, one).unwrap_or_default()
     } else {
         let per = (CHUNK / r.red.clamp(1, CHUNK)).max(1);
         (0..parts)
@@ -693,9 +701,41 @@ fn reduce_rows<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<
 
 /// Reductions over a middle dimension range (`inner > 1`): each output column folds its
 /// rows in order, exactly the reference order.
-fn reduce_cols<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<L> {
+fn reduce_cols<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<'_, L>, op: Comb) -> Vec<L> {
     let mut out = vec![r.init; r.outer * r.inner];
     let init = || k.scratch(ins);
+    // Rows in blocks of about a chunk's elements, in order, with a poll between blocks.
+    let fold = |s: &mut Scratch<L>, (o, c): (usize, usize), acc: &mut [L]| {
+        let per = (CHUNK / acc.len().max(1)).max(1);
+        let mut row = 0;
+        while row < r.red && !r.stop.stopped() {
+            let rows = per.min(r.red - row);
+            let start = (o * r.red + row) * r.inner + c * block_len();
+            fold_rows(k, ins, s, (start, rows, r.inner), op, acc);
+            row += rows;
+        }
+    };
+    let blocks = r.inner.div_ceil(block_len());
+    if let Some(p) = r.pair.filter(|_| r.outer * blocks > 1) {
+        // Each task folds one block of columns into its own accumulators, copied in after.
+        let done = p.map(r.outer * blocks, init, |s, t| {
+            let (o, c) = (t / blocks, t % blocks);
+            let cols = c * block_len()..r.inner.min((c + 1) * block_len());
+            let mut acc = vec![r.init; cols.len()];
+            fold(s, (o, c), &mut acc);
+            acc
+        });
+        let Some(done) = done else {
+            return Vec::new();
+        };
+        let dsts = out
+            .chunks_mut(r.inner)
+            .flat_map(|row| row.chunks_mut(block_len()));
+        for (dst, acc) in dsts.zip(done) {
+            dst.copy_from_slice(&acc);
+        }
+        return out;
+    }
     out.par_chunks_mut(r.inner)
         .with_min_len(r.min)
         .enumerate()
@@ -703,23 +743,12 @@ fn reduce_cols<L: Lane>(k: &Kernel, ins: &[In<L>], r: &Red<L>, op: Comb) -> Vec<
             row.par_chunks_mut(block_len())
                 .with_min_len(r.min)
                 .enumerate()
-                .for_each_init(init, |s, (c, acc)| {
-                    // Rows in blocks of about a chunk's elements, in order, with a poll
-                    // between blocks.
-                    let per = (CHUNK / acc.len().max(1)).max(1);
-                    let mut row = 0;
-                    while row < r.red && !r.stop.stopped() {
-                        let rows = per.min(r.red - row);
-                        let start = (o * r.red + row) * r.inner + c * block_len();
-                        fold_rows(k, ins, s, (start, rows, r.inner), op, acc);
-                        row += rows;
-                    }
-                });
+                .for_each_init(init, |s, (c, acc)| fold(s, (o, c), acc));
         });
     out
 }
 
-fn run_reduce<L: Lane>(k: &Kernel, ins: &[In<L>], op: BinaryOp, r: &Red<L>) -> Vec<L> {
+fn run_reduce<L: Lane>(k: &Kernel, ins: &[In<L>], op: BinaryOp, r: &Red<'_, L>) -> Vec<L> {
     if r.outer * r.inner == 0 {
         return Vec::new();
     }
@@ -747,13 +776,16 @@ const MIN_PAR_WORK: usize = 1 << 18;
 /// # Errors
 /// If an input is not an array of the kernel's type (or pred) of the planned size.
 pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape, par: Parallel) -> Result<Literal> {
-    let worth = f.kernel.work() >= MIN_PAR_WORK;
+    // A step that cannot be split (one output block of a column sum, a scatter) stays on
+    // this thread: in the pool it would only pay the hand-off (N5's f32[1024,128] column
+    // sum, one task, went through the pool on every run).
+    let worth = f.kernel.work() >= MIN_PAR_WORK && tasks(f) > 1;
     // At two threads an elementwise step of several chunks is shared with the partner
     // thread: the pool's hand-off (its threads asleep between the many mid-size steps of
     // a program) cost more than the split saved (N5: 0.97 ms on two threads against 0.81
     // on one).
     let pair = match f.kind {
-        FusedKind::Loop { .. } if worth && f.kernel.n > CHUNK => par.pair(),
+        FusedKind::Loop { .. } | FusedKind::Reduce { .. } if worth => par.pair(),
         _ => None,
     };
     let go = |min| match f.kernel.ty {
@@ -763,6 +795,30 @@ pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape, par: Parallel) -> R
     match pair {
         Some(_) => go(usize::MAX),
         None => par.run_when(worth, go),
+    }
+}
+
+/// How many pieces a fused step's work is cut into for the pool (as `run_loop`,
+/// `run_reduce` and `rows_run::run` cut it); 1 when it runs whole on one thread.
+fn tasks(f: &Fused) -> usize {
+    match &f.kind {
+        FusedKind::Loop { .. } => f.kernel.n.div_ceil(CHUNK),
+        FusedKind::Reduce {
+            outer, red, inner, ..
+        } => match (*outer, *red, *inner) {
+            (outer, red, 1) if (1..LANES).contains(&red) => outer.div_ceil((CHUNK / red).max(1)),
+            (outer, red, 1) => {
+                let parts = outer * red.div_ceil(CHUNK).max(1);
+                if parts * red.min(CHUNK) <= CHUNK {
+                    1
+                } else {
+                    parts.div_ceil((CHUNK / red.clamp(1, CHUNK)).max(1))
+                }
+            }
+            (outer, _, inner) => outer * inner.div_ceil(block_len()),
+        },
+        FusedKind::Rows(chain) => chain.rows.div_ceil(chain.tile.max(1)),
+        FusedKind::Scatter(_) => 1,
     }
 }
 
@@ -828,6 +884,7 @@ fn run_in<L: Lane>(
             ))?;
             let r = Red {
                 min,
+                pair,
                 stop: match k.work() > CHUNK {
                     true => Stop::current(),
                     false => Stop::default(),
@@ -839,6 +896,10 @@ fn run_in<L: Lane>(
             };
             let data = run_reduce(k, &ins, *op, &r);
             r.stop.check()?;
+            // Shorter only when a task shared with the partner panicked.
+            if data.len() != outer * inner {
+                return Err(CpuError::Internal("a fused reduction's task panicked"));
+            }
             L::wrap(data)
         }
         FusedKind::Scatter(sc) => L::wrap(super::scatter::run(k, sc, &ins, args)?),

@@ -98,6 +98,26 @@ impl Spread {
         self.index(start)
     }
 
+    /// The operand element starting each of `count` runs of `len` from run `first`
+    /// (run `r` reads from `((r / gap) % outer) * len`), walked without divisions.
+    #[inline(always)]
+    pub(crate) fn row_bases(&self, first: usize, count: usize) -> impl Iterator<Item = usize> + '_ {
+        let (gap, outer) = (self.gap.max(1), self.outer.max(1));
+        let (mut g, mut o) = (first % gap, (first / gap) % outer);
+        (0..count).map(move |_| {
+            let b = o * self.len;
+            g += 1;
+            if g == gap {
+                g = 0;
+                o += 1;
+                if o == outer {
+                    o = 0;
+                }
+            }
+            b
+        })
+    }
+
     /// True when elements `start..start + total` read the operand contiguously (they stay
     /// inside one run of `len`).
     #[inline(always)]

@@ -3,8 +3,9 @@
 //! runs of dimensions ([`Spread`]) or a slice or pad read row by row ([`Remap`]). A call
 //! covering `total` elements from `start` reads `total` contiguous values from
 //! [`Stream::base`] as long as [`Stream::fits`] holds; a padded row reads a buffer of the
-//! padding value instead (`None` from `base`). Rows of 16 to 64 values, shorter than a
-//! call, are read through a table of row addresses ([`pieces`]). Any other load is
+//! padding value instead (`None` from `base`). Rows of a multiple of 16 values are read
+//! through a table of addresses of their pieces ([`pieces`]), so one call may cover many
+//! rows. Any other load is
 //! staged: its values for the call are computed into a buffer (`stage`), which the call
 //! then reads.
 
@@ -20,9 +21,13 @@ pub(crate) enum Stream {
     Spread(Spread),
     /// A slice or pad read row by row.
     Remap(Remap),
-    /// A slice or pad whose rows are shorter than a call (16, 32 or 64 values): read
-    /// through a table of row addresses, one per row the call covers ([`pieces`]).
+    /// A slice or pad whose rows hold a multiple of 16 values: read through a table of
+    /// addresses, one per piece of a row the call covers ([`pieces`]), so a call may
+    /// cover many rows.
     Pieces(Remap),
+    /// A broadcast onto runs of a multiple of 16 values: the same table, one address per
+    /// piece of each run the call covers ([`repeats`]).
+    Repeats(Spread),
     /// Any other load (a broadcast along runs shorter than a call, a pred mask read as
     /// 0/1, a spread or remap whose runs are short): computed per call into a buffer by
     /// the interpreter's `run::load` ([`stage`]), so every kernel whose operations have
@@ -35,7 +40,7 @@ impl Stream {
     /// buffer [`stage`] fills).
     pub(crate) fn input(&self) -> Option<usize> {
         match self {
-            Stream::Spread(s) => Some(s.input),
+            Stream::Spread(s) | Stream::Repeats(s) => Some(s.input),
             Stream::Remap(m) | Stream::Pieces(m) => Some(m.input),
             Stream::Staged(_) => None,
         }
@@ -44,7 +49,7 @@ impl Stream {
     /// The input elements the stream may read.
     pub(crate) fn need(&self) -> usize {
         match self {
-            Stream::Spread(s) => s.need(),
+            Stream::Spread(s) | Stream::Repeats(s) => s.need(),
             Stream::Remap(m) | Stream::Pieces(m) => m.need,
             Stream::Staged(_) => 0,
         }
@@ -57,7 +62,7 @@ impl Stream {
         match self {
             Stream::Spread(s) => s.fits(start, total),
             Stream::Remap(m) => m.fits(start, total),
-            Stream::Pieces(_) | Stream::Staged(_) => true,
+            Stream::Pieces(_) | Stream::Repeats(_) | Stream::Staged(_) => true,
         }
     }
 
@@ -68,7 +73,7 @@ impl Stream {
         match self {
             Stream::Spread(s) => Some(s.base(start)),
             Stream::Remap(m) => m.base(start),
-            Stream::Pieces(_) | Stream::Staged(_) => None,
+            Stream::Pieces(_) | Stream::Repeats(_) | Stream::Staged(_) => None,
         }
     }
 
@@ -76,35 +81,88 @@ impl Stream {
     pub(crate) fn padding(&self) -> Option<(PadValue, usize)> {
         match self {
             Stream::Remap(m) | Stream::Pieces(m) => m.pad.map(|p| (p, m.len)),
-            Stream::Spread(_) | Stream::Staged(_) => None,
+            Stream::Spread(_) | Stream::Repeats(_) | Stream::Staged(_) => None,
         }
     }
 }
 
-/// Points `table` at the rows of remap `m` that a call for `total` values from `start`
-/// reads: the operand row's address in `src`, or `pad` (a row of the padding value) for a
-/// padded row. `None` (the caller falls back) when `start` is not at a row's start, a row
-/// would leave `src`, or a padded row has no `pad` row. Each address it gives holds
-/// `m.len` readable values.
+/// The values one table entry of a `Stream::Pieces` covers: the largest power of two
+/// dividing the row length `len`, at most `V` (so any call starting on a block reads whole
+/// pieces), or 0 when that is under 16 (a row would not hold whole 16-lane steps).
+pub(crate) fn piece_len(len: usize) -> usize {
+    let p = (len & len.wrapping_neg()).min(super::kern::V);
+    if p >= 16 {
+        p
+    } else {
+        0
+    }
+}
+
+/// Points `table` at the pieces ([`piece_len`] values each) of the rows of remap `m` that
+/// a call for `total` values from `start` reads: addresses in the operand row in `src`,
+/// or in `pad` (a row of the padding value) for a padded row. `None` (the caller falls
+/// back) when `start` is not at a piece's start, a row would leave `src`, or a padded row
+/// has no `pad` row. Each address it gives holds `piece_len(m.len)` readable values.
 pub(crate) fn pieces(
     m: &Remap,
     src: &[f32],
     pad: &[f32],
-    (start, total): (usize, usize),
+    at: (usize, usize),
     table: &mut Vec<*const f32>,
 ) -> Option<*const f32> {
-    if m.len == 0 || start % m.len != 0 {
+    piece_table(m.len, at, table, |first, rows| {
+        m.row_bases(first, rows).map(|b| match b {
+            Some(b) => src.get(b..b.checked_add(m.len)?),
+            None => pad.get(..m.len),
+        })
+    })
+}
+
+/// [`pieces`] for a broadcast onto runs: the pieces of the operand runs in `src` that a
+/// call for `total` values from `start` reads.
+pub(crate) fn repeats(
+    s: &Spread,
+    src: &[f32],
+    at: (usize, usize),
+    table: &mut Vec<*const f32>,
+) -> Option<*const f32> {
+    piece_table(s.len, at, table, |first, rows| {
+        s.row_bases(first, rows)
+            .map(|b| src.get(b..b.checked_add(s.len)?))
+    })
+}
+
+/// Fills `table` with the addresses of the pieces of rows of `len` values covering
+/// `total` values from `start`, `rows(first, count)` giving `count` rows from row `first`
+/// in order (`None` for one it cannot give); returns the table's address, or `None`.
+fn piece_table<'a, I: Iterator<Item = Option<&'a [f32]>>>(
+    len: usize,
+    (start, total): (usize, usize),
+    table: &mut Vec<*const f32>,
+    rows: impl FnOnce(usize, usize) -> I,
+) -> Option<*const f32> {
+    let p = piece_len(len);
+    if p == 0 || start % p != 0 {
         return None;
     }
-    let rows = total.div_ceil(m.len);
-    table.resize(rows, std::ptr::null());
-    for (t, b) in table.iter_mut().zip(m.row_bases(start / m.len, rows)) {
-        *t = match b {
-            Some(b) => src.get(b..b.checked_add(m.len)?)?.as_ptr(),
-            None => pad.get(..m.len)?.as_ptr(),
-        };
+    let per_row = len / p;
+    let (first, count) = (start / p, total.div_ceil(p));
+    let row0 = first / per_row;
+    table.clear();
+    table.try_reserve(count).ok()?;
+    let mut skip = first % per_row;
+    for row in rows(row0, (first + count).div_ceil(per_row) - row0) {
+        let left = count - table.len();
+        let row = row?;
+        table.extend(
+            row.chunks_exact(p)
+                .skip(skip)
+                .take(left)
+                .map(<[f32]>::as_ptr),
+        );
+        skip = 0;
     }
-    Some(table.as_ptr().cast())
+    (table.len() == count).then(|| table.as_ptr().cast())
 }
 
 /// The most values one call stages per load: a call over a longer range (fold code over
