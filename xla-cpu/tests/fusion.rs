@@ -576,14 +576,18 @@ ENTRY main {{
 }
 
 /// Reductions large enough to split, one per way they split (column blocks of several
-/// outer rows, long rows cut into chunks, many short rows, everything to one value), with
+/// outer rows, long rows cut into chunks, many short rows, everything to one value), and
+/// column sums over whole rows (several rows per call of the generated code), with
 /// NaN, ±inf and ±0 among the inputs: at two threads their tasks are shared with the
 /// partner thread; the values equal one thread's bit for bit and the reference's. (One
 /// module each: side by side in one module, some would run as a group, each on a thread.)
 #[test]
 fn reductions_shared_with_the_partner_match_one_thread() {
-    let cases: [(&[i64], &str, &str, &str, &str); 4] = [
+    let cases: [(&[i64], &str, &str, &str, &str); 6] = [
         (&[6, 40, 2500], "exponential", "{1}", "f32[6,2500]", "add"),
+        // Whole rows of 64 and 96 columns: many rows per call of the code, then folded.
+        (&[2, 5000, 64], "exponential", "{1}", "f32[2,64]", "add"),
+        (&[3001, 96], "tanh", "{0}", "f32[96]", "maximum"),
         (&[3, 120000], "tanh", "{1}", "f32[3]", "maximum"),
         (&[60000, 5], "abs", "{1}", "f32[60000]", "add"),
         (&[400000], "negate", "{0}", "f32[]", "minimum"),

@@ -300,19 +300,42 @@ impl Remap {
         })
     }
 
-    /// [`Remap::row_base`] of `count` rows from row `first`, walked in order.
+    /// [`Remap::row_base`] of `count` rows from row `first`, walked in order without a
+    /// division per row: the operand row `k` and the place `ph` among the `every` output
+    /// rows per operand row advance by counting.
     #[inline(always)]
     pub(crate) fn row_bases(
         &self,
         first: usize,
         count: usize,
     ) -> impl Iterator<Item = Option<usize>> + '_ {
-        let (mut ro, mut ri) = (first / self.rows, first % self.rows);
+        let (rows, every) = (self.rows.max(1), self.every.max(1) as i64);
+        // Output row `ri` of a block is operand row `(ri - lo) / every` when the
+        // division is exact (before row `lo`, `k` is negative: padding).
+        let place = move |ri: usize| {
+            let q = ri as i64 - self.lo;
+            (q.div_euclid(every), q.rem_euclid(every))
+        };
+        let mut ri = first % rows;
+        let mut block = first / rows * self.outer_step;
+        let (mut k, mut ph) = place(ri);
+        let (step, at) = (
+            self.stride * self.row_step,
+            self.start * self.row_step + self.col,
+        );
+        let top = place(0);
         (0..count).map(move |_| {
-            let b = self.block_row_base(ro, ri);
+            let b = (ph == 0 && (0..self.count as i64).contains(&k))
+                .then(|| block + at + k as usize * step);
             ri += 1;
-            if ri == self.rows {
-                (ri, ro) = (0, ro + 1);
+            ph += 1;
+            if ph == every {
+                (k, ph) = (k + 1, 0);
+            }
+            if ri == rows {
+                ri = 0;
+                block += self.outer_step;
+                (k, ph) = top;
             }
             b
         })

@@ -77,6 +77,8 @@ pub(crate) struct Scratch<'i, L> {
     regs: Vec<Vec<L>>,
     fast: Option<Fast<'i, L>>,
     tmp: Vec<L>,
+    /// Several whole rows of a column reduction written by one call of the code.
+    rows: Vec<L>,
 }
 
 impl Kernel {
@@ -109,6 +111,7 @@ impl Kernel {
             regs: fixed.iter().map(|&v| vec![v; V]).collect(),
             fast: Fast::new(self, ins, &fixed),
             tmp: vec![L::zero(); V],
+            rows: Vec::new(),
         }
     }
 
@@ -512,7 +515,33 @@ fn fold_rows_impl<L: Lane>(
     op: Comb,
     acc: &mut [L],
 ) {
-    for row in 0..rows {
+    let w = acc.len();
+    let mut row = 0;
+    // Contiguous rows: as many as one call of the generated code covers are written at
+    // once, then folded in row order (the same order, so the same values), instead of a
+    // call per row.
+    if let Some(f) = s.fast.as_mut().filter(|_| stride == w && w % 16 == 0) {
+        let per = (f.span() / w.max(1)).min(rows);
+        if per > 1 && s.rows.try_reserve(per * w).is_ok() {
+            while row + per <= rows {
+                let n = per * w;
+                s.rows.clear();
+                let Some(dst) = s.rows.spare_capacity_mut().get_mut(..n) else {
+                    break;
+                };
+                if !f.write_to(start + row * stride, dst) {
+                    break;
+                }
+                // SAFETY: `write_to` returned true, so it wrote all `n` elements.
+                unsafe { s.rows.set_len(n) };
+                for r in s.rows.chunks_exact(w) {
+                    op.fold_into(acc, r);
+                }
+                row += per;
+            }
+        }
+    }
+    for row in row..rows {
         let at = start + row * stride;
         let mut done = 0;
         while done < acc.len() {

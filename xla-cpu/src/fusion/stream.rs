@@ -135,6 +135,7 @@ pub(crate) fn repeats(
 /// Fills `table` with the addresses of the pieces of rows of `len` values covering
 /// `total` values from `start`, `rows(first, count)` giving `count` rows from row `first`
 /// in order (`None` for one it cannot give); returns the table's address, or `None`.
+#[inline(always)]
 fn piece_table<'a, I: Iterator<Item = Option<&'a [f32]>>>(
     len: usize,
     (start, total): (usize, usize),
@@ -145,17 +146,23 @@ fn piece_table<'a, I: Iterator<Item = Option<&'a [f32]>>>(
     if p == 0 || start % p != 0 {
         return None;
     }
-    let per_row = len / p;
     let (first, count) = (start / p, total.div_ceil(p));
-    let row0 = first / per_row;
     table.clear();
     table.try_reserve(count).ok()?;
+    if p == len {
+        // A row per piece (rows of up to `V` values, a power of two): the common case.
+        for row in rows(first, count) {
+            table.push(row?.as_ptr());
+        }
+        return Some(table.as_ptr().cast());
+    }
+    let per_row = len / p;
+    let row0 = first / per_row;
     let mut skip = first % per_row;
     for row in rows(row0, (first + count).div_ceil(per_row) - row0) {
         let left = count - table.len();
-        let row = row?;
         table.extend(
-            row.chunks_exact(p)
+            row?.chunks_exact(p)
                 .skip(skip)
                 .take(left)
                 .map(<[f32]>::as_ptr),
