@@ -492,12 +492,14 @@ fn body(
             }
             // A broadcast along the leading dims (a bias over rows) or onto two runs (a
             // per-lane bias) whose runs hold whole 16-lane steps: through a table of the
-            // addresses of the runs' pieces, set per call, so a call covers many runs.
+            // addresses of the runs' pieces, set per call, so a call covers many runs. (A
+            // bias shorter than a block is staged instead: its row repeated once per run,
+            // `stream::tile`, read with no table at all.)
             Node::Load(Load::Bcast {
                 input,
                 inner: 1,
                 len,
-            }) if super::stream::piece_len(*len) > 0 && f32_input(*input) => {
+            }) if *len >= V && super::stream::piece_len(*len) > 0 && f32_input(*input) => {
                 let s = Spread::cyclic(*input, *len);
                 piece_load(
                     a,
