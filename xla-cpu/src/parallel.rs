@@ -142,6 +142,45 @@ impl<'a> Parallel<'a> {
         }
     }
 
+    /// `f(c, chunk)` for every chunk `c` of `len` elements of `out`, over the threads:
+    /// at two threads shared by this thread and the partner (each takes the next chunk),
+    /// else in the pool. The chunks are independent, so what is written does not depend
+    /// on which thread wrote it. False when `f` panicked on the partner's side.
+    pub(crate) fn chunks_mut<T: Send>(
+        &self,
+        out: &mut [T],
+        len: usize,
+        f: impl Fn(usize, &mut [T]) + Sync,
+    ) -> bool {
+        use rayon::prelude::*;
+        let len = len.max(1);
+        if let Some(p) = self.pair() {
+            let slots: Vec<std::sync::Mutex<Option<&mut [T]>>> = out
+                .chunks_mut(len)
+                .map(|c| std::sync::Mutex::new(Some(c)))
+                .collect();
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let job = || loop {
+                let c = next.fetch_add(1, Ordering::Relaxed);
+                let Some(slot) = slots.get(c) else { return };
+                let chunk = slot
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                if let Some(chunk) = chunk {
+                    f(c, chunk);
+                }
+            };
+            return p.run(&job);
+        }
+        self.install(|| {
+            out.par_chunks_mut(len)
+                .enumerate()
+                .for_each(|(c, chunk)| f(c, chunk))
+        });
+        true
+    }
+
     /// The number of threads.
     pub fn threads(&self) -> usize {
         if self.threads.is_some() {
@@ -218,5 +257,35 @@ impl Executable {
     /// The parallelism handed to kernels.
     pub(crate) fn parallel(&self) -> Parallel<'_> {
         self.threads.parallel()
+    }
+}
+
+#[cfg(test)]
+mod chunk_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::Threads;
+
+    /// Every chunk is written once, with its own index, at one, two (the partner) and
+    /// three threads (the pool), for lengths on and off chunk boundaries.
+    #[test]
+    fn chunks_mut_writes_every_chunk_once() {
+        for threads in [1, 2, 3] {
+            let t = Threads::new(threads);
+            for (n, len) in [(0, 4), (1, 4), (4, 4), (103, 4), (10_000, 77)] {
+                for _ in 0..20 {
+                    let mut out = vec![usize::MAX; n];
+                    assert!(t.parallel().chunks_mut(&mut out, len, |c, chunk| {
+                        for (i, x) in chunk.iter_mut().enumerate() {
+                            *x = c * len + i;
+                        }
+                    }));
+                    assert_eq!(
+                        out,
+                        (0..n).collect::<Vec<_>>(),
+                        "{threads} threads, {n}/{len}"
+                    );
+                }
+            }
+        }
     }
 }

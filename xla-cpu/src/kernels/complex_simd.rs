@@ -54,15 +54,17 @@ pub(crate) fn zip_c64_par(
         && is_x86_feature_detected!("avx512f")
         && is_x86_feature_detected!("fma")
     {
-        use rayon::prelude::*;
         let mut out = vec![Complex32::new(0.0, 0.0); n];
-        par.install(|| {
-            out.par_chunks_mut(CHUNK)
-                .zip(a.par_chunks(CHUNK).zip(b.par_chunks(CHUNK)))
+        let done = par.chunks_mut(&mut out, CHUNK, |c, o| {
+            let at = c * CHUNK..c * CHUNK + o.len();
+            if let (Some(x), Some(y)) = (a.get(at.clone()), b.get(at)) {
                 // SAFETY: the CPU has AVX-512F and FMA (checked above).
-                .for_each(|(o, (x, y))| unsafe { zip_avx512(x, y, o, op) });
+                unsafe { zip_avx512(x, y, o, op) };
+            }
         });
-        return out;
+        if done {
+            return out;
+        }
     }
     zip_c64(a, b, op)
 }

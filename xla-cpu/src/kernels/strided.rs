@@ -10,7 +10,6 @@
 
 use super::transpose8::block8;
 use crate::parallel::Parallel;
-use rayon::prelude::*;
 use std::ops::Range;
 use xla_core::literal::{ArrayData, NativeData};
 use xla_core::with_array_data;
@@ -77,18 +76,19 @@ pub(crate) fn copy_typed<T: Copy + Default + Send + Sync>(
         job.run(&mut out, base, rows);
     } else {
         let per = rows.div_ceil(par.threads() * 4).max(1);
-        par.install(|| {
-            out.par_chunks_mut(per * row_len)
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    let r0 = c * per;
-                    job.run(
-                        chunk,
-                        base + r0 as isize * strides[0],
-                        chunk.len() / row_len,
-                    );
-                });
+        let done = par.chunks_mut(&mut out, per * row_len, |c, chunk| {
+            let r0 = c * per;
+            job.run(
+                chunk,
+                base + r0 as isize * strides[0],
+                chunk.len() / row_len,
+            );
         });
+        if !done {
+            // A chunk panicked on the partner's side: the whole copy again on this thread,
+            // which behaves as the one-thread path does.
+            job.run(&mut out, base, rows);
+        }
     }
     Some(out)
 }
