@@ -4,7 +4,6 @@ use std::mem::MaybeUninit;
 
 use crate::limits::stop::Stop;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// A vector of `n` elements written by `work(state, chunk index, chunk)` over chunks of
@@ -197,24 +196,14 @@ pub(crate) fn written_by_two<S, T: Copy + Default + Send>(
             .get(c)
             .and_then(|m| m.lock().unwrap_or_else(|e| e.into_inner()).take())
     };
-    let next = AtomicUsize::new(0);
-    let job = || {
-        let mut state = None;
-        loop {
-            let c = next.fetch_add(1, Ordering::Relaxed);
-            if c >= slots.len() {
-                return;
-            }
-            let Some(buf) = take(c) else { continue };
-            let s = state.get_or_insert_with(&init);
-            if stop.stopped() {
-                drop(Sink { buf, filled: 0 });
-            } else {
-                work(s, c, Sink { buf, filled: 0 });
-            }
+    let finished = partner.each(slots.len(), &init, |s, c| {
+        let Some(buf) = take(c) else { return };
+        if stop.stopped() {
+            drop(Sink { buf, filled: 0 });
+        } else {
+            work(s, c, Sink { buf, filled: 0 });
         }
-    };
-    let finished = partner.run(&job);
+    });
     for c in 0..slots.len() {
         if let Some(buf) = take(c) {
             drop(Sink { buf, filled: 0 });

@@ -159,19 +159,20 @@ impl<'a> Parallel<'a> {
                 .chunks_mut(len)
                 .map(|c| std::sync::Mutex::new(Some(c)))
                 .collect();
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            let job = || loop {
-                let c = next.fetch_add(1, Ordering::Relaxed);
-                let Some(slot) = slots.get(c) else { return };
-                let chunk = slot
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .take();
-                if let Some(chunk) = chunk {
-                    f(c, chunk);
-                }
-            };
-            return p.run(&job);
+            return p.each(
+                slots.len(),
+                || (),
+                |_, c| {
+                    let slot = slots.get(c).and_then(|m| {
+                        m.lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .take()
+                    });
+                    if let Some(chunk) = slot {
+                        f(c, chunk);
+                    }
+                },
+            );
         }
         self.install(|| {
             out.par_chunks_mut(len)

@@ -128,10 +128,31 @@ impl Partner {
         mine && !sh.panicked.load(Ordering::Acquire)
     }
 
-    /// `f(state, t)` for every task `t < tasks`, shared by this thread and the partner
-    /// (each takes the next task until none is left, with a `state` made by `init` on its
-    /// first), in task order: what a task gives does not depend on which thread ran it.
-    /// `None` if `f` panicked on either thread.
+    /// `f(state, t)` for every task `t < tasks`, shared by this thread and the partner:
+    /// each takes the next task until none is left, with a `state` made by `init` before
+    /// its first. False if `f` panicked on either thread (tasks may then be left undone).
+    pub(crate) fn each<S>(
+        &self,
+        tasks: usize,
+        init: impl Fn() -> S + Sync,
+        f: impl Fn(&mut S, usize) + Sync,
+    ) -> bool {
+        let next = AtomicUsize::new(0);
+        let job = || {
+            let mut state = None;
+            loop {
+                let t = next.fetch_add(1, Ordering::Relaxed);
+                if t >= tasks {
+                    return;
+                }
+                f(state.get_or_insert_with(&init), t);
+            }
+        };
+        self.run(&job)
+    }
+
+    /// [`Partner::each`] keeping what each task gives, in task order (what a task gives
+    /// does not depend on which thread ran it). `None` if `f` panicked on either thread.
     pub(crate) fn map<S, R: Send>(
         &self,
         tasks: usize,
@@ -139,17 +160,12 @@ impl Partner {
         f: impl Fn(&mut S, usize) -> R + Sync,
     ) -> Option<Vec<R>> {
         let slots: Vec<Mutex<Option<R>>> = (0..tasks).map(|_| Mutex::new(None)).collect();
-        let next = AtomicUsize::new(0);
-        let job = || {
-            let mut state = None;
-            loop {
-                let t = next.fetch_add(1, Ordering::Relaxed);
-                let Some(slot) = slots.get(t) else { return };
-                let r = f(state.get_or_insert_with(&init), t);
-                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+        let finished = self.each(tasks, init, |s, t| {
+            if let Some(slot) = slots.get(t) {
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(f(s, t));
             }
-        };
-        if !self.run(&job) {
+        });
+        if !finished {
             return None;
         }
         slots
