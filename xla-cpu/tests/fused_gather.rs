@@ -233,3 +233,98 @@ fn an_f64_segment_sum_fused_matches_the_reference() {
         "{ops:?}"
     );
 }
+
+/// A gather in JAX's fill mode, `select(broadcast(mask), gather, broadcast(c))` (either
+/// way round), read as the gather with a fill row (`fusion/gather.rs`): rows of 2- and
+/// 3-dimensional gathers, a mask per gathered row or per index, fill constants ±0, NaN,
+/// -inf and 1.5, returned alone, negated, or scattered with every native combiner.
+#[test]
+fn random_fill_mode_gathers_match_the_reference() {
+    let mut rng = Rng(0xf111_9a7e_0000_0002);
+    let cases = 120;
+    for case in 0..cases {
+        let c = rng.pick(&[8i64, 16, 33, 64]);
+        let k = rng.pick(&[1i64, 3]);
+        let (n, e, segs) = (rng.range(1, 30), rng.range(1, 200), rng.range(1, 30));
+        let (cname, cbody) = rng.pick(&COMBINERS);
+        let fill = rng.pick(&["0", "-0", "1.5", "nan", "-inf"]);
+        let per_row = k > 1 && rng.next().is_multiple_of(2);
+        let swapped = rng.next().is_multiple_of(2);
+        let lead = rng.next().is_multiple_of(6);
+        let (out, x, slice, offset) = if k == 1 {
+            (vec![e, c], vec![n, c], format!("1,{c}"), "1")
+        } else {
+            (vec![e, k, c], vec![n, k, c], format!("1,{k},{c}"), "1,2")
+        };
+        let mdims = if per_row { vec![e, k] } else { vec![e] };
+        let os = gen::shape_text(&out);
+        let idx = indices(e, n - 1, &mut rng);
+        let ishape = if lead {
+            format!("s32[1,{e}]")
+        } else {
+            format!("s32[{e},1]")
+        };
+        let idx = if lead {
+            let v = idx.data::<i32>().unwrap().to_vec();
+            Literal::from_array_data(
+                Shape::array(PrimitiveType::S32, vec![1, e]),
+                ArrayData::S32(v),
+            )
+            .unwrap()
+        } else {
+            idx
+        };
+        let mask = {
+            let m = preds(mdims.iter().product(), &mut rng);
+            let v = m.data::<bool>().unwrap().to_vec();
+            Literal::from_array_data(
+                Shape::array(PrimitiveType::Pred, mdims.clone()),
+                ArrayData::Pred(v),
+            )
+            .unwrap()
+        };
+        let mut sdims = out.clone();
+        sdims[0] = segs;
+        let args = vec![
+            f32s(&x, &mut rng),
+            idx,
+            mask,
+            f32s(&sdims, &mut rng),
+            indices(e, segs - 1, &mut rng),
+        ];
+        let (a, b) = if swapped { ("z", "g") } else { ("g", "z") };
+        let ss = gen::shape_text(&sdims);
+        let windows = if k == 1 { "1" } else { "1,2" };
+        let (root, comb) = match rng.next() % 3 {
+            0 => (format!("ROOT out = {os} copy(u)"), String::new()),
+            1 => (format!("ROOT out = {os} negate(u)"), String::new()),
+            _ => (
+                format!(
+                    "ROOT out = {ss} scatter(init, t, u), update_window_dims={{{windows}}}, \
+                     inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, \
+                     index_vector_dim=1, to_apply=%{cname}"
+                ),
+                combiner(cname, cbody, "f32"),
+            ),
+        };
+        let text = format!(
+            "HloModule fill\n\n{comb}\nENTRY %main {{\n  x = {} parameter(0)\n  \
+             i = {ishape} parameter(1)\n  m = {} parameter(2)\n  init = {ss} parameter(3)\n  \
+             t = s32[{e},1] parameter(4)\n  \
+             g = {os} gather(x, i), offset_dims={{{offset}}}, collapsed_slice_dims={{0}}, \
+             start_index_map={{0}}, index_vector_dim={}, slice_sizes={{{slice}}}\n  \
+             mb = {} broadcast(m), dimensions={{{}}}\n  c = f32[] constant({fill})\n  \
+             z = {os} broadcast(c), dimensions={{}}\n  u = {os} select(mb, {a}, {b})\n  {root}\n}}\n",
+            gen::shape_text(&x),
+            gen::shape_of("pred", &mdims),
+            if lead { 0 } else { 1 },
+            gen::shape_of("pred", &out),
+            if per_row { "0,1" } else { "0" },
+        );
+        let ran = fused_matches_reference(case, &text, &args);
+        assert!(
+            !ran.iter().any(|op| op == "gather" || op == "select"),
+            "case {case}: {ran:?}\n{text}"
+        );
+    }
+}

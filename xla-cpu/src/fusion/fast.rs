@@ -280,9 +280,7 @@ impl<'i> Bound<'i> {
             .map(|x| match *x {
                 In::Val(v) => L::as_f32(v).map(In::Val),
                 In::Pred(p) => Some(In::Pred(p)),
-                In::Rows { vals, bases, len } => {
-                    L::as_f32(vals).map(|vals| In::Rows { vals, bases, len })
-                }
+                In::Rows(r) => r.as_f32().map(In::Rows),
                 In::Other => Some(In::Other),
             })
             .collect::<Option<_>>()?;
@@ -311,7 +309,7 @@ impl<'i> Bound<'i> {
                 Some((super::remap::PadValue::Const(v), len)) => vec![v as f32; len],
                 Some((super::remap::PadValue::Input(k), len)) => match ins.get(k)? {
                     In::Val(v) => vec![*v.first()?; len],
-                    In::Pred(_) | In::Rows { .. } | In::Other => return None,
+                    In::Pred(_) | In::Rows(_) | In::Other => return None,
                 },
                 None => Vec::new(),
             });

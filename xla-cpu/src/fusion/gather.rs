@@ -8,6 +8,12 @@
 //! row offsets are made once from the indices (`kernels::indexing::gather_rows`, the
 //! offsets the unfused gather copies from, clamped the same way); the kernel's load
 //! then copies row pieces straight from the operand.
+//!
+//! A gather in JAX's default `mode="fill"` (`x[idx]` with `idx` possibly out of range)
+//! arrives as `select(broadcast(in_bounds), gather, broadcast(fill))`: a predicate that
+//! holds per gathered row, and a constant. Such a select is the gather itself with a
+//! [`Fill`]: the rows the predicate rejects read a row of the constant (selecting copies
+//! values, so the results are those of the select, bit for bit).
 
 use super::run::In;
 use crate::error::Result;
@@ -36,6 +42,71 @@ pub(crate) struct Spec {
     pub dims: GatherDims,
     /// The gather's output dims.
     pub out: Vec<usize>,
+    /// The select folded into the gather, if any.
+    pub fill: Option<Fill>,
+}
+
+/// `select(broadcast(mask), gather, c)` (or with `gather` and `c` swapped) read as the
+/// gather: output row `r` (of the output's last dim) is the gathered row when
+/// `mask[r / per] == keep`, else a row of `value`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Fill {
+    /// The kernel input holding the mask (pred, one element per `per` rows).
+    pub mask: usize,
+    /// The mask value that keeps the gathered row.
+    pub keep: bool,
+    /// Rows per mask element.
+    pub per: usize,
+    /// The constant of the rejected rows (exact for f32 and f64).
+    pub value: f64,
+}
+
+/// Marks a row that reads the fill row in [`GatherRows::bases`].
+pub(crate) const FILL: usize = usize::MAX;
+
+/// A fused gather's operand read by rows: row `r` is `vals[bases[r]..][..len]`, or
+/// `fill` (a row of `len` copies of a constant) where `bases[r] == FILL`. Every other
+/// base has a whole row inside `vals` ([`table`] checks).
+pub(crate) struct GatherRows<'a, L> {
+    pub vals: &'a [L],
+    pub fill: &'a [L],
+    pub bases: &'a [usize],
+    pub len: usize,
+}
+
+// Derived `Clone`/`Copy` would demand `L: Copy` needlessly.
+impl<L> Clone for GatherRows<'_, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<L> Copy for GatherRows<'_, L> {}
+
+impl<'a, L> GatherRows<'a, L> {
+    /// Row `r`, `None` past the last.
+    #[inline(always)]
+    pub(crate) fn row(&self, r: usize) -> Option<&'a [L]> {
+        match *self.bases.get(r)? {
+            FILL => self.fill.get(..self.len),
+            b => self.vals.get(b..b + self.len),
+        }
+    }
+    /// Elements covered (rows times their length).
+    pub(crate) fn elems(&self) -> usize {
+        self.bases.len() * self.len
+    }
+}
+
+impl<'a, L: super::lane::Lane> GatherRows<'a, L> {
+    /// The same rows as f32, when `L` is.
+    pub(crate) fn as_f32(self) -> Option<GatherRows<'a, f32>> {
+        Some(GatherRows {
+            vals: L::as_f32(self.vals)?,
+            fill: L::as_f32(self.fill)?,
+            bases: self.bases,
+            len: self.len,
+        })
+    }
 }
 
 /// The row length of `gather` from an operand of `odims` to an output of `out` when it
@@ -65,21 +136,60 @@ pub(crate) fn row_len(g: &GatherDims, odims: &[i64], out: &[i64]) -> Option<usiz
         .then_some(len)
 }
 
-/// A fused gather's values for one run: the operand and its row offsets, or (when the
-/// indices did not give whole contiguous rows after all) the gathered values.
+/// A fused gather's values for one run: the operand, its row offsets and the fill row,
+/// or (when the indices did not give whole contiguous rows after all) the gathered
+/// values.
 pub(crate) enum Table<'a, L> {
-    Rows(&'a [L], Vec<usize>),
+    Rows(&'a [L], Vec<usize>, Vec<L>),
     Values(Vec<L>),
 }
 
 /// Makes the table of `spec` from the run's arguments.
 ///
 /// # Errors
-/// If the dimension numbers do not fit the operands, or the run must stop.
+/// If the dimension numbers do not fit the operands, the mask does not cover the rows,
+/// or the run must stop.
 pub(crate) fn table<'a, L: super::lane::Lane>(
     spec: &Spec,
     args: &[&'a Literal],
 ) -> Result<Table<'a, L>> {
+    let mut t = unfilled(spec, args)?;
+    let Some(f) = spec.fill else {
+        return Ok(t);
+    };
+    let len = spec.out.last().copied().unwrap_or(1).max(1);
+    let mask = args.get(f.mask).and_then(|m| m.data::<bool>());
+    let rows = spec.out.iter().product::<usize>() / len;
+    let Some(mask) = mask.filter(|m| m.len().checked_mul(f.per) == Some(rows)) else {
+        return Err(crate::error::CpuError::Internal(
+            "a gather's fill mask holds one value per `per` rows (fusion plan)",
+        ));
+    };
+    let value = L::of(f.value);
+    let rejected = |r: usize| mask[r / f.per] != f.keep;
+    match &mut t {
+        Table::Rows(_, bases, fill) => {
+            for (r, b) in bases.iter_mut().enumerate() {
+                if rejected(r) {
+                    *b = FILL;
+                }
+            }
+            *fill = crate::limits::alloc::try_with_capacity(len, "gather")?;
+            fill.resize(len, value);
+        }
+        Table::Values(v) => {
+            for (r, row) in v.chunks_mut(len).enumerate() {
+                if rejected(r) {
+                    row.fill(value);
+                }
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// The table of `spec` without its fill.
+fn unfilled<'a, L: super::lane::Lane>(spec: &Spec, args: &[&'a Literal]) -> Result<Table<'a, L>> {
     let internal = crate::error::CpuError::Internal;
     let (Some(operand), Some(indices)) = (args.get(spec.input), args.get(spec.indices)) else {
         return Err(internal(
@@ -99,7 +209,7 @@ pub(crate) fn table<'a, L: super::lane::Lane>(
             .map(|b| b.filter(|&b| b + n <= vals.len()))
             .collect();
         if let Some(bases) = bases {
-            return Ok(Table::Rows(vals, bases));
+            return Ok(Table::Rows(vals, bases, Vec::new()));
         }
     }
     let dims: Vec<i64> = spec.out.iter().map(|&d| d as i64).collect();
@@ -115,7 +225,12 @@ impl<L> Table<'_, L> {
     /// The kernel input this table stands for (rows of `len`).
     pub(crate) fn input(&self, len: usize) -> In<'_, L> {
         match self {
-            Table::Rows(vals, bases) => In::Rows { vals, bases, len },
+            Table::Rows(vals, bases, fill) => In::Rows(GatherRows {
+                vals,
+                fill,
+                bases,
+                len,
+            }),
             Table::Values(v) => In::Val(v),
         }
     }
@@ -126,14 +241,15 @@ impl<L> Table<'_, L> {
 pub(crate) fn load<L: Copy>(src: In<L>, start: usize, dst: &mut [L]) {
     match src {
         In::Val(v) => dst.copy_from_slice(&v[start..start + dst.len()]),
-        In::Rows { vals, bases, len } => {
+        In::Rows(rows) => {
+            let len = rows.len;
             let mut i = start;
             let mut o = 0;
             while o < dst.len() {
                 let (r, c) = (i / len, i % len);
                 let run = (len - c).min(dst.len() - o);
-                let b = bases[r] + c;
-                dst[o..o + run].copy_from_slice(&vals[b..b + run]);
+                let Some(row) = rows.row(r) else { return };
+                dst[o..o + run].copy_from_slice(&row[c..c + run]);
                 o += run;
                 i += run;
             }
@@ -176,13 +292,28 @@ mod tests {
     fn rows_load_across_row_ends() {
         let vals: Vec<f32> = (0..12).map(|x| x as f32).collect();
         let bases = [8usize, 0, 4];
-        let src = In::Rows {
+        let src = In::Rows(GatherRows {
             vals: &vals,
+            fill: &[],
             bases: &bases,
             len: 4,
-        };
+        });
         let mut dst = [0f32; 6];
         load(src, 3, &mut dst);
         assert_eq!(dst, [11.0, 0.0, 1.0, 2.0, 3.0, 4.0]);
+        // A rejected row reads the fill row.
+        let bases = [8usize, FILL, 4];
+        let fill = [-0.0f32; 4];
+        let src = In::Rows(GatherRows {
+            vals: &vals,
+            fill: &fill,
+            bases: &bases,
+            len: 4,
+        });
+        load(src, 3, &mut dst);
+        assert_eq!(
+            dst.map(f32::to_bits),
+            [11.0, -0.0, -0.0, -0.0, -0.0, 4.0].map(f32::to_bits)
+        );
     }
 }

@@ -16,6 +16,8 @@ mod lane;
 #[cfg(target_arch = "x86_64")]
 mod loose;
 mod ops;
+#[cfg(test)]
+mod plan_tests;
 mod remap;
 mod rows;
 mod rows_run;
@@ -289,6 +291,23 @@ impl Planner<'_> {
     }
     fn operands_are(&self, ins: &Instruction, ty: PrimitiveType) -> bool {
         ins.operands.iter().all(|o| self.ty_of(*o) == Some(ty))
+    }
+
+    /// The value of every element of `id` when it is a scalar constant or a broadcast of
+    /// one.
+    fn splat(&self, id: InstrId) -> Option<f64> {
+        let ins = self.ins(id)?;
+        match (&ins.op, ins.operands.as_slice()) {
+            (Op::Constant { literal }, _) if ins.shape.is_scalar() => const_value(literal),
+            (Op::Broadcast { .. }, [o]) => {
+                let c = self.ins(*o)?;
+                match &c.op {
+                    Op::Constant { literal } if c.shape.is_scalar() => const_value(literal),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// The broadcast load pattern: `None` when the dims are not one contiguous run.
@@ -590,8 +609,55 @@ impl Builder<'_, '_> {
             indices,
             dims: g.clone(),
             out,
+            fill: None,
         });
         Some(Load::Gather(gather::GatherLoad { input, len }))
+    }
+    /// `select(broadcast(mask), gather, broadcast(c))`, either way round, read as the
+    /// gather with a fill (`gather.rs`): the mask broadcast along the leading dims short
+    /// of the last (so it holds per gathered row), `c` a scalar constant, the gather
+    /// computed in this kernel.
+    fn fill_gather(&mut self, select: &Instruction) -> Option<Load> {
+        let (Op::Select, [p, a, b]) = (&select.op, select.operands.as_slice()) else {
+            return None;
+        };
+        let inlined_gather = |id: InstrId| {
+            self.inline.get(id.0).copied().unwrap_or(false)
+                && matches!(self.p.ins(id).map(|i| &i.op), Some(Op::Gather(_)))
+        };
+        let (g, c, keep) = match (inlined_gather(*a), inlined_gather(*b)) {
+            (true, _) => (*a, *b, true),
+            (false, true) => (*b, *a, false),
+            (false, false) => return None,
+        };
+        let value = self.p.splat(c)?;
+        let pi = self.p.ins(*p)?;
+        let (Op::Broadcast { dimensions }, [m]) = (&pi.op, pi.operands.as_slice()) else {
+            return None;
+        };
+        let out = &select.shape.as_array()?.dims;
+        let leading = dimensions.len();
+        let prefix = dimensions.iter().enumerate().all(|(i, &d)| d == i as i64);
+        if !prefix || leading >= out.len() || self.p.ty_of(*m)? != PRED {
+            return None;
+        }
+        let per = out[leading..out.len() - 1]
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))?;
+        let gi = self.p.ins(g)?;
+        let Op::Gather(dims) = &gi.op else {
+            return None;
+        };
+        // The gather's checks come first: nothing is added to the kernel on failure.
+        let load = self.gather_load(gi, dims)?;
+        let mask = self.typed_input(*m)?;
+        self.gathers.last_mut()?.fill = Some(gather::Fill {
+            mask,
+            keep,
+            per,
+            value,
+        });
+        Some(load)
     }
     fn push(&mut self, n: Node) -> usize {
         self.nodes.push(n);
@@ -663,6 +729,11 @@ impl Builder<'_, '_> {
         } else {
             if self.p.kernel_ty(ins).is_some_and(|t| t != self.ty) {
                 return None;
+            }
+            if let Some(l) = self.fill_gather(ins) {
+                let n = self.push(Node::Load(l));
+                self.memo.insert(id.0, n);
+                return Some(n);
             }
             match &ins.op {
                 Op::Constant { literal } => {
@@ -933,10 +1004,11 @@ impl Planner<'_> {
             return None;
         }
         let (kernel, inputs) = self.kernel(inline, (InstrId(i), true), elems(&ins.shape)?, None)?;
-        if matches!(
-            kernel.nodes.as_slice(),
-            [Node::Load(Load::Full(_) | Load::Gather(_))]
-        ) {
+        // A lone load is a copy, except a gather with a fill (a select folded in).
+        let filled = kernel.gathers.iter().any(|g| g.fill.is_some());
+        if matches!(kernel.nodes.as_slice(), [Node::Load(Load::Full(_))])
+            || matches!(kernel.nodes.as_slice(), [Node::Load(Load::Gather(_))]) && !filled
+        {
             return None;
         }
         let pred = elem_ty(&ins.shape) == Some(PRED);

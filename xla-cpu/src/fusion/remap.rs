@@ -385,7 +385,7 @@ impl Remap {
                         *x = L::mask(m);
                     }
                 }
-                (Some(b), s @ (In::Rows { .. } | In::Other)) => {
+                (Some(b), s @ (In::Rows(_) | In::Other)) => {
                     for (t, x) in d.iter_mut().enumerate() {
                         *x = s.get(b + t);
                     }

@@ -147,7 +147,7 @@ fn fast_block<'r, L: Lane>(
     let input = |i: usize| -> Option<&'r Vb<L>> {
         match ins.get(i)? {
             In::Val(v) => v.get(start..end)?.try_into().ok(),
-            In::Pred(_) | In::Rows { .. } | In::Other => None,
+            In::Pred(_) | In::Rows(_) | In::Other => None,
         }
     };
     let last = k.prog.len().wrapping_sub(1);
@@ -272,9 +272,7 @@ pub(super) fn as_f32<'a, L: Lane>(ins: &[In<'a, L>]) -> Option<Vec<In<'a, f32>>>
         .map(|x| match *x {
             In::Val(v) => L::as_f32(v).map(In::Val),
             In::Pred(p) => Some(In::Pred(p)),
-            In::Rows { vals, bases, len } => {
-                L::as_f32(vals).map(|vals| In::Rows { vals, bases, len })
-            }
+            In::Rows(r) => r.as_f32().map(In::Rows),
             In::Other => Some(In::Other),
         })
         .collect()
@@ -412,7 +410,7 @@ fn rows_of<'a, L>(x: In<'a, L>, (r0, r1): (usize, usize), num: usize, den: usize
         In::Val(v) => In::Val(v.get(lo..hi).unwrap_or(&[])),
         In::Pred(v) => In::Pred(v.get(lo..hi).unwrap_or(&[])),
         // Gathers never join a chain (`rows::shape_of`).
-        In::Rows { .. } | In::Other => In::Other,
+        In::Rows(_) | In::Other => In::Other,
     }
 }
 

@@ -32,12 +32,8 @@ fn block_len() -> usize {
 pub(crate) enum In<'a, L> {
     Val(&'a [L]),
     Pred(&'a [bool]),
-    /// Element `i` is `vals[bases[i / len] + i % len]`.
-    Rows {
-        vals: &'a [L],
-        bases: &'a [usize],
-        len: usize,
-    },
+    /// Element `i` is element `i % len` of row `i / len`.
+    Rows(super::gather::GatherRows<'a, L>),
     Other,
 }
 
@@ -55,7 +51,7 @@ impl<L: Lane> In<'_, L> {
         match self {
             In::Val(v) => v[i],
             In::Pred(v) => L::mask(v[i]),
-            In::Rows { vals, bases, len } => vals[bases[i / len] + i % len],
+            In::Rows(r) => r.row(i / r.len).map_or(L::zero(), |row| row[i % r.len]),
             In::Other => L::zero(),
         }
     }
@@ -63,7 +59,7 @@ impl<L: Lane> In<'_, L> {
         match self {
             In::Val(v) => v.len(),
             In::Pred(v) => v.len(),
-            In::Rows { bases, len, .. } => bases.len() * len,
+            In::Rows(r) => r.elems(),
             In::Other => 0,
         }
     }
@@ -128,7 +124,7 @@ impl Kernel {
         match (self.slots[j], &self.nodes[j]) {
             (Slot::Direct, Node::Load(Load::Full(k))) => match ins[*k] {
                 In::Val(v) => &v[start..start + len],
-                In::Pred(_) | In::Rows { .. } | In::Other => &[],
+                In::Pred(_) | In::Rows(_) | In::Other => &[],
             },
             (Slot::Fixed(r) | Slot::Reg(r), _) => &regs[r][..len],
             (Slot::Direct, _) => &[],
@@ -229,7 +225,7 @@ pub(crate) fn load<L: Lane>(l: Load, ins: &[In<L>], start: usize, dst: &mut [L])
                     *d = L::mask(b);
                 }
             }
-            src @ (In::Rows { .. } | In::Other) => {
+            src @ (In::Rows(_) | In::Other) => {
                 for (t, d) in dst.iter_mut().enumerate() {
                     *d = src.get(start + t);
                 }

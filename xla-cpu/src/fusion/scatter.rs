@@ -75,15 +75,22 @@ pub(crate) fn run<L: Lane>(
     }
     let per = (ROUND / n).max(1);
     let mut poll = Poll::new(k.n);
-    if let ([super::Node::Load(super::Load::Gather(_))], Some(In::Rows { vals, bases, len })) = (
+    if let ([super::Node::Load(super::Load::Gather(_))], Some(In::Rows(rows))) = (
         k.nodes.as_slice(),
         ins.get(k.gathers.first().map_or(usize::MAX, |g| g.input)),
     ) {
-        if *len == n {
-            // The updates are a gather's rows: combined straight from its operand.
-            for (src, dst) in bases.chunks(per).zip(targets.bases.chunks(per)) {
-                poll.tick(src.len() * n)?;
-                combine(&mut out, Updates::Gathered(vals, src), dst, (n, step), s.op)?;
+        if rows.len == n {
+            // The updates are a gather's rows (a fill row where its select rejected
+            // one): combined straight from its operand.
+            for (c, dst) in targets.bases.chunks(per).enumerate() {
+                poll.tick(dst.len() * n)?;
+                combine(
+                    &mut out,
+                    Updates::Gathered(*rows, c * per),
+                    dst,
+                    (n, step),
+                    s.op,
+                )?;
             }
             return Ok(out);
         }
@@ -120,11 +127,10 @@ pub(crate) fn run<L: Lane>(
     Ok(out)
 }
 
-/// A round's update rows: packed in a buffer, or rows of a gather's operand.
+/// A round's update rows: packed in a buffer, or a gather's rows from the given one on.
 enum Updates<'a, L> {
     Packed(&'a [L]),
-    /// The operand's values and where each row starts.
-    Gathered(&'a [L], &'a [usize]),
+    Gathered(super::gather::GatherRows<'a, L>, usize),
 }
 
 // Derived `Clone`/`Copy` would demand `L: Copy` needlessly.
@@ -180,7 +186,7 @@ fn combine_rows<L: Copy>(
     for (r, base) in bases.iter().enumerate() {
         let row = match u {
             Updates::Packed(vals) => vals.get(r * n..(r + 1) * n),
-            Updates::Gathered(vals, src) => src.get(r).and_then(|&a| vals.get(a..a + n)),
+            Updates::Gathered(rows, first) => rows.row(first + r),
         };
         if let (Some(b), Some(row)) = (*base, row) {
             combine_row(v, b, row, step, &f);

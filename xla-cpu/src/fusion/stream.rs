@@ -215,7 +215,7 @@ pub(crate) fn tile(l: &Load, ins: &[In<f32>], n: usize) -> Option<(usize, Vec<f3
     };
     let row = match ins.get(input)? {
         In::Val(v) => v.get(..len)?,
-        In::Pred(_) | In::Rows { .. } | In::Other => return None,
+        In::Pred(_) | In::Rows(_) | In::Other => return None,
     };
     if len == 0 || len >= n {
         return None;
