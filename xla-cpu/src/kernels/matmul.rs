@@ -21,6 +21,11 @@ use std::mem::MaybeUninit;
 /// (waking the pool costs tens of microseconds), 256³ 1.5x faster.
 pub(crate) const MIN_PAR_FLOPS: usize = 1 << 23;
 
+/// At two threads, products of at least this many multiply-adds are shared with the
+/// partner thread instead (`partner.rs`: a hand-off of under a microsecond while it spins;
+/// if it is parked, this thread takes every block itself rather than wait).
+pub(crate) const MIN_PAIR_FLOPS: usize = 1 << 18;
+
 /// An element type faer multiplies.
 pub(crate) trait FaerElem:
     faer::traits::ComplexField
@@ -208,21 +213,73 @@ pub(crate) fn gemm_par<T: FaerElem>(
     stop: &Stop,
 ) {
     let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
-    if m.saturating_mul(n).saturating_mul(k) > STOP_TILE && stop.is_active() {
+    let macs = m.saturating_mul(n).saturating_mul(k);
+    if macs > STOP_TILE && stop.is_active() {
         return gemm_tiles(dst, lhs, rhs, par, (stop, STOP_TILE));
     }
     let threads = par.threads();
-    if threads <= 1 || m * n * k < MIN_PAR_FLOPS {
+    let pair = par.pair().filter(|_| macs >= MIN_PAIR_FLOPS);
+    if threads <= 1 || (macs < MIN_PAR_FLOPS && pair.is_none()) {
         return gemm(dst, lhs, rhs, Par::Seq);
     }
+    let mut dst = dst;
+    let jobs = split_product(
+        faer::reborrow::ReborrowMut::rb_mut(&mut dst),
+        lhs,
+        rhs,
+        threads,
+    );
+    let Some(p) = pair else {
+        par.install(|| {
+            jobs.into_par_iter()
+                .for_each(|(d, l, r)| gemm(d, l, r, Par::Seq));
+        });
+        return;
+    };
+    let slots: Vec<std::sync::Mutex<Option<_>>> = jobs
+        .into_iter()
+        .map(|j| std::sync::Mutex::new(Some(j)))
+        .collect();
+    let done = p.each(
+        slots.len(),
+        || (),
+        |_, t| {
+            let job = slots.get(t).and_then(|s| {
+                s.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take()
+            });
+            if let Some((d, l, r)) = job {
+                gemm(d, l, r, Par::Seq);
+            }
+        },
+    );
+    drop(slots);
+    if !done {
+        // A block panicked on the partner: the whole product again on this thread.
+        gemm(dst, lhs, rhs, Par::Seq);
+    }
+}
+
+/// A product's independent blocks: `2 * threads` bands of output columns or rows (the
+/// larger dimension), each of a multiple of 16 and at least 64 of them where the
+/// dimension allows, else at least 16.
+#[allow(clippy::type_complexity)]
+fn split_product<'a, T: FaerElem>(
+    dst: MatMut<'a, T>,
+    lhs: MatRef<'a, T>,
+    rhs: MatRef<'a, T>,
+    threads: usize,
+) -> Vec<(MatMut<'a, T>, MatRef<'a, T>, MatRef<'a, T>)> {
     let split = |len: usize| {
-        let pieces = (2 * threads).min(len.div_ceil(64)).max(1);
+        let least = if len >= 4 * 64 { 64 } else { 16 };
+        let pieces = (2 * threads).min(len.div_ceil(least)).max(1);
         len.div_ceil(pieces).next_multiple_of(16)
     };
     let mut jobs = Vec::new();
-    if n >= m {
+    if dst.ncols() >= dst.nrows() {
         let (mut d, mut r) = (dst, rhs);
-        let step = split(n);
+        let step = split(d.ncols());
         while d.ncols() > step {
             let (d0, d1) = d.split_at_col_mut(step);
             let (r0, r1) = r.split_at_col(step);
@@ -232,7 +289,7 @@ pub(crate) fn gemm_par<T: FaerElem>(
         jobs.push((d, lhs, r));
     } else {
         let (mut d, mut l) = (dst, lhs);
-        let step = split(m);
+        let step = split(d.nrows());
         while d.nrows() > step {
             let (d0, d1) = d.split_at_row_mut(step);
             let (l0, l1) = l.split_at_row(step);
@@ -241,10 +298,7 @@ pub(crate) fn gemm_par<T: FaerElem>(
         }
         jobs.push((d, l, rhs));
     }
-    par.install(|| {
-        jobs.into_par_iter()
-            .for_each(|(d, l, r)| gemm(d, l, r, Par::Seq));
-    });
+    jobs
 }
 
 /// Multiply-adds of one tile of a product run under a token or deadline ([`gemm_tiles`]):
@@ -366,7 +420,10 @@ pub(crate) fn bmm_faer<T: FaerElem>(
             |_, bi, mut sink| one(bi, &mut sink, p),
         )
     };
-    if threads <= 1 || b * per < MIN_PAR_FLOPS {
+    let paired = b == 1 && per >= MIN_PAIR_FLOPS && par.pair().is_some();
+    if paired {
+        chunked(usize::MAX, par)
+    } else if threads <= 1 || b * per < MIN_PAR_FLOPS {
         chunked(usize::MAX, Parallel::SEQ)
     } else if b > 1 && (b >= 2 * threads || per < MIN_PAR_FLOPS) {
         par.install(|| chunked(1, Parallel::SEQ))
@@ -540,6 +597,63 @@ mod tests {
                 .iter()
                 .zip(&want)
                 .all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
+    }
+
+    /// Products of at least [`MIN_PAIR_FLOPS`] multiply-adds at two threads are split
+    /// into bands shared with the partner thread (`gemm_par`): every element has the
+    /// bits of the sequential product, NaN/±inf/±0 among the values, for long, wide and
+    /// square outputs of sizes that split unevenly, each split in several bands.
+    #[test]
+    fn products_shared_with_the_partner_give_the_sequential_bits() {
+        let shapes = [
+            (1000, 64, 64),
+            (64, 1000, 64),
+            (64, 1000, 48),
+            (100, 50, 1000),
+            (333, 77, 129),
+            (17, 4096, 30),
+        ];
+        for (case, &(m, k, n)) in shapes.iter().enumerate() {
+            assert!(m * n * k >= MIN_PAIR_FLOPS, "{m}x{k}x{n}");
+            let mut l = values(m * k, 7 + case as u32);
+            let len = l.len();
+            for (i, v) in [f32::NAN, f32::INFINITY, -0.0, 0.0, f32::NEG_INFINITY]
+                .iter()
+                .enumerate()
+            {
+                l[(i * 7919 + case) % len] = *v;
+            }
+            let r = values(k * n, 31 + case as u32);
+            let lhs = MatRef::from_row_major_slice(&l, m, k);
+            let rhs = MatRef::from_row_major_slice(&r, k, n);
+            let mut want = vec![0f32; m * n];
+            gemm(
+                MatMut::from_row_major_slice_mut(&mut want, m, n),
+                lhs,
+                rhs,
+                Par::Seq,
+            );
+            let t = Threads::new(2);
+            let par = t.parallel();
+            assert!(par.pair().is_some());
+            for round in 0..20 {
+                let mut got = vec![f32::NAN; m * n];
+                let dst = MatMut::from_row_major_slice_mut(&mut got, m, n);
+                gemm_par(dst, lhs, rhs, par, &Stop::default());
+                let same = got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+                assert!(same, "{m}x{k}x{n}, round {round}");
+            }
+            let jobs = split_product(
+                MatMut::from_row_major_slice_mut(&mut want, m, n),
+                lhs,
+                rhs,
+                2,
+            );
+            assert!(jobs.len() > 1, "{m}x{k}x{n} in one block");
         }
     }
 
