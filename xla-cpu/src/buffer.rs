@@ -4,7 +4,6 @@ use std::mem::MaybeUninit;
 
 use crate::limits::stop::Stop;
 use rayon::prelude::*;
-use std::sync::Mutex;
 
 /// A vector of `n` elements written by `work(state, chunk index, chunk)` over chunks of
 /// `chunk_len` (> 0), in parallel when `min` allows. Each chunk is zeroed just before its work (while
@@ -189,29 +188,19 @@ pub(crate) fn written_by_two<S, T: Copy + Default + Send>(
         false => Stop::default(),
     };
     let spare = out.spare_capacity_mut().get_mut(..n)?;
-    let slots: Vec<Mutex<Option<&mut [MaybeUninit<T>]>>> =
-        spare.chunks_mut(len).map(|c| Mutex::new(Some(c))).collect();
-    let take = |c: usize| {
-        slots
-            .get(c)
-            .and_then(|m| m.lock().unwrap_or_else(|e| e.into_inner()).take())
-    };
-    let finished = partner.each(slots.len(), &init, |s, c| {
-        let Some(buf) = take(c) else { return };
-        if stop.stopped() {
-            drop(Sink { buf, filled: 0 });
-        } else {
-            work(s, c, Sink { buf, filled: 0 });
+    let sinks = spare
+        .chunks_mut(len)
+        .map(|buf| Sink { buf, filled: 0 })
+        .enumerate()
+        .collect();
+    let finished = partner.each_item(sinks, &init, |s, (c, sink)| {
+        if !stop.stopped() {
+            work(s, c, sink);
         }
     });
-    for c in 0..slots.len() {
-        if let Some(buf) = take(c) {
-            drop(Sink { buf, filled: 0 });
-        }
-    }
-    drop(slots);
-    // SAFETY: every chunk of `spare[..n]` was taken exactly once (above or by the job) and
-    // handed to a `Sink`, whose drop initialises every element the work did not write
+    // SAFETY: every chunk of `spare[..n]` was handed to a `Sink`, and every `Sink` has
+    // been dropped by now (by the work, by the closure when stopped, or by `each_item`
+    // for one left undone), whose drop initialises every element the work did not write
     // (also when the work panicked: its unwind drops the `Sink`).
     unsafe { out.set_len(n) };
     finished.then_some(out)

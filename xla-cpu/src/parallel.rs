@@ -155,24 +155,8 @@ impl<'a> Parallel<'a> {
         use rayon::prelude::*;
         let len = len.max(1);
         if let Some(p) = self.pair() {
-            let slots: Vec<std::sync::Mutex<Option<&mut [T]>>> = out
-                .chunks_mut(len)
-                .map(|c| std::sync::Mutex::new(Some(c)))
-                .collect();
-            return p.each(
-                slots.len(),
-                || (),
-                |_, c| {
-                    let slot = slots.get(c).and_then(|m| {
-                        m.lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner)
-                            .take()
-                    });
-                    if let Some(chunk) = slot {
-                        f(c, chunk);
-                    }
-                },
-            );
+            let chunks = out.chunks_mut(len).enumerate().collect();
+            return p.each_item(chunks, || (), |_, (c, chunk)| f(c, chunk));
         }
         self.install(|| {
             out.par_chunks_mut(len)

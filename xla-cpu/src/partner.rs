@@ -151,6 +151,26 @@ impl Partner {
         self.run(&job)
     }
 
+    /// `f(state, item)` for every item, shared by this thread and the partner as
+    /// [`Partner::each`] shares tasks. False if `f` panicked on either thread; items then
+    /// left undone are dropped before this returns.
+    pub(crate) fn each_item<S, T: Send>(
+        &self,
+        items: Vec<T>,
+        init: impl Fn() -> S + Sync,
+        f: impl Fn(&mut S, T) + Sync,
+    ) -> bool {
+        let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|i| Mutex::new(Some(i))).collect();
+        self.each(slots.len(), init, |state, t| {
+            let item = slots
+                .get(t)
+                .and_then(|s| s.lock().unwrap_or_else(PoisonError::into_inner).take());
+            if let Some(item) = item {
+                f(state, item);
+            }
+        })
+    }
+
     /// [`Partner::each`] keeping what each task gives, in task order (what a task gives
     /// does not depend on which thread ran it). `None` if `f` panicked on either thread.
     pub(crate) fn map<S, R: Send>(

@@ -236,25 +236,7 @@ pub(crate) fn gemm_par<T: FaerElem>(
         });
         return;
     };
-    let slots: Vec<std::sync::Mutex<Option<_>>> = jobs
-        .into_iter()
-        .map(|j| std::sync::Mutex::new(Some(j)))
-        .collect();
-    let done = p.each(
-        slots.len(),
-        || (),
-        |_, t| {
-            let job = slots.get(t).and_then(|s| {
-                s.lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .take()
-            });
-            if let Some((d, l, r)) = job {
-                gemm(d, l, r, Par::Seq);
-            }
-        },
-    );
-    drop(slots);
+    let done = p.each_item(jobs, || (), |_, (d, l, r)| gemm(d, l, r, Par::Seq));
     if !done {
         // A block panicked on the partner: the whole product again on this thread.
         gemm(dst, lhs, rhs, Par::Seq);
