@@ -130,6 +130,9 @@ impl Parallel<'static> {
     };
 }
 
+/// Fewer elements than this stay on the calling thread ([`Parallel::run_sized`]).
+const SMALL: usize = 1 << 15;
+
 impl<'a> Parallel<'a> {
     /// The partner thread when this setting has exactly two threads: a job of a few
     /// chunks is then shared by the calling thread and the partner (a hand-off of well
@@ -195,8 +198,29 @@ impl<'a> Parallel<'a> {
         elements: usize,
         f: impl FnOnce(usize) -> R + Send,
     ) -> R {
-        const SMALL: usize = 1 << 15;
         self.run_when(elements >= SMALL, f)
+    }
+
+    /// `f(item)` for every item: on this thread when the work is small (`elements`, as
+    /// [`Parallel::run_sized`] judges it) or there is one thread, shared with the partner
+    /// at two threads, else in the pool. False when `f` panicked on the partner's side
+    /// (items may then be left undone).
+    pub(crate) fn items<T: Send>(
+        &self,
+        elements: usize,
+        items: Vec<T>,
+        f: impl Fn(T) + Sync + Send,
+    ) -> bool {
+        use rayon::prelude::*;
+        if self.threads() <= 1 || elements < SMALL || items.len() < 2 {
+            items.into_iter().for_each(f);
+            return true;
+        }
+        if let Some(p) = self.pair() {
+            return p.each_item(items, || (), |_, i| f(i));
+        }
+        self.install(|| items.into_par_iter().for_each(f));
+        true
     }
 
     /// Runs `f(min)` in the pool (`min = 1`) when `worth` it and the setting has threads,

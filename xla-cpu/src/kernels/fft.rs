@@ -11,7 +11,6 @@ use crate::index::{array, count, dims_of, make};
 use crate::limits::stop::Stop;
 use crate::parallel::Parallel;
 use num_complex::Complex;
-use rayon::prelude::*;
 use realfft::RealFftPlanner;
 use rustfft::{Fft, FftNum, FftPlanner};
 use xla_core::attrs::FftType;
@@ -81,20 +80,19 @@ fn for_chunks<T: Send>(
     f: impl Fn(&mut [T]) + Sync + Send,
 ) -> Result<()> {
     let chunk = chunk.max(1);
-    let task = |c: &mut [T]| {
+    let elements = data.len();
+    let done = par.items(elements, data.chunks_mut(chunk).collect(), |c| {
         if !stop.stopped() {
             f(c);
         }
-    };
-    par.run_sized(data.len(), |min| {
-        if min == usize::MAX {
-            data.chunks_mut(chunk).for_each(task);
-        } else {
-            data.par_chunks_mut(chunk).for_each(task);
-        }
     });
-    stop.check()
+    stop.check()?;
+    done.then_some(()).ok_or(PANICKED)
 }
+
+/// What a transform reports when one of its tasks panicked on the partner thread.
+const PANICKED: crate::CpuError =
+    crate::CpuError::Internal("fft: a task of the transform panicked");
 
 /// Transforms every line of `data` (dims `dims`) along `axis` in place; the inverse is
 /// scaled by `1/n`.
@@ -173,8 +171,11 @@ fn rfft_rows<T: Float>(
     let plan = RealFftPlanner::<T>::new().plan_fft_forward(n);
     let per = (TASK / n).max(1);
     let failed = std::sync::atomic::AtomicBool::new(false);
-    par.run_sized(x.len(), |min| {
-        let task = |(xs, os): (&mut [T], &mut [Complex<T>])| {
+    let tasks = x.chunks_mut(per * n).zip(out.chunks_mut(per * h)).collect();
+    let done = par.items(
+        rows * n,
+        tasks,
+        |(xs, os): (&mut [T], &mut [Complex<T>])| {
             if stop.stopped() {
                 return;
             }
@@ -184,18 +185,12 @@ fn rfft_rows<T: Float>(
                     failed.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
             }
-        };
-        if min == usize::MAX {
-            x.chunks_mut(per * n)
-                .zip(out.chunks_mut(per * h))
-                .for_each(task);
-        } else {
-            x.par_chunks_mut(per * n)
-                .zip(out.par_chunks_mut(per * h))
-                .for_each(task);
-        }
-    });
+        },
+    );
     stop.check()?;
+    if !done {
+        return Err(PANICKED);
+    }
     if failed.into_inner() {
         return Err(internal("fft: realfft's buffers have the planned lengths"));
     }
@@ -223,34 +218,28 @@ fn irfft_rows<T: Float>(
     let scale = T::from_f64(1.0 / n as f64).unwrap_or(T::one());
     let zero = Complex::new(T::zero(), T::zero());
     let per = (TASK / n).max(1);
-    par.run_sized(out.len(), |min| {
-        let task = |(os, cs): (&mut [T], &[Complex<T>])| {
-            if stop.stopped() {
-                return;
-            }
-            let mut line = vec![zero; h];
-            let mut scratch = vec![zero; plan.get_scratch_len()];
-            for (or, cr) in os.chunks_mut(n).zip(cs.chunks(from)) {
-                let k = h.min(from);
-                line[..k].copy_from_slice(&cr[..k]);
-                line[k..].fill(zero);
-                // The only error left with planned lengths is "a non-zero imaginary part
-                // was ignored", which is the semantics wanted here.
-                let _ = plan.process_with_scratch(&mut line, or, &mut scratch);
-                or.iter_mut().for_each(|v| *v = *v * scale);
-            }
-        };
-        if min == usize::MAX {
-            out.chunks_mut(per * n)
-                .zip(c.chunks(per * from))
-                .for_each(task);
-        } else {
-            out.par_chunks_mut(per * n)
-                .zip(c.par_chunks(per * from))
-                .for_each(task);
+    let elements = out.len();
+    let tasks = out.chunks_mut(per * n).zip(c.chunks(per * from)).collect();
+    let done = par.items(elements, tasks, |(os, cs): (&mut [T], &[Complex<T>])| {
+        if stop.stopped() {
+            return;
+        }
+        let mut line = vec![zero; h];
+        let mut scratch = vec![zero; plan.get_scratch_len()];
+        for (or, cr) in os.chunks_mut(n).zip(cs.chunks(from)) {
+            let k = h.min(from);
+            line[..k].copy_from_slice(&cr[..k]);
+            line[k..].fill(zero);
+            // The only error left with planned lengths is "a non-zero imaginary part
+            // was ignored", which is the semantics wanted here.
+            let _ = plan.process_with_scratch(&mut line, or, &mut scratch);
+            or.iter_mut().for_each(|v| *v = *v * scale);
         }
     });
     stop.check()?;
+    if !done {
+        return Err(PANICKED);
+    }
     Ok(out)
 }
 
@@ -403,4 +392,88 @@ fn transform<T: Float>(
             T::wrap_real(irfft_rows(&v, (dims[rank - 1], last_len), run)?)
         }
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::parallel::Threads;
+    use num_complex::Complex32;
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        let mut x = seed;
+        let special = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0];
+        (0..n)
+            .map(|i| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                match i % 997 {
+                    0..=4 => special[i % 997],
+                    _ => (x >> 8) as f32 / (1 << 24) as f32 - 0.5,
+                }
+            })
+            .collect()
+    }
+
+    fn bits(l: &Literal) -> Vec<u32> {
+        let canon = |v: f32| if v.is_nan() { u32::MAX } else { v.to_bits() };
+        match l.data::<f32>() {
+            Some(v) => v.iter().map(|&v| canon(v)).collect(),
+            None => l
+                .data::<Complex32>()
+                .unwrap()
+                .iter()
+                .flat_map(|c| [canon(c.re), canon(c.im)])
+                .collect(),
+        }
+    }
+
+    /// Transforms large enough to be split (FFT and IFFT along the last and an inner
+    /// axis, RFFT and IRFFT rows) give the same bits at two threads (tasks shared with
+    /// the partner thread) as at one, NaN/±inf/±0 among the values.
+    #[test]
+    fn transforms_shared_with_the_partner_give_the_bits_of_one_thread() {
+        let real = Literal::from_array_data(
+            Shape::array(PrimitiveType::F32, vec![16, 32, 256]),
+            ArrayData::F32(values(16 * 32 * 256, 1)),
+        )
+        .unwrap();
+        let c: Vec<Complex32> = values(2 * 16 * 32 * 129, 2)
+            .chunks(2)
+            .map(|p| Complex32::new(p[0], p[1]))
+            .collect();
+        let complex = Literal::from_array_data(
+            Shape::array(PrimitiveType::C64, vec![16, 32, 129]),
+            ArrayData::C64(c),
+        )
+        .unwrap();
+        let c64 = |d: Vec<i64>| Shape::array(PrimitiveType::C64, d);
+        let cases = [
+            (&real, FftType::Rfft, vec![256], c64(vec![16, 32, 129])),
+            (&real, FftType::Rfft, vec![32, 256], c64(vec![16, 32, 129])),
+            (
+                &complex,
+                FftType::Irfft,
+                vec![256],
+                Shape::array(PrimitiveType::F32, vec![16, 32, 256]),
+            ),
+            (&complex, FftType::Fft, vec![129], c64(vec![16, 32, 129])),
+            (
+                &complex,
+                FftType::Ifft,
+                vec![32, 129],
+                c64(vec![16, 32, 129]),
+            ),
+        ];
+        for (x, ty, lengths, out) in cases {
+            let one = Threads::new(1);
+            let want = bits(&fft(x, ty, &lengths, &out, one.parallel()).unwrap());
+            let two = Threads::new(2);
+            assert!(two.parallel().pair().is_some());
+            for _ in 0..5 {
+                let got = fft(x, ty, &lengths, &out, two.parallel()).unwrap();
+                assert!(bits(&got) == want, "{ty:?} {lengths:?}");
+            }
+        }
+    }
 }

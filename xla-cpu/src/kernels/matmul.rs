@@ -402,12 +402,21 @@ pub(crate) fn bmm_faer<T: FaerElem>(
             |_, bi, mut sink| one(bi, &mut sink, p),
         )
     };
-    let paired = b == 1 && per >= MIN_PAIR_FLOPS && par.pair().is_some();
-    if paired {
+    let pair = par.pair().filter(|_| b * per >= MIN_PAIR_FLOPS);
+    let whole = b > 1 && (b >= 2 * threads || per < MIN_PAR_FLOPS);
+    if let (Some(p), true) = (pair, whole) {
+        // Whole products shared with the partner thread.
+        let one = |_: &mut (), bi: usize, mut sink: Sink<T>| one(bi, &mut sink, Parallel::SEQ);
+        if let Some(out) = crate::buffer::written_by_two(len, m * n, p, || (), one) {
+            return out;
+        }
+        // A product panicked on the partner: all of them again on this thread.
+        chunked(usize::MAX, Parallel::SEQ)
+    } else if pair.is_some() {
         chunked(usize::MAX, par)
     } else if threads <= 1 || b * per < MIN_PAR_FLOPS {
         chunked(usize::MAX, Parallel::SEQ)
-    } else if b > 1 && (b >= 2 * threads || per < MIN_PAR_FLOPS) {
+    } else if whole {
         par.install(|| chunked(1, Parallel::SEQ))
     } else {
         chunked(usize::MAX, par)
@@ -503,6 +512,17 @@ mod tests {
     use crate::parallel::Threads;
     use std::time::Duration;
 
+    /// NaN, ±inf and ±0 written at `at(0)`, ..., `at(4)` (each taken modulo the length).
+    fn plant_specials(l: &mut [f32], at: impl Fn(usize) -> usize) {
+        let len = l.len();
+        for (i, v) in [f32::NAN, f32::INFINITY, -0.0, 0.0, f32::NEG_INFINITY]
+            .into_iter()
+            .enumerate()
+        {
+            l[at(i) % len] = v;
+        }
+    }
+
     fn values(n: usize, seed: u32) -> Vec<f32> {
         let mut x = seed;
         (0..n)
@@ -551,13 +571,7 @@ mod tests {
         let (b, m, k, n) = (2, 1100, 960, 40);
         let ld = m + 8;
         let mut l = values(b * ld * k, 5);
-        let len = l.len();
-        for (i, v) in [f32::NAN, f32::INFINITY, -0.0, 0.0, f32::NEG_INFINITY]
-            .iter()
-            .enumerate()
-        {
-            l[i * 977 % len] = *v;
-        }
+        plant_specials(&mut l, |i| i * 977);
         let r = values(b * k * n, 6);
         let ll = Layout {
             offsets: vec![0, ld * k],
@@ -599,13 +613,7 @@ mod tests {
         for (case, &(m, k, n)) in shapes.iter().enumerate() {
             assert!(m * n * k >= MIN_PAIR_FLOPS, "{m}x{k}x{n}");
             let mut l = values(m * k, 7 + case as u32);
-            let len = l.len();
-            for (i, v) in [f32::NAN, f32::INFINITY, -0.0, 0.0, f32::NEG_INFINITY]
-                .iter()
-                .enumerate()
-            {
-                l[(i * 7919 + case) % len] = *v;
-            }
+            plant_specials(&mut l, |i| i * 7919 + case);
             let r = values(k * n, 31 + case as u32);
             let lhs = MatRef::from_row_major_slice(&l, m, k);
             let rhs = MatRef::from_row_major_slice(&r, k, n);
@@ -636,6 +644,36 @@ mod tests {
                 2,
             );
             assert!(jobs.len() > 1, "{m}x{k}x{n} in one block");
+        }
+    }
+
+    /// A batch of small products at two threads is shared with the partner thread product
+    /// by product (`bmm_faer`): the bits of each product computed alone, NaN/±inf/±0
+    /// among the values, for batch sizes that split unevenly.
+    #[test]
+    fn batches_shared_with_the_partner_give_the_sequential_bits() {
+        for (b, m, k, n) in [(16, 32, 32, 32), (5, 48, 40, 33), (3, 64, 64, 64)] {
+            assert!(b * m * n * k >= MIN_PAIR_FLOPS && m * n * k < MIN_PAR_FLOPS);
+            let mut l = values(b * m * k, 11);
+            plant_specials(&mut l, |i| i * 613);
+            let r = values(b * k * n, 12);
+            let ll = Layout::packed(Orient::RowMajor, b, m, k);
+            let rl = Layout::packed(Orient::RowMajor, b, k, n);
+            let mut want = vec![0f32; b * m * n];
+            for (bi, w) in want.chunks_mut(m * n).enumerate() {
+                let dst = MatMut::from_row_major_slice_mut(w, m, n);
+                gemm(dst, ll.view(&l, bi, m, k), rl.view(&r, bi, k, n), Par::Seq);
+            }
+            let t = Threads::new(2);
+            assert!(t.parallel().pair().is_some());
+            for _ in 0..10 {
+                let got = bmm_faer((&l, &ll), (&r, &rl), [b, m, k, n], t.parallel());
+                assert_eq!(got.len(), want.len());
+                assert!(got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| { a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) }));
+            }
         }
     }
 
