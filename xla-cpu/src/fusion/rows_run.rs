@@ -731,8 +731,13 @@ fn tile<L: Lane>(
     Ok(())
 }
 
-/// The chain's values: `rows × per_row` of its last member.
-pub(super) fn run<L: Lane>(chain: &RowChain, ext: &[In<L>], min: usize) -> Result<Vec<L>> {
+/// The chain's values: `rows × per_row` of its last member; `min` as in
+/// [`written_in_chunks`], or the tiles shared with the partner thread (`pair`).
+pub(super) fn run<L: Lane>(
+    chain: &RowChain,
+    ext: &[In<L>],
+    (min, pair): (usize, Option<&crate::partner::Partner>),
+) -> Result<Vec<L>> {
     let last = chain
         .members
         .last()
@@ -748,25 +753,28 @@ pub(super) fn run<L: Lane>(chain: &RowChain, ext: &[In<L>], min: usize) -> Resul
     let failed = std::sync::Mutex::new(None);
     let pool = std::sync::Mutex::new(Vec::new());
     let alias = chain.in_place;
-    let out = written_in_chunks(
-        n,
-        chain.tile * last.per_row,
-        min,
-        || {
-            let spare = pool.lock().ok().and_then(|mut p| p.pop());
-            Pooled {
-                task: Task::new(chain, ext, spare),
-                pool: &pool,
+    let init = || {
+        let spare = pool.lock().ok().and_then(|mut p| p.pop());
+        Pooled {
+            task: Task::new(chain, ext, spare),
+            pool: &pool,
+        }
+    };
+    let work = |t: &mut Pooled<'_, L>, c: usize, sink: Sink<'_, L>| {
+        if let Err(e) = tile(chain, ext, &mut t.task, (c, alias), sink) {
+            if let Ok(mut f) = failed.lock() {
+                f.get_or_insert(e);
             }
-        },
-        |t, c, sink| {
-            if let Err(e) = tile(chain, ext, &mut t.task, (c, alias), sink) {
-                if let Ok(mut f) = failed.lock() {
-                    f.get_or_insert(e);
-                }
-            }
-        },
-    );
+        }
+    };
+    let len = chain.tile * last.per_row;
+    // Shared with the partner (each thread sets up its buffers once); a tile that
+    // panicked there leaves the whole chain to this thread.
+    let shared = pair.and_then(|p| crate::buffer::written_by_two(n, len, p, init, work));
+    let out = match shared {
+        Some(out) => out,
+        None => written_in_chunks(n, len, min, init, work),
+    };
     match failed.into_inner().ok().flatten() {
         Some(e) => Err(e),
         None => Ok(out),

@@ -805,13 +805,16 @@ pub(crate) fn run(f: &Fused, args: &[&Literal], out: &Shape, par: Parallel) -> R
     // this thread: in the pool it would only pay the hand-off (N5's f32[1024,128] column
     // sum, one task, went through the pool on every run).
     let worth = f.kernel.work() >= MIN_PAR_WORK && tasks(f) > 1;
-    // At two threads an elementwise step of several chunks is shared with the partner
-    // thread: the pool's hand-off (its threads asleep between the many mid-size steps of
+    // At two threads a step of several chunks (elementwise, a reduction, a row chain's
+    // tiles) is shared with the partner thread: the pool's hand-off (its threads asleep between the many mid-size steps of
     // a program) cost more than the split saved (N5: 0.97 ms on two threads against 0.81
     // on one).
     let pair = match f.kind {
-        FusedKind::Loop { .. } | FusedKind::Reduce { .. } if worth => par.pair(),
-        _ => None,
+        FusedKind::Loop { .. } | FusedKind::Reduce { .. } | FusedKind::Rows(_) if worth => {
+            par.pair()
+        }
+        FusedKind::Loop { .. } | FusedKind::Reduce { .. } | FusedKind::Rows(_) => None,
+        FusedKind::Scatter(_) => None,
     };
     let go = |min| match f.kernel.ty {
         xla_core::PrimitiveType::F64 => run_in::<f64>(f, args, out, (min, pair)),
@@ -885,7 +888,10 @@ fn run_in<L: Lane>(
         }
     }
     if let FusedKind::Rows(chain) = &f.kind {
-        return make(out, L::wrap(super::rows_run::run(chain, &ins, min)?));
+        return make(
+            out,
+            L::wrap(super::rows_run::run(chain, &ins, (min, pair))?),
+        );
     }
     check(k, &ins)?;
     let data = match &f.kind {
