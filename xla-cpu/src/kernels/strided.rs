@@ -9,7 +9,9 @@
 //! written once, so the thread count cannot change a result).
 
 use super::transpose8::block8;
+use crate::buffer::{written_by_two, written_in_chunks, Sink};
 use crate::parallel::Parallel;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use xla_core::literal::{ArrayData, NativeData};
 use xla_core::with_array_data;
@@ -64,7 +66,6 @@ pub(crate) fn copy_typed<T: Copy + Default + Send + Sync>(
         let at = usize::try_from(base).ok()?;
         return src.get(at..at.checked_add(n)?).map(<[T]>::to_vec);
     }
-    let mut out = vec![T::default(); n];
     let job = Job {
         src,
         dims: &dims,
@@ -72,25 +73,31 @@ pub(crate) fn copy_typed<T: Copy + Default + Send + Sync>(
     };
     let rows = dims.first().copied().unwrap_or(1);
     let row_len = n / rows;
-    if n < PAR_MIN || par.threads() <= 1 || rows < 2 {
-        job.run(&mut out, base, rows);
-    } else {
-        let per = rows.div_ceil(par.threads() * 4).max(1);
-        let done = par.chunks_mut(&mut out, per * row_len, |c, chunk| {
-            let r0 = c * per;
-            job.run(
-                chunk,
-                base + r0 as isize * strides[0],
-                chunk.len() / row_len,
-            );
-        });
-        if !done {
-            // A chunk panicked on the partner's side: the whole copy again on this thread,
-            // which behaves as the one-thread path does.
-            job.run(&mut out, base, rows);
-        }
-    }
-    Some(out)
+    let whole = n < PAR_MIN || par.threads() <= 1 || rows < 2;
+    let per = match whole {
+        true => rows,
+        false => rows.div_ceil(par.threads() * 4).max(1),
+    };
+    // Written without zeroing the output first (the zeroing was a fifth of a Fourier
+    // layer's transposes).
+    let work = |_: &mut (), c: usize, mut sink: Sink<T>| {
+        let first = base + (c * per) as isize * strides[0];
+        let write = |o: &mut [MaybeUninit<T>]| {
+            job.run(o, first, o.len() / row_len);
+            true
+        };
+        // SAFETY: `Job::run` writes every element of the rows it is given, and a chunk
+        // holds whole rows (chunks of `per` rows of `row_len`; `n` is `rows * row_len`).
+        unsafe { sink.fill_with(sink.len(), write) };
+    };
+    let chunk = per * row_len;
+    let seq = || written_in_chunks(n, chunk, usize::MAX, || (), work);
+    Some(match (whole, par.pair()) {
+        (true, _) => seq(),
+        // A chunk that panicked on the partner's side: the whole copy on this thread.
+        (false, Some(p)) => written_by_two(n, chunk, p, || (), work).unwrap_or_else(seq),
+        (false, None) => par.install(|| written_in_chunks(n, chunk, 1, || (), work)),
+    })
 }
 
 /// Drops size-1 dims and merges neighbours where the outer one steps exactly over the
@@ -128,8 +135,10 @@ struct Job<'a, T> {
 }
 
 impl<T: Copy> Job<'_, T> {
-    /// Fills `out` with output rows `0..rows` of dim 0, the first at source offset `base`.
-    fn run(&self, out: &mut [T], base: isize, rows: usize) {
+    /// Fills `out` (exactly `rows` output rows of dim 0) with those rows, the first at
+    /// source offset `base`. Every element of `out` is written: `rows` covers each output
+    /// row whole, `tiled` each 2-D block whole (tiles, then their edges).
+    fn run(&self, out: &mut [MaybeUninit<T>], base: isize, rows: usize) {
         let mut dims = self.dims.to_vec();
         dims[0] = rows;
         let last = dims.len() - 1;
@@ -141,7 +150,7 @@ impl<T: Copy> Job<'_, T> {
     }
 
     /// Row by row along the innermost dim, the outer dims by an odometer.
-    fn rows(&self, out: &mut [T], base: isize, dims: &[usize]) {
+    fn rows(&self, out: &mut [MaybeUninit<T>], base: isize, dims: &[usize]) {
         let last = dims.len() - 1;
         let (n, s) = (dims[last], self.strides[last]);
         let mut idx = vec![0usize; last];
@@ -149,11 +158,13 @@ impl<T: Copy> Job<'_, T> {
         for row in out.chunks_exact_mut(n) {
             let o = off as usize;
             match s {
-                1 => row.copy_from_slice(&self.src[o..o + n]),
-                0 => row.fill(self.src[o]),
+                1 => {
+                    row.write_copy_of_slice(&self.src[o..o + n]);
+                }
+                0 => row.fill(MaybeUninit::new(self.src[o])),
                 _ => {
                     for (j, x) in row.iter_mut().enumerate() {
-                        *x = self.src[(off + j as isize * s) as usize];
+                        x.write(self.src[(off + j as isize * s) as usize]);
                     }
                 }
             }
@@ -177,7 +188,7 @@ impl<T: Copy> Job<'_, T> {
 
     /// A transposing copy: output dims `k` (unit source stride) and the last one are copied
     /// in square tiles; the other dims by an odometer.
-    fn tiled(&self, out: &mut [T], base: isize, dims: &[usize], k: usize) {
+    fn tiled(&self, out: &mut [MaybeUninit<T>], base: isize, dims: &[usize], k: usize) {
         let last = dims.len() - 1;
         let (nk, nl, sl) = (dims[k], dims[last], self.strides[last]);
         // Output stride of dim k, and the size of one output block of dims k..=last.
@@ -199,11 +210,11 @@ impl<T: Copy> Job<'_, T> {
             let mut moff = off;
             for m in 0..ok / nl {
                 // Element (i, j) of the 2-D copy: source `moff + i + j·sl`, output `i·ok + m·nl + j`.
-                let one = |blk: &mut [T], is: Range<usize>, js: Range<usize>| {
+                let one = |blk: &mut [MaybeUninit<T>], is: Range<usize>, js: Range<usize>| {
                     for i in is {
                         let (row, s0) = (i * ok + m * nl, moff + i as isize);
                         for j in js.clone() {
-                            blk[row + j] = self.src[(s0 + j as isize * sl) as usize];
+                            blk[row + j].write(self.src[(s0 + j as isize * sl) as usize]);
                         }
                     }
                 };

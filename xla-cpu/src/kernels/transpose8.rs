@@ -14,7 +14,7 @@
 pub(crate) fn block8<T: Copy>(
     src: &[T],
     (s, ss): (usize, usize),
-    dst: &mut [T],
+    dst: &mut [std::mem::MaybeUninit<T>],
     (d, ds): (usize, usize),
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -109,11 +109,13 @@ mod tests {
                 _ => (k as u32).wrapping_mul(2_654_435_761),
             })
             .collect();
-        let mut dst = vec![0u32; 9 * 12];
+        let mut dst = vec![std::mem::MaybeUninit::new(0u32); 9 * 12];
         let (s, ss, d, ds) = (2 * 13 + 3, 13, 12 + 2, 12);
         if !block8(&src, (s, ss), &mut dst, (d, ds)) {
             return; // no AVX2 here: nothing to check
         }
+        // SAFETY: every element was initialised (to 0, or by the block's rows).
+        let dst: Vec<u32> = dst.iter().map(|x| unsafe { x.assume_init() }).collect();
         for r in 0..8 {
             for c in 0..8 {
                 assert_eq!(dst[d + r * ds + c], src[s + c * ss + r], "row {r} col {c}");
@@ -127,11 +129,11 @@ mod tests {
     #[test]
     fn out_of_range_rows_and_other_sizes_are_refused() {
         let src = vec![0f32; 64];
-        let mut dst = vec![0f32; 64];
+        let mut dst = vec![std::mem::MaybeUninit::new(0f32); 64];
         assert!(!block8(&src, (1, 8), &mut dst, (0, 8)));
         assert!(!block8(&src, (0, 8), &mut dst, (1, 8)));
         let wide = vec![0f64; 64];
-        let mut wdst = vec![0f64; 64];
+        let mut wdst = vec![std::mem::MaybeUninit::new(0f64); 64];
         assert!(!block8(&wide, (0, 8), &mut wdst, (0, 8)));
     }
 }
