@@ -166,7 +166,7 @@ pub(crate) fn table<'a, L: super::lane::Lane>(
         ));
     };
     let value = L::of(f.value);
-    let rejected = |r: usize| mask[r / f.per] != f.keep;
+    let rejected = |r: usize| mask.get(r / f.per) != Some(&f.keep);
     match &mut t {
         Table::Rows(_, bases, fill) => {
             for (r, b) in bases.iter_mut().enumerate() {

@@ -599,7 +599,8 @@ mod tests {
     /// Products of at least [`MIN_PAIR_FLOPS`] multiply-adds at two threads are split
     /// into bands shared with the partner thread (`gemm_par`): every element has the
     /// bits of the sequential product, NaN/±inf/±0 among the values, for long, wide and
-    /// square outputs of sizes that split unevenly, each split in several bands.
+    /// square outputs of sizes that split unevenly and matrix-vector products, each split
+    /// in several bands.
     #[test]
     fn products_shared_with_the_partner_give_the_sequential_bits() {
         let shapes = [
@@ -609,6 +610,9 @@ mod tests {
             (100, 50, 1000),
             (333, 77, 129),
             (17, 4096, 30),
+            // Matrix-vector products (`matvec` per band).
+            (1, 1024, 256),
+            (1024, 256, 1),
         ];
         for (case, &(m, k, n)) in shapes.iter().enumerate() {
             assert!(m * n * k >= MIN_PAIR_FLOPS, "{m}x{k}x{n}");
