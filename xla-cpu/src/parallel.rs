@@ -155,17 +155,18 @@ impl<'a> Parallel<'a> {
         len: usize,
         f: impl Fn(usize, &mut [T]) + Sync,
     ) -> bool {
+        let chunks = out.chunks_mut(len.max(1)).enumerate().collect();
+        self.share(chunks, |(c, chunk)| f(c, chunk))
+    }
+
+    /// `f(item)` for every item, shared with the partner at two threads, else in the pool.
+    /// False when `f` panicked on the partner's side (items may then be left undone).
+    fn share<T: Send>(&self, items: Vec<T>, f: impl Fn(T) + Sync) -> bool {
         use rayon::prelude::*;
-        let len = len.max(1);
         if let Some(p) = self.pair() {
-            let chunks = out.chunks_mut(len).enumerate().collect();
-            return p.each_item(chunks, || (), |_, (c, chunk)| f(c, chunk));
+            return p.each_item(items, || (), |_, i| f(i));
         }
-        self.install(|| {
-            out.par_chunks_mut(len)
-                .enumerate()
-                .for_each(|(c, chunk)| f(c, chunk))
-        });
+        self.install(|| items.into_par_iter().for_each(|i| f(i)));
         true
     }
 
@@ -209,18 +210,13 @@ impl<'a> Parallel<'a> {
         &self,
         elements: usize,
         items: Vec<T>,
-        f: impl Fn(T) + Sync + Send,
+        f: impl Fn(T) + Sync,
     ) -> bool {
-        use rayon::prelude::*;
         if self.threads() <= 1 || elements < SMALL || items.len() < 2 {
             items.into_iter().for_each(f);
             return true;
         }
-        if let Some(p) = self.pair() {
-            return p.each_item(items, || (), |_, i| f(i));
-        }
-        self.install(|| items.into_par_iter().for_each(f));
-        true
+        self.share(items, f)
     }
 
     /// Runs `f(min)` in the pool (`min = 1`) when `worth` it and the setting has threads,

@@ -512,6 +512,24 @@ mod tests {
     use crate::parallel::Threads;
     use std::time::Duration;
 
+    /// Row-major views of `l` (`m × k`) and `r` (`k × n`) and their product on one thread.
+    fn sequential<'a>(
+        l: &'a [f32],
+        r: &'a [f32],
+        (m, k, n): (usize, usize, usize),
+    ) -> (MatRef<'a, f32>, MatRef<'a, f32>, Vec<f32>) {
+        let lhs = MatRef::from_row_major_slice(l, m, k);
+        let rhs = MatRef::from_row_major_slice(r, k, n);
+        let mut want = vec![0f32; m * n];
+        gemm(
+            MatMut::from_row_major_slice_mut(&mut want, m, n),
+            lhs,
+            rhs,
+            Par::Seq,
+        );
+        (lhs, rhs, want)
+    }
+
     /// NaN, ±inf and ±0 written at `at(0)`, ..., `at(4)` (each taken modulo the length).
     fn plant_specials(l: &mut [f32], at: impl Fn(usize) -> usize) {
         let len = l.len();
@@ -540,15 +558,7 @@ mod tests {
     fn tiles_give_the_untiled_bits() {
         let (m, k, n) = (250, 150, 300);
         let (l, r) = (values(m * k, 1), values(k * n, 2));
-        let lhs = MatRef::from_row_major_slice(&l, m, k);
-        let rhs = MatRef::from_row_major_slice(&r, k, n);
-        let mut want = vec![0f32; m * n];
-        gemm(
-            MatMut::from_row_major_slice_mut(&mut want, m, n),
-            lhs,
-            rhs,
-            Par::Seq,
-        );
+        let (lhs, rhs, want) = sequential(&l, &r, (m, k, n));
         let far = Stop::new(&ExecuteOptions::new().with_timeout(Duration::from_secs(600)));
         for threads in [1, 2] {
             let t = Threads::new(threads);
@@ -619,15 +629,7 @@ mod tests {
             let mut l = values(m * k, 7 + case as u32);
             plant_specials(&mut l, |i| i * 7919 + case);
             let r = values(k * n, 31 + case as u32);
-            let lhs = MatRef::from_row_major_slice(&l, m, k);
-            let rhs = MatRef::from_row_major_slice(&r, k, n);
-            let mut want = vec![0f32; m * n];
-            gemm(
-                MatMut::from_row_major_slice_mut(&mut want, m, n),
-                lhs,
-                rhs,
-                Par::Seq,
-            );
+            let (lhs, rhs, mut want) = sequential(&l, &r, (m, k, n));
             let t = Threads::new(2);
             let par = t.parallel();
             assert!(par.pair().is_some());
