@@ -201,15 +201,19 @@ fn b17_hmc_leapfrog_matches_the_interpreter() {
     check(&text, 1, 0..2, false);
 }
 
-/// A module whose loop runs `body_ops` (HLO lines reading `x`, `y` (f32[N]), `i` (s32[])
-/// and defining `nx`, `ny`) three times on state `(s32[], f32[N], f32[N])`.
-fn loop_module(name: &str, n: usize, helpers: &str, body_ops: &str) -> String {
+/// An f32 sum combiner, `add_f`.
+const ADD_F: &str = "add_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}";
+
+/// The body and condition (`{prefix}body`, `{prefix}cond`) of a loop that runs
+/// `body_ops` (HLO lines reading `x`, `y` (f32[N]), `i` (s32[]) and defining `nx`, `ny`)
+/// `trips` times on state `(s32[], f32[N], f32[N])`.
+fn loop_comps(prefix: &str, n: usize, trips: usize, body_ops: &str) -> String {
     format!(
-        r#"HloModule {name}
-
-{helpers}
-
-body {{
+        r#"{prefix}body {{
   st = (s32[], f32[{n}], f32[{n}]) parameter(0)
   i = s32[] get-tuple-element(st), index=0
   x = f32[{n}] get-tuple-element(st), index=1
@@ -220,12 +224,24 @@ body {{
   ROOT r = (s32[], f32[{n}], f32[{n}]) tuple(ni, nx, ny)
 }}
 
-cond {{
+{prefix}cond {{
   st = (s32[], f32[{n}], f32[{n}]) parameter(0)
   i = s32[] get-tuple-element(st), index=0
-  three = s32[] constant(3)
-  ROOT lt = pred[] compare(i, three), direction=LT
-}}
+  trips = s32[] constant({trips})
+  ROOT lt = pred[] compare(i, trips), direction=LT
+}}"#
+    )
+}
+
+/// A module whose loop runs `body_ops` (see [`loop_comps`]) three times.
+fn loop_module(name: &str, n: usize, helpers: &str, body_ops: &str) -> String {
+    let comps = loop_comps("", n, 3, body_ops);
+    format!(
+        r#"HloModule {name}
+
+{helpers}
+
+{comps}
 
 ENTRY main {{
   a = f32[{n}] parameter(0)
@@ -284,7 +300,8 @@ fn float_arithmetic_max_min() {
 /// differ in it.
 #[test]
 fn vector_arithmetic_is_bit_identical() {
-    for n in [33, 36, 37, 130] {
+    // Short slots (unrolled, vectors kept in registers) and long ones (vector loops).
+    for n in [4, 6, 8, 11, 33, 36, 37, 130] {
         let ops = "  c0 = f32[] constant(-2.5)
   c = f32[#] broadcast(c0), dimensions={}
   inf0 = f32[] constant(inf)
@@ -310,6 +327,42 @@ fn vector_arithmetic_is_bit_identical() {
         let text = loop_module("vec", n, "", &ops);
         check(&text, 1, 0..4, false);
     }
+}
+
+#[test]
+fn short_vectors_mix_with_element_code() {
+    // Vector results read element by element (slices at every offset, pads, a reduce, a
+    // select, a dynamic slice), vectors put together from elements just written one by
+    // one, and f64 and s32 vectors, carried from one trip to the next.
+    let helpers = ADD_F;
+    let body = "  s = f32[#] add(x, y)
+  m = f32[#] multiply(s, x)
+  sl = f32[@] slice(m), slice={[3:#]}
+  z = f32[] constant(0)
+  p3 = f32[#] pad(sl, z), padding=2_1
+  sh = f32[@] slice(s), slice={[0:@]}
+  p1 = f32[#] pad(sh, z), padding=1_2
+  q = f32[#] divide(p3, p1)
+  red = f32[] reduce(q, z), dimensions={0}, to_apply=add_f
+  rb = f32[#] broadcast(red), dimensions={}
+  gt = pred[#] compare(q, x), direction=GT
+  sel = f32[#] select(gt, q, rb)
+  d = f32[#] convert(x)
+  dd = f64[#] convert(sel)
+  dy = f64[#] convert(y)
+  dm = f64[#] multiply(dd, dy)
+  ds = f64[#] subtract(dm, dd)
+  back = f32[#] convert(ds)
+  ix = s32[#] convert(m)
+  ij = s32[#] multiply(ix, ix)
+  ik = s32[#] add(ij, ix)
+  fi = f32[#] convert(ik)
+  k = s32[] constant(1)
+  dyn = f32[2] dynamic-slice(back, i), dynamic_slice_sizes={2}
+  up = f32[#] dynamic-update-slice(d, dyn, k)
+  nx = f32[#] add(back, up)
+  ny = f32[#] subtract(fi, sel)";
+    check_ops_sized("mix", helpers, body, &[4, 8, 10, 16, 40]);
 }
 
 #[test]
@@ -695,6 +748,55 @@ ENTRY main {
 ";
     // Two: the outer loop (with the inner one inlined) and the inner one on its own.
     check(text, 2, 0..3, false);
+}
+
+/// An outer loop of three trips whose body runs an inner loop of four trips on the same
+/// state; `inner_ops` (as in [`loop_comps`], `#` for N) is the inner body.
+fn nested_module(n: usize, inner_ops: &str) -> String {
+    let inner = loop_comps("i", n, 4, &inner_ops.replace('#', &n.to_string()));
+    let helpers = format!("{ADD_F}\n\n{inner}");
+    let outer = format!(
+        "  z = s32[] constant(0)
+  t0 = (s32[], f32[{n}], f32[{n}]) tuple(z, x, y)
+  w = (s32[], f32[{n}], f32[{n}]) while(t0), condition=icond, body=ibody
+  wx = f32[{n}] get-tuple-element(w), index=1
+  ny = f32[{n}] get-tuple-element(w), index=2
+  nx = f32[{n}] add(wx, y)"
+    );
+    loop_module("nested_updates", n, &helpers, &outer)
+}
+
+#[test]
+fn nested_loop_updates_match_the_interpreter() {
+    // Updates of a nested loop's state: read before the update (may run in place), read
+    // after it (must not), updated twice, and a scatter; short slots (unrolled) and long
+    // ones (copied 16 bytes at a time when not in place).
+    let bodies = [
+        "  x2 = f32[#] multiply(x, x)
+  v = f32[2] slice(x2), slice={[1:3]}
+  nx = f32[#] dynamic-update-slice(x, v, i)
+  ny = f32[#] add(y, x2)",
+        "  v = f32[2] slice(y), slice={[0:2]}
+  nx = f32[#] dynamic-update-slice(x, v, i)
+  yx = f32[#] add(y, x)
+  ny = f32[#] dynamic-update-slice(yx, v, ni)",
+        "  v = f32[2] slice(y), slice={[2:4]}
+  u = f32[#] dynamic-update-slice(x, v, i)
+  two = s32[] constant(2)
+  k = s32[] multiply(i, two)
+  v2 = f32[1] slice(u), slice={[0:1]}
+  nx = f32[#] dynamic-update-slice(u, v2, k)
+  ny = f32[#] subtract(y, nx)",
+        "  idx = s32[2,1] constant({{1}, {3}})
+  v = f32[2] slice(y), slice={[1:3]}
+  nx = f32[#] scatter(x, idx, v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f
+  ny = f32[#] multiply(y, y)",
+    ];
+    for body in bodies {
+        for n in [5, 40] {
+            check(&nested_module(n, body), 2, 0..3, true);
+        }
+    }
 }
 
 #[test]

@@ -14,6 +14,7 @@
 mod bank;
 mod log;
 mod perf_map;
+pub(crate) use perf_map::record_native;
 
 use bank::Bank;
 

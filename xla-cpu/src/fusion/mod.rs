@@ -11,6 +11,7 @@ mod fast;
 mod gather;
 #[cfg(target_arch = "x86_64")]
 mod jit;
+pub(crate) use jit::record_native;
 mod kern;
 mod lane;
 #[cfg(target_arch = "x86_64")]

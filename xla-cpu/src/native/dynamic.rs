@@ -139,14 +139,20 @@ pub(crate) fn shifted(em: &mut Em<'_, '_>, base: Value, ix: Ix) -> Ix {
     }
 }
 
-/// `dst = operand` (nothing when the update runs in place, `dst` being `operand`).
+/// `dst = operand` (nothing when the update runs in place, `dst` being `operand`): the
+/// copy of a `Move` (16 bytes at a time for long slots, through the element cache for
+/// short ones).
 pub(crate) fn copy_whole(em: &mut Em<'_, '_>, dst: SlotId, operand: SlotId) -> Option<()> {
     if dst != operand {
         let n = em.slot(dst)?.n;
-        em.each(n, |em, ix| {
-            let v = em.load_raw(operand, ix)?;
-            em.store_raw(dst, ix, v)
-        })?;
+        let run = Run {
+            src: operand,
+            src_start: 0,
+            src_step: 1,
+            dst_start: 0,
+            len: n,
+        };
+        super::structural::emit(em, dst, &[run])?;
     }
     Some(())
 }

@@ -34,6 +34,9 @@ pub(crate) struct Em<'a, 'f> {
     slots: &'a [Slot],
     state: Value,
     cache: HashMap<(SlotId, usize), Value>,
+    /// 16-byte vectors of slot elements known in registers, by (slot, first element): the
+    /// element cache's vector twin (`vector.rs` fills and reads it).
+    vcache: HashMap<(SlotId, usize), Value>,
     funcs: HashMap<&'static str, FuncRef>,
 }
 
@@ -47,6 +50,11 @@ pub(crate) fn clif(ty: Ty) -> Type {
         Ty::F32 => types::F32,
         Ty::F64 => types::F64,
     }
+}
+
+/// Elements of `ty` per 16-byte vector (the granule of [`Em::vcached`]).
+pub(crate) fn lanes_of(ty: Ty) -> usize {
+    16 / ty.size()
 }
 
 /// The integer type of the element bits of `ty`.
@@ -89,6 +97,12 @@ impl Em<'_, '_> {
             if let Some(v) = self.cache.get(&(s, i)) {
                 return Some(*v);
             }
+            let w = lanes_of(sl.ty);
+            if let Some(&vec) = self.vcache.get(&(s, i - i % w)) {
+                let v = self.b.ins().extractlane(vec, (i % w) as u8);
+                self.cache.insert((s, i), v);
+                return Some(v);
+            }
         }
         let (p, off) = self.at(sl, ix)?;
         let v = if sl.ty.is_float() {
@@ -128,6 +142,7 @@ impl Em<'_, '_> {
         match ix {
             Ix::C(i) => {
                 self.cache.remove(&(s, i));
+                self.vcache.remove(&(s, i - i % lanes_of(sl.ty)));
             }
             Ix::D(_) => self.forget(s),
         }
@@ -142,15 +157,36 @@ impl Em<'_, '_> {
         match ix {
             Ix::C(i) => {
                 self.cache.insert((s, i), v);
+                self.vcache.remove(&(s, i - i % lanes_of(sl.ty)));
             }
             Ix::D(_) => self.forget(s),
         }
         Some(())
     }
 
+    /// The vector of slot `s` starting at element `first`, if it is in registers.
+    pub(crate) fn vcached(&self, s: SlotId, first: usize) -> Option<Value> {
+        self.vcache.get(&(s, first)).copied()
+    }
+
+    /// The element of slot `s` at `i`, if it is in registers.
+    pub(crate) fn cached(&self, s: SlotId, i: usize) -> Option<Value> {
+        self.cache.get(&(s, i)).copied()
+    }
+
+    /// Records that vector `v` was just stored as the elements of slot `s` from `first`
+    /// (`w` of them): what was remembered of them one by one is stale.
+    pub(crate) fn vstored(&mut self, s: SlotId, first: usize, w: usize, v: Value) {
+        for i in first..first + w {
+            self.cache.remove(&(s, i));
+        }
+        self.vcache.insert((s, first), v);
+    }
+
     /// Drops what is remembered of slot `s` (after code outside this function wrote it).
     pub(crate) fn forget(&mut self, s: SlotId) {
         self.cache.retain(|k, _| k.0 != s);
+        self.vcache.retain(|k, _| k.0 != s);
     }
 
     /// The address of element 0 of slot `s`.
@@ -163,6 +199,7 @@ impl Em<'_, '_> {
     pub(crate) fn switch(&mut self, blk: Block) {
         self.b.switch_to_block(blk);
         self.cache.clear();
+        self.vcache.clear();
     }
 
     /// Calls `f` for every index below `n`: unrolled when short, else a counted loop.
@@ -323,12 +360,19 @@ pub(crate) fn compile(p: &Program) -> Option<Code> {
         .declare_function("run", Linkage::Export, &ctx.func.signature)
         .ok()?;
     module.define_function(id, &mut ctx).ok()?;
+    // The bytes, for profiles only (`XLA_CPU_PERF_MAP`).
+    let code = std::env::var_os("XLA_CPU_PERF_MAP")
+        .and(ctx.compiled_code())
+        .map(|c| c.code_buffer().to_vec());
     module.clear_context(&mut ctx);
     // W^X: code is written while the memory is writable, then `finalize_definitions`
     // mprotects it read+execute: it is never writable and executable at once (tested by
     // tests/wx.rs through /proc/self/maps).
     module.finalize_definitions().ok()?;
     let f = module.get_finalized_function(id);
+    if let Some(bytes) = code {
+        crate::fusion::record_native(f, &bytes);
+    }
     // SAFETY: `f` is the function just defined with signature `(ptr) -> i32`, C ABI
     // (Cranelift's default call convention for the host).
     let entry =
@@ -351,6 +395,7 @@ fn body(mut b: FunctionBuilder<'_>, module: &mut JITModule, p: &Program) -> Opti
         slots: &p.slots,
         state,
         cache: HashMap::new(),
+        vcache: HashMap::new(),
         funcs: HashMap::new(),
     };
     p.pre.iter().try_for_each(|i| em.inst(i))?;

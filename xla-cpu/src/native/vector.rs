@@ -12,11 +12,14 @@ use super::program::{Inst, SlotId, Ty};
 use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Type, Value};
 use xla_core::attrs::{BinaryOp, UnaryOp};
 
-/// Shortest slot given a vector loop: longer than what is unrolled per element, whose
-/// values stay in registers from one instruction to the next (an unrolled 8-element chain
-/// turned into vectors measured 1.5× slower on an eight-schools HMC loop: vector loads of
-/// values just stored one by one cannot be forwarded from the store buffer).
-const MIN_ELEMS: usize = super::emit::UNROLL + 1;
+/// Shortest slot given vector code: one vector. Short slots are unrolled, and their
+/// vectors stay in registers from one instruction to the next (`Em::vcached`); a vector
+/// whose elements were just written one by one is put together from those registers, not
+/// loaded (a vector load of values just stored one by one cannot be forwarded from the
+/// store buffer: such loads made an eight-schools HMC loop 1.5x slower).
+fn min_elems(ty: Ty) -> usize {
+    lanes(ty).map_or(usize::MAX, |l| l.2)
+}
 
 /// 128-bit vectors: what Cranelift's x64 and aarch64 backends both emit.
 fn lanes(ty: Ty) -> Option<(Type, Type, usize)> {
@@ -182,7 +185,7 @@ pub(crate) fn fits(em: &Em<'_, '_>, ins: &Inst) -> bool {
         em.slot(o)
             .is_some_and(|s| s.ty == d.ty && (s.n == d.n || s.n == 1))
     };
-    ok && d.n >= MIN_ELEMS && ops.iter().all(|&o| same(o))
+    ok && d.n >= min_elems(d.ty) && ops.iter().all(|&o| same(o))
 }
 
 /// Emits `ins` (one [`fits`] accepts): the vector loop, then the per-element tail
@@ -215,9 +218,12 @@ pub(crate) fn emit(
         };
         let (p, off) = address(em, dst, ix, l.2)?;
         em.b.ins().store(MemFlagsData::trusted(), r, p, off);
+        match ix {
+            Ix::C(j) => em.vstored(dst, j * l.2, l.2, r),
+            Ix::D(_) => em.forget(dst),
+        }
         Some(())
     })?;
-    em.forget(dst);
     let start = nv * l.2;
     em.each(d.n - start, |em, ix| {
         let ix = em.affine(ix, start, 1)?;
@@ -231,6 +237,24 @@ fn load(em: &mut Em<'_, '_>, s: SlotId, ix: Ix, (vt, it, w): (Type, Type, usize)
     if em.slot(s)?.n == 1 {
         let x = em.load(s, Ix::C(0))?;
         return Some(em.b.ins().splat(vt, x));
+    }
+    if let Ix::C(j) = ix {
+        let first = j.checked_mul(w)?;
+        if let Some(v) = em.vcached(s, first) {
+            return Some(v);
+        }
+        if (first..first + w).any(|i| em.cached(s, i).is_some()) {
+            // Elements just computed or stored one by one: put together in registers.
+            let mut v = None;
+            for (k, i) in (first..first + w).enumerate() {
+                let x = em.load(s, Ix::C(i))?;
+                v = Some(match v {
+                    None => em.b.ins().scalar_to_vector(vt, x),
+                    Some(v) => em.b.ins().insertlane(v, x, u8::try_from(k).ok()?),
+                });
+            }
+            return v;
+        }
     }
     let (p, off) = address(em, s, ix, w)?;
     let raw = em.b.ins().load(it, MemFlagsData::trusted(), p, off);
