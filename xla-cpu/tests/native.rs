@@ -485,6 +485,57 @@ fn integer_shifts_at_and_past_the_width() {
     );
 }
 
+#[test]
+fn shifts_by_broadcast_amounts() {
+    // One amount for every lane (a broadcast scalar, so the shifts have a vector form):
+    // amounts c, c + 13 and c + 26 over the trips, past the width and negative among them,
+    // of small integers of both signs (from `y`, which the loop keeps); each trip adds the
+    // 16-bit halves of the results to `x`, so every bit counts and every sum is exact.
+    for c in [0, 5, 19, 31, 32, 33, -1, -40] {
+        let body = format!(
+            "  k = s32[#] convert(y)
+  c = s32[] constant({c})
+  t = s32[] constant(13)
+  it = s32[] multiply(i, t)
+  a = s32[] add(c, it)
+  amt = s32[#] broadcast(a), dimensions={{}}
+  l = s32[#] shift-left(k, amt)
+  ra = s32[#] shift-right-arithmetic(k, amt)
+  rl = s32[#] shift-right-logical(k, amt)
+  u = u32[#] convert(k)
+  ua = u32[] convert(a)
+  uamt = u32[#] broadcast(ua), dimensions={{}}
+  ul = u32[#] shift-left(u, uamt)
+  ur = u32[#] shift-right-logical(u, uamt)
+  us = u32[#] shift-right-arithmetic(u, uamt)
+  x1 = s32[#] xor(l, ra)
+  x2 = s32[#] xor(x1, rl)
+  u1 = u32[#] xor(ul, ur)
+  u2 = u32[#] xor(u1, us)
+  m0 = s32[] constant(65535)
+  m = s32[#] broadcast(m0), dimensions={{}}
+  h0 = s32[] constant(16)
+  h = s32[#] broadcast(h0), dimensions={{}}
+  xl = s32[#] and(x2, m)
+  xh = s32[#] shift-right-logical(x2, h)
+  um = u32[#] convert(m)
+  uh = u32[#] convert(h)
+  ul2 = u32[#] and(u2, um)
+  uh2 = u32[#] shift-right-logical(u2, uh)
+  f1 = f32[#] convert(xl)
+  f2 = f32[#] convert(xh)
+  f3 = f32[#] convert(ul2)
+  f4 = f32[#] convert(uh2)
+  s1 = f32[#] add(f1, f2)
+  s2 = f32[#] add(f3, f4)
+  s3 = f32[#] add(s1, s2)
+  nx = f32[#] add(x, s3)
+  ny = f32[#] copy(y)"
+        );
+        check_ops_sized("bshift", "", &body, &[5, 8, 37, 130]);
+    }
+}
+
 /// The vector compares and selects (`masks.rs`): every direction on f32 (NaN, ±0, ±inf
 /// among the inputs), s32 and u32, selects by a full and by a one-element predicate, at
 /// lengths with and without a tail.

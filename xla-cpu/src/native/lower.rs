@@ -65,6 +65,7 @@ pub(crate) fn lower(exe: &Executable, cond: CompId, body: CompId) -> Option<Prog
         pred,
         body: binsts,
     };
+    super::scalars::read_scalars(&mut p);
     super::in_place::update_in_place(&mut p);
     super::hoist::hoist(&mut p);
     Some(p)

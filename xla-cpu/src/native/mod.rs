@@ -21,6 +21,7 @@ mod pack;
 mod poll;
 mod program;
 mod reduce;
+mod scalars;
 mod slices;
 mod structural;
 mod vector;

@@ -157,6 +157,36 @@ fn int_binary_op(op: BinaryOp) -> Option<fn(&mut Builder<'_>, Value, Value) -> V
     Some(f)
 }
 
+fn is_shift(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::ShiftLeft | BinaryOp::ShiftRightLogical | BinaryOp::ShiftRightArithmetic
+    )
+}
+
+/// Lanes of 32-bit vector `x` shifted by scalar `amount`, as the per-element code shifts
+/// (`elementwise::shift`): an amount of 32 or more gives 0, or the sign for an arithmetic
+/// right shift (Cranelift's shifts take it modulo 32, so those lanes are selected away).
+fn shift(b: &mut Builder<'_>, op: BinaryOp, x: Value, amount: Value) -> Value {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let vt = b.func.dfg.value_type(x);
+    let (r, over) = if op == BinaryOp::ShiftLeft {
+        (b.ins().ishl(x, amount), None)
+    } else if op == BinaryOp::ShiftRightLogical {
+        (b.ins().ushr(x, amount), None)
+    } else {
+        (b.ins().sshr(x, amount), Some(b.ins().sshr_imm_s(x, 31)))
+    };
+    let over = over.unwrap_or_else(|| {
+        let zero = b.ins().iconst(types::I32, 0);
+        b.ins().splat(vt, zero)
+    });
+    let big = b
+        .ins()
+        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, amount, 32);
+    b.ins().select(big, over, r)
+}
+
 /// True when `ins` has a vector form (checked before anything is emitted).
 pub(crate) fn fits(em: &Em<'_, '_>, ins: &Inst) -> bool {
     // `if let` rather than a `match` over `Inst`: every other instruction has no vector
@@ -179,8 +209,11 @@ pub(crate) fn fits(em: &Em<'_, '_>, ins: &Inst) -> bool {
         return false;
     };
     let float = d.ty.is_float();
+    // A shift by one amount for every lane (a one-element slot, see `scalars.rs`).
+    let shift = bop.is_some_and(is_shift) && !float && em.slot(ops[1]).is_some_and(|s| s.n == 1);
     let ok = uop.is_some_and(|o| unary_op(o, float).is_some())
-        || bop.is_some_and(|o| binary_op(o, float, fused).is_some());
+        || bop.is_some_and(|o| binary_op(o, float, fused).is_some())
+        || shift;
     let same = |o: SlotId| {
         em.slot(o)
             .is_some_and(|s| s.ty == d.ty && (s.n == d.n || s.n == 1))
@@ -211,8 +244,13 @@ pub(crate) fn emit(
         } = *ins
         {
             let x = load(em, a, ix, l)?;
-            let y = load(em, b, ix, l)?;
-            binary_op(op, float, fused)?(&mut em.b, x, y)
+            if is_shift(op) {
+                let amount = em.load(b, Ix::C(0))?;
+                shift(&mut em.b, op, x, amount)
+            } else {
+                let y = load(em, b, ix, l)?;
+                binary_op(op, float, fused)?(&mut em.b, x, y)
+            }
         } else {
             return None;
         };
