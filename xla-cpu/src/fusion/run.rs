@@ -162,7 +162,7 @@ impl Kernel {
     /// Compiled for the CPU's vector instructions (`simd_dispatch!`): the transcendentals'
     /// fused multiply-adds are then instructions, not calls of the C library's `fmaf` (14%
     /// of a logistic-regression gradient's run, E6), with the same results.
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn block_slices<L: Lane>(
         &self,
         ins: &[In<L>],
@@ -171,31 +171,6 @@ impl Kernel {
         dst: &mut [L],
     ) {
         block_slices_simd(self, ins, start, regs, dst);
-    }
-
-    #[inline(always)]
-    fn block_slices_body<L: Lane>(
-        &self,
-        ins: &[In<L>],
-        start: usize,
-        regs: &mut [Vec<L>],
-        dst: &mut [L],
-    ) {
-        let len = dst.len();
-        let last = self.nodes.len() - 1;
-        for j in 0..last {
-            if let Slot::Reg(r) = self.slots[j] {
-                let mut d = std::mem::take(&mut regs[r]);
-                self.node_into(j, ins, regs, start, &mut d[..len]);
-                regs[r] = d;
-            }
-        }
-        match (self.slots[last], &self.nodes[last]) {
-            (Slot::Fixed(_) | Slot::Direct, _) => {
-                dst.copy_from_slice(self.src(last, ins, regs, start, len));
-            }
-            (Slot::Reg(_), _) => self.node_into(last, ins, regs, start, dst),
-        }
     }
 
     /// The kernel's values at `start..start + min(V, len)`: a fast block when `len >= V`
@@ -602,7 +577,21 @@ fn block_slices_impl<L: Lane>(
     regs: &mut [Vec<L>],
     dst: &mut [L],
 ) {
-    k.block_slices_body(ins, start, regs, dst);
+    let len = dst.len();
+    let last = k.nodes.len() - 1;
+    for j in 0..last {
+        if let Slot::Reg(r) = k.slots[j] {
+            let mut d = std::mem::take(&mut regs[r]);
+            k.node_into(j, ins, regs, start, &mut d[..len]);
+            regs[r] = d;
+        }
+    }
+    match (k.slots[last], &k.nodes[last]) {
+        (Slot::Fixed(_) | Slot::Direct, _) => {
+            dst.copy_from_slice(k.src(last, ins, regs, start, len));
+        }
+        (Slot::Reg(_), _) => k.node_into(last, ins, regs, start, dst),
+    }
 }
 
 simd_dispatch! {

@@ -25,30 +25,33 @@ fn elementwise(ins: &Inst) -> bool {
     )
 }
 
+/// How many instructions of `p` (nested ones included) read (`reads`) or write each slot.
+fn tally(p: &Program, reads: bool) -> Vec<usize> {
+    let mut n = vec![0usize; p.slots.len()];
+    let mut count = |s: SlotId| {
+        if let Some(c) = n.get_mut(s) {
+            *c += 1;
+        }
+    };
+    for ins in [&p.pre, &p.cond, &p.body].into_iter().flatten() {
+        if reads {
+            ins.each_read(&mut count);
+        } else {
+            ins.each_write(&mut count);
+        }
+    }
+    n
+}
+
 /// Rewrites `p`'s instructions (see the module docs).
 pub(crate) fn read_scalars(p: &mut Program) {
-    let mut writes = vec![0usize; p.slots.len()];
-    let lists = [&p.pre, &p.cond, &p.body];
-    for ins in lists.into_iter().flatten() {
-        ins.each_write(&mut |s| {
-            if let Some(w) = writes.get_mut(s) {
-                *w += 1;
-            }
-        });
-    }
+    let writes = tally(p, false);
     for list in [&mut p.pre, &mut p.cond, &mut p.body] {
         in_list(list, &p.slots, &writes);
     }
     // Broadcasts nothing reads any more (loop state is read by the carry or is the result,
     // and is never a broadcast's destination: the carry writes it).
-    let mut reads = vec![0usize; p.slots.len()];
-    for ins in [&p.pre, &p.cond, &p.body].into_iter().flatten() {
-        ins.each_read(&mut |s| {
-            if let Some(r) = reads.get_mut(s) {
-                *r += 1;
-            }
-        });
-    }
+    let reads = tally(p, true);
     let mut state = Vec::new();
     p.state.leaves(&mut state);
     for list in [&mut p.pre, &mut p.cond, &mut p.body] {
