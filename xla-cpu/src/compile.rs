@@ -250,7 +250,26 @@ fn schedule(p: &mut CompPlan, comp: &Computation, combiners: &[Option<Combiner>]
         }
     }
     if std::env::var_os("XLA_CPU_DUMP_PLAN").is_some() {
-        eprintln!("plan of {}: {steps:#?}\ngroups: {groups:?}", comp.name);
+        eprintln!("plan of {}:", comp.name);
+        for (s, g) in steps.iter().zip(&groups) {
+            let (kind, i) = match s {
+                Step::Eval(i) => ("eval".to_string(), *i),
+                Step::Fused(i, f) => (f.label(), *i),
+            };
+            if let Some(ins) = comp.instructions.get(i) {
+                let mark = match g {
+                    1 => String::new(),
+                    0 => "  (in the group above)".into(),
+                    n => format!("  (a group of {n} side by side)"),
+                };
+                eprintln!(
+                    "  {kind:<16} {} {} {}{mark}",
+                    ins.op.name(),
+                    ins.shape,
+                    ins.name
+                );
+            }
+        }
     }
     p.gte_take = element_takes(comp, &steps);
     p.steps = steps;

@@ -267,10 +267,12 @@ impl<'a> Ctx<'a> {
                             source: Box::new(e),
                         })?;
                     }
-                    let t0 = std::time::Instant::now();
+                    let t0 = self.exe.profile.as_ref().map(|_| std::time::Instant::now());
                     ready.extend(crate::concurrent::compute_group(exe, comp, group, &values));
                     // Profiles show each step of the group an equal share of its time.
-                    share = u32::try_from(n).ok().map(|n| t0.elapsed() / n.max(1));
+                    share = t0
+                        .zip(u32::try_from(n).ok())
+                        .map(|(t, n)| t.elapsed() / n.max(1));
                 }
             }
             let ins = comp

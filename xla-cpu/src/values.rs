@@ -99,12 +99,11 @@ impl<'v> Values<'v> {
         if take {
             if let Some(Value::Whole(Cow::Owned(_))) = slot {
                 if let Some(Value::Whole(Cow::Owned(l))) = slot.take() {
-                    let shape = l.shape().to_string();
                     match l.into_parts().1 {
                         LiteralValue::Tuple(es) => {
                             *slot = Some(Value::Parts(es.into_iter().map(Some).collect()))
                         }
-                        _ => return Err(not_a_tuple(&shape)),
+                        _ => return Err(not_a_tuple()),
                     }
                 }
             }
@@ -113,15 +112,11 @@ impl<'v> Values<'v> {
         match slot {
             Some(Value::Whole(Cow::Borrowed(l))) => {
                 let l: &'v Literal = l;
-                let es = l
-                    .tuple_elements()
-                    .ok_or_else(|| not_a_tuple(&l.shape().to_string()))?;
+                let es = l.tuple_elements().ok_or_else(not_a_tuple)?;
                 es.get(j).map(Cow::Borrowed).ok_or_else(missing)
             }
             Some(Value::Whole(Cow::Owned(l))) => {
-                let es = l
-                    .tuple_elements()
-                    .ok_or_else(|| not_a_tuple(&l.shape().to_string()))?;
+                let es = l.tuple_elements().ok_or_else(not_a_tuple)?;
                 es.get(j).cloned().map(Cow::Owned).ok_or_else(missing)
             }
             Some(Value::Parts(es)) => {
@@ -134,6 +129,6 @@ impl<'v> Values<'v> {
     }
 }
 
-fn not_a_tuple(_shape: &str) -> crate::error::CpuError {
+fn not_a_tuple() -> crate::error::CpuError {
     internal("get-tuple-element reads a tuple (verified)")
 }

@@ -10,7 +10,7 @@ use xla_core::literal::ArrayData;
 use xla_core::{Literal, PrimitiveType, Shape};
 
 mod gen;
-use gen::{fused_matches_reference, values, Rng};
+use gen::{f32s, fused_matches_reference, values, Rng};
 use xla_cpu::Executable;
 
 const COMBINERS: [(&str, &str); 5] = [
@@ -49,15 +49,6 @@ fn indices(e: i64, hi: i64, rng: &mut Rng) -> Literal {
     Literal::from_array_data(
         Shape::array(PrimitiveType::S32, vec![e, 1]),
         ArrayData::S32(v),
-    )
-    .unwrap()
-}
-
-fn f32s(dims: &[i64], rng: &mut Rng) -> Literal {
-    let n = dims.iter().product::<i64>() as usize;
-    Literal::from_array_data(
-        Shape::array(PrimitiveType::F32, dims.to_vec()),
-        ArrayData::F32(values(n, rng)),
     )
     .unwrap()
 }

@@ -575,6 +575,44 @@ fn vector_compares_and_selects() {
     }
 }
 
+/// Compares of a long slot against one value for every lane (a broadcast scalar read as
+/// the scalar, `scalars.rs`), either way round: the vector compare splats the scalar. The
+/// scalar is an element of `y` (NaN, ±0, ±inf among the seeds), as f32, s32 and u32.
+#[test]
+fn vector_compares_with_a_broadcast_scalar() {
+    for n in [33, 36, 37, 130] {
+        let ops = "  h = f32[1] slice(y), slice={[3:4]}
+  c = f32[] reshape(h)
+  cb = f32[#] broadcast(c), dimensions={}
+  lt = pred[#] compare(x, cb), direction=LT
+  le = pred[#] compare(cb, x), direction=LE
+  gt = pred[#] compare(x, cb), direction=GT
+  ge = pred[#] compare(cb, x), direction=GE
+  eq = pred[#] compare(x, cb), direction=EQ
+  ne = pred[#] compare(cb, y), direction=NE
+  k = s32[#] convert(x)
+  kc = s32[] convert(c)
+  kb = s32[#] broadcast(kc), dimensions={}
+  kl = pred[#] compare(kb, k), direction=LT
+  u = u32[#] convert(k)
+  uc = u32[] convert(kc)
+  ub = u32[#] broadcast(uc), dimensions={}
+  ug = pred[#] compare(u, ub), direction=GT
+  s1 = f32[#] select(lt, x, y)
+  s2 = f32[#] select(le, s1, x)
+  s3 = f32[#] select(gt, y, s2)
+  s4 = f32[#] select(ge, s3, x)
+  s5 = f32[#] select(eq, s4, y)
+  s6 = f32[#] select(ne, s5, x)
+  s7 = f32[#] select(kl, s6, y)
+  nx = f32[#] select(ug, s7, x)
+  ny = f32[#] select(kl, y, x)"
+            .replace('#', &n.to_string());
+        let text = loop_module("bcmp", n, "", &ops);
+        check(&text, 1, 0..4, false);
+    }
+}
+
 #[test]
 fn structural_moves() {
     check_ops(

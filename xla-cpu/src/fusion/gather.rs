@@ -37,13 +37,42 @@ pub(crate) struct GatherLoad {
 pub(crate) struct Spec {
     /// The kernel input holding the operand (read only through this gather).
     pub input: usize,
-    /// The kernel input holding the start indices (never loaded as values).
-    pub indices: usize,
-    pub dims: GatherDims,
+    /// Where the rows start.
+    pub starts: Starts,
     /// The gather's output dims.
     pub out: Vec<usize>,
     /// The select folded into the gather, if any.
     pub fill: Option<Fill>,
+}
+
+/// Where a fused gather's rows start: the kernel inputs holding its start indices (never
+/// loaded as values) and how they are read.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Starts {
+    /// A `gather`'s index array and dimension numbers.
+    Gather { indices: usize, dims: GatherDims },
+    /// A `dynamic-slice`'s scalar starts, one per operand dim: the slice is read in place
+    /// (a scan's backward step reading its saved activations at step `t` no longer copies
+    /// each f32[16,256] slab out of its f32[64,16,256] stack; XLA fuses such slices into
+    /// their consumers the same way).
+    Slice(Vec<usize>),
+}
+
+impl Spec {
+    /// True when kernel input `j` holds start indices of this gather.
+    pub(crate) fn reads_starts(&self, j: usize) -> bool {
+        match &self.starts {
+            Starts::Gather { indices, .. } => *indices == j,
+            Starts::Slice(s) => s.contains(&j),
+        }
+    }
+}
+
+/// The row length of a `dynamic-slice` of `sizes` read in place: its last size, when at
+/// least [`MIN_ROW`] (each row of the slice is a contiguous run of the operand).
+pub(crate) fn slice_row_len(sizes: &[i64]) -> Option<usize> {
+    let len = usize::try_from(*sizes.last()?).ok()?;
+    (len >= MIN_ROW).then_some(len)
 }
 
 /// `select(broadcast(mask), gather, c)` (or with `gather` and `c` swapped) read as the
@@ -191,16 +220,24 @@ pub(crate) fn table<'a, L: super::lane::Lane>(
 /// The table of `spec` without its fill.
 fn unfilled<'a, L: super::lane::Lane>(spec: &Spec, args: &[&'a Literal]) -> Result<Table<'a, L>> {
     let internal = crate::error::CpuError::Internal;
-    let (Some(operand), Some(indices)) = (args.get(spec.input), args.get(spec.indices)) else {
-        return Err(internal(
-            "a fused gather's operands are inputs (fusion plan)",
-        ));
-    };
+    let operand = args.get(spec.input).ok_or(internal(
+        "a fused gather's operands are inputs (fusion plan)",
+    ))?;
     let (data, odims) = crate::index::array(operand)?;
     let vals = operand
         .data::<L>()
         .ok_or(internal("a fused gather's operand is of the kernel's type"))?;
-    let rows = gather_rows(operand, &odims, indices, &spec.dims, &spec.out)?;
+    let dims = match &spec.starts {
+        Starts::Gather { indices, dims } => Some((*indices, dims)),
+        Starts::Slice(_) => None,
+    };
+    let Some((indices, dims)) = dims else {
+        return slice_rows(spec, args, vals, &odims);
+    };
+    let indices = args.get(indices).ok_or(internal(
+        "a fused gather's operands are inputs (fusion plan)",
+    ))?;
+    let rows = gather_rows(operand, &odims, indices, dims, &spec.out)?;
     if rows.step == 1 && Some(&rows.n) == spec.out.last() {
         let n = rows.n;
         let bases: Option<Vec<usize>> = rows
@@ -219,6 +256,66 @@ fn unfilled<'a, L: super::lane::Lane>(spec: &Spec, args: &[&'a Literal]) -> Resu
         .data::<L>()
         .map(|v| Table::Values(v.to_vec()))
         .ok_or(internal("a fused gather's operand is of the kernel's type"))
+}
+
+/// The rows of a fused `dynamic-slice` (starts clamped as the unfused op clamps them): one
+/// per index of every output dim but the last, each a whole run of the operand.
+fn slice_rows<'a, L: Copy>(
+    spec: &Spec,
+    args: &[&'a Literal],
+    vals: &'a [L],
+    odims: &[usize],
+) -> Result<Table<'a, L>> {
+    let Starts::Slice(inputs) = &spec.starts else {
+        return Err(crate::error::CpuError::Internal(
+            "a fused slice has scalar starts",
+        ));
+    };
+    let starts = inputs
+        .iter()
+        .map(|&j| args.get(j).copied())
+        .collect::<Option<Vec<&Literal>>>()
+        .ok_or(crate::error::CpuError::Internal(
+            "a fused slice's starts are inputs (fusion plan)",
+        ))?;
+    let at = crate::kernels::structural::clamped_starts(&starts, odims, &spec.out)?;
+    let st = crate::index::strides(odims);
+    let len = spec.out.last().copied().unwrap_or(1);
+    let lead = spec.out.len().saturating_sub(1);
+    let first: usize = at.iter().zip(&st).map(|(a, s)| a * s).sum();
+    let rows: usize = spec.out.iter().take(lead).product();
+    let mut bases = crate::limits::alloc::try_with_capacity(rows, "dynamic-slice")?;
+    if rows == 0 {
+        return Ok(Table::Rows(vals, bases, Vec::new()));
+    }
+    let mut idx = vec![0usize; lead];
+    loop {
+        let b = first + idx.iter().zip(&st).map(|(i, s)| i * s).sum::<usize>();
+        if b + len > vals.len() {
+            return Err(crate::error::CpuError::Internal(
+                "a fused slice's rows lie inside its operand",
+            ));
+        }
+        bases.push(b);
+        // The next row index, last dim fastest.
+        let mut d = lead;
+        loop {
+            if d == 0 {
+                return Ok(Table::Rows(vals, bases, Vec::new()));
+            }
+            d -= 1;
+            let (Some(i), Some(&n)) = (idx.get_mut(d), spec.out.get(d)) else {
+                return Err(crate::error::CpuError::Internal(
+                    "a row index per leading dim",
+                ));
+            };
+            *i += 1;
+            if *i < n {
+                break;
+            }
+            *i = 0;
+        }
+    }
 }
 
 impl<L> Table<'_, L> {

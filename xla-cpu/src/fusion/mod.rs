@@ -416,6 +416,9 @@ impl Planner<'_> {
                     && self.remap_pattern(ins).is_some()
             }
             Op::Gather(g) => float(out) && first == out && self.gather_len(ins, g).is_some(),
+            Op::DynamicSlice { slice_sizes: sizes } => {
+                float(out) && first == out && gather::slice_row_len(sizes).is_some()
+            }
             _ => false,
         }
     }
@@ -499,6 +502,10 @@ impl Planner<'_> {
         if u.is_some() && p.is_some() && u != p {
             return false;
         }
+        if matches!(user.op, Op::Gather(_) | Op::DynamicSlice { .. }) {
+            // Read by rows from a stored operand, never elementwise.
+            return false;
+        }
         if self.fusible_reduce(user).is_some() {
             return user.operands.first() == Some(&id);
         }
@@ -543,6 +550,7 @@ impl Planner<'_> {
                         | Op::Constant { .. }
                         | Op::Slice { .. }
                         | Op::Pad { .. }
+                        | Op::DynamicSlice { .. }
                 );
                 let into_reduce = users.len() <= 2
                     && users
@@ -602,17 +610,45 @@ impl Builder<'_, '_> {
             .map(|&d| usize::try_from(d).ok())
             .collect::<Option<_>>()?;
         let indices = self.input(*idx);
-        // The operand gets an input of its own, which the run reads by rows.
-        self.inputs.push(*x);
+        let starts = gather::Starts::Gather {
+            indices,
+            dims: g.clone(),
+        };
+        Some(self.rows_load(*x, starts, out, len))
+    }
+    /// How a kernel reads a `dynamic-slice` of a stored operand in place, by rows
+    /// (`gather.rs`).
+    fn slice_load(&mut self, ins: &Instruction, sizes: &[i64]) -> Option<Load> {
+        let len = gather::slice_row_len(sizes)?;
+        let (x, starts) = ins.operands.split_first()?;
+        if self.p.ty_of(*x)? != self.ty {
+            return None;
+        }
+        let out = sizes
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<_>>()?;
+        let starts = starts.iter().map(|s| self.input(*s)).collect();
+        Some(self.rows_load(*x, gather::Starts::Slice(starts), out, len))
+    }
+    /// The load of operand `x` read by rows of `len` from `starts`: the operand gets an
+    /// input of its own, which the run reads by rows.
+    fn rows_load(
+        &mut self,
+        x: InstrId,
+        starts: gather::Starts,
+        out: Vec<usize>,
+        len: usize,
+    ) -> Load {
+        self.inputs.push(x);
         let input = self.inputs.len() - 1;
         self.gathers.push(gather::Spec {
             input,
-            indices,
-            dims: g.clone(),
+            starts,
             out,
             fill: None,
         });
-        Some(Load::Gather(gather::GatherLoad { input, len }))
+        Load::Gather(gather::GatherLoad { input, len })
     }
     /// `select(broadcast(mask), gather, broadcast(c))`, either way round, read as the
     /// gather with a fill (`gather.rs`): the mask broadcast along the leading dims short
@@ -750,6 +786,10 @@ impl Builder<'_, '_> {
                 }
                 Op::Gather(g) => {
                     let l = self.gather_load(ins, g)?;
+                    self.push(Node::Load(l))
+                }
+                Op::DynamicSlice { slice_sizes: sizes } => {
+                    let l = self.slice_load(ins, sizes)?;
                     self.push(Node::Load(l))
                 }
                 Op::Reshape | Op::Bitcast | Op::Copy | Op::Convert => {

@@ -877,7 +877,7 @@ fn run_in<L: Lane>(
     let k = &f.kernel;
     // Index inputs are read by the step itself, never loaded as values.
     let indices = |j: usize| {
-        k.gathers.iter().any(|g| g.indices == j)
+        k.gathers.iter().any(|g| g.reads_starts(j))
             || matches!(&f.kind, FusedKind::Scatter(s) if s.indices == j)
     };
     let tables = k

@@ -299,7 +299,11 @@ pub fn slice(
 }
 
 /// Start indices clamped into `[0, dim - size]`.
-fn clamped_starts(starts: &[&Literal], dims: &[usize], sizes: &[usize]) -> Result<Vec<usize>> {
+pub(crate) fn clamped_starts(
+    starts: &[&Literal],
+    dims: &[usize],
+    sizes: &[usize],
+) -> Result<Vec<usize>> {
     if starts.len() != dims.len() || sizes.len() != dims.len() {
         return Err(operand_count(
             "dynamic-slice",

@@ -27,8 +27,13 @@ pub(crate) fn fits(em: &Em<'_, '_>, ins: &Inst) -> bool {
         let (Some(x), Some(d)) = (em.slot(a), em.slot(dst)) else {
             return false;
         };
-        let full = |s: SlotId| em.slot(s).is_some_and(|y| y.ty == x.ty && y.n == d.n);
-        d.ty == Ty::Pred && word(x.ty) && d.n >= MIN_ELEMS && full(a) && full(b)
+        // A one-element operand (a broadcast scalar read as the scalar, `scalars.rs`) is
+        // splat across the lanes, as in a select.
+        d.ty == Ty::Pred
+            && word(x.ty)
+            && d.n >= MIN_ELEMS
+            && full_or_one(a, d.n, x.ty)
+            && full_or_one(b, d.n, x.ty)
     } else if let Inst::Select { p, a, b, dst } = *ins {
         let Some(d) = em.slot(dst) else {
             return false;

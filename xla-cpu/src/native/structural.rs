@@ -303,6 +303,9 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, dst: SlotId, runs: &[Run]) -> Option<()>
     Some(())
 }
 
+/// Vector moves per pass of a long move's loop.
+const MOVES_PER_PASS: usize = 4;
+
 /// Copies the leading whole 16-byte vectors of long run `r` (a broadcast element or a
 /// contiguous source) as vectors; the run of what is left (all of `r` for other strides).
 fn vector_run(em: &mut Em<'_, '_>, dst: SlotId, r: &Run) -> Option<Run> {
@@ -329,20 +332,29 @@ fn vector_run(em: &mut Em<'_, '_>, dst: SlotId, r: &Run) -> Option<Run> {
     } else {
         None
     };
-    em.each(nv, |em, ix| {
+    // Vector `k` of the run, at `ix * per` vectors on from vector `k0`.
+    let one = |em: &mut Em<'_, '_>, ix: Ix, k0: usize, per: usize| {
         let v = match splat {
             Some(v) => v,
             None => {
-                let si = em.affine(ix, r.src_start, w as isize)?;
+                let si = em.affine(ix, r.src_start + k0 * w, (per * w) as isize)?;
                 let (p, off) = em.at(s, si)?;
                 em.b.ins().load(vt, fl, p, off)
             }
         };
-        let di = em.affine(ix, r.dst_start, w as isize)?;
+        let di = em.affine(ix, r.dst_start + k0 * w, (per * w) as isize)?;
         let (p, off) = em.at(d, di)?;
         em.b.ins().store(fl, v, p, off);
         Some(())
+    };
+    // Four vectors per pass of the loop (a loop of one 16-byte move per pass spent more
+    // on its counter and branches than on the move: BFGS's f32[500] copies, E3), then the
+    // vectors left over.
+    em.each(nv / MOVES_PER_PASS, |em, ix| {
+        (0..MOVES_PER_PASS).try_for_each(|k| one(em, ix, k, MOVES_PER_PASS))
     })?;
+    let full = nv - nv % MOVES_PER_PASS;
+    (full..nv).try_for_each(|k| one(em, Ix::C(0), k, 1))?;
     em.forget(dst);
     let done = nv * w;
     Some(Run {

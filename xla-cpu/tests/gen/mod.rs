@@ -37,6 +37,16 @@ pub fn values(n: usize, rng: &mut Rng) -> Vec<f32> {
         .collect()
 }
 
+/// An f32 array of `dims` holding [`values`].
+pub fn f32s(dims: &[i64], rng: &mut Rng) -> Literal {
+    let n = dims.iter().product::<i64>() as usize;
+    Literal::from_array_data(
+        xla_core::Shape::array(xla_core::PrimitiveType::F32, dims.to_vec()),
+        xla_core::literal::ArrayData::F32(values(n, rng)),
+    )
+    .unwrap()
+}
+
 /// `TY[d0,d1,...]`.
 pub fn shape_of(ty: &str, dims: &[i64]) -> String {
     let d: Vec<String> = dims.iter().map(i64::to_string).collect();
