@@ -32,8 +32,10 @@ const MIN_DOT_FLOPS: usize = 1 << 18;
 /// themselves; up to this size two side by side, each on one thread, do as well without
 /// waking the pool.
 const MAX_DOT_FLOPS: usize = 1 << 25;
-/// Fused kernels of fewer elements are not worth one either.
-const MIN_FUSED_ELEMENTS: usize = 1 << 13;
+/// Fused kernels of fewer elements are not worth one either. From 4096: a GRU step's gate
+/// kernels (`f32[16,256]`, 1-2 µs each) side by side took R4 from 20.4 to 19.7 ms and R3
+/// from 12.4 to 12.0 ms (interleaved runs); from 2048 gained nothing more.
+const MIN_FUSED_ELEMENTS: usize = 1 << 12;
 /// Fused kernels from `1 << 15` elements split over the pool themselves
 /// (`Parallel::run_sized`); up to this size two of them side by side, each on one thread,
 /// keep both cores as busy without waking the pool (three f32[256,256] gradient

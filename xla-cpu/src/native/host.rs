@@ -202,7 +202,7 @@ pub(crate) fn emit(em: &mut Em<'_, '_>, op: &HostOp) -> Option<()> {
     sig.params
         .extend([ptr, ptr, ptr, types::I64].map(AbiParam::new));
     let f = em.import("native_host", sig)?;
-    let state = em.addr_of_state();
+    let state = em.state();
     let opp = em.b.ins().iconst(ptr, op as *const HostOp as i64);
     let (tab, n) = em.slot_table();
     let tabp = em.b.ins().iconst(ptr, tab as i64);

@@ -79,7 +79,6 @@ pub(crate) fn back_edge(em: &mut Em<'_, '_>, trips: Variable, head: Block) -> Op
     let r = *em.b.inst_results(call).first()?;
     em.b.ins().brif(r, stop, &[], head, &[]);
     em.switch(stop);
-    let one = em.b.ins().iconst(types::I32, 1);
-    em.b.ins().return_(&[one]);
+    em.ret(1);
     Some(())
 }
