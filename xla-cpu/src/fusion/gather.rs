@@ -281,41 +281,20 @@ fn slice_rows<'a, L: Copy>(
     let at = crate::kernels::structural::clamped_starts(&starts, odims, &spec.out)?;
     let st = crate::index::strides(odims);
     let len = spec.out.last().copied().unwrap_or(1);
-    let lead = spec.out.len().saturating_sub(1);
     let first: usize = at.iter().zip(&st).map(|(a, s)| a * s).sum();
-    let rows: usize = spec.out.iter().take(lead).product();
-    let mut bases = crate::limits::alloc::try_with_capacity(rows, "dynamic-slice")?;
-    if rows == 0 {
-        return Ok(Table::Rows(vals, bases, Vec::new()));
+    let lead = spec
+        .out
+        .get(..spec.out.len().saturating_sub(1))
+        .unwrap_or_default();
+    let bases = crate::kernels::structural::index_map(lead, |idx| {
+        first + idx.iter().zip(&st).map(|(i, s)| i * s).sum::<usize>()
+    });
+    if bases.iter().any(|&b| b + len > vals.len()) {
+        return Err(crate::error::CpuError::Internal(
+            "a fused slice's rows lie inside its operand",
+        ));
     }
-    let mut idx = vec![0usize; lead];
-    loop {
-        let b = first + idx.iter().zip(&st).map(|(i, s)| i * s).sum::<usize>();
-        if b + len > vals.len() {
-            return Err(crate::error::CpuError::Internal(
-                "a fused slice's rows lie inside its operand",
-            ));
-        }
-        bases.push(b);
-        // The next row index, last dim fastest.
-        let mut d = lead;
-        loop {
-            if d == 0 {
-                return Ok(Table::Rows(vals, bases, Vec::new()));
-            }
-            d -= 1;
-            let (Some(i), Some(&n)) = (idx.get_mut(d), spec.out.get(d)) else {
-                return Err(crate::error::CpuError::Internal(
-                    "a row index per leading dim",
-                ));
-            };
-            *i += 1;
-            if *i < n {
-                break;
-            }
-            *i = 0;
-        }
-    }
+    Ok(Table::Rows(vals, bases, Vec::new()))
 }
 
 impl<L> Table<'_, L> {
