@@ -19,10 +19,11 @@ use crate::compile::Executable;
 use crate::error::{internal, Result};
 use crate::fusion::{self, Step};
 use crate::kernels::contraction;
+use crate::kernels::dot_add::{self, DotAdd};
 use crate::parallel::Parallel;
 use crate::values::Values;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 use xla_core::ir::{Computation, Instruction, Op};
 use xla_core::Literal;
 
@@ -45,10 +46,13 @@ const MAX_FUSED_ELEMENTS: usize = 1 << 18;
 const MAX_GROUP: usize = 4;
 const LOOK_AHEAD: usize = 24;
 
-/// Multiply-adds of a dot: its result's elements times the contracted size.
+/// Multiply-adds of a dot (or of a product accumulated in place, `kernels/dot_add.rs`):
+/// its result's elements times the contracted size.
 fn dot_flops(comp: &Computation, ins: &Instruction) -> Option<usize> {
-    let Op::Dot { dims, .. } = &ins.op else {
-        return None;
+    let dims = match &ins.op {
+        Op::Dot { dims, .. } => dims.clone(),
+        Op::CustomCall { config, .. } => DotAdd::of(config)?.dims,
+        _ => return None,
     };
     let lhs = comp.get(*ins.operands.first()?)?.shape.as_array()?;
     let k = dims
@@ -149,14 +153,26 @@ pub(crate) fn group(comp: &Computation, steps: Vec<Step>) -> (Vec<Step>, Vec<usi
     (out, sizes)
 }
 
-/// The value of one grouped step, computed on the calling thread alone.
-fn compute_alone(comp: &Computation, step: &Step, values: &Values<'_>) -> Result<Literal> {
+/// The value of one grouped step, computed on the calling thread alone; `acc` is the
+/// accumulator of a product accumulated in place when the executor handed it over (else
+/// it is copied).
+fn compute_alone(
+    comp: &Computation,
+    step: &Step,
+    values: &Values<'_>,
+    acc: Option<Literal>,
+) -> Result<Literal> {
     let ins = comp
         .instructions
         .get(step.instr())
         .ok_or_else(|| internal("a plan's steps name instructions of its computation"))?;
-    let ops = step
-        .reads(comp)
+    // A handed-over accumulator is no longer among the values.
+    let reads = step.reads(comp);
+    let reads = match acc {
+        Some(_) => reads.get(..2).unwrap_or_default(),
+        None => reads,
+    };
+    let ops = reads
         .iter()
         .map(|o| values.get(o.0))
         .collect::<Result<Vec<&Literal>>>()?;
@@ -165,24 +181,79 @@ fn compute_alone(comp: &Computation, step: &Step, values: &Values<'_>) -> Result
         (Step::Eval(_), Op::Dot { dims, .. }, [a, b]) => {
             contraction::dot(a, b, dims, &ins.shape, Parallel::SEQ)
         }
+        (Step::Eval(_), Op::CustomCall { config, .. }, [a, b, rest @ ..])
+            if DotAdd::of(config).is_some() =>
+        {
+            let acc = match (acc, rest) {
+                (Some(acc), _) => acc,
+                (None, [c]) => (*c).clone(),
+                (None, _) => return Err(internal("an accumulated product has three operands")),
+            };
+            dot_add::run(
+                [a, b],
+                acc,
+                &config.backend_config,
+                &ins.shape,
+                Parallel::SEQ,
+            )
+        }
         (Step::Eval(_), _, _) => Err(internal("only dots and fused kernels are grouped")),
     }
 }
 
+/// For each step of `group`, the accumulator of a product accumulated in place
+/// (`kernels/dot_add.rs`) taken out of `values` when that step is its last reader
+/// (`frees[j]` lists what step `j` is the last reader of), no other step of the group
+/// reads it and `values` owns it: the group then accumulates into it without a copy.
+pub(crate) fn take_accumulators(
+    comp: &Computation,
+    group: &[Step],
+    frees: &[Vec<usize>],
+    values: &mut Values<'_>,
+) -> Vec<Option<Literal>> {
+    let reads: Vec<usize> = group
+        .iter()
+        .flat_map(|s| s.reads(comp).iter().map(|o| o.0).collect::<Vec<_>>())
+        .collect();
+    group
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            let ins = comp.instructions.get(s.instr())?;
+            let (Step::Eval(_), Op::CustomCall { config, .. }, [_, _, c]) =
+                (s, &ins.op, ins.operands.as_slice())
+            else {
+                return None;
+            };
+            DotAdd::of(config)?;
+            let once = reads.iter().filter(|&&o| o == c.0).count() == 1;
+            let dies = frees.get(j).is_some_and(|f| f.contains(&c.0));
+            (once && dies).then(|| values.take_owned(c.0)).flatten()
+        })
+        .collect()
+}
+
 /// The values of a group of steps, computed side by side: this thread and the partner
-/// thread take the next step of the group until none is left.
+/// thread take the next step of the group until none is left. `accs` holds, per step, an
+/// accumulator handed over by [`take_accumulators`].
 pub(crate) fn compute_group(
     exe: &Executable,
     comp: &Computation,
     steps: &[Step],
     values: &Values<'_>,
+    accs: Vec<Option<Literal>>,
 ) -> Vec<Result<Literal>> {
+    let mut accs = accs.into_iter();
     let Some(partner) = exe.threads.partner() else {
         return steps
             .iter()
-            .map(|s| compute_alone(comp, s, values))
+            .map(|s| compute_alone(comp, s, values, accs.next().flatten()))
             .collect();
     };
+    let accs: Vec<Mutex<Option<Literal>>> = steps
+        .iter()
+        .map(|_| Mutex::new(accs.next().flatten()))
+        .collect();
     let next = AtomicUsize::new(0);
     let slots: Vec<OnceLock<Result<Literal>>> = steps.iter().map(|_| OnceLock::new()).collect();
     let job = || loop {
@@ -190,7 +261,10 @@ pub(crate) fn compute_group(
         let (Some(s), Some(slot)) = (steps.get(k), slots.get(k)) else {
             return;
         };
-        let _ = slot.set(compute_alone(comp, s, values));
+        let acc = accs
+            .get(k)
+            .and_then(|m| m.lock().unwrap_or_else(PoisonError::into_inner).take());
+        let _ = slot.set(compute_alone(comp, s, values, acc));
     };
     let finished = partner.run(&job);
     slots

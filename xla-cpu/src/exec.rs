@@ -268,7 +268,15 @@ impl<'a> Ctx<'a> {
                         })?;
                     }
                     let t0 = self.exe.profile.as_ref().map(|_| std::time::Instant::now());
-                    ready.extend(crate::concurrent::compute_group(exe, comp, group, &values));
+                    let accs = crate::concurrent::take_accumulators(
+                        comp,
+                        group,
+                        plan.frees.get(k..).unwrap_or_default(),
+                        &mut values,
+                    );
+                    ready.extend(crate::concurrent::compute_group(
+                        exe, comp, group, &values, accs,
+                    ));
                     // Profiles show each step of the group an equal share of its time.
                     share = t0
                         .zip(u32::try_from(n).ok())

@@ -69,11 +69,51 @@ impl Ctx<'_> {
                 _ => Err(operand_kind(ins.op.name(), "an array", &shape)),
             });
         }
+        if let Op::CustomCall { config, .. } = &ins.op {
+            if config.target == crate::kernels::dot_add::TARGET {
+                return self.dot_add_in_place(ins, values, frees);
+            }
+        }
         if let Op::While { condition, body } = ins.op {
             let x = owned_first(values)?;
             return Some(control::while_loop(self, Cow::Owned(x), condition, body).map(Cow::Owned));
         }
         None
+    }
+}
+
+impl Ctx<'_> {
+    /// The custom-call `kernels::dot_add::TARGET` accumulating into its third operand's
+    /// buffer when this step is that value's only and last reader and owns it (`None`:
+    /// it is not, run it as usual).
+    fn dot_add_in_place<'v>(
+        &self,
+        ins: &Instruction,
+        values: &mut Values<'v>,
+        frees: &[usize],
+    ) -> Option<Result<Cow<'v, Literal>>> {
+        let Op::CustomCall { config, .. } = &ins.op else {
+            return None;
+        };
+        let [a, b, c] = ins.operands.as_slice() else {
+            return None;
+        };
+        let once = c != a && c != b;
+        if !once || !frees.contains(&c.0) {
+            return None;
+        }
+        let acc = values.take_owned(c.0)?;
+        let r = (|| {
+            let (x, y) = (values.get(a.0)?, values.get(b.0)?);
+            crate::kernels::dot_add::run(
+                [x, y],
+                acc,
+                &config.backend_config,
+                &ins.shape,
+                self.exe.parallel(),
+            )
+        })();
+        Some(r.map(Cow::Owned))
     }
 }
 

@@ -250,6 +250,42 @@ fn operand<'a>(
     ))
 }
 
+/// A dot's operands, their dims split into groups (lhs batch, free, contracting; rhs
+/// batch, free, contracting), and its canonical sizes `[B, M, K, N]`.
+struct Product<'a> {
+    ld: &'a ArrayData,
+    ldims: Vec<usize>,
+    rd: &'a ArrayData,
+    rdims: Vec<usize>,
+    groups: DotSplit,
+    bmkn: [usize; 4],
+}
+
+impl<'a> Product<'a> {
+    fn of(lhs: &'a Literal, rhs: &'a Literal, dd: &DotDims) -> Result<Product<'a>> {
+        let (ld, ldims) = array(lhs)?;
+        let (rd, rdims) = array(rhs)?;
+        let groups = dot_split(&ldims, &rdims, dd, (lhs.shape(), rhs.shape()))?;
+        let size =
+            |dims: &[usize], ds: &[usize]| count(&ds.iter().map(|&d| dims[d]).collect::<Vec<_>>());
+        let [lb, lf, lc, _, rf, _] = &groups;
+        let bmkn = [
+            size(&ldims, lb),
+            size(&ldims, lf),
+            size(&ldims, lc),
+            size(&rdims, rf),
+        ];
+        Ok(Product {
+            ld,
+            ldims,
+            rd,
+            rdims,
+            groups,
+            bmkn,
+        })
+    }
+}
+
 /// `dot` with general dimension numbers: result dims are batch, lhs free, rhs free.
 /// f32/f64/c64/c128 (and f16/bf16 through f32) run through faer with `par`.
 ///
@@ -262,17 +298,14 @@ pub fn dot(
     out: &Shape,
     par: Parallel<'_>,
 ) -> Result<Literal> {
-    let (ld, ldims) = array(lhs)?;
-    let (rd, rdims) = array(rhs)?;
-    let [lb, lf, lc, rb, rf, rc] = dot_split(&ldims, &rdims, dd, (lhs.shape(), rhs.shape()))?;
-    let size =
-        |dims: &[usize], ds: &[usize]| count(&ds.iter().map(|&d| dims[d]).collect::<Vec<_>>());
-    let bmkn = [
-        size(&ldims, &lb),
-        size(&ldims, &lf),
-        size(&ldims, &lc),
-        size(&rdims, &rf),
-    ];
+    let Product {
+        ld,
+        ldims,
+        rd,
+        rdims,
+        groups: [lb, lf, lc, rb, rf, rc],
+        bmkn,
+    } = Product::of(lhs, rhs, dd)?;
     let [b, m, _, n] = bmkn;
     if count(&dims_of(out)?) != b * m * n {
         return Err(result_shape("dot", format!("{b}x{m}x{n} elements"), out));
@@ -306,6 +339,60 @@ pub fn dot(
         }
     };
     finish(out, res)
+}
+
+/// `acc + dot(lhs, rhs)` computed in `acc`'s buffer: each element's product summed as
+/// [`dot`] sums it and added to `acc` once (the custom-call `dot_add.rs` puts in place of
+/// such an add). f32 and f64 only; `acc` must have the dot's result shape.
+///
+/// # Errors
+/// If the dimension numbers do not fit the operands, `acc` is not of the result's shape
+/// and type, or a block of the product panicked on the partner thread.
+pub(crate) fn dot_add(
+    lhs: &Literal,
+    rhs: &Literal,
+    dd: &DotDims,
+    mut acc: Literal,
+    par: Parallel<'_>,
+) -> Result<Literal> {
+    let Product {
+        ld,
+        ldims,
+        rd,
+        rdims,
+        groups: [lb, lf, lc, rb, rf, rc],
+        bmkn,
+    } = Product::of(lhs, rhs, dd)?;
+    let [b, m, _, n] = bmkn;
+    let acc_shape = acc.shape().clone();
+    let wrong = || {
+        result_shape(
+            "dot (accumulated)",
+            format!("{b}x{m}x{n} elements of the operands' type"),
+            &acc_shape,
+        )
+    };
+    if count(&dims_of(&acc_shape)?) != b * m * n {
+        return Err(wrong());
+    }
+    let (l, lo) = operand(ld, &ldims, [&lb, &lf, &lc], par)?;
+    let (r, ro) = operand(rd, &rdims, [&rb, &rc, &rf], par)?;
+    use ArrayData as D;
+    let done = match (&*l, &*r, acc.array_data_mut()) {
+        (D::F32(a), D::F32(b), Some(D::F32(c))) => {
+            super::matmul::bmm_faer_add((a, &lo), (b, &ro), bmkn, c, par)
+        }
+        (D::F64(a), D::F64(b), Some(D::F64(c))) => {
+            super::matmul::bmm_faer_add((a, &lo), (b, &ro), bmkn, c, par)
+        }
+        _ => return Err(wrong()),
+    };
+    if !done {
+        return Err(crate::error::internal(
+            "a block of an accumulated product panicked on the partner thread",
+        ));
+    }
+    Ok(acc)
 }
 
 fn bmm_ring_data<T: Ring>(l: &[T], r: &[T], bmkn: [usize; 4]) -> ArrayData {

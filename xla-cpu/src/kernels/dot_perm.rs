@@ -166,19 +166,25 @@ pub(crate) fn plan(
 
 /// The custom-call's `backend_config`: the dot's dimension numbers and the permutation.
 pub(crate) fn encode(dd: &DotDims, perm: &[i64]) -> String {
+    encode_dims(dd, "permutation", perm)
+}
+
+/// A dot's dimension numbers and one more list named `last`, as a custom-call's
+/// `backend_config` (this target's and `dot_add.rs`'s).
+pub(crate) fn encode_dims(dd: &DotDims, last: &str, values: &[i64]) -> String {
     let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
     format!(
-        "lhs_batch={};lhs_contracting={};rhs_batch={};rhs_contracting={};permutation={}",
+        "lhs_batch={};lhs_contracting={};rhs_batch={};rhs_contracting={};{last}={}",
         list(&dd.lhs_batch_dims),
         list(&dd.lhs_contracting_dims),
         list(&dd.rhs_batch_dims),
         list(&dd.rhs_contracting_dims),
-        list(perm)
+        list(values)
     )
 }
 
-/// The dimension numbers and permutation [`encode`] wrote.
-fn decode(config: &str) -> Option<(DotDims, Vec<usize>)> {
+/// The dimension numbers and the last list [`encode_dims`] wrote.
+pub(crate) fn decode_dims(config: &str) -> Option<(DotDims, Vec<i64>)> {
     let mut fields = config.split(';').map(|f| {
         let (_, v) = f.split_once('=')?;
         v.split(',')
@@ -193,7 +199,13 @@ fn decode(config: &str) -> Option<(DotDims, Vec<usize>)> {
         rhs_batch_dims: next()?,
         rhs_contracting_dims: next()?,
     };
-    let perm = next()?
+    Some((dd, next()?))
+}
+
+/// The dimension numbers and permutation [`encode`] wrote.
+fn decode(config: &str) -> Option<(DotDims, Vec<usize>)> {
+    let (dd, perm) = decode_dims(config)?;
+    let perm = perm
         .into_iter()
         .map(|p| usize::try_from(p).ok())
         .collect::<Option<_>>()?;

@@ -15,6 +15,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Work of fewer multiply-adds than this stays on one thread. Measured with
 /// `benches/linalg.rs` on two loaded cores: 128³ runs 2x slower on two threads than on one
@@ -170,21 +171,51 @@ pub(crate) const TINY: usize = 256;
 /// `dst = lhs * rhs` with faer (tiny products in plain loops, sums in `k` order). The
 /// interpreter and native loops both come here, so their results stay the same bits.
 pub(crate) fn gemm<T: FaerElem>(
-    mut dst: MatMut<'_, T>,
+    dst: MatMut<'_, T>,
     lhs: MatRef<'_, T>,
     rhs: MatRef<'_, T>,
     par: Par,
 ) {
+    gemm_acc(dst, lhs, rhs, par, Accum::Replace);
+}
+
+/// [`gemm`], or with `Accum::Add` `dst = dst + lhs * rhs`: each element's product summed
+/// as [`gemm`] sums it, then added to `dst` once (`dot_add.rs` says why that is the same
+/// bits as a separate add for the sizes it is used at).
+pub(crate) fn gemm_acc<T: FaerElem>(
+    mut dst: MatMut<'_, T>,
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    par: Par,
+    accum: Accum,
+) {
     let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
     if m.saturating_mul(n).saturating_mul(k) > TINY || rhs.nrows() != k {
         if (m == 1 || n == 1) && k > 1 && rhs.nrows() == k {
-            let mut dst = dst;
-            if super::matvec::matvec(faer::reborrow::ReborrowMut::rb_mut(&mut dst), lhs, rhs) {
+            let done = match accum {
+                Accum::Replace => {
+                    super::matvec::matvec(faer::reborrow::ReborrowMut::rb_mut(&mut dst), lhs, rhs)
+                }
+                Accum::Add => {
+                    // The product into a column of its own, then added: the same sums as
+                    // `matvec` writes for the plain product.
+                    let mut tmp = faer::Mat::<T>::zeros(m, n);
+                    let done = super::matvec::matvec(tmp.as_mut(), lhs, rhs);
+                    if done {
+                        for j in 0..n {
+                            for i in 0..m {
+                                dst[(i, j)] = dst[(i, j)] + tmp[(i, j)];
+                            }
+                        }
+                    }
+                    done
+                }
+            };
+            if done {
                 return;
             }
-            return matmul(dst, Accum::Replace, lhs, rhs, T::ONE, par);
         }
-        return matmul(dst, Accum::Replace, lhs, rhs, T::ONE, par);
+        return matmul(dst, accum, lhs, rhs, T::ONE, par);
     }
     for i in 0..m {
         for j in 0..n {
@@ -192,7 +223,10 @@ pub(crate) fn gemm<T: FaerElem>(
             for p in 0..k {
                 acc = acc + lhs[(i, p)] * rhs[(p, j)];
             }
-            dst[(i, j)] = acc;
+            dst[(i, j)] = match accum {
+                Accum::Replace => acc,
+                Accum::Add => dst[(i, j)] + acc,
+            };
         }
     }
 }
@@ -212,15 +246,31 @@ pub(crate) fn gemm_par<T: FaerElem>(
     par: Parallel<'_>,
     stop: &Stop,
 ) {
+    // A plain product is always completed (a block that panicked is redone here).
+    let _ = gemm_par_acc(dst, lhs, rhs, (par, stop), Accum::Replace);
+}
+
+/// [`gemm_par`] with the choice of [`gemm_acc`] (`Accum::Add`: `dst += lhs * rhs`).
+/// False when a block panicked on the partner thread during an accumulation (which cannot
+/// be redone: other blocks may have added already); `dst` is then unusable.
+pub(crate) fn gemm_par_acc<T: FaerElem>(
+    dst: MatMut<'_, T>,
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    (par, stop): (Parallel<'_>, &Stop),
+    accum: Accum,
+) -> bool {
     let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
     let macs = m.saturating_mul(n).saturating_mul(k);
     if macs > STOP_TILE && stop.is_active() {
-        return gemm_tiles(dst, lhs, rhs, par, (stop, STOP_TILE));
+        gemm_tiles(dst, lhs, rhs, par, (stop, STOP_TILE, accum));
+        return true;
     }
     let threads = par.threads();
     let pair = par.pair().filter(|_| macs >= MIN_PAIR_FLOPS);
     if threads <= 1 || (macs < MIN_PAR_FLOPS && pair.is_none()) {
-        return gemm(dst, lhs, rhs, Par::Seq);
+        gemm_acc(dst, lhs, rhs, Par::Seq, accum);
+        return true;
     }
     let mut dst = dst;
     let jobs = split_product(
@@ -232,14 +282,28 @@ pub(crate) fn gemm_par<T: FaerElem>(
     let Some(p) = pair else {
         par.install(|| {
             jobs.into_par_iter()
-                .for_each(|(d, l, r)| gemm(d, l, r, Par::Seq));
+                .for_each(|(d, l, r)| gemm_acc(d, l, r, Par::Seq, accum));
         });
-        return;
+        return true;
     };
-    let done = p.each_item(jobs, || (), |_, (d, l, r)| gemm(d, l, r, Par::Seq));
-    if !done {
-        // A block panicked on the partner: the whole product again on this thread.
-        gemm(dst, lhs, rhs, Par::Seq);
+    let done = p.each_item(
+        jobs,
+        || (),
+        |_, (d, l, r)| {
+            gemm_acc(d, l, r, Par::Seq, accum);
+        },
+    );
+    if done {
+        return true;
+    }
+    // A block panicked on the partner: the whole product again on this thread (an
+    // accumulation cannot be redone: its blocks may have added already).
+    match accum {
+        Accum::Replace => {
+            gemm(dst, lhs, rhs, Par::Seq);
+            true
+        }
+        Accum::Add => false,
     }
 }
 
@@ -298,7 +362,7 @@ fn gemm_tiles<T: FaerElem>(
     lhs: MatRef<'_, T>,
     rhs: MatRef<'_, T>,
     par: Parallel<'_>,
-    (stop, tile): (&Stop, usize),
+    (stop, tile, accum): (&Stop, usize, Accum),
 ) {
     let (m, n, k) = (dst.nrows(), dst.ncols(), lhs.ncols());
     // Square tiles, sides a multiple of 16 and at least 16 (64 and more for STOP_TILE:
@@ -329,7 +393,7 @@ fn gemm_tiles<T: FaerElem>(
     }
     let one = |(d, l, r): (MatMut<'_, T>, MatRef<'_, T>, MatRef<'_, T>)| {
         if !stop.stopped() {
-            gemm(d, l, r, Par::Seq);
+            gemm_acc(d, l, r, Par::Seq, accum);
         }
     };
     if par.threads() <= 1 || m * n * k < MIN_PAR_FLOPS {
@@ -363,13 +427,9 @@ pub(crate) fn bmm_faer<T: FaerElem>(
         None => (l, ll),
     };
     let per = m * n * k;
-    // Many products that each fit in a tile poll between them (`limits/stop.rs`); a
-    // stopped product's block is left to its `Sink`, which zeroes it (never used: the
+    // A stopped product's block is left to its `Sink`, which zeroes it (never used: the
     // executor reports the stop after the instruction).
-    let stop = match b.saturating_mul(per) > STOP_TILE {
-        true => Stop::current(),
-        false => Stop::default(),
-    };
+    let stop = batch_stop(b, per);
     let one = |bi: usize, sink: &mut Sink<T>, p: Parallel<'_>| {
         if stop.stopped() {
             return;
@@ -420,6 +480,76 @@ pub(crate) fn bmm_faer<T: FaerElem>(
         par.install(|| chunked(1, Parallel::SEQ))
     } else {
         chunked(usize::MAX, par)
+    }
+}
+
+/// The stop a batch of `b` products of `per` multiply-adds polls between products: many
+/// products that each fit in a tile poll between them (`limits/stop.rs`).
+fn batch_stop(b: usize, per: usize) -> Stop {
+    match b.saturating_mul(per) > STOP_TILE {
+        true => Stop::current(),
+        false => Stop::default(),
+    }
+}
+
+/// `acc += l · r` for the `B` products of [`bmm_faer`] (`acc` row-major `[B, M, N]`, the
+/// product's result layout): each product accumulates into its block of `acc` in place
+/// ([`gemm_par_acc`]), whole products shared with the partner thread when there are
+/// several. False when a block panicked on the partner (`acc` is then unusable) or an
+/// operand does not fit its layout.
+pub(crate) fn bmm_faer_add<T: FaerElem>(
+    (l, ll): (&[T], &Layout),
+    (r, rl): (&[T], &Layout),
+    bmkn: [usize; 4],
+    acc: &mut [T],
+    par: Parallel<'_>,
+) -> bool {
+    let [b, m, k, n] = bmkn;
+    if acc.len() != b * m * n || !ll.fits(m, k, l.len()) || !rl.fits(k, n, r.len()) {
+        return false;
+    }
+    if acc.is_empty() || k == 0 {
+        return true;
+    }
+    let repacked = row_major_lhs((l, ll), bmkn, par);
+    let (l, ll) = match &repacked {
+        Some((v, lay)) => (&v[..], lay),
+        None => (l, ll),
+    };
+    let per = m * n * k;
+    let stop = batch_stop(b, per);
+    let one = |bi: usize, block: &mut [T], p: Parallel<'_>| {
+        if stop.stopped() {
+            return true;
+        }
+        let dst = MatMut::from_row_major_slice_mut(block, m, n);
+        gemm_par_acc(
+            dst,
+            ll.view(l, bi, m, k),
+            rl.view(r, bi, k, n),
+            (p, &stop),
+            Accum::Add,
+        )
+    };
+    let blocks: Vec<(usize, &mut [T])> = acc.chunks_mut(m * n).enumerate().collect();
+    let pair = par.pair().filter(|_| b * per >= MIN_PAIR_FLOPS);
+    match pair {
+        Some(p) if b > 1 && (b >= 2 * par.threads() || per < MIN_PAR_FLOPS) => {
+            let ok = AtomicBool::new(true);
+            let done = p.each_item(
+                blocks,
+                || (),
+                |_, (bi, block)| {
+                    if !one(bi, block, Parallel::SEQ) {
+                        ok.store(false, Ordering::Relaxed);
+                    }
+                },
+            );
+            done && ok.load(Ordering::Relaxed)
+        }
+        _ => blocks
+            .into_iter()
+            .fold(true, |ok, (bi, block)| ok && one(bi, block, par)),
     }
 }
 
@@ -564,7 +694,7 @@ mod tests {
             let t = Threads::new(threads);
             let mut got = vec![f32::NAN; m * n];
             let dst = MatMut::from_row_major_slice_mut(&mut got, m, n);
-            gemm_tiles(dst, lhs, rhs, t.parallel(), (&far, 1 << 14));
+            gemm_tiles(dst, lhs, rhs, t.parallel(), (&far, 1 << 14, Accum::Replace));
             assert!(got
                 .iter()
                 .zip(&want)
@@ -697,7 +827,7 @@ mod tests {
             MatRef::from_row_major_slice(&l, m, k),
             MatRef::from_row_major_slice(&r, k, n),
         );
-        gemm_tiles(dst, lhs, rhs, Parallel::SEQ, (&stop, 4096));
+        gemm_tiles(dst, lhs, rhs, Parallel::SEQ, (&stop, 4096, Accum::Replace));
         assert!(got.iter().all(|&x| x == 7.0));
     }
 }

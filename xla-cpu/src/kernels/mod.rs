@@ -16,6 +16,7 @@ pub(crate) mod conv_small;
 pub(crate) mod conv_tap_grads;
 pub(crate) mod conv_taps;
 pub(crate) mod conv_subpixel;
+pub(crate) mod dot_add;
 pub(crate) mod dot_perm;
 pub mod elementwise;
 pub mod fft;

@@ -6,6 +6,8 @@ use super::program::{Inst, Program, Slot, SlotId, Ty, Val};
 use super::{contraction, elementwise as ew, reduce, structural as st};
 use crate::compile::Executable;
 use crate::fusion::Step;
+use crate::kernels::dot_add::DotAdd;
+use xla_core::attrs::BinaryOp;
 use xla_core::ir::{CompId, Computation, Op};
 use xla_core::{Literal, Shape};
 
@@ -294,6 +296,24 @@ impl Lowerer<'_> {
                 self.array_op(&opv, shape, out, |lw, _, d| {
                     super::indexing::lower_scatter(lw, dims, *to_apply, ops, shapes, d)
                 })
+            }
+            Op::CustomCall { config, .. } if DotAdd::of(config).is_some() => {
+                // The product into a slot of its own, then the add the rewrite replaced
+                // (the same bits: `kernels/dot_add.rs`).
+                let da = DotAdd::of(config)?;
+                let t = self.fresh(shape)?;
+                let Val::Leaf(ts) = t else { return None };
+                let shapes = [
+                    &at.comp.instructions.get(ins.operands.first()?.0)?.shape,
+                    &at.comp.instructions.get(ins.operands.get(1)?.0)?.shape,
+                ];
+                contraction::lower(self, &da.dims, [leaf(0)?, leaf(1)?], shapes, ts, out)?;
+                let c = opv.get(2)?.clone();
+                let pair = match da.dot_first {
+                    true => [t, c],
+                    false => [c, t],
+                };
+                self.elementwise(ew::Ew::Binary(BinaryOp::Add), at, &pair, shape, out)
             }
             Op::CustomCall { config, .. } => {
                 let shapes = ins

@@ -75,7 +75,18 @@ pub(crate) fn compile_loops(exe: &Executable) -> NativeLoops {
                 if loops.contains_key(&(condition, body)) {
                     continue;
                 }
-                if let Some(program) = lower::lower(exe, condition, body) {
+                let lowered = lower::lower(exe, condition, body);
+                // A debugging aid: which loops run natively (with why not, per instruction,
+                // from `lower.rs`).
+                if std::env::var_os("XLA_CPU_WHY_NOT_NATIVE").is_some() {
+                    let what = if lowered.is_some() {
+                        "lowered"
+                    } else {
+                        "interpreted"
+                    };
+                    eprintln!("while {}: {what}", ins.name);
+                }
+                if let Some(program) = lowered {
                     // Cranelift reports bad input as errors; a panic inside it (a bug)
                     // must still only mean "no native code" here.
                     let code = std::panic::catch_unwind(|| emit::compile(&program))

@@ -14,16 +14,7 @@ use xla_core::ir::{Computation, InstrId, Op};
 
 /// Rewrites every such pair of `c`.
 pub(super) fn dots_into_transposes(c: &mut Computation) {
-    let readers = super::readers(c);
-    for i in 0..c.instructions.len() {
-        let Some((op, operands)) = fused(c, i, &readers) else {
-            continue;
-        };
-        if let Some(ins) = c.instructions.get_mut(i) {
-            ins.op = op;
-            ins.operands = operands;
-        }
-    }
+    super::replace_each(c, fused);
 }
 
 /// The custom-call replacing instruction `i`, when it is such a transpose.

@@ -17,12 +17,14 @@
 //! - Products of broadcast scalars are combined as XLA combines them ([`algebra`]).
 //! - Instructions computing the same value as an earlier one are merged into it ([`cse`]).
 //! - Loop-invariant instructions move out of while bodies ([`licm`]).
+//! - `add(c, dot(a, b))` accumulates the product into `c` ([`dot_add`]).
 //! - A `transpose` that is a `dot`'s only reader and moves a free dim outward is computed
 //!   with the dot, straight into the transposed order ([`dot_order`]).
 //! - [`live`] marks what the root needs, so dead instructions are never run.
 
 mod algebra;
 mod cse;
+mod dot_add;
 mod dot_order;
 mod licm;
 mod shapes;
@@ -49,6 +51,7 @@ pub(crate) fn simplify(m: &mut Module) {
         }
         fold_transposes_into_dots(c);
         transposed_dots(c);
+        dot_add::dots_into_adds(c);
     }
     if let Some(c) = m.computations.get_mut(m.entry.0) {
         dot_order::dots_into_transposes(c);
@@ -306,9 +309,20 @@ fn readers(c: &Computation) -> Vec<usize> {
 /// in place) becomes `dot(b, a)` with the dimension numbers swapped, when the transpose is
 /// the dot's only reader: the product is then written in the order it is read.
 fn transposed_dots(c: &mut Computation) {
+    replace_each(c, swapped_dot);
+}
+
+/// A rewrite that gives instruction `i` of a computation (whose values have the given
+/// reader counts) a new op and operands, or leaves it (`None`).
+type Replacement = fn(&Computation, usize, &[usize]) -> Option<(Op, Vec<InstrId>)>;
+
+/// Applies `f` to every instruction of `c` in order, with reader counts taken before the
+/// first replacement (a replaced instruction's old operands keep their count: the dead
+/// ones are dropped later).
+fn replace_each(c: &mut Computation, f: Replacement) {
     let readers = readers(c);
     for i in 0..c.instructions.len() {
-        let Some((op, operands)) = swapped_dot(c, i, &readers) else {
+        let Some((op, operands)) = f(c, i, &readers) else {
             continue;
         };
         if let Some(ins) = c.instructions.get_mut(i) {
