@@ -150,7 +150,8 @@ fn accumulated_f64_products_give_the_dot_and_add_bits() {
 
 /// What the rewrite leaves alone: a contraction over the limit (257) or of one element
 /// (which faer would round once with the accumulator), a product read twice, an
-/// accumulator computed on the fly (a broadcast, fused with the add instead).
+/// accumulator computed on the fly (a broadcast, fused with the add instead), a sum of two
+/// products (which run side by side instead).
 #[test]
 fn other_adds_of_products_stay_adds() {
     let mut rng = Rng(7);
@@ -168,6 +169,10 @@ fn other_adds_of_products_stay_adds() {
         "a = f32[8,16] parameter(0)\n  b = f32[16,9] parameter(1)\n  x = f32[9] parameter(2)\n  \
          d = f32[8,9] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  \
          c = f32[8,9] broadcast(x), dimensions={1}\n  ROOT s = f32[8,9] add(d, c)",
+        "a = f32[8,16] parameter(0)\n  b = f32[16,9] parameter(1)\n  c = f32[16,9] parameter(2)\n  \
+         d = f32[8,9] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  \
+         e = f32[8,9] dot(a, c), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  \
+         ROOT s = f32[8,9] add(d, e)",
     ];
     for (case, body) in cases.iter().enumerate() {
         let text = format!("HloModule keep_{case}\n\nENTRY main {{\n  {body}\n}}\n");

@@ -122,6 +122,26 @@ fn constant_subexpressions_are_folded_at_compile_time() {
     assert!(ran[0].contains("add"), "{ran:?}");
 }
 
+/// A solver's `2·I` built from two iotas, a compare and a convert (128 x 128, within the
+/// folding limit) is folded: only the add with the parameter runs, and the diagonal is 2.
+#[test]
+fn an_identity_built_from_iotas_is_folded() {
+    let hlo = "HloModule m\n\nENTRY e {\n  x = f32[128,128] parameter(0)\n  \
+               r = s32[128,128] iota(), iota_dimension=0\n  \
+               c = s32[128,128] iota(), iota_dimension=1\n  \
+               eq = pred[128,128] compare(r, c), direction=EQ\n  \
+               f = f32[128,128] convert(eq)\n  two = f32[] constant(2)\n  \
+               b = f32[128,128] broadcast(two), dimensions={}\n  \
+               i2 = f32[128,128] multiply(f, b)\n  ROOT s = f32[128,128] add(x, i2)\n}\n";
+    let (got, ran) = run(hlo, &[lit(&[128, 128], vec![1.0; 128 * 128])]);
+    for (k, v) in got.iter().enumerate() {
+        let want = if k / 128 == k % 128 { 3.0 } else { 1.0 };
+        assert_eq!(*v, want, "element {k}");
+    }
+    assert_eq!(ran.len(), 1, "{ran:?}");
+    assert!(ran[0].contains("add"), "{ran:?}");
+}
+
 #[test]
 fn random_numbers_are_not_folded() {
     let hlo = "HloModule m\n\nENTRY e {\n  x = f32[10000] parameter(0)\n  two = f32[] constant(2)\n  b = f32[10000] broadcast(two), dimensions={}\n  lo = f32[] constant(0)\n  hi = f32[] constant(1)\n  u = f32[10000] rng(lo, hi), distribution=rng_uniform\n  m = f32[10000] multiply(x, b)\n  ROOT r = f32[10000] add(m, u)\n}\n";

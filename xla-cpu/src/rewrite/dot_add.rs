@@ -5,9 +5,11 @@
 //! values stay the same bits, and so why only f32/f64 products contracting [`MIN_K`] to
 //! [`MAX_K`] elements are fused.
 //!
-//! `c` must be a value that is stored anyway (a parameter, a loop state's element, another
-//! product): an elementwise `c` (a broadcast bias) fuses with the add into one kernel
-//! reading the product, which costs no more than the accumulation and keeps `c` unstored.
+//! `c` must be a running sum: a parameter or a loop state's element. An elementwise `c` (a
+//! broadcast bias) fuses with the add into one kernel reading the product, which costs no
+//! more than the accumulation and keeps `c` unstored; and a `c` that is itself computed
+//! (`dot(x, u) + dot(h, w)`, a recurrent cell's gate) would make the two products run one
+//! after the other instead of side by side (`concurrent.rs`).
 
 use crate::kernels::dot_add::{DotAdd, MAX_K, MIN_K};
 use xla_core::attrs::{BinaryOp, DotDims};
@@ -77,16 +79,8 @@ fn product(c: &Computation, d: InstrId, readers: &[usize]) -> Option<(DotDims, I
     (fits && readers.get(d.0) == Some(&1)).then(|| (dims.clone(), *a, *b))
 }
 
-/// True when instruction `o` is a value every plan stores (not an elementwise op or
-/// broadcast a fused kernel would compute on the fly).
+/// True when instruction `o` is a running sum: a parameter or a tuple's element.
 fn stored(c: &Computation, o: InstrId) -> bool {
-    c.get(o).is_some_and(|ins| {
-        matches!(
-            ins.op,
-            Op::Parameter { .. }
-                | Op::GetTupleElement { .. }
-                | Op::Dot { .. }
-                | Op::CustomCall { .. }
-        )
-    })
+    c.get(o)
+        .is_some_and(|ins| matches!(ins.op, Op::Parameter { .. } | Op::GetTupleElement { .. }))
 }
