@@ -1,7 +1,9 @@
 //! Steps that hand buffers on instead of copying them: a `tuple` gathers its operands'
 //! buffers, a `get-tuple-element` takes its element out of the tuple, and a
 //! `dynamic-update-slice`, `reshape`, `bitcast`, `copy` or `while` whose operand dies with it
-//! reuses that operand's buffer. Only on the fused path; the reference path copies.
+//! reuses that operand's buffer, and so does a product accumulated into a running sum
+//! (`kernels/dot_add.rs`) whose sum dies with it. Only on the fused path; the reference path
+//! copies.
 
 use crate::buffer::written_in_chunks;
 use crate::error::{internal, operand_kind, Result};
