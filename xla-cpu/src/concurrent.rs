@@ -182,7 +182,7 @@ fn compute_alone(
             contraction::dot(a, b, dims, &ins.shape, Parallel::SEQ)
         }
         (Step::Eval(_), Op::CustomCall { config, .. }, [a, b, rest @ ..])
-            if DotAdd::of(config).is_some() =>
+            if config.target == dot_add::TARGET =>
         {
             let acc = match (acc, rest) {
                 (Some(acc), _) => acc,
@@ -225,7 +225,9 @@ pub(crate) fn take_accumulators(
             else {
                 return None;
             };
-            DotAdd::of(config)?;
+            if config.target != dot_add::TARGET {
+                return None;
+            }
             let once = reads.iter().filter(|&&o| o == c.0).count() == 1;
             let dies = frees.get(j).is_some_and(|f| f.contains(&c.0));
             (once && dies).then(|| values.take_owned(c.0)).flatten()
