@@ -366,7 +366,19 @@ impl<'i> Bound<'i> {
             };
             let period = self.periods.get(slot).copied().unwrap_or(0);
             let at = |run: Option<&[f32]>| run.map(<[f32]>::as_ptr);
+            // A gather whose rows are one run of its operand (`gather::Table::input`):
+            // read in place, nothing staged.
+            let run = match *c {
+                super::stream::Stream::Staged(super::Load::Gather(g)) => {
+                    match self.ins.get(g.input) {
+                        Some(In::Val(v)) => Some(*v),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
             let ptr = match (*c, c.input().and_then(|k| self.ins.get(k))) {
+                _ if run.is_some() => at(run.and_then(|v| v.get(start..start + total))),
                 // A tiled bias: its row repeated, read from the call's phase.
                 (super::stream::Stream::Staged(_), _) if period > 0 => {
                     let phase = start % period;

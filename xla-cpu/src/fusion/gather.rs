@@ -124,6 +124,19 @@ impl<'a, L> GatherRows<'a, L> {
     pub(crate) fn elems(&self) -> usize {
         self.bases.len() * self.len
     }
+
+    /// The rows as one run of the operand, when each starts where the one before ends
+    /// (no fill row).
+    pub(crate) fn contiguous(&self) -> Option<&'a [L]> {
+        let &first = self.bases.first()?;
+        let follows = self
+            .bases
+            .iter()
+            .enumerate()
+            .all(|(r, &b)| b != FILL && Some(b) == r.checked_mul(self.len).map(|o| first + o));
+        let end = first.checked_add(self.elems())?;
+        follows.then(|| self.vals.get(first..end)).flatten()
+    }
 }
 
 impl<'a, L: super::lane::Lane> GatherRows<'a, L> {
@@ -298,15 +311,24 @@ fn slice_rows<'a, L: Copy>(
 }
 
 impl<L> Table<'_, L> {
-    /// The kernel input this table stands for (rows of `len`).
+    /// The kernel input this table stands for (rows of `len`): the operand's elements
+    /// themselves when the rows are one contiguous run of it (a `dynamic-slice` along the
+    /// leading dims, as a scan's step reads its saved activations), which generated code
+    /// then reads in place instead of copying row by row per call.
     pub(crate) fn input(&self, len: usize) -> In<'_, L> {
         match self {
-            Table::Rows(vals, bases, fill) => In::Rows(GatherRows {
-                vals,
-                fill,
-                bases,
-                len,
-            }),
+            Table::Rows(vals, bases, fill) => {
+                let rows = GatherRows {
+                    vals,
+                    fill,
+                    bases,
+                    len,
+                };
+                match rows.contiguous() {
+                    Some(run) => In::Val(run),
+                    None => In::Rows(rows),
+                }
+            }
             Table::Values(v) => In::Val(v),
         }
     }
@@ -362,6 +384,29 @@ mod tests {
         assert_eq!(row_len(&dims(&[1], &[0]), &[1000, 4], &[5000, 4]), None);
         // The operand's last dim collapsed: rows are not contiguous.
         assert_eq!(row_len(&dims(&[1], &[1]), &[64, 1000], &[5000, 64]), None);
+    }
+
+    #[test]
+    fn rows_one_after_another_are_one_run() {
+        let vals: Vec<f32> = (0..16).map(|x| x as f32).collect();
+        let rows = |bases: &'static [usize]| {
+            GatherRows {
+                vals: &vals,
+                fill: &[],
+                bases,
+                len: 4,
+            }
+            .contiguous()
+            .map(<[f32]>::to_vec)
+        };
+        assert_eq!(rows(&[4, 8, 12]), Some((4..16).map(|x| x as f32).collect()));
+        assert_eq!(rows(&[6]), Some(vec![6.0, 7.0, 8.0, 9.0]));
+        // Out of order, overlapping, a fill row, past the end, none: not one run.
+        assert_eq!(rows(&[8, 0, 4]), None);
+        assert_eq!(rows(&[0, 2]), None);
+        assert_eq!(rows(&[0, FILL]), None);
+        assert_eq!(rows(&[8, 12, 16]), None);
+        assert_eq!(rows(&[]), None);
     }
 
     #[test]
