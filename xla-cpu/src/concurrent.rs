@@ -45,6 +45,12 @@ const MAX_FUSED_ELEMENTS: usize = 1 << 18;
 /// The most steps one group holds, and how far ahead a member is looked for.
 const MAX_GROUP: usize = 4;
 const LOOK_AHEAD: usize = 24;
+/// Smaller independent steps that may join a group of heavy ones ([`filler`]), at most
+/// this many per group.
+const MAX_FILLERS: usize = 4;
+/// A filler's least work (elements times kernel nodes, or a dot's multiply-adds): below
+/// it the step is cheaper than the hand-off it would save.
+const MIN_FILLER_WORK: usize = 1 << 13;
 
 /// Multiply-adds of a dot (or of a product accumulated in place, `kernels/dot_add.rs`):
 /// its result's elements times the contracted size.
@@ -75,6 +81,39 @@ fn heavy(comp: &Computation, step: &Step) -> bool {
         Step::Eval(_) => {
             dot_flops(comp, ins).is_some_and(|f| (MIN_DOT_FLOPS..MAX_DOT_FLOPS).contains(&f))
         }
+    }
+}
+
+/// True when `step` may join a group of heavy steps as a filler: a fused kernel or a dot
+/// too small to be [`heavy`] (a reduction of a step's gradient rows, a short product),
+/// taken by whichever thread finishes its heavy steps first, so the other one does not
+/// wait alone at the group's end (the backward step of a GRU: products of 27, 24, 24 and
+/// 7 µs, then four column sums of 4 K elements that only the main thread ran).
+fn filler(comp: &Computation, step: &Step) -> bool {
+    let Some(ins) = comp.instructions.get(step.instr()) else {
+        return false;
+    };
+    match step {
+        Step::Fused(_, f) => {
+            f.kernel.work() >= MIN_FILLER_WORK
+                && f.kernel.n < MAX_FUSED_ELEMENTS
+                && !matches!(f.kind, fusion::FusedKind::Scatter(_))
+        }
+        Step::Eval(_) => dot_flops(comp, ins).is_some_and(|f| f >= MIN_FILLER_WORK),
+    }
+}
+
+/// A rough cost of a grouped step, to start the longest first: a dot's multiply-adds, a
+/// fused kernel's elements times nodes over 8 (an element-step takes about an eighth of
+/// a multiply-add's time at these sizes).
+fn cost(comp: &Computation, step: &Step) -> usize {
+    match step {
+        Step::Fused(_, f) => f.kernel.work() / 8,
+        Step::Eval(i) => comp
+            .instructions
+            .get(*i)
+            .and_then(|ins| dot_flops(comp, ins))
+            .unwrap_or(0),
     }
 }
 
@@ -125,12 +164,14 @@ pub(crate) fn group(comp: &Computation, steps: Vec<Step>) -> (Vec<Step>, Vec<usi
             None if heavy(comp, &first) => (Box::new(|s| heavy(comp, s)), MAX_GROUP),
             None => (Box::new(|_| false), 1),
         };
+        let fills = most == MAX_GROUP;
         let mut members = vec![first];
+        let mut fillers = Vec::new();
         // The values computed by the steps a later member would jump over.
         let mut between: Vec<usize> = vec![members[0].instr()];
         let end = (k + 1 + LOOK_AHEAD).min(rest.len());
         for j in k + 1..end {
-            if members.len() >= most {
+            if members.len() >= most && (!fills || fillers.len() >= MAX_FILLERS) {
                 break;
             }
             let Some(s) = rest.get(j).and_then(Option::as_ref) else {
@@ -139,11 +180,31 @@ pub(crate) fn group(comp: &Computation, steps: Vec<Step>) -> (Vec<Step>, Vec<usi
             let free = !s.reads(comp).iter().any(|o| between.contains(&o.0));
             // Members run at the same time: none may read another.
             between.push(s.instr());
-            if free && joins(s) {
+            let heavy_joins = members.len() < most && joins(s);
+            let fills_in = fills && fillers.len() < MAX_FILLERS && filler(comp, s);
+            if free && (heavy_joins || fills_in) {
                 if let Some(s) = rest.get_mut(j).and_then(Option::take) {
-                    members.push(s);
+                    match heavy_joins {
+                        true => members.push(s),
+                        false => fillers.push((j, s)),
+                    }
                 }
             }
+        }
+        // Fillers only fill the gaps of a group of heavy steps; alone with one, each goes
+        // back where it was.
+        if members.len() < 2 {
+            for (j, s) in fillers.drain(..) {
+                if let Some(slot) = rest.get_mut(j) {
+                    *slot = Some(s);
+                }
+            }
+        }
+        members.extend(fillers.into_iter().map(|(_, s)| s));
+        // Longest first (the executor takes a group's values in its order, whatever
+        // thread computed them): the last steps taken are the short ones.
+        if members.len() > 1 {
+            members.sort_by_key(|s| std::cmp::Reverse(cost(comp, s)));
         }
         sizes.push(members.len());
         sizes.extend(std::iter::repeat_n(0, members.len() - 1));

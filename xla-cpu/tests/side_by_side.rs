@@ -139,12 +139,13 @@ fn independent_products_are_grouped_and_agree_bit_for_bit() {
         vec![3],
         "the three gate products form one group"
     );
-    // After the loop: the two 128x128 products; the f32[16,16] one (16*16*128
-    // multiply-adds) is not worth a thread.
+    // After the loop: the two 128x128 products, and the f32[16,16] one (16*16*128
+    // multiply-adds, not worth a thread of its own) as a filler taken by whichever
+    // thread is free first.
     assert_eq!(
         groups(&exe, exe.module().entry),
-        vec![2],
-        "the two large products after the loop"
+        vec![3],
+        "the two large products after the loop, and the small one"
     );
 
     let args = four(&[16, 128], &[128, 128], 1, false);
@@ -231,6 +232,80 @@ ENTRY main {
         arg(&[512, 256], 8, true),
         arg(&[512, 256], 9, true),
         arg(&[1024, 512], 10, true),
+    ];
+    agree(&mut exe, &args);
+}
+
+/// Heavy products and smaller independent kernels (a column sum, a short elementwise
+/// chain) as fillers: one group, the reference path's values and the same bits at any
+/// thread count, NaN, ±inf and ±0 included.
+const FILLERS: &str = r#"HloModule fillers
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[16,128] parameter(0)
+  w1 = f32[128,128] parameter(1)
+  w2 = f32[128,128] parameter(2)
+  w3 = f32[128,128] parameter(3)
+  y = f32[32,128] parameter(4)
+  z = f32[16,128] parameter(5)
+  zero = f32[] constant(0)
+  a = f32[16,128] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  b = f32[16,128] dot(x, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  yy = f32[32,128] multiply(y, y)
+  s = f32[128] reduce(yy, zero), dimensions={0}, to_apply=add
+  c = f32[16,128] dot(x, w3), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  zz = f32[16,128] multiply(z, z)
+  zs = f32[16,128] add(zz, z)
+  e = f32[16,128] tanh(zs)
+  ROOT r = (f32[16,128], f32[16,128], f32[16,128], f32[128], f32[16,128]) tuple(a, b, c, s, e)
+}"#;
+
+#[test]
+fn small_independent_kernels_fill_a_group() {
+    let mut exe = Executable::compile(&xla_core::text::parse_module(FILLERS).unwrap()).unwrap();
+    assert_eq!(groups(&exe, exe.module().entry), vec![5]);
+    let [x, w1, w2, w3] = four(&[16, 128], &[128, 128], 11, true);
+    let args = [
+        x,
+        w1,
+        w2,
+        w3,
+        arg(&[32, 128], 15, true),
+        arg(&[16, 128], 16, true),
+    ];
+    agree(&mut exe, &args);
+}
+
+/// With one heavy step only there is no group to fill: the small kernels stay in place.
+#[test]
+fn fillers_alone_with_one_heavy_step_stay_in_place() {
+    let one = FILLERS
+        .replace(
+            "  b = f32[16,128] dot(x, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+            "",
+        )
+        .replace(
+            "  c = f32[16,128] dot(x, w3), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+            "",
+        )
+        .replace(
+            "ROOT r = (f32[16,128], f32[16,128], f32[16,128], f32[128], f32[16,128]) tuple(a, b, c, s, e)",
+            "ROOT r = (f32[16,128], f32[128], f32[16,128]) tuple(a, s, e)",
+        );
+    let mut exe = Executable::compile(&xla_core::text::parse_module(&one).unwrap()).unwrap();
+    assert!(groups(&exe, exe.module().entry).is_empty(), "{one}");
+    let [x, w1, w2, w3] = four(&[16, 128], &[128, 128], 21, true);
+    let args = [
+        x,
+        w1,
+        w2,
+        w3,
+        arg(&[32, 128], 25, true),
+        arg(&[16, 128], 26, true),
     ];
     agree(&mut exe, &args);
 }
