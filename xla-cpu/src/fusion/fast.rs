@@ -12,7 +12,6 @@ use super::kern::{lookup, OpFn, Vb, LANES, V};
 use super::lane::Lane;
 use super::run::{load, In};
 use super::{Instr, Kernel, Src};
-use std::marker::PhantomData;
 
 /// A resolved source: `base + start * step` elements (step 0: a register; 1: an input
 /// of the kernel's type read in place at the block's position).
@@ -42,20 +41,32 @@ enum Step<L> {
     },
 }
 
-/// A kernel's fast program bound to one task's registers and one run's inputs.
+/// A kernel's block program bound to one task's registers and one run's inputs.
 ///
-/// Invariants (established by [`Fast::new`], relied on by [`Fast::eval`]):
+/// Invariants (established by [`Prog::bind`], relied on by [`Fast::eval`]):
 /// - every register pointer points into `regs`, whose heap block is never reallocated,
-///   borrowed or moved out while `Fast` lives (only these pointers touch it);
-/// - every input pointer is the start of an input of at least `n` elements;
+///   borrowed or moved out while the `Prog` lives (only these pointers touch it);
+/// - every input pointer is the start of an input of at least `n` elements, alive for the
+///   lifetime `'i` of the [`Fast`] holding the `Prog`;
 /// - no op's destination is one of its own sources, and destinations are registers.
-pub(crate) struct Fast<'i, L> {
+struct Prog<L> {
     /// Owns the registers (reached only through the pointers below).
     _regs: Vec<Vb<L>>,
     steps: Vec<Step<L>>,
     /// The inputs read in place, prefetched ahead of the block being computed.
     streams: Vec<*const L>,
     result: Arg<L>,
+}
+
+/// A kernel bound to one task and one run's inputs: its machine code, and the block program
+/// for what the code cannot run.
+pub(crate) struct Fast<'i, L> {
+    /// The block program, bound on first use (`Some(None)`: it could not be bound). A kernel
+    /// whose code runs every call never needs it: binding it for every task of every run
+    /// (registers, steps) was most of the per-run set-up of a scanned step's small kernels.
+    prog: Option<Option<Prog<L>>>,
+    /// The run's inputs, which the block program is bound to.
+    ins: &'i [In<'i, L>],
     n: usize,
     /// The kernel's machine code bound to the inputs, when it has some.
     #[cfg(target_arch = "x86_64")]
@@ -63,16 +74,29 @@ pub(crate) struct Fast<'i, L> {
     /// The kernel's fold code bound to the inputs, for a reduce.
     #[cfg(target_arch = "x86_64")]
     fold: Option<Bound<'i>>,
-    /// The inputs the pointers read.
-    _ins: PhantomData<&'i [L]>,
 }
 
 impl<'i, L: Lane> Fast<'i, L> {
+    /// The kernel's code bound to `ins`; the block program is bound when first needed.
+    pub(crate) fn new(k: &Kernel, ins: &'i [In<'i, L>]) -> Fast<'i, L> {
+        Fast {
+            prog: None,
+            ins,
+            n: k.n,
+            #[cfg(target_arch = "x86_64")]
+            jit: k.jit.as_ref().and_then(|c| Bound::new(c, ins, k.n)),
+            #[cfg(target_arch = "x86_64")]
+            fold: k.fold_jit.as_ref().and_then(|c| Bound::new(c, ins, k.n)),
+        }
+    }
+}
+
+impl<L: Lane> Prog<L> {
     /// Binds `k`'s program to fresh registers (constants and scalars filled from
     /// `fixed`, one value per register) and to `ins`. `None` if the program reads an
     /// input that is not of the kernel's type or shorter than the kernel's domain, or
     /// breaks the register invariants above (the slow path then runs instead).
-    pub(crate) fn new(k: &Kernel, ins: &[In<'i, L>], fixed: &[L]) -> Option<Fast<'i, L>> {
+    fn bind(k: &Kernel, ins: &[In<'_, L>], fixed: &[L]) -> Option<Prog<L>> {
         let table = L::table();
         let mut regs: Vec<Vb<L>> = fixed.iter().map(|&v| [v; V]).collect();
         let nregs = regs.len();
@@ -120,20 +144,16 @@ impl<'i, L: Lane> Fast<'i, L> {
                 streams.push(a.base);
             }
         }
-        Some(Fast {
+        Some(Prog {
             _regs: regs,
             steps,
             streams,
             result,
-            n: k.n,
-            #[cfg(target_arch = "x86_64")]
-            jit: k.jit.as_ref().and_then(|c| Bound::new(c, ins, k.n)),
-            #[cfg(target_arch = "x86_64")]
-            fold: k.fold_jit.as_ref().and_then(|c| Bound::new(c, ins, k.n)),
-            _ins: PhantomData,
         })
     }
+}
 
+impl<'i, L: Lane> Fast<'i, L> {
     /// Folds the kernel's values at `start..` into `lanes` (element `start + i` into lane
     /// `i % LANES`) with the generated fold code, as far as it can go in whole groups of
     /// `LANES` within `len`; returns how many elements it folded (0 without fold code).
@@ -185,10 +205,12 @@ impl<'i, L: Lane> Fast<'i, L> {
         }
     }
 
-    /// Runs the program on elements `start..start + V` and returns the result block
-    /// (`None` when that range is not inside the kernel's domain).
+    /// Runs kernel `k` (the one this binding was made for) on elements `start..start + V`
+    /// and returns the result block (`None` when that range is not inside the kernel's
+    /// domain, or the block program cannot be bound).
     #[inline(always)]
-    pub(crate) fn eval(&mut self, ins: &[In<L>], start: usize) -> Option<&Vb<L>> {
+    pub(crate) fn eval(&mut self, k: &Kernel, start: usize) -> Option<&Vb<L>> {
+        let ins = self.ins;
         if start.checked_add(V)? > self.n {
             return None;
         }
@@ -196,12 +218,16 @@ impl<'i, L: Lane> Fast<'i, L> {
         if let Some(b) = self.jit.as_mut().and_then(|j| j.eval(start)) {
             return L::from_f32_block(b);
         }
-        for &p in &self.streams {
+        let prog = self
+            .prog
+            .get_or_insert_with(|| Prog::bind(k, ins, &k.fixed_values(ins)))
+            .as_ref()?;
+        for &p in &prog.streams {
             for line in (0..V).step_by(64 / std::mem::size_of::<L>().max(1)) {
                 prefetch(p.wrapping_add(start + PREFETCH + line));
             }
         }
-        for step in &self.steps {
+        for step in &prog.steps {
             match *step {
                 // SAFETY: `d` points to a register of `self.regs` (invariant), and no
                 // other reference to that register is alive: `self` is borrowed mutably
@@ -219,7 +245,7 @@ impl<'i, L: Lane> Fast<'i, L> {
                 },
             }
         }
-        let r = self.result;
+        let r = prog.result;
         // SAFETY: as for the sources above; the shared borrow is tied to `&mut self`, so
         // no op can write the result register while it is read.
         Some(unsafe { &*r.base.add(start * r.step).cast::<Vb<L>>() })

@@ -68,7 +68,8 @@ impl<L: Lane> In<'_, L> {
 use super::kern::{LANES, V};
 
 /// Per-task state: the fast program bound to this task's registers, and the slow path's
-/// registers for tails shorter than a fast block.
+/// registers for tails shorter than a fast block (made when first needed: a kernel whose
+/// code covers its whole domain never takes the slow path).
 pub(crate) struct Scratch<'i, L> {
     regs: Vec<Vec<L>>,
     fast: Option<Fast<'i, L>>,
@@ -101,12 +102,11 @@ impl Kernel {
         fixed
     }
 
-    pub(super) fn scratch<'i, L: Lane>(&self, ins: &[In<'i, L>]) -> Scratch<'i, L> {
-        let fixed = self.fixed_values(ins);
+    pub(super) fn scratch<'i, L: Lane>(&self, ins: &'i [In<'i, L>]) -> Scratch<'i, L> {
         Scratch {
-            regs: fixed.iter().map(|&v| vec![v; V]).collect(),
-            fast: Fast::new(self, ins, &fixed),
-            tmp: vec![L::zero(); V],
+            regs: Vec::new(),
+            fast: Some(Fast::new(self, ins)),
+            tmp: Vec::new(),
             rows: Vec::new(),
         }
     }
@@ -184,9 +184,13 @@ impl Kernel {
         s: &'a mut Scratch<'_, L>,
     ) -> &'a [L] {
         if len >= V {
-            if let Some(v) = s.fast.as_mut().and_then(|f| f.eval(ins, start)) {
+            if let Some(v) = s.fast.as_mut().and_then(|f| f.eval(self, start)) {
                 return v;
             }
+        }
+        if s.tmp.len() < V {
+            s.regs = self.fixed_values(ins).iter().map(|&v| vec![v; V]).collect();
+            s.tmp = vec![L::zero(); V];
         }
         let bl = len.min(V);
         self.block_slices(ins, start, &mut s.regs, &mut s.tmp[..bl]);
