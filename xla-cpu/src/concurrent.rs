@@ -272,10 +272,14 @@ pub(crate) fn take_accumulators(
     frees: &[Vec<usize>],
     values: &mut Values<'_>,
 ) -> Vec<Option<Literal>> {
-    let reads: Vec<usize> = group
-        .iter()
-        .flat_map(|s| s.reads(comp).iter().map(|o| o.0).collect::<Vec<_>>())
-        .collect();
+    // How many times the group reads value `c` (counted in place: this runs per group
+    // per execution).
+    let reads = |c: usize| -> usize {
+        group
+            .iter()
+            .map(|s| s.reads(comp).iter().filter(|o| o.0 == c).count())
+            .sum()
+    };
     group
         .iter()
         .enumerate()
@@ -289,7 +293,7 @@ pub(crate) fn take_accumulators(
             if config.target != dot_add::TARGET {
                 return None;
             }
-            let once = reads.iter().filter(|&&o| o == c.0).count() == 1;
+            let once = reads(c.0) == 1;
             let dies = frees.get(j).is_some_and(|f| f.contains(&c.0));
             (once && dies).then(|| values.take_owned(c.0)).flatten()
         })
