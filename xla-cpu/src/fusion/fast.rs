@@ -287,7 +287,9 @@ struct Bound<'i> {
     periods: Vec<usize>,
     /// Per cyclic stream: the table of row addresses of a `Stream::Pieces`, set per call.
     tables: Vec<Vec<*const f32>>,
-    out: Box<[f32; V]>,
+    /// The block [`Bound::eval`] writes, made on its first call (most kernels write
+    /// straight into their output instead, [`Bound::eval_to`]).
+    out: Option<Box<[f32; V]>>,
     n: usize,
 }
 
@@ -373,7 +375,7 @@ impl<'i> Bound<'i> {
             bufs,
             periods,
             tables: vec![Vec::new(); code.cyclic.len()],
-            out: Box::new([0.0; V]),
+            out: None,
             n,
         })
     }
@@ -487,10 +489,13 @@ impl<'i> Bound<'i> {
         if !self.prepare(start, V) {
             return None;
         }
-        let out = self.out.as_mut_ptr();
+        let out = self
+            .out
+            .get_or_insert_with(|| Box::new([0.0; V]))
+            .as_mut_ptr();
         // SAFETY: `out` is this binding's `V`-element block; `prepare` returned true.
         unsafe { self.run(start, (out, super::jit::STEPS), &self.code) };
-        Some(&self.out)
+        self.out.as_deref()
     }
 
     /// As [`Bound::eval`], writing the `dst.len()` values (a multiple of 16) straight to
