@@ -29,7 +29,6 @@ mod stream;
 
 #[cfg(target_arch = "x86_64")]
 pub use jit::set_codegen;
-pub(crate) use ops::{vmax_raw, vmin_raw};
 pub(crate) use run::run;
 
 /// Machine-code generation is x86-64 only; elsewhere this does nothing.

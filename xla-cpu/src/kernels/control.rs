@@ -4,8 +4,8 @@ use super::structural::vector;
 use crate::error::{
     internal, operand_count, operand_kind, operand_shapes, result_shape, CpuError, Result,
 };
-use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{data, dims_of, make, scalar_i64};
+use crate::exec::Ctx;
+use crate::index::{data, dims_of, make, scalar_at, scalar_i64, set_scalar};
 use std::borrow::Cow;
 use xla_core::ir::CompId;
 use xla_core::literal::ArrayData;

@@ -6,7 +6,6 @@ pub mod collective;
 pub(crate) mod complex_div;
 mod complex_simd;
 mod complex_fma;
-pub(crate) mod complex_mul;
 pub mod contraction;
 pub mod control;
 pub mod conv;

@@ -4,8 +4,8 @@
 use crate::comparator::{canonical, Key};
 use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
-use crate::exec::{scalar_at, Ctx};
-use crate::index::{array, count, make, results};
+use crate::exec::Ctx;
+use crate::index::{array, count, make, results, scalar_at};
 use crate::limits::scratch;
 use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::scalar::{Elem, Kind};

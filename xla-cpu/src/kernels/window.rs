@@ -11,8 +11,8 @@
 use super::structural::{leaves, put, take, vector};
 use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
-use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, count, dims_of, results, strides};
+use crate::exec::Ctx;
+use crate::index::{array, count, dims_of, results, scalar_at, set_scalar, strides};
 use crate::invariant;
 use crate::scalar::Combine;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, Window};
