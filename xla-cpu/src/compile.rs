@@ -469,3 +469,21 @@ impl Executable {
         self.plans.get(c.0)
     }
 }
+
+impl Executable {
+    /// Sets the number of threads the heavy kernels of this executable use (0 is taken as
+    /// 1). The default is `XLA_CPU_THREADS`, or every core. Results do not depend on it.
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = crate::parallel::Threads::new(n);
+    }
+
+    /// The number of threads the heavy kernels of this executable use.
+    pub fn threads(&self) -> usize {
+        self.threads.parallel().threads()
+    }
+
+    /// The parallelism handed to kernels.
+    pub(crate) fn parallel(&self) -> crate::parallel::Parallel<'_> {
+        self.threads.parallel()
+    }
+}

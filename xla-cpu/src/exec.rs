@@ -11,7 +11,7 @@ use crate::kernels::{
     structural as st, window,
 };
 use crate::limits::budget::Budget;
-use crate::limits::peak::shape_bytes;
+use crate::limits::bytes::shape_bytes;
 use crate::values::Values;
 use std::borrow::Cow;
 use std::cell::Cell;

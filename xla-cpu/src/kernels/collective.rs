@@ -47,7 +47,7 @@ pub fn custom_call(
     })?;
     let copies = a
         .iter()
-        .map(|l| crate::limits::peak::shape_bytes(l.shape()));
+        .map(|l| crate::limits::bytes::shape_bytes(l.shape()));
     cx.budget
         .admit("custom-call", copies.fold(0, u64::saturating_add))?;
     let args: Vec<Literal> = a.iter().map(|l| (*l).clone()).collect();
