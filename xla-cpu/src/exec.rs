@@ -1,11 +1,12 @@
 //! Running a computation: one value per instruction, freed after its last use; called
 //! computations run through [`Ctx::call`].
 
-use crate::compile::{Combiner, Executable};
+use crate::compile::Executable;
 use crate::devices::ops as dev;
 use crate::error::{internal, operand_kind, out_of_range, CpuError, Result};
 use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
+use crate::kernels::combiner::Combiner;
 use crate::kernels::{
     collective, contraction, control, elementwise as ew, fft, indexing, linalg, rng, sort,
     structural as st, window,

@@ -15,7 +15,6 @@
 //! ```
 
 mod buffer;
-mod comparator;
 mod compile;
 mod concurrent;
 mod denormals;
@@ -41,9 +40,10 @@ mod rewrite;
 pub mod scalar;
 mod values;
 
-pub use compile::{CustomCallFn, Executable};
+pub use compile::Executable;
 pub use error::{CpuError, CustomCallFailure, HostError, Result};
 pub use fusion::set_codegen;
+pub use kernels::host::CustomCallFn;
 pub use limits::{
     parse_memory_size, CancelToken, ExecuteOptions, LimitSource, MemoryLimit, StopReason,
     MEMORY_LIMIT_ENV,

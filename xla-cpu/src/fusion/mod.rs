@@ -47,7 +47,7 @@ pub(crate) fn codegen_wanted() -> bool {
     }
 }
 
-use crate::compile::Combiner;
+use crate::kernels::combiner::Combiner;
 use std::collections::HashMap;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};
 use xla_core::ir::{CompId, Computation, InstrId, Instruction, Op};

@@ -68,7 +68,9 @@ pub fn custom_call(
     Ok(r)
 }
 
-fn lock<'a>(cx: &'a Ctx<'a>) -> Result<std::sync::MutexGuard<'a, crate::compile::HostQueues>> {
+fn lock<'a>(
+    cx: &'a Ctx<'a>,
+) -> Result<std::sync::MutexGuard<'a, crate::kernels::host::HostQueues>> {
     cx.exe
         .host
         .lock()

@@ -6,13 +6,13 @@
 
 use super::index_rows::{simple_bases, Rows, Simple};
 use super::structural::{leaves, put, take, take_polled, vector};
-use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
 use crate::exec::Ctx;
 use crate::index::{
     array, data, dim_list, dims_of, make, results, scalar_at, set_scalar, strides,
     try_for_each_index,
 };
+use crate::kernels::combiner::Combiner;
 use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::scalar::{index_value, Combine};
 use std::cell::Cell;

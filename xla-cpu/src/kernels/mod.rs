@@ -3,6 +3,8 @@
 
 pub(crate) mod arg_reduce;
 pub mod collective;
+pub(crate) mod combiner;
+pub(crate) mod comparator;
 pub(crate) mod complex_div;
 mod complex_simd;
 mod complex_fma;
@@ -19,6 +21,7 @@ pub(crate) mod dot_add;
 pub(crate) mod dot_perm;
 pub mod elementwise;
 pub mod fft;
+pub(crate) mod host;
 mod index_rows;
 pub mod indexing;
 pub(crate) mod lapack;

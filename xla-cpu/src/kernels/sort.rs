@@ -1,11 +1,11 @@
 //! Sorting: `sort` (any comparator, several operands, any dimension; always stable) and
 //! `topk` (ties: lower index first).
 
-use crate::comparator::{canonical, Key};
-use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
 use crate::exec::Ctx;
 use crate::index::{array, count, make, results, scalar_at};
+use crate::kernels::combiner::Combiner;
+use crate::kernels::comparator::{canonical, Key};
 use crate::limits::scratch;
 use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::scalar::{Elem, Kind};

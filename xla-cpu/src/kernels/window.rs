@@ -9,11 +9,11 @@
 //! for any window), which give the same results as the groups here.
 
 use super::structural::{leaves, put, take, vector};
-use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
 use crate::exec::Ctx;
 use crate::index::{array, count, dims_of, results, scalar_at, set_scalar, strides};
 use crate::invariant;
+use crate::kernels::combiner::Combiner;
 use crate::scalar::Combine;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, Window};
 use xla_core::ir::CompId;
