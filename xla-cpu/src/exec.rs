@@ -553,7 +553,7 @@ impl<'a> Ctx<'a> {
             ),
             Op::Conditional { branches } => control::conditional(self, a, branches),
             Op::While { condition, body } => {
-                control::while_loop(self, Cow::Borrowed(arg(0)?), *condition, *body)
+                crate::while_loop::while_loop(self, Cow::Borrowed(arg(0)?), *condition, *body)
             }
             Op::CustomCall { config, .. } => collective::custom_call(self, a, config, out),
             Op::Rng { distribution } => rng::rng(self, a, *distribution, out),

@@ -17,6 +17,7 @@
 mod buffer;
 mod compile;
 mod concurrent;
+mod ctx_host;
 mod denormals;
 pub mod devices;
 mod error;
@@ -39,6 +40,7 @@ mod profile;
 mod rewrite;
 pub mod scalar;
 mod values;
+mod while_loop;
 
 pub use compile::Executable;
 pub use error::{CpuError, CustomCallFailure, HostError, Result};
