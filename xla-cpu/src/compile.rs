@@ -3,34 +3,13 @@
 
 use crate::error::{CpuError, HostError, Result};
 use crate::fusion::{plan_steps, Step};
-use std::collections::{HashMap, VecDeque};
+use crate::kernels::combiner::{recognise, Combiner};
+use crate::kernels::host::{CustomCallFn, HostQueues};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType};
 use xla_core::ir::{CompId, Computation, InstrId, Module, Op};
 use xla_core::{Literal, Shape};
-
-/// A host function a `custom-call` can reach: `(operands, result shape, backend_config)`.
-pub type CustomCallFn =
-    dyn Fn(&[Literal], &Shape, &str) -> std::result::Result<Literal, HostError> + Send + Sync;
-
-/// A called computation recognised as a simple scalar function of its two parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Combiner {
-    /// `op(p0, p1)` (or `op(p1, p0)` for a commutative op).
-    Binary(BinaryOp),
-    /// Returns `p1` (scatter's "set").
-    Second,
-    /// `compare(p0, p1)` (a plain sort comparator).
-    Compare(ComparisonDirection, Option<ComparisonType>),
-    /// `compare(key(p0), key(p1))` over parameters `(p0, p1, ...)`: a sort comparator
-    /// that orders by the first operand alone (`comparator.rs`).
-    KeyCompare(
-        ComparisonDirection,
-        Option<ComparisonType>,
-        crate::comparator::Key,
-    ),
-}
 
 /// The plan of one computation.
 #[derive(Debug)]
@@ -59,15 +38,6 @@ pub(crate) struct CompPlan {
     pub groups: Vec<usize>,
 }
 
-/// Host-side queues for infeed, outfeed and host send/recv.
-#[derive(Debug, Default)]
-pub(crate) struct HostQueues {
-    pub infeed: VecDeque<Literal>,
-    pub outfeed: Vec<Literal>,
-    pub recv: HashMap<i64, VecDeque<Literal>>,
-    pub sent: HashMap<i64, Vec<Literal>>,
-}
-
 /// A compiled module, ready to run any number of times from any number of threads.
 pub struct Executable {
     pub(crate) module: Module,
@@ -92,60 +62,6 @@ impl std::fmt::Debug for Executable {
             .field("module", &self.module.name)
             .finish_non_exhaustive()
     }
-}
-
-fn is_commutative(op: BinaryOp) -> bool {
-    matches!(
-        op,
-        BinaryOp::Add
-            | BinaryOp::Mul
-            | BinaryOp::Max
-            | BinaryOp::Min
-            | BinaryOp::And
-            | BinaryOp::Or
-            | BinaryOp::Xor
-    )
-}
-
-fn recognise(comp: &Computation, params: &[InstrId]) -> Option<Combiner> {
-    let scalar = |id: &InstrId| comp.get(*id).is_some_and(|i| i.shape.is_scalar());
-    if !params.iter().all(scalar) {
-        return None;
-    }
-    if let [p0, p1] = params {
-        if let Some(c) = recognise_pair(comp, p0, p1) {
-            return Some(c);
-        }
-    }
-    crate::comparator::key_compare(comp, params)
-}
-
-fn recognise_pair(comp: &Computation, p0: &InstrId, p1: &InstrId) -> Option<Combiner> {
-    let root = comp.root_instruction()?;
-    if comp.root == *p1 {
-        return Some(Combiner::Second);
-    }
-    // `if let` rather than a `match` over `Op`: only these two shapes are combiners, and a
-    // new opcode must not need an arm here.
-    let ops = root.operands.as_slice();
-    if let (Op::Binary(op), [a, b]) = (&root.op, ops) {
-        if (a, b) == (p0, p1) || (is_commutative(*op) && (a, b) == (p1, p0)) {
-            return Some(Combiner::Binary(*op));
-        }
-    }
-    if let (
-        Op::Compare {
-            direction,
-            comparison_type,
-        },
-        [a, b],
-    ) = (&root.op, ops)
-    {
-        if (a, b) == (p0, p1) {
-            return Some(Combiner::Compare(*direction, *comparison_type));
-        }
-    }
-    None
 }
 
 fn scalar_or_scalar_tuple(s: &Shape) -> bool {
@@ -467,5 +383,23 @@ impl Executable {
 
     pub(crate) fn plan_of(&self, c: CompId) -> Option<&CompPlan> {
         self.plans.get(c.0)
+    }
+}
+
+impl Executable {
+    /// Sets the number of threads the heavy kernels of this executable use (0 is taken as
+    /// 1). The default is `XLA_CPU_THREADS`, or every core. Results do not depend on it.
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = crate::parallel::Threads::new(n);
+    }
+
+    /// The number of threads the heavy kernels of this executable use.
+    pub fn threads(&self) -> usize {
+        self.threads.parallel().threads()
+    }
+
+    /// The parallelism handed to kernels.
+    pub(crate) fn parallel(&self) -> crate::parallel::Parallel<'_> {
+        self.threads.parallel()
     }
 }

@@ -270,8 +270,8 @@ pub enum CpuError {
     /// is allocated).
     #[error(
         "execute: the module needs {} at its peak (live values of the buffer plan) but the memory limit is {} ({}); set XLA_CPU_MEMORY_LIMIT or Executable::set_memory_limit to change it",
-        crate::limits::human_bytes(*needed),
-        crate::limits::human_bytes(limit.bytes),
+        crate::limits::bytes::human_bytes(*needed),
+        crate::limits::bytes::human_bytes(limit.bytes),
         limit.source
     )]
     OutOfMemory {
@@ -281,7 +281,7 @@ pub enum CpuError {
         limit: crate::limits::MemoryLimit,
     },
     /// The allocator refused memory for an op's result.
-    #[error("cannot allocate {} for the result of {what}", crate::limits::human_bytes(*bytes))]
+    #[error("cannot allocate {} for the result of {what}", crate::limits::bytes::human_bytes(*bytes))]
     Allocation {
         /// What was being allocated (the op).
         what: &'static str,
@@ -293,9 +293,9 @@ pub enum CpuError {
     /// on many argument sets).
     #[error(
         "the result of {what} needs {} but {} are held already and the memory limit is {} ({}); set XLA_CPU_MEMORY_LIMIT or Executable::set_memory_limit to change it",
-        crate::limits::human_bytes(*bytes),
-        crate::limits::human_bytes(*live),
-        crate::limits::human_bytes(limit.bytes),
+        crate::limits::bytes::human_bytes(*bytes),
+        crate::limits::bytes::human_bytes(*live),
+        crate::limits::bytes::human_bytes(limit.bytes),
         limit.source
     )]
     OverBudget {
@@ -312,9 +312,9 @@ pub enum CpuError {
     /// LAPACK workspace) would take the memory held past the limit.
     #[error(
         "{what} needs {} of scratch memory but {} are held already and the memory limit is {} ({}); set XLA_CPU_MEMORY_LIMIT or Executable::set_memory_limit to change it",
-        crate::limits::human_bytes(*bytes),
-        crate::limits::human_bytes(*held),
-        crate::limits::human_bytes(limit.bytes),
+        crate::limits::bytes::human_bytes(*bytes),
+        crate::limits::bytes::human_bytes(*held),
+        crate::limits::bytes::human_bytes(limit.bytes),
         limit.source
     )]
     ScratchOverBudget {

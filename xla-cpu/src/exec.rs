@@ -1,22 +1,23 @@
 //! Running a computation: one value per instruction, freed after its last use; called
 //! computations run through [`Ctx::call`].
 
-use crate::compile::{Combiner, Executable};
+use crate::compile::Executable;
 use crate::devices::ops as dev;
 use crate::error::{internal, operand_kind, out_of_range, CpuError, Result};
 use crate::fusion::{self, Step};
 use crate::index::{array, data, dims_of, make};
+use crate::kernels::combiner::Combiner;
 use crate::kernels::{
     collective, contraction, control, elementwise as ew, fft, indexing, linalg, rng, sort,
     structural as st, window,
 };
 use crate::limits::budget::Budget;
-use crate::limits::peak::shape_bytes;
+use crate::limits::bytes::shape_bytes;
 use crate::values::Values;
 use std::borrow::Cow;
 use std::cell::Cell;
 use xla_core::ir::{CompId, Instruction, Op};
-use xla_core::literal::{ArrayData, LiteralValue};
+use xla_core::literal::LiteralValue;
 use xla_core::{Literal, Shape};
 
 /// How a computation runs.
@@ -552,7 +553,7 @@ impl<'a> Ctx<'a> {
             ),
             Op::Conditional { branches } => control::conditional(self, a, branches),
             Op::While { condition, body } => {
-                control::while_loop(self, Cow::Borrowed(arg(0)?), *condition, *body)
+                crate::while_loop::while_loop(self, Cow::Borrowed(arg(0)?), *condition, *body)
             }
             Op::CustomCall { config, .. } => collective::custom_call(self, a, config, out),
             Op::Rng { distribution } => rng::rng(self, a, *distribution, out),
@@ -657,33 +658,4 @@ fn select(out: &Shape, p: &Literal, t: &Literal, f: &Literal) -> Result<Literal>
     let n = dims_of(out)?.iter().product();
     let (pd, _) = array(p)?;
     make(out, ew::select(pd, data(t)?, data(f)?, n)?)
-}
-
-/// A rank-0 literal holding element `i` of `d`.
-///
-/// # Errors
-/// [`CpuError::Internal`] when `i` is out of range (callers index within the operand's
-/// element count, checked against its shape).
-pub(crate) fn scalar_at(d: &ArrayData, i: usize) -> Result<Literal> {
-    xla_core::with_array_data!(d, v => v
-        .get(i)
-        .map(|x| Literal::scalar(*x))
-        .ok_or_else(|| internal("scalar_at: element index within the array")))
-}
-
-fn set_k<T: xla_core::literal::NativeData>(v: &mut [T], i: usize, l: &Literal) -> Result<()> {
-    let x = l
-        .data::<T>()
-        .and_then(|s| s.first().copied())
-        .ok_or_else(|| operand_kind("scalar", format!("a {} scalar", T::TYPE), l.shape()))?;
-    let slot = v
-        .get_mut(i)
-        .ok_or_else(|| internal("set_scalar: element index within the array"))?;
-    *slot = x;
-    Ok(())
-}
-
-/// Stores the scalar `l` as element `i` of `d` (the types must agree).
-pub(crate) fn set_scalar(d: &mut ArrayData, i: usize, l: &Literal) -> Result<()> {
-    xla_core::with_array_data!(d, v => set_k(v, i, l))
 }

@@ -10,7 +10,7 @@ use crate::error::{internal, operand_kind, Result};
 use crate::exec::Ctx;
 use crate::fusion::Step;
 use crate::index::make;
-use crate::kernels::{control, structural as st};
+use crate::kernels::structural as st;
 use crate::parallel::Parallel;
 use crate::values::Values;
 use std::borrow::Cow;
@@ -78,7 +78,9 @@ impl Ctx<'_> {
         }
         if let Op::While { condition, body } = ins.op {
             let x = owned_first(values)?;
-            return Some(control::while_loop(self, Cow::Owned(x), condition, body).map(Cow::Owned));
+            return Some(
+                crate::while_loop::while_loop(self, Cow::Owned(x), condition, body).map(Cow::Owned),
+            );
         }
         None
     }

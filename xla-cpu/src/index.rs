@@ -164,6 +164,35 @@ pub(crate) fn scalar_i64(l: &Literal) -> Result<i64> {
     Ok(xla_core::with_array_data!(d, v => v.first().map_or(0, |&x| crate::scalar::index_value(x))))
 }
 
+/// A rank-0 literal holding element `i` of `d`.
+///
+/// # Errors
+/// [`CpuError::Internal`] when `i` is out of range (callers index within the operand's
+/// element count, checked against its shape).
+pub(crate) fn scalar_at(d: &ArrayData, i: usize) -> Result<Literal> {
+    xla_core::with_array_data!(d, v => v
+        .get(i)
+        .map(|x| Literal::scalar(*x))
+        .ok_or_else(|| internal("scalar_at: element index within the array")))
+}
+
+fn set_k<T: xla_core::literal::NativeData>(v: &mut [T], i: usize, l: &Literal) -> Result<()> {
+    let x = l
+        .data::<T>()
+        .and_then(|s| s.first().copied())
+        .ok_or_else(|| operand_kind("scalar", format!("a {} scalar", T::TYPE), l.shape()))?;
+    let slot = v
+        .get_mut(i)
+        .ok_or_else(|| internal("set_scalar: element index within the array"))?;
+    *slot = x;
+    Ok(())
+}
+
+/// Stores the scalar `l` as element `i` of `d` (the types must agree).
+pub(crate) fn set_scalar(d: &mut ArrayData, i: usize, l: &Literal) -> Result<()> {
+    xla_core::with_array_data!(d, v => set_k(v, i, l))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

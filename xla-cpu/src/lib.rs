@@ -15,9 +15,9 @@
 //! ```
 
 mod buffer;
-mod comparator;
 mod compile;
 mod concurrent;
+mod ctx_host;
 mod denormals;
 pub mod devices;
 mod error;
@@ -40,10 +40,12 @@ mod profile;
 mod rewrite;
 pub mod scalar;
 mod values;
+mod while_loop;
 
-pub use compile::{CustomCallFn, Executable};
+pub use compile::Executable;
 pub use error::{CpuError, CustomCallFailure, HostError, Result};
 pub use fusion::set_codegen;
+pub use kernels::host::CustomCallFn;
 pub use limits::{
     parse_memory_size, CancelToken, ExecuteOptions, LimitSource, MemoryLimit, StopReason,
     MEMORY_LIMIT_ENV,

@@ -7,6 +7,9 @@
 //! `logistic` are about 2 ulp from the true value, far inside the f32 conformance tolerance
 //! (rtol 1e-5), with IEEE/libm specials.
 
+pub(crate) use crate::scalar::minmax::{flush_all, flushed};
+use crate::scalar::Real;
+
 pub(crate) const LN2_HI: f32 = 0.693_359_4;
 pub(crate) const LN2_LO: f32 = -2.121_944_4e-4;
 /// 1.5 * 2^23: adding and subtracting it rounds an f32 below 2^22 to the nearest integer.
@@ -169,6 +172,34 @@ pub fn logistic_f32(x: f32) -> f32 {
     1.0 / (1.0 + exp_f32(-x))
 }
 
+/// [`vmax`](crate::fusion::ops::vmax) before the flush of a subnormal result. A fold of many values may flush once
+/// at the end instead (`math::flush_all`): the flush is monotone and keeps signs, so
+/// `flush(max(a, b)) = max(flush(a), flush(b))`, ±0 and NaN included.
+#[inline(always)]
+pub(crate) fn vmax_raw<L: Real>(a: L, b: L) -> L {
+    let m1 = if a > b { a } else { b };
+    let m2 = if b > a { b } else { a };
+    let m = L::from_bits_u64(m1.bits() & m2.bits());
+    if a.is_nan() || b.is_nan() {
+        a + b
+    } else {
+        m
+    }
+}
+
+/// [`vmin`](crate::fusion::ops::vmin) before the flush (see [`vmax_raw`]).
+#[inline(always)]
+pub(crate) fn vmin_raw<L: Real>(a: L, b: L) -> L {
+    let m1 = if a < b { a } else { b };
+    let m2 = if b < a { b } else { a };
+    let m = L::from_bits_u64(m1.bits() | m2.bits());
+    if a.is_nan() || b.is_nan() {
+        a + b
+    } else {
+        m
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,26 +330,5 @@ mod tests {
     #[test]
     fn logistic_matches_f64() {
         check("logistic", logistic_f32, |x| 1.0 / (1.0 + (-x).exp()), 5e-7);
-    }
-}
-
-/// `x`, or its signed zero when it is subnormal: XLA's max and min (x86 `maxps`/`minps`
-/// under denormals-are-zero, `denormals.rs`) return flushed operands, and the selects here
-/// would otherwise pass a subnormal through, or not, depending on how the compiler lowered
-/// them (debug and release builds disagreed).
-#[inline(always)]
-pub(crate) fn flushed<L: crate::scalar::Real>(x: L) -> L {
-    if x.abs() < L::min_positive_value() {
-        x * L::zero()
-    } else {
-        x
-    }
-}
-
-/// Flushes every subnormal of `out` to its signed zero (see [`flushed`]); a max or min fold
-/// that skipped the flush per step calls it once on its results.
-pub(crate) fn flush_all<L: crate::scalar::Real>(out: &mut [L]) {
-    for v in out {
-        *v = flushed(*v);
     }
 }

@@ -18,10 +18,10 @@
 //! Results never depend on the thread count: work is only split over independent outputs
 //! (batches, images, output blocks), never over a summation.
 
-use crate::compile::Executable;
 use crate::limits::stop::Stop;
 use faer::Par;
 use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -78,7 +78,7 @@ impl Threads {
 
     /// The partner thread (`None` for one thread, or if the OS refused a thread).
     pub(crate) fn partner(&self) -> Option<&crate::partner::Partner> {
-        let t = crate::devices::share::current().unwrap_or(self);
+        let t = current_share().unwrap_or(self);
         if t.n <= 1 {
             return None;
         }
@@ -90,7 +90,7 @@ impl Threads {
     /// The value kernels receive: on a device of a replicated run, that device's share of
     /// the threads (`devices/share.rs`).
     pub(crate) fn parallel(&self) -> Parallel<'_> {
-        let t = crate::devices::share::current().unwrap_or(self);
+        let t = current_share().unwrap_or(self);
         Parallel {
             n: t.n,
             threads: Some(t),
@@ -247,22 +247,21 @@ impl<'a> Parallel<'a> {
     }
 }
 
-impl Executable {
-    /// Sets the number of threads the heavy kernels of this executable use (0 is taken as
-    /// 1). The default is `XLA_CPU_THREADS`, or every core. Results do not depend on it.
-    pub fn set_threads(&mut self, n: usize) {
-        self.threads = Threads::new(n);
-    }
+thread_local! {
+    /// The kernel threads of the device running on this thread, if it is one.
+    static CURRENT: Cell<Option<&'static Threads>> = const { Cell::new(None) };
+}
 
-    /// The number of threads the heavy kernels of this executable use.
-    pub fn threads(&self) -> usize {
-        self.threads.parallel().threads()
-    }
+/// The kernel threads of the device running on this thread (`None` outside a replicated run;
+/// set by `devices/share.rs`).
+pub(crate) fn current_share() -> Option<&'static Threads> {
+    CURRENT.with(Cell::get)
+}
 
-    /// The parallelism handed to kernels.
-    pub(crate) fn parallel(&self) -> Parallel<'_> {
-        self.threads.parallel()
-    }
+/// Makes `share` the kernel threads of the device running on this thread; returns the
+/// previous ones (`devices/share.rs` restores them when its guard drops).
+pub(crate) fn replace_share(share: Option<&'static Threads>) -> Option<&'static Threads> {
+    CURRENT.with(|c| c.replace(share))
 }
 
 #[cfg(test)]

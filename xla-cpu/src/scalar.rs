@@ -4,6 +4,9 @@
 //! Kernels are generic over these traits; the element type is dispatched once per
 //! instruction, never per element.
 
+pub(crate) mod complex_mul;
+pub(crate) mod minmax;
+
 use half::{bf16, f16};
 use num_complex::{Complex, Complex32, Complex64};
 use num_traits::{Float, FloatConst};
@@ -453,8 +456,8 @@ macro_rules! combine_float {
                 Some(match op {
                     BinaryOp::Add => |a: $t, b: $t| ($from)(($to)(a) + ($to)(b)),
                     BinaryOp::Mul => |a: $t, b: $t| ($from)(($to)(a) * ($to)(b)),
-                    BinaryOp::Max => |a: $t, b: $t| ($from)(crate::kernels::elementwise::fmax(($to)(a), ($to)(b))),
-                    BinaryOp::Min => |a: $t, b: $t| ($from)(crate::kernels::elementwise::fmin(($to)(a), ($to)(b))),
+                    BinaryOp::Max => |a: $t, b: $t| ($from)(minmax::fmax(($to)(a), ($to)(b))),
+                    BinaryOp::Min => |a: $t, b: $t| ($from)(minmax::fmin(($to)(a), ($to)(b))),
                     _ => return None,
                 })
             }
@@ -474,7 +477,7 @@ macro_rules! combine_complex {
             fn native(op: BinaryOp) -> Option<fn(Self, Self) -> Self> {
                 Some(match op {
                     BinaryOp::Add => |a: $t, b: $t| a + b,
-                    BinaryOp::Mul => crate::kernels::complex_mul::xla_complex_mul,
+                    BinaryOp::Mul => complex_mul::xla_complex_mul,
                     _ => return None,
                 })
             }

@@ -3,10 +3,10 @@
 //! functions of the values (the reduction runs the op's computation through the context).
 
 use super::xla_fold;
-use crate::compile::Combiner;
 use crate::error::{operand_kind, out_of_range, result_shape, CpuError, Result};
-use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{data, make};
+use crate::exec::Ctx;
+use crate::index::{data, make, scalar_at, set_scalar};
+use crate::kernels::combiner::Combiner;
 use crate::kernels::structural as st;
 use xla_core::ir::CompId;
 use xla_core::{Literal, Shape};

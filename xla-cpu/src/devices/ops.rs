@@ -6,11 +6,11 @@
 use super::comm::exchange;
 use super::groups::{group_mode, group_of, permute_plan, Topology};
 use super::layout::{concat_members, reduce_members, slice_piece};
-use crate::compile::Combiner;
 use crate::error::{
     operand_count, operand_kind, operand_shapes, out_of_range, result_shape, CpuError, Result,
 };
 use crate::exec::Ctx;
+use crate::kernels::combiner::Combiner;
 use xla_core::attrs::CollectiveConfig;
 use xla_core::ir::CompId;
 use xla_core::{Literal, Shape};

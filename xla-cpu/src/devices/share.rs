@@ -12,23 +12,12 @@
 //!
 //! The share is a property of the device thread, set for the span of one device's run by
 //! [`enter`] (a guard) and read by the executor when it hands kernels their parallelism
-//! ([`current`]); threads outside a replicated run see `None` and use the executable's
-//! setting.
+//! ([`current_share`](crate::parallel::current_share), kept in `parallel.rs`); threads
+//! outside a replicated run see `None` and use the executable's setting.
 
-use crate::parallel::Threads;
-use std::cell::Cell;
+use crate::parallel::{replace_share, Threads};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
-
-thread_local! {
-    /// The kernel threads of the device running on this thread, if it is one.
-    static CURRENT: Cell<Option<&'static Threads>> = const { Cell::new(None) };
-}
-
-/// The kernel threads of the device running on this thread (`None` outside a replicated run).
-pub(crate) fn current() -> Option<&'static Threads> {
-    CURRENT.with(Cell::get)
-}
 
 /// The number of kernel threads each of `devices` devices gets out of `threads`.
 pub fn per_device(threads: usize, devices: usize) -> usize {
@@ -42,7 +31,7 @@ pub(crate) struct Entered {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        CURRENT.with(|c| c.set(self.previous));
+        replace_share(self.previous);
     }
 }
 
@@ -50,7 +39,7 @@ impl Drop for Entered {
 pub(crate) fn enter(device: usize, threads: usize) -> Entered {
     let share = slot(device, threads.max(1));
     Entered {
-        previous: CURRENT.with(|c| c.replace(Some(share))),
+        previous: replace_share(Some(share)),
     }
 }
 
@@ -70,6 +59,7 @@ fn slot(device: usize, threads: usize) -> &'static Threads {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parallel::current_share as current;
 
     #[test]
     fn shares_split_the_threads() {

@@ -29,7 +29,6 @@ mod stream;
 
 #[cfg(target_arch = "x86_64")]
 pub use jit::set_codegen;
-pub(crate) use ops::{vmax_raw, vmin_raw};
 pub(crate) use run::run;
 
 /// Machine-code generation is x86-64 only; elsewhere this does nothing.
@@ -48,7 +47,7 @@ pub(crate) fn codegen_wanted() -> bool {
     }
 }
 
-use crate::compile::Combiner;
+use crate::kernels::combiner::Combiner;
 use std::collections::HashMap;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};
 use xla_core::ir::{CompId, Computation, InstrId, Instruction, Op};

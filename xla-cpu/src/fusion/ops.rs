@@ -4,7 +4,7 @@
 
 use super::lane::Lane;
 use crate::kernels::elementwise::fsign;
-use crate::math::flushed;
+use crate::math::{flushed, vmax_raw, vmin_raw};
 use crate::scalar::Real;
 
 use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
@@ -37,39 +37,11 @@ pub(crate) fn vmax<L: Real>(a: L, b: L) -> L {
     flushed(vmax_raw(a, b))
 }
 
-/// [`vmax`] before the flush of a subnormal result. A fold of many values may flush once
-/// at the end instead (`math::flush_all`): the flush is monotone and keeps signs, so
-/// `flush(max(a, b)) = max(flush(a), flush(b))`, ±0 and NaN included.
-#[inline(always)]
-pub(crate) fn vmax_raw<L: Real>(a: L, b: L) -> L {
-    let m1 = if a > b { a } else { b };
-    let m2 = if b > a { b } else { a };
-    let m = L::from_bits_u64(m1.bits() & m2.bits());
-    if a.is_nan() || b.is_nan() {
-        a + b
-    } else {
-        m
-    }
-}
-
 /// NaN-propagating minimum with `min(-0, +0) = -0`, written without branches (as
 /// [`vmax`], with the bitwise or).
 #[inline(always)]
 pub(crate) fn vmin<L: Real>(a: L, b: L) -> L {
     flushed(vmin_raw(a, b))
-}
-
-/// [`vmin`] before the flush (see [`vmax_raw`]).
-#[inline(always)]
-pub(crate) fn vmin_raw<L: Real>(a: L, b: L) -> L {
-    let m1 = if a < b { a } else { b };
-    let m2 = if b < a { b } else { a };
-    let m = L::from_bits_u64(m1.bits() | m2.bits());
-    if a.is_nan() || b.is_nan() {
-        a + b
-    } else {
-        m
-    }
 }
 
 #[inline(always)]

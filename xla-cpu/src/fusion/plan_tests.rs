@@ -2,7 +2,7 @@
 
 use super::gather::Fill;
 use super::{plan_steps, FusedKind, Load, Node, Step};
-use crate::compile::Combiner;
+use crate::kernels::combiner::Combiner;
 use xla_core::attrs::BinaryOp;
 
 /// The fused steps of `body` (an entry computation's instructions) with a scatter

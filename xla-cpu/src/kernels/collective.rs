@@ -1,8 +1,8 @@
 //! Custom calls to registered host functions (and the built-in LAPACK targets), and host transfers (infeed, outfeed, send,
 //! recv) through the executable's queues. (The collectives are in `crate::devices`.)
 
-use crate::error::{internal, operand_kind, CpuError, CustomCallFailure, Result};
-use crate::exec::Ctx;
+use crate::error::{operand_kind, CpuError, CustomCallFailure, Result};
+use crate::kernels::host::Host;
 use xla_core::attrs::CustomCallConfig;
 use xla_core::{Literal, Shape};
 
@@ -12,14 +12,14 @@ use xla_core::{Literal, Shape};
 /// # Errors
 /// If no function is registered under the target name, or it fails.
 pub fn custom_call(
-    cx: &Ctx,
+    cx: &dyn Host,
     a: &[&Literal],
     config: &CustomCallConfig,
     out: &Shape,
 ) -> Result<Literal> {
-    let registered = cx.exe.custom_calls.get(&config.target);
+    let registered = cx.custom_call(&config.target);
     if registered.is_none() {
-        let par = cx.exe.parallel();
+        let par = cx.parallel();
         if let Some(r) = super::dot_perm::call(&config.target, a, &config.backend_config, out, par)
         {
             return r;
@@ -32,7 +32,7 @@ pub fn custom_call(
             a,
             &config.backend_config,
             out,
-            cx.exe.parallel(),
+            cx.parallel(),
         );
         if let Some(r) = built_in {
             return r.map_err(|e| CpuError::CustomCall {
@@ -47,9 +47,8 @@ pub fn custom_call(
     })?;
     let copies = a
         .iter()
-        .map(|l| crate::limits::peak::shape_bytes(l.shape()));
-    cx.budget
-        .admit("custom-call", copies.fold(0, u64::saturating_add))?;
+        .map(|l| crate::limits::bytes::shape_bytes(l.shape()));
+    cx.admit("custom-call", copies.fold(0, u64::saturating_add))?;
     let args: Vec<Literal> = a.iter().map(|l| (*l).clone()).collect();
     let r = f(&args, out, &config.backend_config).map_err(|e| CpuError::CustomCall {
         target: config.target.clone(),
@@ -68,19 +67,16 @@ pub fn custom_call(
     Ok(r)
 }
 
-fn lock<'a>(cx: &'a Ctx<'a>) -> Result<std::sync::MutexGuard<'a, crate::compile::HostQueues>> {
-    cx.exe
-        .host
-        .lock()
-        .map_err(|_| internal("the host queues' lock is not poisoned (no panic while held)"))
-}
-
 /// `send(data, token)` to the host: queues `data` on the channel; returns `(data, u32[], token)`.
 ///
 /// # Errors
 /// If the host queues are unusable.
-pub fn send(cx: &Ctx, x: &Literal, channel: i64) -> Result<Literal> {
-    lock(cx)?.sent.entry(channel).or_default().push(x.clone());
+pub fn send(cx: &dyn Host, x: &Literal, channel: i64) -> Result<Literal> {
+    cx.host_queues()?
+        .sent
+        .entry(channel)
+        .or_default()
+        .push(x.clone());
     Ok(Literal::tuple(vec![
         x.clone(),
         Literal::scalar(0u32),
@@ -92,8 +88,9 @@ pub fn send(cx: &Ctx, x: &Literal, channel: i64) -> Result<Literal> {
 ///
 /// # Errors
 /// If the queue is empty or the value's shape differs from the declared one.
-pub fn recv(cx: &Ctx, channel: i64, out: &Shape) -> Result<Literal> {
-    let v = lock(cx)?
+pub fn recv(cx: &dyn Host, channel: i64, out: &Shape) -> Result<Literal> {
+    let v = cx
+        .host_queues()?
         .recv
         .get_mut(&channel)
         .and_then(|q| q.pop_front())
@@ -129,8 +126,9 @@ pub fn recv_done(r: &Literal) -> Result<Literal> {
 ///
 /// # Errors
 /// If the queue is empty or the value's shape differs from the declared one.
-pub fn infeed(cx: &Ctx, out: &Shape) -> Result<Literal> {
-    let v = lock(cx)?
+pub fn infeed(cx: &dyn Host, out: &Shape) -> Result<Literal> {
+    let v = cx
+        .host_queues()?
         .infeed
         .pop_front()
         .ok_or_else(|| CpuError::QueueEmpty("infeed".into()))?;
@@ -149,7 +147,7 @@ pub fn infeed(cx: &Ctx, out: &Shape) -> Result<Literal> {
 ///
 /// # Errors
 /// If the host queues are unusable.
-pub fn outfeed(cx: &Ctx, x: &Literal) -> Result<Literal> {
-    lock(cx)?.outfeed.push(x.clone());
+pub fn outfeed(cx: &dyn Host, x: &Literal) -> Result<Literal> {
+    cx.host_queues()?.outfeed.push(x.clone());
     Ok(Literal::token())
 }

@@ -9,7 +9,7 @@
 //! called through a `Fn::call` shim built without FMA (3.5 ms for that divide again).
 
 use super::complex_div::xla_complex_div;
-use super::complex_mul::xla_complex_mul;
+use crate::scalar::complex_mul::xla_complex_mul;
 use crate::scalar::Real;
 use num_complex::Complex;
 

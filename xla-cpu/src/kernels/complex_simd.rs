@@ -7,7 +7,7 @@
 //! 0.98 ms one element at a time.
 
 use super::complex_div::xla_complex_div;
-use super::complex_mul::xla_complex_mul;
+use crate::scalar::complex_mul::xla_complex_mul;
 use num_complex::Complex32;
 
 /// The two ops.

@@ -1,12 +1,10 @@
-//! Control flow: map, conditional, while.
+//! Control flow: map, conditional (`while` runs computations in the executor's modes and
+//! lives in `while_loop.rs`).
 
+use super::host::Host;
 use super::structural::vector;
-use crate::error::{
-    internal, operand_count, operand_kind, operand_shapes, result_shape, CpuError, Result,
-};
-use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{data, dims_of, make, scalar_i64};
-use std::borrow::Cow;
+use crate::error::{internal, operand_count, operand_shapes, result_shape, Result};
+use crate::index::{data, dims_of, make, scalar_at, scalar_i64, set_scalar};
 use xla_core::ir::CompId;
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, Shape};
@@ -15,7 +13,7 @@ use xla_core::{Literal, Shape};
 ///
 /// # Errors
 /// If the operands differ in length or `f` fails.
-pub fn map(cx: &Ctx, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal> {
+pub fn map(cx: &dyn Host, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal> {
     let n: usize = dims_of(out)?.iter().product();
     let ds = xs.iter().map(|x| data(x)).collect::<Result<Vec<_>>>()?;
     if ds.iter().any(|d| d.len() != n) {
@@ -48,7 +46,7 @@ pub fn map(cx: &Ctx, xs: &[&Literal], f: CompId, out: &Shape) -> Result<Literal>
 ///
 /// # Errors
 /// If the selector is not PRED or an integer scalar, or the branch fails.
-pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Literal> {
+pub fn conditional(cx: &dyn Host, a: &[&Literal], branches: &[CompId]) -> Result<Literal> {
     let sel = a
         .first()
         .ok_or_else(|| operand_count("conditional", "a selector and one operand per branch", 0))?;
@@ -80,56 +78,4 @@ pub fn conditional(cx: &Ctx, a: &[&Literal], branches: &[CompId]) -> Result<Lite
         )
     })?;
     cx.call(branch, vec![(*operand).clone()])
-}
-
-/// `while`: runs `body` on the state while `cond` returns true: as native code when the
-/// loop was compiled to it (see `native/`; never on the reference path), else interpreted.
-/// The condition reads the state in place; the body owns it, so buffers it passes through
-/// or updates in place are never copied (a borrowed initial state is copied once).
-///
-/// # Errors
-/// If the condition does not return a PRED scalar, or a computation fails.
-pub fn while_loop(cx: &Ctx, init: Cow<'_, Literal>, cond: CompId, body: CompId) -> Result<Literal> {
-    if !cx.reference {
-        if let Some(r) = cx.exe.run_native(cond, body, &init, cx.stop) {
-            return r;
-        }
-    }
-    let mut state = init.into_owned();
-    let mut trips = 0u64;
-    // A stop inside the loop names the iterations completed.
-    let stopped = |trips: u64| {
-        move |e: CpuError| {
-            if e.is_stop() {
-                CpuError::LoopStopped {
-                    trips,
-                    source: Box::new(e),
-                }
-            } else {
-                e
-            }
-        }
-    };
-    loop {
-        cx.stop.check().map_err(stopped(trips))?;
-        let c = cx
-            .run_cow(cond, vec![Cow::Borrowed(&state)], cx.mode())
-            .map_err(stopped(trips))?;
-        match c.data::<bool>() {
-            Some([true]) => {
-                state = cx
-                    .run_cow(body, vec![Cow::Owned(state)], cx.mode())
-                    .map_err(stopped(trips))?;
-                trips += 1;
-            }
-            Some([false]) => return Ok(state),
-            _ => {
-                return Err(operand_kind(
-                    "while",
-                    "a condition that returns pred[]",
-                    c.shape(),
-                ))
-            }
-        }
-    }
 }

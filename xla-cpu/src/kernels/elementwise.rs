@@ -4,6 +4,8 @@
 //! F16 and BF16 are computed in f32 and rounded back (as XLA:CPU does).
 
 use crate::error::{attribute, element_counts, element_types, CpuError, Result};
+pub(crate) use crate::scalar::minmax::{fmax, fmin};
+use crate::scalar::minmax::{keeps_max, keeps_min};
 use crate::scalar::{Elem, Int, Real};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -74,28 +76,6 @@ fn narrow(d: ArrayData, ty: PrimitiveType) -> Result<ArrayData> {
         ArrayData::F32(_) => convert(&d, ty),
         other => Ok(other),
     }
-}
-
-/// NaN-propagating maximum; `max(-0, +0) = +0`.
-pub(crate) fn fmax<F: Real>(a: F, b: F) -> F {
-    crate::math::flushed(if keeps_max(a, b) { a } else { b })
-}
-
-/// Whether `fmax(a, b)` is `a`: one select from non-short-circuit tests (a loop over it
-/// vectorises; an `if` chain mispredicted on random signs, 25 cycles per element of a
-/// Relu6).
-fn keeps_max<F: Real>(a: F, b: F) -> bool {
-    a.is_nan() | (a > b) | !(b.is_nan() | (b > a) | a.is_sign_negative())
-}
-
-/// Whether `fmin(a, b)` is `a`.
-fn keeps_min<F: Real>(a: F, b: F) -> bool {
-    a.is_nan() | (a < b) | !(b.is_nan() | (b < a) | !a.is_sign_negative())
-}
-
-/// NaN-propagating minimum; `min(-0, +0) = -0`.
-pub(crate) fn fmin<F: Real>(a: F, b: F) -> F {
-    crate::math::flushed(if keeps_min(a, b) { a } else { b })
 }
 
 /// `clamp` of bf16 elements without converting back: max and min return one of their

@@ -6,10 +6,13 @@
 
 use super::index_rows::{simple_bases, Rows, Simple};
 use super::structural::{leaves, put, take, take_polled, vector};
-use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
-use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, data, dim_list, dims_of, make, results, strides, try_for_each_index};
+use crate::index::{
+    array, data, dim_list, dims_of, make, results, scalar_at, set_scalar, strides,
+    try_for_each_index,
+};
+use crate::kernels::combiner::Combiner;
+use crate::kernels::host::Host;
 use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::scalar::{index_value, Combine};
 use std::cell::Cell;
@@ -596,7 +599,7 @@ fn scatter_native<T: Combine>(
 /// # Errors
 /// If the types disagree or `f` fails.
 pub(crate) fn apply_updates(
-    cx: &Ctx,
+    cx: &dyn Host,
     outs: &mut [ArrayData],
     targets: &Rows,
     upds: &[&ArrayData],
@@ -672,7 +675,7 @@ pub(crate) fn apply_updates(
 /// # Errors
 /// If the dimension numbers do not fit or the combiner fails.
 pub fn scatter(
-    cx: &Ctx,
+    cx: &dyn Host,
     a: &[&Literal],
     s: &ScatterDims,
     f: CompId,

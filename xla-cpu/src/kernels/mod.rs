@@ -3,10 +3,11 @@
 
 pub(crate) mod arg_reduce;
 pub mod collective;
+pub(crate) mod combiner;
+pub(crate) mod comparator;
 pub(crate) mod complex_div;
 mod complex_simd;
 mod complex_fma;
-pub(crate) mod complex_mul;
 pub mod contraction;
 pub mod control;
 pub mod conv;
@@ -20,6 +21,7 @@ pub(crate) mod dot_add;
 pub(crate) mod dot_perm;
 pub mod elementwise;
 pub mod fft;
+pub(crate) mod host;
 mod index_rows;
 pub mod indexing;
 pub(crate) mod lapack;

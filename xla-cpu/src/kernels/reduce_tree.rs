@@ -84,7 +84,7 @@ fn typed<T: Combine + NativeData + Copy>(
 /// rounded) and an add-`reduce`, which the tree rewrite then orders. `None` unless both
 /// are c64 or both c128 of the same length.
 pub(crate) fn complex_vector_dot(l: &ArrayData, r: &ArrayData) -> Option<ArrayData> {
-    use super::complex_mul::xla_complex_mul;
+    use crate::scalar::complex_mul::xla_complex_mul;
     match (l, r) {
         (ArrayData::C64(a), ArrayData::C64(b)) if a.len() == b.len() => {
             let mut p: Vec<Complex32> = a

@@ -3,9 +3,8 @@
 //! `rng-get-and-update-state`.
 
 use crate::error::{operand_count, operand_kind, CpuError, Result};
-use crate::exec::Ctx;
 use crate::index::{count, dims_of, make};
-use std::sync::atomic::Ordering;
+use crate::kernels::host::Host;
 use xla_core::attrs::{RngAlgorithm, RngDistribution};
 use xla_core::literal::ArrayData;
 use xla_core::{Literal, PrimitiveType, Shape};
@@ -39,17 +38,14 @@ fn scalar_f64(l: &Literal) -> Result<f64> {
 ///
 /// # Errors
 /// If the bounds are not scalars or the type is not numeric.
-pub fn rng(cx: &Ctx, a: &[&Literal], dist: RngDistribution, out: &Shape) -> Result<Literal> {
+pub fn rng(cx: &dyn Host, a: &[&Literal], dist: RngDistribution, out: &Shape) -> Result<Literal> {
     let [lo, hi] = a else {
         return Err(operand_count("rng", "2 operands", a.len()));
     };
     let ty = out.element_type();
     let n = count(&dims_of(out)?);
-    let call = cx.rng_calls.get();
-    cx.rng_calls.set(call + 1);
-    let mut g = SplitMix(
-        cx.exe.rng_seed.load(Ordering::Relaxed) ^ call.wrapping_mul(0xD6E8_FEB8_6659_FD93),
-    );
+    let call = cx.next_rng_call();
+    let mut g = SplitMix(cx.rng_seed() ^ call.wrapping_mul(0xD6E8_FEB8_6659_FD93));
     let (a, b) = (scalar_f64(lo)?, scalar_f64(hi)?);
     let v: Vec<f64> = match dist {
         RngDistribution::Uniform if ty.is_integer() => {
@@ -295,8 +291,8 @@ pub fn rng_bit_generator(state: &Literal, alg: RngAlgorithm, out: &Shape) -> Res
 ///
 /// # Errors
 /// If the result shape is not u64[2].
-pub fn get_and_update_state(cx: &Ctx, delta: i64, out: &Shape) -> Result<Literal> {
-    let old = cx.exe.rng_state.fetch_add(delta as u64, Ordering::Relaxed);
+pub fn get_and_update_state(cx: &dyn Host, delta: i64, out: &Shape) -> Result<Literal> {
+    let old = cx.rng_state_add(delta as u64);
     make(out, ArrayData::U64(vec![old, 0]))
 }
 

@@ -1,11 +1,11 @@
 //! Sorting: `sort` (any comparator, several operands, any dimension; always stable) and
 //! `topk` (ties: lower index first).
 
-use crate::comparator::{canonical, Key};
-use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
-use crate::exec::{scalar_at, Ctx};
-use crate::index::{array, count, make, results};
+use crate::index::{array, count, make, results, scalar_at};
+use crate::kernels::combiner::Combiner;
+use crate::kernels::comparator::{canonical, Key};
+use crate::kernels::host::Host;
 use crate::limits::scratch;
 use crate::limits::stop::{Poll, POLL_EVERY};
 use crate::scalar::{Elem, Kind};
@@ -57,7 +57,7 @@ pub(crate) fn merge_sort(
 
 /// `less(x[i], y[i])` for every `i` by one vectorised run of the comparator `f`.
 fn less_vec(
-    cx: &Ctx,
+    cx: &dyn Host,
     ds: &[&ArrayData],
     f: CompId,
     xs: &[usize],
@@ -77,7 +77,12 @@ fn less_vec(
 /// Sorts every slice (offsets in `slices`) with a bitonic network, evaluating the comparator
 /// on all compare-exchange pairs of a stage at once. Ties are broken by the original offset,
 /// so for a comparator that is a strict weak order the result is the stable sort's.
-fn sort_network(cx: &Ctx, ds: &[&ArrayData], f: CompId, slices: &mut [Vec<usize>]) -> Result<()> {
+fn sort_network(
+    cx: &dyn Host,
+    ds: &[&ArrayData],
+    f: CompId,
+    slices: &mut [Vec<usize>],
+) -> Result<()> {
     let n = slices.first().map_or(0, Vec::len);
     let p = n.next_power_of_two();
     // Padding positions (None) sort after every element.
@@ -112,7 +117,7 @@ fn sort_network(cx: &Ctx, ds: &[&ArrayData], f: CompId, slices: &mut [Vec<usize>
 
 /// One stage of the bitonic network: compare-exchange `i` with `i ^ j` in blocks of `k`.
 fn bitonic_stage(
-    cx: &Ctx,
+    cx: &dyn Host,
     ds: &[&ArrayData],
     f: CompId,
     perm: &mut [Option<usize>],
@@ -216,7 +221,7 @@ fn less(keys: &[i128], dir: ComparisonDirection, a: usize, b: usize) -> bool {
 ///
 /// # Errors
 /// If the operands differ in dims or the comparator fails.
-pub fn sort(cx: &Ctx, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Result<Literal> {
+pub fn sort(cx: &dyn Host, a: &[&Literal], dim: i64, f: CompId, out: &Shape) -> Result<Literal> {
     let first = a
         .first()
         .ok_or_else(|| operand_count("sort", "at least 1 operand", 0))?;

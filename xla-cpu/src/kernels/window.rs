@@ -9,11 +9,11 @@
 //! for any window), which give the same results as the groups here.
 
 use super::structural::{leaves, put, take, vector};
-use crate::compile::Combiner;
 use crate::error::{attribute, internal, operand_count, operand_kind, operand_shapes, Result};
-use crate::exec::{scalar_at, set_scalar, Ctx};
-use crate::index::{array, count, dims_of, results, strides};
+use crate::index::{array, count, dims_of, results, scalar_at, set_scalar, strides};
 use crate::invariant;
+use crate::kernels::combiner::Combiner;
+use crate::kernels::host::Host;
 use crate::scalar::Combine;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, Window};
 use xla_core::ir::CompId;
@@ -100,7 +100,7 @@ pub(crate) fn fold_native<T: Combine>(
 /// Folds every group with the vectorizable computation `f`, all groups in lockstep: step
 /// `t` combines element `t` of every group that long (the same order as one at a time).
 fn fold_vec(
-    cx: &Ctx,
+    cx: &dyn Host,
     xs: &[&ArrayData],
     inits: &[&ArrayData],
     g: &Groups,
@@ -137,7 +137,7 @@ fn fold_vec(
 
 /// Folds every group with computation `f`; one output array per operand.
 fn fold(
-    cx: &Ctx,
+    cx: &dyn Host,
     xs: &[&ArrayData],
     inits: &[&ArrayData],
     g: &Groups,
@@ -148,13 +148,9 @@ fn fold(
             return Ok(vec![r]);
         }
     }
-    if let ([x0, x1], [i0, i1], Some(a)) = (xs, inits, cx.exe.plan_of(f)) {
+    if let ([x0, x1], [i0, i1], Some(a)) = (xs, inits, cx.arg_fold(f)) {
         let groups = |o: usize| g.group(o);
-        let native = a
-            .arg_fold
-            .as_ref()
-            .and_then(|a| a.fold([x0, x1], [i0, i1], &groups, g.len()));
-        if let Some(r) = native {
+        if let Some(r) = a.fold([x0, x1], [i0, i1], &groups, g.len()) {
             return Ok(r);
         }
     }
@@ -195,7 +191,13 @@ fn fold(
 ///
 /// # Errors
 /// If the dims are out of range, the operands disagree, or `f` fails.
-pub fn reduce(cx: &Ctx, a: &[&Literal], rdims: &[i64], f: CompId, out: &Shape) -> Result<Literal> {
+pub fn reduce(
+    cx: &dyn Host,
+    a: &[&Literal],
+    rdims: &[i64],
+    f: CompId,
+    out: &Shape,
+) -> Result<Literal> {
     let (xs, dims, inits) = split_variadic(a, "reduce")?;
     let mut red = vec![false; dims.len()];
     let rank = dims.len();
@@ -206,7 +208,7 @@ pub fn reduce(cx: &Ctx, a: &[&Literal], rdims: &[i64], f: CompId, out: &Shape) -
             .ok_or_else(|| crate::error::out_of_range("reduce", "dimension", r, rank))? = true;
     }
     if let (Some(Combiner::Binary(op)), [x], [init]) = (cx.combiner(f), &xs[..], &inits[..]) {
-        if let Some(r) = super::reduce_fast::reduce(x, init, &dims, &red, op, cx.exe.parallel()) {
+        if let Some(r) = super::reduce_fast::reduce(x, init, &dims, &red, op, cx.parallel()) {
             return results(out, vec![r]);
         }
     }
@@ -302,7 +304,7 @@ pub(crate) fn window_groups(
 /// # Errors
 /// If the window does not match the operands or `f` fails.
 pub fn reduce_window(
-    cx: &Ctx,
+    cx: &dyn Host,
     a: &[&Literal],
     w: &Window,
     f: CompId,
@@ -323,14 +325,14 @@ pub fn reduce_window(
                 &out_dims,
                 w,
                 cx.combiner(f),
-                cx.exe.parallel(),
+                cx.parallel(),
             )
         });
         if let Some(r) = fast.flatten() {
             return results(out, vec![r]);
         }
         if let Some(Combiner::Binary(op)) = cx.combiner(f) {
-            let par = cx.exe.parallel();
+            let par = cx.parallel();
             if let Some(r) = super::window_nd::reduce_window(x, init, &dims, &out_dims, w, op, par)
             {
                 return results(out, vec![r]);
@@ -365,7 +367,7 @@ pub(crate) fn select_native<T: NativeData + PartialOrd>(
     Some(cur)
 }
 
-fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Option<usize>> {
+fn select_generic(cx: &dyn Host, d: &ArrayData, g: &[usize], sel: CompId) -> Result<Option<usize>> {
     let mut it = g.iter().copied();
     let Some(mut cur) = it.next() else {
         return Ok(None);
@@ -389,7 +391,7 @@ fn select_generic(cx: &Ctx, d: &ArrayData, g: &[usize], sel: CompId) -> Result<O
 
 /// The selected element of every window: natively for a plain `compare`, vectorised over
 /// all windows in lockstep for an elementwise selector, else one window at a time.
-fn select_all(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Option<usize>>> {
+fn select_all(cx: &dyn Host, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Option<usize>>> {
     use xla_core::attrs::ComparisonType;
     if let Some(Combiner::Compare(dir, None | Some(ComparisonType::Float))) = cx.combiner(sel) {
         let all =
@@ -423,7 +425,7 @@ fn select_all(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Op
 }
 
 /// [`select_all`] with the selector run on all windows at once, step by step.
-fn select_vec(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Option<usize>>> {
+fn select_vec(cx: &dyn Host, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Option<usize>>> {
     let n = g.len();
     let mut cur: Vec<Option<usize>> = (0..n).map(|o| g.group(o).first().copied()).collect();
     let longest = (0..n).map(|o| g.group(o).len()).max().unwrap_or(0);
@@ -462,7 +464,7 @@ fn select_vec(cx: &Ctx, d: &ArrayData, g: &Groups, sel: CompId) -> Result<Vec<Op
 /// # Errors
 /// If the shapes disagree or a computation fails.
 pub fn select_and_scatter(
-    cx: &Ctx,
+    cx: &dyn Host,
     a: [&Literal; 3],
     w: &Window,
     comps: [CompId; 2],
@@ -478,10 +480,10 @@ pub fn select_and_scatter(
         &sdims,
         w,
         combs,
-        cx.exe.parallel(),
+        cx.parallel(),
     )
     .or_else(|| {
-        let par = cx.exe.parallel();
+        let par = cx.parallel();
         super::window_nd::select_and_scatter([d, src, init], &dims, &sdims, w, combs, par)
     });
     if let Some(r) = fast {

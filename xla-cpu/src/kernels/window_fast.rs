@@ -5,9 +5,8 @@
 //! elements are visited in the reference order, so the results are bit-identical to the
 //! generic kernels in `window.rs` for any thread count.
 
-use crate::compile::Combiner;
-use crate::fusion::{vmax_raw, vmin_raw};
-use crate::math::flush_all;
+use crate::kernels::combiner::Combiner;
+use crate::math::{flush_all, vmax_raw, vmin_raw};
 use crate::parallel::Parallel;
 use rayon::prelude::*;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, ComparisonType, Window, WindowDim};

@@ -12,7 +12,7 @@
 
 use super::window_plan::WindowPlan;
 use super::window_scan::Scan;
-use crate::compile::Combiner;
+use crate::kernels::combiner::Combiner;
 use crate::parallel::Parallel;
 use crate::scalar::Combine;
 use rayon::prelude::*;

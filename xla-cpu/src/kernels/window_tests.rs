@@ -5,7 +5,7 @@
 
 use super::window::{fold_native, select_native, window_groups};
 use super::{window_fast, window_nd};
-use crate::compile::Combiner;
+use crate::kernels::combiner::Combiner;
 use crate::parallel::{Parallel, Threads};
 use crate::scalar::Combine;
 use xla_core::attrs::{BinaryOp, ComparisonDirection, Window, WindowDim};

@@ -2,6 +2,8 @@
 //! execution with a cancel token or deadline.
 
 use super::available::available_memory;
+use super::bytes::parse_bytes;
+use super::limit::{LimitSource, MemoryLimit, MEMORY_LIMIT_ENV};
 use super::stop::{ExecuteOptions, Stop};
 use crate::compile::Executable;
 use crate::error::{CpuError, Result};
@@ -9,75 +11,12 @@ use crate::exec::Mode;
 use std::sync::atomic::Ordering;
 use xla_core::Literal;
 
-/// The environment variable that sets the default memory limit of every executable, in
-/// bytes or with a unit: `XLA_CPU_MEMORY_LIMIT=512M`, `8GiB`, `0` (no limit).
-pub const MEMORY_LIMIT_ENV: &str = "XLA_CPU_MEMORY_LIMIT";
-
 /// [`super::Limits::memory_limit`] when no limit was set.
 pub(crate) const UNSET: u64 = u64::MAX;
 
 /// Below this peak the operating system is not asked how much memory there is (reading
 /// it costs a file read per execution); an explicit limit is always checked.
 const SMALL: u64 = 64 << 20;
-
-/// Where a memory limit comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LimitSource {
-    /// `Executable::set_memory_limit`.
-    Explicit,
-    /// The environment variable [`MEMORY_LIMIT_ENV`].
-    Environment,
-    /// The cgroup's memory limit less its usage.
-    Cgroup,
-    /// `MemAvailable` in `/proc/meminfo`.
-    MemAvailable,
-}
-
-impl std::fmt::Display for LimitSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            LimitSource::Explicit => "set by Executable::set_memory_limit",
-            LimitSource::Environment => "set by XLA_CPU_MEMORY_LIMIT",
-            LimitSource::Cgroup => "the cgroup's memory limit less its usage",
-            LimitSource::MemAvailable => "MemAvailable in /proc/meminfo",
-        })
-    }
-}
-
-/// A memory limit in force and where it comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemoryLimit {
-    /// Bytes.
-    pub bytes: u64,
-    /// Where the number comes from.
-    pub source: LimitSource,
-}
-
-/// Parses a memory size as [`MEMORY_LIMIT_ENV`] takes it: `512`, `512K`, `64M`, `8G`,
-/// `1T` (powers of 1024; an optional `iB`/`B`); `None` when it is not one.
-pub fn parse_memory_size(text: &str) -> Option<u64> {
-    parse_bytes(text)
-}
-
-fn parse_bytes(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let t = t
-        .strip_suffix("iB")
-        .or_else(|| t.strip_suffix('B'))
-        .unwrap_or(t);
-    let (digits, shift) = match t.char_indices().last() {
-        Some((i, 'K' | 'k')) => (t.get(..i)?, 10),
-        Some((i, 'M' | 'm')) => (t.get(..i)?, 20),
-        Some((i, 'G' | 'g')) => (t.get(..i)?, 30),
-        Some((i, 'T' | 't')) => (t.get(..i)?, 40),
-        _ => (t, 0),
-    };
-    digits
-        .trim()
-        .parse::<u64>()
-        .ok()?
-        .checked_mul(1u64 << shift)
-}
 
 impl Executable {
     /// The peak bytes of live values one execution needs: the entry's parameters and the
@@ -162,20 +101,4 @@ impl Executable {
 
 fn available() -> Option<MemoryLimit> {
     available_memory().map(|(bytes, source)| MemoryLimit { bytes, source })
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::parse_bytes;
-
-    #[test]
-    fn byte_sizes_parse() {
-        assert_eq!(parse_bytes("512"), Some(512));
-        assert_eq!(parse_bytes("64M"), Some(64 << 20));
-        assert_eq!(parse_bytes("8GiB"), Some(8 << 30));
-        assert_eq!(parse_bytes("2 KB"), Some(2048));
-        assert_eq!(parse_bytes("lots"), None);
-        assert_eq!(parse_bytes("99999999999T"), None);
-    }
 }

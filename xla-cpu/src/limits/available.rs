@@ -2,7 +2,7 @@
 //! `memory.limit_in_bytes`) less the cgroup's current usage, and the system's
 //! `MemAvailable`; the smaller wins.
 
-use super::api::LimitSource;
+use super::limit::LimitSource;
 
 /// The memory available to this process and where the number comes from, or `None` when
 /// the OS tells nothing (not Linux, or `/proc` is not mounted).

@@ -10,7 +10,7 @@
 //! All of it happens in one place, before each step of [`crate::exec::Ctx::run_cow`] runs
 //! its kernel, so no kernel needs a fallible allocation of its own for its result.
 
-use super::peak::shape_bytes;
+use super::bytes::shape_bytes;
 use super::MemoryLimit;
 use crate::error::{CpuError, Result};
 use std::cell::Cell;

@@ -1,6 +1,8 @@
 //! Execution limits: memory as a checked resource, cancellation and deadlines.
 //!
 //! - [`available`]: how much memory the process may use (cgroup limit, `MemAvailable`).
+//! - [`bytes`]: sizes in bytes: of a shape's values, in human units, parsed from text.
+//! - [`limit`]: what a memory limit is and where it comes from.
 //! - [`peak`]: the static peak of live values of an executable, from its buffer plan.
 //! - [`alloc`]: fallible allocation of large arrays (an error, never an abort).
 //! - [`budget`]: the run-time check: each result admitted against the limit and the
@@ -15,11 +17,14 @@ pub(crate) mod alloc;
 mod api;
 pub(crate) mod available;
 pub(crate) mod budget;
+pub(crate) mod bytes;
+mod limit;
 pub(crate) mod peak;
 pub(crate) mod scratch;
 pub(crate) mod stop;
 
-pub use api::{parse_memory_size, LimitSource, MemoryLimit, MEMORY_LIMIT_ENV};
+pub use bytes::parse_memory_size;
+pub use limit::{LimitSource, MemoryLimit, MEMORY_LIMIT_ENV};
 pub use stop::{CancelToken, ExecuteOptions, StopReason};
 
 use std::sync::atomic::AtomicU64;
@@ -40,20 +45,5 @@ impl Default for Limits {
             peak: OnceLock::new(),
             memory_limit: AtomicU64::new(api::UNSET),
         }
-    }
-}
-
-/// Bytes in human units (`1.5 GiB`), for error messages.
-pub(crate) fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    match (u, UNITS.get(u)) {
-        (0, _) | (_, None) => format!("{b} bytes"),
-        (_, Some(unit)) => format!("{v:.1} {unit} ({b} bytes)"),
     }
 }

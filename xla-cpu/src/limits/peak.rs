@@ -10,26 +10,13 @@
 //! cannot grow past its shape; what the plan cannot foresee (a vectorised run, a custom
 //! call's result) is caught at run time by [`super::budget`].
 
+use super::bytes::shape_bytes;
 use crate::compile::Executable;
 use xla_core::ir::{CompId, Op};
-use xla_core::Shape;
 
 /// Deepest nesting of called computations followed (HLO has no recursion; this only
 /// guards against a malformed module).
 const MAX_DEPTH: usize = 64;
-
-/// Bytes of a value of `shape` (tuples: the sum of their elements; saturating).
-pub(crate) fn shape_bytes(shape: &Shape) -> u64 {
-    match shape {
-        Shape::Array(a) => {
-            let bits = a.ty.bit_width().max(8) as u64;
-            let n = a.element_count().map_or(u64::MAX, |n| n.max(0) as u64);
-            n.saturating_mul(bits / 8)
-        }
-        Shape::Tuple(t) => t.iter().map(shape_bytes).fold(0, u64::saturating_add),
-        Shape::Token => 0,
-    }
-}
 
 /// The peak bytes of live values of one run of `exe`'s entry computation, its
 /// parameters and the module's constants included.

@@ -6,8 +6,8 @@
 use super::emit::{Em, Ix};
 use super::lower::{At, Lowerer};
 use super::program::{FoldPlan, Inst, SlotId, Term};
-use crate::compile::Combiner;
 use crate::fusion::{FusedKind, Step};
+use crate::kernels::combiner::Combiner;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use xla_core::attrs::BinaryOp;
 use xla_core::ir::Op;

@@ -8,7 +8,7 @@
 //! same, `-0` equal to `+0`). The other operands ride along. Measured on an argsort of
 //! f32[256,1024] (a ranking loss): 120 ms through the comparator network.
 
-use crate::compile::Combiner;
+use crate::kernels::combiner::Combiner;
 use xla_core::attrs::ComparisonDirection;
 use xla_core::ir::{Computation, InstrId, Op};
 
