@@ -326,7 +326,7 @@ impl<'a> Ctx<'a> {
                     let describe = || {
                         let op = match step {
                             Step::Fused(_, f) => format!("{}({})", f.label(), ins.op.name()),
-                            Step::Eval(_) => ins.op.name().to_string(),
+                            Step::Eval(_) => crate::kernels::step_name(&ins.op).to_string(),
                         };
                         [
                             comp.name.clone(),

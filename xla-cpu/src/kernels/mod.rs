@@ -71,3 +71,16 @@ mod conv_tests;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
 mod dot_perm_tests;
+
+/// How a profile names an instruction's op: the op's name, except for the custom-calls
+/// this crate's own rewrites put in (`dot+add` for a product accumulated in place,
+/// `dot` for a product written in transposed order), which are not calls of anything.
+pub(crate) fn step_name(op: &xla_core::ir::Op) -> &'static str {
+    match op {
+        xla_core::ir::Op::CustomCall { config, .. } if config.target == dot_add::TARGET => {
+            "dot+add"
+        }
+        xla_core::ir::Op::CustomCall { config, .. } if config.target == dot_perm::TARGET => "dot",
+        op => op.name(),
+    }
+}
