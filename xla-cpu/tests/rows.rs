@@ -213,8 +213,9 @@ fn layer_norm_chain_matches_the_unchained_plan() {
     let g = arg(PrimitiveType::F32, &[256], 12, 1.0);
     let b = arg(PrimitiveType::F32, &[256], 13, 1.0);
     let steps = check(LAYER_NORM, &[x, g, b], 1e-4, "layer norm");
-    // `x - mean` is written to the output and scaled there.
-    assert!(chained(&steps) && in_place(&steps), "{steps:?}");
+    // `x - mean` is one subtract: each step reading it computes it again from the tile of
+    // `x` (cheaper than storing it), so nothing needs updating in place.
+    assert!(chained(&steps) && !in_place(&steps), "{steps:?}");
 }
 
 /// Log-softmax, whose `log(sum)` is a per-row value and `x - max` is read by two steps.
@@ -239,8 +240,9 @@ ENTRY main {
 fn log_softmax_chain_matches_the_unchained_plan() {
     let x = arg(PrimitiveType::F32, &[257, 300], 5, 20.0);
     let steps = check(LOG_SOFTMAX, &[x], 1e-5, "log softmax");
-    // `x - max`, read by the exp step in between, is written to the output first.
-    assert!(chained(&steps) && in_place(&steps), "{steps:?}");
+    // `x - max`, read by the exp step and by the last one, is one subtract: each computes
+    // it again from the tile of `x` (the softmax tests cover the in-place output).
+    assert!(chained(&steps) && !in_place(&steps), "{steps:?}");
 }
 
 #[test]

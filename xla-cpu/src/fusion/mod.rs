@@ -528,36 +528,102 @@ impl Planner<'_> {
     /// Which instructions are computed inside their users' kernels instead of stored.
     fn inlined(&self) -> Vec<bool> {
         let comp = self.comp;
-        comp.instructions
-            .iter()
-            .enumerate()
-            .map(|(i, ins)| {
-                let users = &self.users[i];
-                if i == comp.root.0 || users.is_empty() || !self.fusible(ins) {
-                    return false;
-                }
-                let all = users
+        let mut inline = vec![false; comp.instructions.len()];
+        let mut dup = vec![Dup::Stored; comp.instructions.len()];
+        for (i, ins) in comp.instructions.iter().enumerate() {
+            let users = &self.users[i];
+            if i == comp.root.0 || users.is_empty() || !self.fusible(ins) {
+                continue;
+            }
+            let all = users
+                .iter()
+                .all(|&u| self.consumes(&comp.instructions[u], InstrId(i)));
+            let cheap = matches!(
+                ins.op,
+                Op::Broadcast { .. }
+                    | Op::Reshape
+                    | Op::Bitcast
+                    | Op::Copy
+                    | Op::Convert
+                    | Op::Constant { .. }
+                    | Op::Slice { .. }
+                    | Op::Pad { .. }
+                    | Op::DynamicSlice { .. }
+            );
+            let into_reduce = users.len() <= 2
+                && users
                     .iter()
-                    .all(|&u| self.consumes(&comp.instructions[u], InstrId(i)));
-                let cheap = matches!(
-                    ins.op,
-                    Op::Broadcast { .. }
-                        | Op::Reshape
-                        | Op::Bitcast
-                        | Op::Copy
-                        | Op::Convert
-                        | Op::Constant { .. }
-                        | Op::Slice { .. }
-                        | Op::Pad { .. }
-                        | Op::DynamicSlice { .. }
-                );
-                let into_reduce = users.len() <= 2
-                    && users
-                        .iter()
-                        .any(|&u| self.fusible_reduce(&comp.instructions[u]).is_some());
-                all && (users.len() == 1 || cheap || into_reduce)
-            })
-            .collect()
+                    .any(|&u| self.fusible_reduce(&comp.instructions[u]).is_some());
+            let d = self.dup(i, ins, &inline, &dup);
+            let many = d.is_some_and(|d| d.worth(users.len()));
+            inline[i] = all && (users.len() == 1 || cheap || into_reduce || many);
+            dup[i] = match (inline[i], cheap, d) {
+                (false, _, _) => Dup::Stored,
+                (true, true, _) => Dup::Free,
+                (true, false, Some(d)) => d,
+                (true, false, None) => Dup::Costly,
+            };
+        }
+        inline
+    }
+
+    /// What computing instruction `i` again in each of its readers' kernels costs, when it
+    /// is one vector instruction (negate, absolute value, add, subtract, multiply, max,
+    /// min) on stored values or on other such instructions; `None` for anything dearer.
+    fn dup(&self, i: usize, ins: &Instruction, inline: &[bool], dup: &[Dup]) -> Option<Dup> {
+        use BinaryOp as B;
+        let one_op = matches!(ins.op, Op::Unary(UnaryOp::Neg | UnaryOp::Abs))
+            || matches!(
+                ins.op,
+                Op::Binary(B::Add | B::Sub | B::Mul | B::Max | B::Min)
+            );
+        if !one_op {
+            return None;
+        }
+        let (mut ops, mut reads) = (1usize, 0usize);
+        for o in &ins.operands {
+            match dup.get(o.0)? {
+                Dup::Costly => return None,
+                Dup::Free if inline.get(o.0) == Some(&true) => {}
+                Dup::Stored | Dup::Free => {
+                    reads += usize::from(self.n_of(*o) == self.n_of(InstrId(i)))
+                }
+                Dup::Chain { ops: n, reads: r } => {
+                    ops += n;
+                    reads += r;
+                }
+            }
+        }
+        (ops <= MAX_DUP_OPS).then_some(Dup::Chain { ops, reads })
+    }
+}
+
+/// The longest chain of one-instruction ops computed again in each reader's kernel.
+const MAX_DUP_OPS: usize = 4;
+
+/// What an instruction costs each kernel that computes it in place ([`Planner::dup`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Dup {
+    /// Stored (or not fusible): its readers load it.
+    Stored,
+    /// A load in another form (broadcast, reshape, slice, constant): no work.
+    Free,
+    /// A chain of `ops` one-instruction ops reading `reads` whole stored arrays.
+    Chain { ops: usize, reads: usize },
+    /// Real work (a transcendental, a divide, a select...): computed once.
+    Costly,
+}
+
+impl Dup {
+    /// True when `users` kernels each computing the chain move less memory than one kernel
+    /// storing it and `users` kernels loading it: the stored form reads its `reads` arrays,
+    /// writes one and each reader loads it (`reads + 1 + users`); duplicated, each reader
+    /// reads the `reads` arrays itself (`users * reads`).
+    fn worth(self, users: usize) -> bool {
+        match self {
+            Dup::Chain { reads, .. } => users * reads <= reads + 1 + users,
+            Dup::Stored | Dup::Free | Dup::Costly => false,
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 //!   for a row, scalar-parameter and scalar-constant divisor equal `a * (1 / b)` bit for
 //!   bit and differ from IEEE division in a quarter of the elements. The reciprocal is
 //!   computed once per divisor element instead of a division per output element.
+//! - `get-tuple-element(tuple(…))` reads the element itself ([`tuples`]).
 //! - Chains of reshapes and size-1 broadcasts collapse ([`shapes`]).
 //! - Chains of slices, and pads that only cut, become one slice ([`slices`]).
 //! - Products of broadcast scalars are combined as XLA combines them ([`algebra`]).
@@ -29,6 +30,7 @@ mod dot_order;
 mod licm;
 mod shapes;
 mod slices;
+mod tuples;
 
 use xla_core::attrs::DotDims;
 use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
@@ -37,6 +39,7 @@ use xla_core::ir::{Computation, InstrId, Instruction, Module, Op};
 pub(crate) fn simplify(m: &mut Module) {
     inline_calls(m);
     for c in &mut m.computations {
+        tuples::forward_tuple_elements(c);
         shapes::simplify_shapes(c);
         slices::simplify_slices(c);
     }
