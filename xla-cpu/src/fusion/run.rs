@@ -72,7 +72,7 @@ use super::kern::{LANES, V};
 /// code covers its whole domain never takes the slow path).
 pub(crate) struct Scratch<'i, L> {
     regs: Vec<Vec<L>>,
-    fast: Option<Fast<'i, L>>,
+    fast: Fast<'i, L>,
     tmp: Vec<L>,
     /// Several whole rows of a column reduction written by one call of the code.
     rows: Vec<L>,
@@ -105,7 +105,7 @@ impl Kernel {
     pub(super) fn scratch<'i, L: Lane>(&self, ins: &'i [In<'i, L>]) -> Scratch<'i, L> {
         Scratch {
             regs: Vec::new(),
-            fast: Some(Fast::new(self, ins)),
+            fast: Fast::new(self, ins),
             tmp: Vec::new(),
             rows: Vec::new(),
         }
@@ -184,7 +184,7 @@ impl Kernel {
         s: &'a mut Scratch<'_, L>,
     ) -> &'a [L] {
         if len >= V {
-            if let Some(v) = s.fast.as_mut().and_then(|f| f.eval(self, start)) {
+            if let Some(v) = s.fast.eval(self, start) {
                 return v;
             }
         }
@@ -327,32 +327,29 @@ fn write_chunk_impl<L: Lane>(
     let mut done = 0;
     while done < len {
         if len - done >= V {
-            if let Some(f) = s.fast.as_mut() {
-                let at = start + done;
-                // One call for a span of blocks where the code can run it whole (each
-                // element is computed alone, so the span does not change a bit): the
-                // per-call set-up, paid per block of 128, was a fifth of a program of
-                // many mid-size steps (N5); else block by block.
-                let span = (len - done).min(f.span()) / V * V;
-                // SAFETY: `write_to` returns true only after writing all `span` elements.
-                if span > V && unsafe { o.fill_with(span, |dst| f.write_to(at, dst)) } {
-                    done += span;
-                    continue;
-                }
-                // SAFETY: as above, for `V` elements.
-                if unsafe { o.fill_with(V, |dst| f.write_to(at, dst)) } {
-                    done += V;
-                    continue;
-                }
+            let f = &mut s.fast;
+            let at = start + done;
+            // One call for a span of blocks where the code can run it whole (each
+            // element is computed alone, so the span does not change a bit): the
+            // per-call set-up, paid per block of 128, was a fifth of a program of
+            // many mid-size steps (N5); else block by block.
+            let span = (len - done).min(f.span()) / V * V;
+            // SAFETY: `write_to` returns true only after writing all `span` elements.
+            if span > V && unsafe { o.fill_with(span, |dst| f.write_to(at, dst)) } {
+                done += span;
+                continue;
+            }
+            // SAFETY: as above, for `V` elements.
+            if unsafe { o.fill_with(V, |dst| f.write_to(at, dst)) } {
+                done += V;
+                continue;
             }
         }
         let v = k.next_block(ins, start + done, len - done, s);
         o.push(v);
         done += v.len();
     }
-    if let Some(f) = s.fast.as_ref() {
-        f.fence();
-    }
+    s.fast.fence();
 }
 
 /// A reduce's combiner, applied in the hot loops without a call per element.
@@ -477,10 +474,7 @@ fn fold_range_impl<L: Lane>(
 ) -> L {
     let mut lanes = [op.identity(); LANES];
     // Generated fold code takes whole groups of 64 first (the same lanes, in order).
-    let mut done = s
-        .fast
-        .as_mut()
-        .map_or(0, |f| f.fold_to(start, len, &mut lanes));
+    let mut done = s.fast.fold_to(start, len, &mut lanes);
     while done < len {
         let v = k.next_block(ins, start + done, len - done, s);
         let mut it = v.chunks_exact(LANES);
@@ -509,7 +503,8 @@ fn fold_rows_impl<L: Lane>(
     // Contiguous rows: as many as one call of the generated code covers are written at
     // once, then folded in row order (the same order, so the same values), instead of a
     // call per row.
-    if let Some(f) = s.fast.as_mut().filter(|_| stride == w && w % 16 == 0) {
+    if stride == w && w % 16 == 0 {
+        let f = &mut s.fast;
         let per = (f.span() / w.max(1)).min(rows);
         if per > 1 && s.rows.try_reserve(per * w).is_ok() {
             while row + per <= rows {
