@@ -12,12 +12,12 @@ use xla_core::Literal;
 mod gen;
 use gen::{f32s, fused_matches_reference, shape_text, Rng};
 
-/// A random graph over `x`, `y` (full arrays) and `r` (a row broadcast along dim 0).
+/// A random graph over `x`, `y` (full arrays), `r` (a row repeated down the rows) and `cb`
+/// (a constant).
 fn random_module(rng: &mut Rng) -> (String, Vec<Literal>) {
     let dims = [rng.range(1, 40), rng.pick(&[1i64, 7, 16, 33, 100])];
     let s = shape_text(&dims);
-    let mut args = vec![f32s(&dims, rng), f32s(&dims, rng), f32s(&dims[1..], rng)];
-    args.truncate(3);
+    let args = vec![f32s(&dims, rng), f32s(&dims, rng), f32s(&dims[1..], rng)];
     let mut body = vec![
         format!("x = {s} parameter(0)"),
         format!("y = {s} parameter(1)"),
@@ -32,14 +32,11 @@ fn random_module(rng: &mut Rng) -> (String, Vec<Literal>) {
     for k in 0..count {
         let name = format!("v{k}");
         // Later values read recent ones more often, so one value gets several readers.
-        let mut pick = |rng: &mut Rng| {
+        let pick = |rng: &mut Rng| {
             let lo = vals.len().saturating_sub(4) as i64;
-            let i = if rng.range(0, 2) == 0 {
-                rng.range(0, vals.len() as i64 - 1)
-            } else {
-                rng.range(lo, vals.len() as i64 - 1)
-            } as usize;
-            i
+            let hi = vals.len() as i64 - 1;
+            let from = if rng.range(0, 2) == 0 { 0 } else { lo };
+            rng.range(from, hi) as usize
         };
         let (a, b) = (pick(rng), pick(rng));
         read[a] = true;

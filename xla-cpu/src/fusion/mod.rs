@@ -554,7 +554,7 @@ impl Planner<'_> {
                 && users
                     .iter()
                     .any(|&u| self.fusible_reduce(&comp.instructions[u]).is_some());
-            let d = self.dup(i, ins, &inline, &dup);
+            let d = self.dup(ins, &dup);
             let many = d.is_some_and(|d| d.worth(users.len()));
             inline[i] = all && (users.len() == 1 || cheap || into_reduce || many);
             dup[i] = match (inline[i], cheap, d) {
@@ -567,10 +567,11 @@ impl Planner<'_> {
         inline
     }
 
-    /// What computing instruction `i` again in each of its readers' kernels costs, when it
-    /// is one vector instruction (negate, absolute value, add, subtract, multiply, max,
-    /// min) on stored values or on other such instructions; `None` for anything dearer.
-    fn dup(&self, i: usize, ins: &Instruction, inline: &[bool], dup: &[Dup]) -> Option<Dup> {
+    /// What computing `ins` again in each of its readers' kernels costs, when it is one
+    /// vector instruction (negate, absolute value, add, subtract, multiply, max, min) on
+    /// stored values, loads or other such instructions (`dup`: what each earlier
+    /// instruction costs); `None` for anything dearer.
+    fn dup(&self, ins: &Instruction, dup: &[Dup]) -> Option<Dup> {
         use BinaryOp as B;
         let one_op = matches!(ins.op, Op::Unary(UnaryOp::Neg | UnaryOp::Abs))
             || matches!(
@@ -582,12 +583,11 @@ impl Planner<'_> {
         }
         let (mut ops, mut reads) = (1usize, 0usize);
         for o in &ins.operands {
+            // An elementwise op's operands have its shape: a stored one is a whole read.
             match dup.get(o.0)? {
                 Dup::Costly => return None,
-                Dup::Free if inline.get(o.0) == Some(&true) => {}
-                Dup::Stored | Dup::Free => {
-                    reads += usize::from(self.n_of(*o) == self.n_of(InstrId(i)))
-                }
+                Dup::Free => {}
+                Dup::Stored => reads += 1,
                 Dup::Chain { ops: n, reads: r } => {
                     ops += n;
                     reads += r;
@@ -606,7 +606,7 @@ const MAX_DUP_OPS: usize = 4;
 enum Dup {
     /// Stored (or not fusible): its readers load it.
     Stored,
-    /// A load in another form (broadcast, reshape, slice, constant): no work.
+    /// Inlined, and a load in another form (broadcast, reshape, slice, constant): no work.
     Free,
     /// A chain of `ops` one-instruction ops reading `reads` whole stored arrays.
     Chain { ops: usize, reads: usize },
