@@ -13,7 +13,24 @@ use crate::scalar::Real;
 pub(crate) const LN2_HI: f32 = 0.693_359_4;
 pub(crate) const LN2_LO: f32 = -2.121_944_4e-4;
 /// 1.5 * 2^23: adding and subtracting it rounds an f32 below 2^22 to the nearest integer.
-const ROUNDER: f32 = 12_582_912.0;
+pub(crate) const ROUNDER: f32 = 12_582_912.0;
+
+/// `exp_f32`'s lower clamp, its two-part ln 2 and its polynomial (highest power first);
+/// shared with the code generator (`fusion/jit/`), which must emit the same operations.
+#[allow(clippy::excessive_precision)]
+pub(crate) const EXP_LO: f32 = -88.376_262_664_794_9;
+pub(crate) const EXP_C1: f32 = 0.693_359_375;
+#[allow(clippy::excessive_precision)]
+pub(crate) const EXP_C2: f32 = 2.121_944_40e-4;
+#[allow(clippy::excessive_precision)]
+pub(crate) const EXP_POLY: [f32; 6] = [
+    1.987_569_150_0e-4,
+    1.398_199_950_7e-3,
+    8.333_451_907_3e-3,
+    4.166_579_589_4e-2,
+    1.666_666_545_9e-1,
+    5.000_000_120_1e-1,
+];
 
 /// e^x, bit for bit as XLA's CPU backend computes it for f32: Cephes' polynomial evaluated
 /// with fused multiply-adds, the input clamped below at -88.3762626647949, the power of two
@@ -21,24 +38,18 @@ const ROUNDER: f32 = 12_582_912.0;
 /// the smallest normal f32 flushed to +0 (XLA runs with denormals flushed). Checked against
 /// jaxlib 0.10.2 on 400,000 inputs in [-88, 89] and the specials: every result identical.
 /// Without hardware FMA (and SSE4.1 `floor`), the C library's `fmaf`/`floorf` are called.
-#[allow(clippy::excessive_precision)]
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
-    const LO: f32 = -88.376_262_664_794_9;
-    const C1: f32 = 0.693_359_375;
-    const C2: f32 = 2.121_944_40e-4;
     // `if` rather than `max`, so NaN passes through.
-    let xc = if x < LO { LO } else { x };
+    let xc = if x < EXP_LO { EXP_LO } else { x };
     let fx = xc.mul_add(std::f32::consts::LOG2_E, 0.5).floor().min(127.0);
-    let r = fx.mul_add(-C1, xc);
-    let r = fx.mul_add(C2, r);
+    let r = fx.mul_add(-EXP_C1, xc);
+    let r = fx.mul_add(EXP_C2, r);
     let z = r * r;
-    let mut y = 1.987_569_150_0e-4_f32;
-    y = y.mul_add(r, 1.398_199_950_7e-3);
-    y = y.mul_add(r, 8.333_451_907_3e-3);
-    y = y.mul_add(r, 4.166_579_589_4e-2);
-    y = y.mul_add(r, 1.666_666_545_9e-1);
-    y = y.mul_add(r, 5.000_000_120_1e-1);
+    let mut y = EXP_POLY[0];
+    for &c in &EXP_POLY[1..] {
+        y = y.mul_add(r, c);
+    }
     let y = y.mul_add(z, r) + 1.0;
     // 2^fx for the integral fx in [-127, 127], built from its bits (2^-127 gives 0).
     let n = (fx + ROUNDER).to_bits() as i32 - 0x4b40_0000;
@@ -51,30 +62,47 @@ pub fn exp_f32(x: f32) -> f32 {
     }
 }
 
+/// `tanh_f32`'s clamp and its numerator and denominator polynomials in z = x² (highest
+/// power first): XLA's coefficients exactly as it writes them (each rounds to the same f32
+/// as there); shared with the code generator.
+#[allow(clippy::excessive_precision)]
+pub(crate) const TANH_CLAMP: f32 = 7.998_811_721_801_757_81;
+#[allow(clippy::excessive_precision)]
+pub(crate) const TANH_P: [f32; 7] = [
+    -2.760_768_477_423_55e-16,
+    2.000_187_904_824_77e-13,
+    -8.604_671_522_137_35e-11,
+    5.122_297_090_371_14e-8,
+    1.485_722_357_179_79e-5,
+    6.372_619_288_754_36e-4,
+    4.893_524_558_917_86e-3,
+];
+#[allow(clippy::excessive_precision)]
+pub(crate) const TANH_Q: [f32; 4] = [
+    1.198_258_394_667_02e-6,
+    1.185_347_056_866_54e-4,
+    2.268_434_632_439_00e-3,
+    4.893_525_185_543_85e-3,
+];
+
 /// tanh(x), bit for bit as XLA's CPU backend computes it for f32: Eigen's
 /// `generic_fast_tanh_float` rational approximation (odd degree 13 over even degree 6)
 /// evaluated with fused multiply-adds, the input clamped to ±7.99881172180175781 (where it
 /// reaches exactly ±1), and `x` itself for |x| < 0.0004 (which keeps -0.0). Checked against
 /// jaxlib 0.10.2 on 200,008 inputs in [-9, 9]: every result identical. About 3 ulp from
 /// the true tanh. Without hardware FMA, `mul_add` falls back to the C library's `fmaf`.
-// XLA's coefficients exactly as it writes them (each rounds to the same f32 as there).
-#[allow(clippy::excessive_precision)]
 #[inline(always)]
 pub fn tanh_f32(x: f32) -> f32 {
-    const CLAMP: f32 = 7.998_811_721_801_757_81;
-    let c = x.clamp(-CLAMP, CLAMP);
+    let c = x.clamp(-TANH_CLAMP, TANH_CLAMP);
     let z = c * c;
-    let mut p = -2.760_768_477_423_55e-16_f32;
-    p = p.mul_add(z, 2.000_187_904_824_77e-13);
-    p = p.mul_add(z, -8.604_671_522_137_35e-11);
-    p = p.mul_add(z, 5.122_297_090_371_14e-8);
-    p = p.mul_add(z, 1.485_722_357_179_79e-5);
-    p = p.mul_add(z, 6.372_619_288_754_36e-4);
-    p = p.mul_add(z, 4.893_524_558_917_86e-3);
-    let mut q = 1.198_258_394_667_02e-6_f32;
-    q = q.mul_add(z, 1.185_347_056_866_54e-4);
-    q = q.mul_add(z, 2.268_434_632_439_00e-3);
-    q = q.mul_add(z, 4.893_525_185_543_85e-3);
+    let mut p = TANH_P[0];
+    for &k in &TANH_P[1..] {
+        p = p.mul_add(z, k);
+    }
+    let mut q = TANH_Q[0];
+    for &k in &TANH_Q[1..] {
+        q = q.mul_add(z, k);
+    }
     let r = c * p / q;
     if x.abs() < 0.0004 {
         x
@@ -82,6 +110,20 @@ pub fn tanh_f32(x: f32) -> f32 {
         r
     }
 }
+
+/// `ln_f32`'s polynomial in the reduced mantissa (highest power first, Cephes); shared
+/// with the code generator.
+pub(crate) const LN_POLY: [f32; 9] = [
+    7.037_683_6e-2,
+    -1.151_461e-1,
+    1.167_699_9e-1,
+    -1.242_014_1e-1,
+    1.424_932_3e-1,
+    -1.666_805_8e-1,
+    2.000_071_4e-1,
+    -2.499_999_4e-1,
+    3.333_333e-1,
+];
 
 /// The natural logarithm. Subnormal inputs count as zero (XLA:CPU runs with
 /// denormals-are-zero) and are recognised by their bits, so the result does not depend on
@@ -96,15 +138,10 @@ pub fn ln_f32(x: f32) -> f32 {
     let e = (e - i32::from(lowm)) as f32;
     let m = if lowm { m + m - 1.0 } else { m - 1.0 };
     let z = m * m;
-    let mut p = 7.037_683_6e-2_f32;
-    p = p * m - 1.151_461e-1;
-    p = p * m + 1.167_699_9e-1;
-    p = p * m - 1.242_014_1e-1;
-    p = p * m + 1.424_932_3e-1;
-    p = p * m - 1.666_805_8e-1;
-    p = p * m + 2.000_071_4e-1;
-    p = p * m - 2.499_999_4e-1;
-    p = p * m + 3.333_333e-1;
+    let mut p = LN_POLY[0];
+    for &c in &LN_POLY[1..] {
+        p = p * m + c;
+    }
     let mut y = p * m * z;
     y += LN2_LO * e;
     y -= 0.5 * z;

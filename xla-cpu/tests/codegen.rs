@@ -1,4 +1,4 @@
-//! Generated machine code for fused f32 kernels (AVX-512 CPUs) against the block
+//! Generated machine code for fused f32 kernels (AVX-512 or AVX2 CPUs) against the block
 //! interpreter: the same values, bit for bit, for every op the generator emits, on inputs
 //! full of specials (NaN, ±inf, ±0, subnormals, huge and tiny values), with tails shorter
 //! than a block, and with per-row broadcasts and reductions.
@@ -67,26 +67,29 @@ fn ops_of(exe: &mut Executable, args: &[Literal]) -> Vec<String> {
     ops
 }
 
-fn avx512() -> bool {
+/// Whether this process generates code: AVX-512 (F/BW/DQ/VL), or AVX2 with FMA, allowed
+/// by `XLA_CPU_ISA` and not turned off.
+fn codegen_cpu() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        is_x86_feature_detected!("avx512f")
+        let isa = std::env::var("XLA_CPU_ISA");
+        let avx512 = is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512bw")
             && is_x86_feature_detected!("avx512dq")
             && is_x86_feature_detected!("avx512vl")
+            && !matches!(isa.as_deref(), Ok("avx2"));
+        let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+        (avx512 || avx2)
             && std::env::var_os("XLA_CPU_NO_JIT").is_none()
             && std::env::var_os("XLA_CPU_NO_SIMD").is_none()
-            && !matches!(
-                std::env::var("XLA_CPU_ISA").as_deref(),
-                Ok("avx2" | "baseline")
-            )
+            && !matches!(isa.as_deref(), Ok("baseline"))
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
 }
 
 /// Runs `text` with and without generated code; the results must agree bit for bit,
-/// and with AVX-512 the code must really have run.
+/// and where this process generates code it must really have run.
 fn same(text: &str, args: &[Literal], what: &str) {
     let _guard = FLIP.lock().unwrap_or_else(|e| e.into_inner());
     let mut on = compile(text, true);
@@ -122,7 +125,7 @@ fn same(text: &str, args: &[Literal], what: &str) {
             f32::from_bits(*b)
         );
     }
-    if avx512() {
+    if codegen_cpu() {
         let ops = ops_of(&mut on, args);
         assert!(
             ops.iter().any(|o| o.starts_with("fusion[code")
@@ -255,7 +258,7 @@ fn streamed_outputs_match_the_interpreter() {
         })
         .max()
         .unwrap_or(32 << 20);
-    if avx512() && llc < 128 << 20 {
+    if codegen_cpu() && llc < 128 << 20 {
         let _guard = FLIP.lock().unwrap_or_else(|e| e.into_inner());
         let ops = ops_of(&mut compile(&text, true), &args);
         assert!(
@@ -417,5 +420,31 @@ fn interleaved_copies_match_the_interpreter_at_every_length() {
             &format!("softplus chain, n = {n}"),
         );
         same(&module(n, &wide(n)), &args, &format!("wide body, n = {n}"));
+    }
+}
+
+/// The AVX2 generator on a CPU with AVX-512: this file's tests again in a child process
+/// with `XLA_CPU_ISA=avx2` (the level is fixed once per process), so both generators are
+/// checked against the interpreter on one machine.
+#[test]
+fn the_avx2_code_matches_the_interpreter_too() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+        if std::env::var_os("XLA_CPU_ISA").is_some() || !codegen_cpu() || !avx2 {
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .env("XLA_CPU_ISA", "avx2")
+            .args(["--skip", "the_avx2_code", "--test-threads", "1"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("test result: ok"));
     }
 }

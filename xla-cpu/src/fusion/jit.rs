@@ -11,6 +11,8 @@
 //! tests compare the two. A kernel with an op or load this generator does not know runs
 //! on the interpreter. `XLA_CPU_NO_JIT` turns it off.
 
+mod avx2;
+mod avx512;
 mod bank;
 mod log;
 mod perf_map;
@@ -24,7 +26,7 @@ use super::stream::Stream;
 use super::{Fop, Kernel, Load, Node};
 use iced_x86::code_asm::*;
 use std::collections::HashMap;
-use xla_core::attrs::{BinaryOp, ComparisonDirection, UnaryOp};
+use xla_core::attrs::BinaryOp;
 
 /// `f(ptrs, out, start, count, consts, scalars)`: writes `16 * count` values of the
 /// kernel at elements `start..` to `out`; input `k` is read at `ptrs[k]`, cyclic stream
@@ -145,7 +147,7 @@ static CODEGEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 /// Turns machine-code generation for fused f32 kernels on or off for executables
 /// compiled afterwards (on by default; `XLA_CPU_NO_JIT` in the environment turns it off
 /// too). Results are the same either way, bit for bit; off, fused kernels run on the
-/// block interpreter. Where the CPU lacks AVX-512 the interpreter always runs.
+/// block interpreter. Where the CPU lacks AVX2 and FMA the interpreter always runs.
 pub fn set_codegen(on: bool) {
     CODEGEN.store(on, std::sync::atomic::Ordering::Relaxed);
 }
@@ -156,10 +158,10 @@ pub(crate) fn wanted() -> bool {
         && std::env::var_os("XLA_CPU_NO_JIT").is_none()
 }
 
-/// True when the generator may be used on this CPU (AVX-512F/BW/DQ/VL) and is not
-/// turned off.
+/// True when the generator may be used on this CPU (AVX-512F/BW/DQ/VL, or AVX2 with FMA)
+/// and is not turned off.
 pub(crate) fn available() -> bool {
-    super::run::simd_level() >= 2
+    super::run::simd_level() >= 1
         && CODEGEN.load(std::sync::atomic::Ordering::Relaxed)
         && std::env::var_os("XLA_CPU_NO_JIT").is_none()
 }
@@ -169,6 +171,8 @@ pub(crate) fn available() -> bool {
 struct Pool {
     bits: Vec<u32>,
     at: HashMap<u32, usize>,
+    /// Where each 8-lane copy starts (`wide`).
+    wide_at: HashMap<u32, usize>,
 }
 
 impl Pool {
@@ -188,6 +192,22 @@ impl Pool {
     fn f(&mut self, x: f32) -> AsmMemoryOperand {
         self.bits(x.to_bits())
     }
+    /// `b` in 8 consecutive lanes, as a 32-byte memory operand (AVX2 has no embedded
+    /// broadcast); each copy starts on a 32-byte boundary of the pool.
+    fn wide(&mut self, b: u32) -> AsmMemoryOperand {
+        let bits = &mut self.bits;
+        let i = *self.wide_at.entry(b).or_insert_with(|| {
+            bits.resize(bits.len().next_multiple_of(8), 0);
+            let i = bits.len();
+            bits.extend([b; 8]);
+            i
+        });
+        ymmword_ptr(r8 + (4 * i) as i32)
+    }
+    /// `x` in 8 lanes, as a memory operand.
+    fn wf(&mut self, x: f32) -> AsmMemoryOperand {
+        self.wide(x.to_bits())
+    }
     /// `x` as a scalar memory operand (for `vbroadcastss`).
     fn ptr(&mut self, x: f32) -> AsmMemoryOperand {
         dword_ptr(r8 + self.offset(x.to_bits()))
@@ -195,6 +215,8 @@ impl Pool {
 }
 
 // Comparison predicates of `vcmpps`.
+/// `!(x >= y)`, true for NaN.
+const NGE_UQ: i32 = 0x19;
 const EQ_OQ: i32 = 0x00;
 const UNORD_Q: i32 = 0x03;
 const NEQ_UQ: i32 = 0x04;
@@ -204,189 +226,79 @@ const LE_OQ: i32 = 0x12;
 const GE_OQ: i32 = 0x1d;
 const GT_OQ: i32 = 0x1e;
 
+/// `vcmpps`'s predicate for compare direction `c` (ordered, so NaN compares false, but
+/// `Ne`, which NaN makes true).
+fn predicate(c: xla_core::attrs::ComparisonDirection) -> i32 {
+    use xla_core::attrs::ComparisonDirection as C;
+    match c {
+        C::Eq => EQ_OQ,
+        C::Ne => NEQ_UQ,
+        C::Ge => GE_OQ,
+        C::Gt => GT_OQ,
+        C::Le => LE_OQ,
+        C::Lt => LT_OQ,
+    }
+}
+
+/// An op's one to three source registers as `(x, y, z)` (the missing ones repeat the
+/// last); `None` for any other count.
+fn operands<T: Copy>(s: &[T]) -> Option<(T, T, T)> {
+    match *s {
+        [x] => Some((x, x, x)),
+        [x, y] => Some((x, y, y)),
+        [x, y, z] => Some((x, y, z)),
+        _ => None,
+    }
+}
+
 type Asm = CodeAssembler;
-/// A vector register.
+/// An AVX-512 vector register.
 type Z = AsmRegisterZmm;
 type R = Result<(), IcedError>;
 
-/// `d = max(x, y)` (`min` when asked) exactly as `ops::vmax`: both orders of `maxps`
-/// (each gives its second operand on ties and NaN), their bitwise and (or) for ±0, and
-/// `x + y` where either is NaN.
-fn emit_max(
-    a: &mut Asm,
-    b: &Bank,
-    d: AsmRegisterZmm,
-    x: AsmRegisterZmm,
-    y: AsmRegisterZmm,
-    min: bool,
-) -> R {
-    let t0 = b.t[0];
-    if min {
-        a.vminps(t0, x, y)?;
-        a.vminps(d, y, x)?;
-        a.vpord(d, d, t0)?;
-    } else {
-        a.vmaxps(t0, x, y)?;
-        a.vmaxps(d, y, x)?;
-        a.vpandd(d, d, t0)?;
-    }
-    a.vcmpps(b.kr(0), x, y, UNORD_Q)?;
-    a.vaddps(b.m(d, 0), x, y)
-}
-
-/// `d = exp(x)` exactly as `math::exp_f32` (Cephes with FMA, XLA's clamps and flush).
-#[allow(clippy::excessive_precision)]
-fn emit_exp(a: &mut Asm, p: &mut Pool, b: &Bank, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
-    const LO: f32 = -88.376_262_664_794_9;
-    const C1: f32 = 0.693_359_375;
-    const C2: f32 = 2.121_944_40e-4;
-    let [t0, _, t2, _, t4, t5, ..] = b.t;
-    // `x < LO ? LO : x` (NaN stays): `maxps` gives its second operand on NaN and ties.
-    // Written without register copies (each a uop on the ports the polynomial needs):
-    // the fused multiply-adds accumulate into the register that is free to overwrite,
-    // with the same operands, so the same bits.
-    a.vbroadcastss(t0, p.ptr(LO))?;
-    a.vmaxps(t0, t0, x)?;
-    a.vbroadcastss(t2, p.ptr(0.5))?;
-    a.vfmadd231ps(t2, t0, p.f(std::f32::consts::LOG2_E))?;
-    a.vrndscaleps(t2, t2, 0x09)?;
-    a.vminps(t2, t2, p.f(127.0))?;
-    a.vfmadd231ps(t0, t2, p.f(-C1))?;
-    a.vfmadd231ps(t0, t2, p.f(C2))?;
-    let t3 = t0;
-    a.vmulps(t4, t3, t3)?;
-    a.vbroadcastss(d, p.ptr(1.987_569_150_0e-4))?;
-    for c in [
-        1.398_199_950_7e-3,
-        8.333_451_907_3e-3,
-        4.166_579_589_4e-2,
-        1.666_666_545_9e-1,
-        5.000_000_120_1e-1,
-    ] {
-        a.vfmadd213ps(d, t3, p.f(c))?;
-    }
-    a.vfmadd213ps(d, t4, t3)?;
-    a.vaddps(d, d, p.f(1.0))?;
-    a.vaddps(t5, t2, p.f(12_582_912.0))?;
-    a.vpsubd(t5, t5, p.bits(0x4b40_0000))?;
-    a.vpaddd(t5, t5, p.bits(127))?;
-    a.vpmaxsd(t5, t5, p.bits(0))?;
-    a.vpslld(t5, t5, 23)?;
-    a.vmulps(d, d, t5)?;
-    a.vcmpps(b.kr(0), d, p.f(f32::MIN_POSITIVE), NLT_UQ)?;
-    a.vmovaps(b.m(d, 0).z(), d)
-}
-
-/// `d = tanh(x)` exactly as `math::tanh_f32` (Eigen's rational form with FMA).
-#[allow(clippy::excessive_precision)]
-fn emit_tanh(a: &mut Asm, p: &mut Pool, b: &Bank, d: AsmRegisterZmm, x: AsmRegisterZmm) -> R {
-    const CLAMP: f32 = 7.998_811_721_801_757_81;
-    let [t0, t1, t2, t3, t4, ..] = b.t;
-    // The clamp to ±CLAMP (NaN stays): `maxps`/`minps` give their second operand on NaN.
-    a.vbroadcastss(t0, p.ptr(-CLAMP))?;
-    a.vmaxps(t0, t0, x)?;
-    a.vbroadcastss(t1, p.ptr(CLAMP))?;
-    a.vminps(t0, t1, t0)?;
-    a.vmulps(t1, t0, t0)?;
-    a.vbroadcastss(t2, p.ptr(-2.760_768_477_423_55e-16))?;
-    for c in [
-        2.000_187_904_824_77e-13,
-        -8.604_671_522_137_35e-11,
-        5.122_297_090_371_14e-8,
-        1.485_722_357_179_79e-5,
-        6.372_619_288_754_36e-4,
-        4.893_524_558_917_86e-3,
-    ] {
-        a.vfmadd213ps(t2, t1, p.f(c))?;
-    }
-    a.vbroadcastss(t3, p.ptr(1.198_258_394_667_02e-6))?;
-    for c in [
-        1.185_347_056_866_54e-4,
-        2.268_434_632_439_00e-3,
-        4.893_525_185_543_85e-3,
-    ] {
-        a.vfmadd213ps(t3, t1, p.f(c))?;
-    }
-    a.vmulps(d, t0, t2)?;
-    a.vdivps(d, d, t3)?;
-    a.vpandd(t4, x, p.bits(0x7fff_ffff))?;
-    a.vcmpps(b.kr(0), t4, p.f(0.0004), LT_OQ)?;
-    a.vmovaps(b.m(d, 0), x)
-}
-
-/// Emits op `f` into `d` (distinct from its sources); `Ok(false)` when not supported.
-fn emit_op(
-    a: &mut Asm,
-    p: &mut Pool,
-    b: &Bank,
-    f: Fop,
-    d: AsmRegisterZmm,
-    s: &[AsmRegisterZmm],
-) -> Result<bool, IcedError> {
-    use BinaryOp as B;
-    use ComparisonDirection as C;
-    use UnaryOp as U;
-    let (x, y, z) = match s {
-        [x] => (*x, *x, *x),
-        [x, y] => (*x, *y, *y),
-        [x, y, z] => (*x, *y, *z),
-        _ => return Ok(false),
-    };
-    match f {
-        Fop::Unary(U::Neg) => a.vpxord(d, x, p.bits(0x8000_0000))?,
-        Fop::Unary(U::Abs) => a.vpandd(d, x, p.bits(0x7fff_ffff))?,
-        Fop::Unary(U::Sqrt) => a.vsqrtps(d, x)?,
-        Fop::Unary(U::Rsqrt) => {
-            a.vsqrtps(b.t[0], x)?;
-            a.vbroadcastss(d, p.ptr(1.0))?;
-            a.vdivps(d, d, b.t[0])?;
-        }
-        Fop::Unary(U::Floor) => a.vrndscaleps(d, x, 0x09)?,
-        Fop::Unary(U::Ceil) => a.vrndscaleps(d, x, 0x0a)?,
-        Fop::Unary(U::RoundNearestEven) => a.vrndscaleps(d, x, 0x08)?,
-        Fop::Unary(U::Exp) => emit_exp(a, p, b, d, x)?,
-        Fop::Unary(U::Tanh) => emit_tanh(a, p, b, d, x)?,
-        Fop::Unary(U::Log) => log::emit_ln(a, p, b, d, x)?,
-        Fop::Unary(U::Log1p) => log::emit_log1p(a, p, b, d, x)?,
-        Fop::Unary(U::Logistic) => {
-            let t7 = b.t[7];
-            a.vpxord(t7, x, p.bits(0x8000_0000))?;
-            emit_exp(a, p, b, d, t7)?;
-            a.vaddps(d, d, p.f(1.0))?;
-            a.vbroadcastss(t7, p.ptr(1.0))?;
-            a.vdivps(d, t7, d)?;
-        }
-        Fop::Unary(_) => return Ok(false),
-        Fop::Binary(B::Add) => a.vaddps(d, x, y)?,
-        Fop::Binary(B::Sub) => a.vsubps(d, x, y)?,
-        Fop::Binary(B::Mul) => a.vmulps(d, x, y)?,
-        Fop::Binary(B::Div) => a.vdivps(d, x, y)?,
-        Fop::Binary(B::Max) => emit_max(a, b, d, x, y, false)?,
-        Fop::Binary(B::Min) => emit_max(a, b, d, x, y, true)?,
-        Fop::Binary(_) => return Ok(false),
-        Fop::Cmp(c) => {
-            let pred = match c {
-                C::Eq => EQ_OQ,
-                C::Ne => NEQ_UQ,
-                C::Ge => GE_OQ,
-                C::Gt => GT_OQ,
-                C::Le => LE_OQ,
-                C::Lt => LT_OQ,
-            };
-            a.vcmpps(b.kr(0), x, y, pred)?;
-            a.vbroadcastss(b.m(d, 0).z(), p.ptr(1.0))?;
-        }
-        Fop::Select => {
-            a.vcmpps(b.kr(0), x, p.f(0.0), NEQ_UQ)?;
-            a.vblendmps(b.m(d, 0), z, y)?;
-        }
-        Fop::Clamp => {
-            let t7 = b.t[7];
-            emit_max(a, b, t7, y, x, false)?;
-            emit_max(a, b, d, t7, z, true)?;
-        }
-    }
-    Ok(true)
+/// One vector width's instructions, for the loop skeleton below (`avx512.rs`: 16 lanes
+/// per register; `avx2.rs`: 8). The skeleton works in steps of 16 lanes (64 bytes) either
+/// way, so callers, tables of row pieces and fold lanes are the same on both.
+trait Width {
+    /// The vector register type.
+    type Z: Copy + 'static;
+    /// Bytes per register.
+    const BYTES: i32;
+    /// The banks of one 16-lane step with every register, one per register's lanes.
+    const SINGLE: &'static [Bank<Self::Z>];
+    /// Two banks in disjoint registers whose bodies are interleaved (`bank.rs`).
+    const PAIR: [Bank<Self::Z>; 2];
+    /// Value registers the fold keeps its accumulators in (the top of `SINGLE[0]`'s).
+    const FOLD_REGS: usize;
+    /// `d` = the vector at `m`.
+    fn load(a: &mut Asm, d: Self::Z, m: AsmMemoryOperand) -> R;
+    /// `d` = the f32 at `m` in every lane.
+    fn bcast(a: &mut Asm, d: Self::Z, m: AsmMemoryOperand) -> R;
+    /// `v` to `m`, non-temporal when `streamed` (`m` aligned).
+    fn store(a: &mut Asm, m: AsmMemoryOperand, v: Self::Z, streamed: bool) -> R;
+    /// Op `f` into `d` (distinct from its sources `s`); `Ok(false)` when not supported
+    /// or the bank lacks the scratch registers it needs.
+    fn op(
+        a: &mut Asm,
+        p: &mut Pool,
+        b: &Bank<Self::Z>,
+        f: Fop,
+        d: Self::Z,
+        s: &[Self::Z],
+    ) -> Result<bool, IcedError>;
+    /// Before the fold loop: the accumulators from the lanes at `rsi`.
+    fn fold_enter(a: &mut Asm) -> R;
+    /// After it: the accumulators back to the lanes.
+    fn fold_leave(a: &mut Asm) -> R;
+    /// Combines `v` into accumulator `i` (lanes `i * BYTES / 4..`) with `op`;
+    /// `Ok(false)` when not supported.
+    fn fold(
+        a: &mut Asm,
+        b: &Bank<Self::Z>,
+        op: BinaryOp,
+        i: usize,
+        v: Self::Z,
+    ) -> Result<bool, IcedError>;
 }
 
 /// Machine code for `k` (an f32 kernel whose f32 inputs are `f32_input`): with `fold`
@@ -398,9 +310,22 @@ pub(crate) fn compile(
     f32_input: impl Fn(usize) -> bool,
     fold: Option<BinaryOp>,
 ) -> Option<Code> {
-    let mut code = build(k, &f32_input, fold, false).ok().flatten()?;
+    if super::run::simd_level() >= 2 {
+        compile_for::<avx512::Avx512>(k, &f32_input, fold)
+    } else {
+        compile_for::<avx2::Avx2>(k, &f32_input, fold)
+    }
+}
+
+/// [`compile`] for one vector width.
+fn compile_for<W: Width>(
+    k: &Kernel,
+    f32_input: &dyn Fn(usize) -> bool,
+    fold: Option<BinaryOp>,
+) -> Option<Code> {
+    let mut code = build::<W>(k, f32_input, fold, false).ok().flatten()?;
     if fold.is_none() && streaming_pays(k) {
-        code.streamed = build(k, &f32_input, None, true)
+        code.streamed = build::<W>(k, f32_input, None, true)
             .ok()
             .flatten()
             .map(Box::new);
@@ -434,17 +359,17 @@ struct Reads {
     cyclic: Vec<Stream>,
 }
 
-/// Emits the kernel's value for the 16 lanes at byte offset `rax` into a register
-/// (below `limit`); `None` when not supported.
-fn body(
+/// Emits the kernel's value for the register's lanes at byte offset `rax + b.off` into a
+/// register (below `limit`); `None` when not supported.
+fn body<W: Width>(
     a: &mut Asm,
     p: &mut Pool,
     r: &mut Reads,
     k: &Kernel,
     f32_input: &dyn Fn(usize) -> bool,
-    b: &Bank,
+    b: &Bank<W::Z>,
     limit: usize,
-) -> Result<Option<AsmRegisterZmm>, IcedError> {
+) -> Result<Option<W::Z>, IcedError> {
     let zmm = |i: usize| b.values.get(i).copied();
     // A pad's value read from an input is read as f32 when its buffer is filled.
     let pad_ok = |m: &super::remap::Remap| match m.pad {
@@ -476,7 +401,7 @@ fn body(
         match n {
             // A pred input (a mask) is staged as 0/1 values.
             Node::Load(l @ Load::Full(i)) if !f32_input(*i) && *i < CYCLIC_BASE => {
-                cyclic_load(a, r, b, Stream::Staged(*l), d)?;
+                cyclic_load::<W>(a, r, b, Stream::Staged(*l), d)?;
             }
             Node::Load(Load::Full(i)) => {
                 if *i >= CYCLIC_BASE {
@@ -486,10 +411,10 @@ fn body(
                     r.streams.push(*i);
                 }
                 a.mov(b.ptr, qword_ptr(rdi + (8 * *i) as i32))?;
-                a.vmovups(d, zmmword_ptr(b.ptr + rax + b.off))?;
+                W::load(a, d, b.ptr + rax + b.off)?;
             }
             Node::Load(Load::Const(c)) => {
-                a.vbroadcastss(d, p.ptr(*c as f32))?;
+                W::bcast(a, d, p.ptr(*c as f32))?;
             }
             // A broadcast along the leading dims (a bias over rows) or onto two runs (a
             // per-lane bias) whose runs hold whole 16-lane steps: through a table of the
@@ -502,7 +427,7 @@ fn body(
                 len,
             }) if *len >= V && super::stream::piece_len(*len) > 0 && f32_input(*input) => {
                 let s = Spread::cyclic(*input, *len);
-                piece_load(
+                piece_load::<W>(
                     a,
                     r,
                     b,
@@ -514,7 +439,7 @@ fn body(
             Node::Load(Load::Spread(s))
                 if super::stream::piece_len(s.len) > 0 && f32_input(s.input) =>
             {
-                piece_load(
+                piece_load::<W>(
                     a,
                     r,
                     b,
@@ -530,17 +455,17 @@ fn body(
                 inner: 1,
                 len,
             }) if *len >= V && f32_input(*input) => {
-                cyclic_load(a, r, b, Stream::Spread(Spread::cyclic(*input, *len)), d)?;
+                cyclic_load::<W>(a, r, b, Stream::Spread(Spread::cyclic(*input, *len)), d)?;
             }
             Node::Load(Load::Spread(s)) if s.len >= V && f32_input(s.input) => {
-                cyclic_load(a, r, b, Stream::Spread(*s), d)?;
+                cyclic_load::<W>(a, r, b, Stream::Spread(*s), d)?;
             }
             // A slice or pad whose rows hold whole 16-lane steps: through a table of the
             // addresses of the rows' pieces, set per call, so a call covers many rows.
             Node::Load(Load::Remap(m))
                 if super::stream::piece_len(m.len) > 0 && f32_input(m.input) && pad_ok(m) =>
             {
-                piece_load(
+                piece_load::<W>(
                     a,
                     r,
                     b,
@@ -552,16 +477,16 @@ fn body(
             // Other long rows: the same as a broadcast, the base set per call from
             // `Remap::base` (a buffer of the padding value on a padded row).
             Node::Load(Load::Remap(m)) if m.len >= V && f32_input(m.input) && pad_ok(m) => {
-                cyclic_load(a, r, b, Stream::Remap(*m), d)?;
+                cyclic_load::<W>(a, r, b, Stream::Remap(*m), d)?;
             }
             Node::Load(l) => match *l {
-                Load::Scalar(i) => scalar_load(a, r, Scalar::First(i), d)?,
+                Load::Scalar(i) => scalar_load::<W>(a, r, Scalar::First(i), d)?,
                 // Only a value constant over whole blocks can be a per-call scalar.
                 Load::Bcast { input, inner, len } if inner >= V => {
-                    scalar_load(a, r, Scalar::Run { input, inner, len }, d)?
+                    scalar_load::<W>(a, r, Scalar::Run { input, inner, len }, d)?
                 }
                 // Anything else is computed per call into a buffer the code reads.
-                _ => cyclic_load(a, r, b, Stream::Staged(*l), d)?,
+                _ => cyclic_load::<W>(a, r, b, Stream::Staged(*l), d)?,
             },
             Node::Op(f, args) => {
                 let mut s = Vec::with_capacity(args.len());
@@ -571,7 +496,7 @@ fn body(
                     };
                     s.push(z);
                 }
-                if !emit_op(a, p, b, *f, d, &s)? {
+                if !W::op(a, p, b, *f, d, &s)? {
                     return Ok(None);
                 }
                 for &x in args {
@@ -594,25 +519,19 @@ fn body(
 }
 
 /// Broadcasts per-call scalar `s` (its slot allocated on first use) into `d`.
-fn scalar_load(a: &mut Asm, r: &mut Reads, s: Scalar, d: AsmRegisterZmm) -> Result<(), IcedError> {
+fn scalar_load<W: Width>(a: &mut Asm, r: &mut Reads, s: Scalar, d: W::Z) -> R {
     let slot = r.scalars.iter().position(|x| *x == s).unwrap_or_else(|| {
         r.scalars.push(s);
         r.scalars.len() - 1
     });
-    a.vbroadcastss(d, dword_ptr(r9 + (4 * slot) as i32))
+    W::bcast(a, d, dword_ptr(r9 + (4 * slot) as i32))
 }
 
-/// Loads 16 lanes of cyclic stream `c` (its slot allocated on first use) into `d`.
-fn cyclic_load(
-    a: &mut Asm,
-    r: &mut Reads,
-    b: &Bank,
-    c: Stream,
-    d: AsmRegisterZmm,
-) -> Result<(), IcedError> {
+/// Loads a register of cyclic stream `c` (its slot allocated on first use) into `d`.
+fn cyclic_load<W: Width>(a: &mut Asm, r: &mut Reads, b: &Bank<W::Z>, c: Stream, d: W::Z) -> R {
     let slot = cyclic_slot(r, c);
     a.mov(b.ptr, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
-    a.vmovups(d, zmmword_ptr(b.ptr + r11 + b.off))
+    W::load(a, d, b.ptr + r11 + b.off)
 }
 
 /// The slot of stream `c` among the code's cyclic streams (added if new).
@@ -623,18 +542,19 @@ fn cyclic_slot(r: &mut Reads, c: Stream) -> usize {
     })
 }
 
-/// Loads the 16 lanes at byte offset `r11 + off` from the call's start out of pieces of
-/// `len` values (a power of two, `stream::piece_len`): piece `(r11 + off) >> log2(4 len)`
-/// of the stream's table, at byte `(r11 + off) & (4 len - 1)` in it (16 lanes never
-/// straddle two pieces: `len` is a multiple of 16 and the offsets of 64).
-fn piece_load(
+/// Loads the register's lanes at byte offset `r11 + off` from the call's start out of
+/// pieces of `len` values (a power of two, `stream::piece_len`): piece `(r11 + off) >>
+/// log2(4 len)` of the stream's table, at byte `(r11 + off) & (4 len - 1)` in it (a
+/// register never straddles two pieces: `len` is a multiple of 16 and the offsets of the
+/// register's bytes).
+fn piece_load<W: Width>(
     a: &mut Asm,
     r: &mut Reads,
-    b: &Bank,
+    b: &Bank<W::Z>,
     c: Stream,
     len: usize,
-    d: AsmRegisterZmm,
-) -> Result<(), IcedError> {
+    d: W::Z,
+) -> R {
     let slot = cyclic_slot(r, c);
     let bytes = 4 * len as u32;
     a.mov(b.ptr, qword_ptr(rdi + (8 * (CYCLIC_BASE + slot)) as i32))?;
@@ -643,17 +563,14 @@ fn piece_load(
     a.mov(b.ptr, qword_ptr(b.ptr + b.idx * 8))?;
     a.lea(b.idx, qword_ptr(r11 + b.off))?;
     a.and(b.idx, (bytes - 1) as i32)?;
-    a.vmovups(d, zmmword_ptr(b.ptr + b.idx))
+    W::load(a, d, b.ptr + b.idx)
 }
 
-/// The fold accumulators (lanes 0-15, 16-31, 32-47, 48-63 of `LANES`), taken from the
-/// top of the value registers.
-const ACC: [AsmRegisterZmm; LANES / 16] = [zmm20, zmm21, zmm22, zmm23];
-
-/// The loop writing the kernel's values, 16 lanes per step: two interleaved copies of the
-/// body per step (see `bank.rs`) while two steps remain, then one; where the body needs
-/// more than a copy's registers, one copy with all of them. `false` when not supported.
-fn elementwise(
+/// The loop writing the kernel's values, 16 lanes per step: the two interleaved copies of
+/// the body of `W::PAIR` (see `bank.rs`: two steps per pass with AVX-512, then one copy
+/// for an odd last step; the two halves of one step with AVX2); where the body needs more
+/// than a copy's registers, `W::SINGLE` with all of them. `false` when not supported.
+fn elementwise<W: Width>(
     a: &mut Asm,
     p: &mut Pool,
     r: &mut Reads,
@@ -661,50 +578,54 @@ fn elementwise(
     f32_input: &dyn Fn(usize) -> bool,
     (done, stream): (CodeLabel, bool),
 ) -> Result<bool, IcedError> {
-    // The output's store: ordinary, or non-temporal (aligned addresses only).
-    let store = |a: &mut Asm, at: AsmMemoryOperand, v: AsmRegisterZmm| {
-        if stream {
-            a.vmovntps(at, v)
-        } else {
-            a.vmovups(at, v)
-        }
-    };
     let mut top = a.create_label();
     let before = r.clone();
     let mut copies = Vec::with_capacity(2);
-    for bank in [&bank::PAIR_A, &bank::PAIR_B] {
+    for bank in &W::PAIR {
         let mut s = CodeAssembler::new(64)?;
-        match body(&mut s, p, r, k, f32_input, bank, usize::MAX)? {
-            Some(res) => copies.push((s.take_instructions(), res)),
+        match body::<W>(&mut s, p, r, k, f32_input, bank, usize::MAX)? {
+            Some(res) => copies.push((s.take_instructions(), res, bank.off)),
             None => break,
         }
     }
-    if let [(xa, ra), (xb, rb)] = copies.as_slice() {
+    // Bytes (a multiple of a 64-byte step) one pass of both copies writes.
+    let pass = 2 * W::BYTES;
+    if let [(xa, ra, oa), (xb, rb, ob)] = copies.as_slice() {
+        let steps = pass / 64;
         let mut tail = a.create_label();
         a.set_label(&mut top)?;
-        a.cmp(rcx, 2)?;
-        a.jb(tail)?;
+        if steps > 1 {
+            a.cmp(rcx, steps)?;
+            a.jb(tail)?;
+        }
         bank::interleave(a, xa.clone(), xb.clone())?;
-        store(a, zmmword_ptr(rsi), *ra)?;
-        store(a, zmmword_ptr(rsi + 64), *rb)?;
-        a.add(rsi, 128)?;
-        a.add(rax, 128)?;
-        a.add(r11, 128)?;
-        a.sub(rcx, 2)?;
-        a.jmp(top)?;
-        a.set_label(&mut tail)?;
-        a.test(rcx, rcx)?;
-        a.jz(done)?;
-        bank::interleave(a, xa.clone(), Vec::new())?;
-        store(a, zmmword_ptr(rsi), *ra)?;
+        W::store(a, rsi + *oa, *ra, stream)?;
+        W::store(a, rsi + *ob, *rb, stream)?;
+        a.add(rsi, pass)?;
+        a.add(rax, pass)?;
+        a.add(r11, pass)?;
+        a.sub(rcx, steps)?;
+        if steps > 1 {
+            a.jmp(top)?;
+            // An odd last step: the first copy alone (its bank covers a whole step).
+            a.set_label(&mut tail)?;
+            a.test(rcx, rcx)?;
+            a.jz(done)?;
+            bank::interleave(a, xa.clone(), Vec::new())?;
+            W::store(a, rsi + *oa, *ra, stream)?;
+        } else {
+            a.jnz(top)?;
+        }
         return Ok(true);
     }
     *r = before;
     a.set_label(&mut top)?;
-    let Some(res) = body(a, p, r, k, f32_input, &bank::SINGLE, usize::MAX)? else {
-        return Ok(false);
-    };
-    store(a, zmmword_ptr(rsi), res)?;
+    for bank in W::SINGLE {
+        let Some(res) = body::<W>(a, p, r, k, f32_input, bank, usize::MAX)? else {
+            return Ok(false);
+        };
+        W::store(a, rsi + bank.off, res, stream)?;
+    }
     a.add(rsi, 64)?;
     a.add(rax, 64)?;
     a.add(r11, 64)?;
@@ -713,9 +634,9 @@ fn elementwise(
     Ok(true)
 }
 
-/// The loop folding the kernel's values into the accumulators `ACC`, `LANES` values per
-/// step. `false` when not supported.
-fn folding(
+/// The loop folding the kernel's values into the `LANES` accumulator lanes, `LANES`
+/// values per step. `false` when not supported.
+fn folding<W: Width>(
     a: &mut Asm,
     p: &mut Pool,
     r: &mut Reads,
@@ -723,32 +644,29 @@ fn folding(
     f32_input: &dyn Fn(usize) -> bool,
     op: BinaryOp,
 ) -> Result<bool, IcedError> {
-    let b = &bank::SINGLE;
+    let Some(b) = W::SINGLE.first() else {
+        return Ok(false);
+    };
+    let regs = 4 * LANES / W::BYTES as usize;
+    let limit = b.values.len().saturating_sub(W::FOLD_REGS);
     let mut top = a.create_label();
     a.set_label(&mut top)?;
-    for acc in ACC {
-        let Some(res) = body(a, p, r, k, f32_input, b, b.values.len() - ACC.len())? else {
+    for i in 0..regs {
+        let Some(res) = body::<W>(a, p, r, k, f32_input, b, limit)? else {
             return Ok(false);
         };
-        match op {
-            BinaryOp::Add => a.vaddps(acc, acc, res)?,
-            BinaryOp::Mul => a.vmulps(acc, acc, res)?,
-            BinaryOp::Max | BinaryOp::Min => {
-                let t6 = b.t[6];
-                emit_max(a, b, t6, acc, res, op == BinaryOp::Min)?;
-                a.vmovaps(acc, t6)?;
-            }
-            _ => return Ok(false),
+        if !W::fold(a, b, op, i, res)? {
+            return Ok(false);
         }
-        a.add(rax, 64)?;
-        a.add(r11, 64)?;
+        a.add(rax, W::BYTES)?;
+        a.add(r11, W::BYTES)?;
     }
     a.dec(rcx)?;
     a.jnz(top)?;
     Ok(true)
 }
 
-fn build(
+fn build<W: Width>(
     k: &Kernel,
     f32_input: &dyn Fn(usize) -> bool,
     fold: Option<BinaryOp>,
@@ -762,9 +680,7 @@ fn build(
     // lanes, r11: the same from the call's start (for cyclic streams).
     let mut done = a.create_label();
     if fold.is_some() {
-        for (i, acc) in ACC.iter().enumerate() {
-            a.vmovups(*acc, zmmword_ptr(rsi + (64 * i) as i32))?;
-        }
+        W::fold_enter(&mut a)?;
     }
     // r12 and r13 are the banks' index registers (`Bank::idx`); callee-saved.
     a.push(r12)?;
@@ -775,17 +691,15 @@ fn build(
     a.xor(r11, r11)?;
     a.shl(rax, 2)?;
     let emitted = match fold {
-        None => elementwise(&mut a, &mut p, &mut reads, k, f32_input, (done, stream))?,
-        Some(op) => folding(&mut a, &mut p, &mut reads, k, f32_input, op)?,
+        None => elementwise::<W>(&mut a, &mut p, &mut reads, k, f32_input, (done, stream))?,
+        Some(op) => folding::<W>(&mut a, &mut p, &mut reads, k, f32_input, op)?,
     };
     if !emitted {
         return Ok(None);
     }
     a.set_label(&mut done)?;
     if fold.is_some() {
-        for (i, acc) in ACC.iter().enumerate() {
-            a.vmovups(zmmword_ptr(rsi + (64 * i) as i32), *acc)?;
-        }
+        W::fold_leave(&mut a)?;
     }
     a.vzeroupper()?;
     a.pop(r13)?;

@@ -1,19 +1,15 @@
-//! `ln` and `log1p` for the code generator, the same IEEE operations in the same order as
+//! `ln` and `log1p` for the AVX-512 code generator, the same IEEE operations in the same order as
 //! `math::ln_f32` and `math::log1p_f32` (no fused multiply-adds: those functions have
 //! none), so generated code and interpreter give the same bits.
 
-use super::{Asm, Bank, Pool, EQ_OQ, LT_OQ, R, Z};
-use iced_x86::code_asm::*;
+use super::{Asm, Bank, Pool, EQ_OQ, LT_OQ, NGE_UQ, R, Z};
 
-/// `!(x >= y)`, true for NaN.
-const NGE_UQ: i32 = 0x19;
 /// `vpcmpud`'s unsigned less-than.
 const LT_UINT: i32 = 1;
 
 /// `d = ln(x)` exactly as `math::ln_f32`; uses scratch `t[0..5]` and masks 1 and 2.
-#[allow(clippy::excessive_precision)]
-pub(super) fn emit_ln(a: &mut Asm, p: &mut Pool, b: &Bank, d: Z, x: Z) -> R {
-    let [t0, t1, t2, t3, t4, ..] = b.t;
+pub(super) fn emit_ln(a: &mut Asm, p: &mut Pool, b: &Bank<Z>, d: Z, x: Z) -> R {
+    let (t0, t1, t2, t3, t4) = (b.t[0], b.t[1], b.t[2], b.t[3], b.t[4]);
     // e = ((bits >> 23) & 0xff) - 126.
     a.vpsrld(t1, x, 23)?;
     a.vpandd(t1, t1, p.bits(0xff))?;
@@ -27,17 +23,8 @@ pub(super) fn emit_ln(a: &mut Asm, p: &mut Pool, b: &Bank, d: Z, x: Z) -> R {
     a.vsubps(t2, t2, p.f(1.0))?;
     a.vcvtdq2ps(t1, t1)?;
     a.vmulps(t3, t2, t2)?;
-    a.vbroadcastss(t4, p.ptr(7.037_683_6e-2))?;
-    for c in [
-        -1.151_461e-1,
-        1.167_699_9e-1,
-        -1.242_014_1e-1,
-        1.424_932_3e-1,
-        -1.666_805_8e-1,
-        2.000_071_4e-1,
-        -2.499_999_4e-1,
-        3.333_333e-1,
-    ] {
+    a.vbroadcastss(t4, p.ptr(crate::math::LN_POLY[0]))?;
+    for &c in &crate::math::LN_POLY[1..] {
         a.vmulps(t4, t4, t2)?;
         a.vaddps(t4, t4, p.f(c))?;
     }
@@ -64,11 +51,11 @@ pub(super) fn emit_ln(a: &mut Asm, p: &mut Pool, b: &Bank, d: Z, x: Z) -> R {
 /// `d = ln(1 + x)` exactly as `math::log1p_f32`; uses all scratch registers and masks 1
 /// and 2 (mask 1 again once `ln` is done with it).
 #[allow(clippy::excessive_precision)]
-pub(super) fn emit_log1p(a: &mut Asm, p: &mut Pool, b: &Bank, d: Z, x: Z) -> R {
-    let [.., t5, t6, t7] = b.t;
+pub(super) fn emit_log1p(a: &mut Asm, p: &mut Pool, b: &Bank<Z>, d: Z, x: Z) -> R {
+    let (t5, t6, t7) = (b.t[5], b.t[6], b.t[7]);
     // Horner's rule from the leading coefficient (the fold's `0 * x + c` is `c` for the
     // finite x this branch is taken for).
-    let horner = |a: &mut Asm, p: &mut Pool, t: AsmRegisterZmm, c: &[f32; 7]| -> R {
+    let horner = |a: &mut Asm, p: &mut Pool, t: Z, c: &[f32; 7]| -> R {
         a.vbroadcastss(t, p.ptr(c[0]))?;
         for &k in &c[1..] {
             a.vmulps(t, t, x)?;
