@@ -88,8 +88,8 @@ fn scratch(f: Fop) -> usize {
         Fop::Unary(U::Rsqrt) | Fop::Select => 1,
         Fop::Binary(B::Max | B::Min) => 2,
         Fop::Clamp => 3,
-        Fop::Unary(U::Exp) => 4,
-        Fop::Unary(U::Logistic | U::Tanh | U::Log) => 5,
+        Fop::Unary(U::Exp | U::Logistic | U::Tanh) => 4,
+        Fop::Unary(U::Log) => 5,
         Fop::Unary(U::Log1p) => 8,
         _ => 0,
     }
@@ -113,7 +113,8 @@ fn emit_max(a: &mut Asm, b: &Bank<Y>, d: Y, x: Y, y: Y, min: bool) -> R {
     a.vblendvps(d, d, t1, t0)
 }
 
-/// `d = exp(x)` exactly as `math::exp_f32`. Uses `t[0..4]`.
+/// `d = exp(x)` exactly as `math::exp_f32`. Uses `t[0..4]`; `x` may be `d` (read before
+/// `d` is first written).
 fn emit_exp(a: &mut Asm, p: &mut Pool, b: &Bank<Y>, d: Y, x: Y) -> R {
     use crate::math::{EXP_C1, EXP_C2, EXP_LO, EXP_POLY, ROUNDER};
     let (t0, t1, t2, t3) = (b.t[0], b.t[1], b.t[2], b.t[3]);
@@ -143,10 +144,11 @@ fn emit_exp(a: &mut Asm, p: &mut Pool, b: &Bank<Y>, d: Y, x: Y) -> R {
     a.vandps(d, d, t0)
 }
 
-/// `d = tanh(x)` exactly as `math::tanh_f32`. Uses `t[0..5]`.
+/// `d = tanh(x)` exactly as `math::tanh_f32`. Uses `t[0..4]` (four, so that a gelu fits
+/// a pair's half of the registers, `bank::Y_PAIR_A`).
 fn emit_tanh(a: &mut Asm, p: &mut Pool, b: &Bank<Y>, d: Y, x: Y) -> R {
     use crate::math::{TANH_CLAMP, TANH_P, TANH_Q};
-    let (t0, t1, t2, t3, t4) = (b.t[0], b.t[1], b.t[2], b.t[3], b.t[4]);
+    let (t0, t1, t2, t3) = (b.t[0], b.t[1], b.t[2], b.t[3]);
     a.vbroadcastss(t0, p.ptr(-TANH_CLAMP))?;
     a.vmaxps(t0, t0, x)?;
     a.vbroadcastss(t1, p.ptr(TANH_CLAMP))?;
@@ -162,9 +164,10 @@ fn emit_tanh(a: &mut Asm, p: &mut Pool, b: &Bank<Y>, d: Y, x: Y) -> R {
     }
     a.vmulps(d, t0, t2)?;
     a.vdivps(d, d, t3)?;
-    a.vandps(t4, x, p.wide(0x7fff_ffff))?;
-    a.vcmpps(t4, t4, p.wf(0.0004), LT_OQ)?;
-    a.vblendvps(d, d, x, t4)
+    // x itself where |x| < 0.0004 (the mask in `t1`: z is done with).
+    a.vandps(t1, x, p.wide(0x7fff_ffff))?;
+    a.vcmpps(t1, t1, p.wf(0.0004), LT_OQ)?;
+    a.vblendvps(d, d, x, t1)
 }
 
 /// `d = ln(x)` exactly as `math::ln_f32`. Uses `t[0..5]`.
@@ -274,12 +277,12 @@ fn emit_op(
         Fop::Unary(U::Log) => emit_ln(a, p, b, d, x)?,
         Fop::Unary(U::Log1p) => emit_log1p(a, p, b, d, x)?,
         Fop::Unary(U::Logistic) => {
-            let t4 = b.t[4];
-            a.vxorps(t4, x, p.wide(0x8000_0000))?;
-            emit_exp(a, p, b, d, t4)?;
+            // exp(-x) with -x in `d` (`emit_exp` reads its input before it writes `d`).
+            a.vxorps(d, x, p.wide(0x8000_0000))?;
+            emit_exp(a, p, b, d, d)?;
             a.vaddps(d, d, p.wf(1.0))?;
-            a.vbroadcastss(t4, p.ptr(1.0))?;
-            a.vdivps(d, t4, d)?;
+            a.vbroadcastss(b.t[0], p.ptr(1.0))?;
+            a.vdivps(d, b.t[0], d)?;
         }
         Fop::Unary(_) => return Ok(false),
         Fop::Binary(B::Add) => a.vaddps(d, x, y)?,
