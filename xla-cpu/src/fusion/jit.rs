@@ -1,5 +1,6 @@
-//! Machine code for fused f32 kernels on AVX-512 CPUs: the whole expression is evaluated
-//! 16 lanes at a time in `zmm` registers, as XLA's own generated loops do, instead of one
+//! Machine code for fused f32 kernels on AVX-512 CPUs (`avx512.rs`) and on AVX2 CPUs with
+//! FMA (`avx2.rs`): the whole expression is evaluated 16 lanes at a time (one `zmm`
+//! register or two `ymm` registers), as XLA's own generated loops do, instead of one
 //! table call per op that reads and writes a block in memory (`fast.rs`).
 //!
 //! Why generated code: the interpreter's per-op loads and stores bound the fused
@@ -10,6 +11,13 @@
 //! with the same fused multiply-adds), so results are bit-identical with and without it;
 //! tests compare the two. A kernel with an op or load this generator does not know runs
 //! on the interpreter. `XLA_CPU_NO_JIT` turns it off.
+//!
+//! Why an assembler rather than a code generator: Cranelift (which compiles whole loops,
+//! `native/`) lowers vectors of at most 128 bits on x86, a quarter of a `zmm` register,
+//! and has no opmasks or embedded broadcasts; LLVM (through `inkwell`) would vectorise as
+//! XLA does but needs a matching LLVM installed to build, and runs its optimiser per
+//! kernel. These kernels are straight-line expressions with no control flow to allocate
+//! registers across, so emitting each op's fixed instruction sequence is all it takes.
 
 mod avx2;
 mod avx512;
@@ -252,7 +260,7 @@ fn operands<T: Copy>(s: &[T]) -> Option<(T, T, T)> {
 }
 
 type Asm = CodeAssembler;
-/// An AVX-512 vector register.
+/// An AVX-512 vector register (`avx512.rs`, `log.rs`).
 type Z = AsmRegisterZmm;
 type R = Result<(), IcedError>;
 

@@ -4,7 +4,7 @@
 //! over a contiguous range of dimensions absorbs the elementwise chain feeding it.
 //!
 //! Planning happens once at compile time ([`plan_steps`]); [`run`] executes a step: on
-//! AVX-512 CPUs an f32 kernel runs as generated machine code (`jit.rs`), otherwise on the
+//! AVX-512 and AVX2 CPUs an f32 kernel runs as generated machine code (`jit.rs`), otherwise on the
 //! block interpreter (`fast.rs`, `kern.rs`, with `run.rs`'s slow path for tails).
 
 mod fast;
@@ -149,7 +149,7 @@ pub(crate) struct Kernel {
     pub n: usize,
     /// The gathers the kernel reads in place (one per [`Load::Gather`]).
     pub gathers: Vec<gather::Spec>,
-    /// Machine code for the kernel, when it is f32 and the CPU has AVX-512.
+    /// Machine code for the kernel, when it is f32 and the CPU has AVX-512 or AVX2 + FMA.
     #[cfg(target_arch = "x86_64")]
     pub jit: Option<std::sync::Arc<jit::Code>>,
     /// Machine code folding the kernel's values into lanes, for a reduce.

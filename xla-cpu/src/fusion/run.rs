@@ -199,7 +199,7 @@ impl Kernel {
 }
 
 /// 2: AVX-512, 1: AVX2, 0: the baseline (`crate::isa::level`; machine code for fused
-/// kernels needs AVX-512).
+/// kernels needs AVX2 with FMA at least).
 pub(crate) fn simd_level() -> u8 {
     crate::isa::level()
 }
