@@ -72,6 +72,62 @@ pub(crate) struct ArgFold {
     nodes: Vec<Node>,
     vals: Vec<Val>,
     out: [usize; 2],
+    /// The same fold as a truth table, when it has one ([`Table::of`]).
+    table: Option<Table>,
+}
+
+/// Most compares a [`Table`] covers (64 entries).
+const MAX_ATOMS: usize = 6;
+
+/// An arg-reduce whose outputs only `select` between accumulator and element (JAX's
+/// argmax and argmin): each output's choice is a function of the compares' truth values
+/// alone, so it is tabulated once. A fold step then runs the compares (the same ones, with
+/// the same semantics) and looks the choice up, instead of evaluating the boolean
+/// expression node by node and walking the value trees (~4x faster, B13's argmax).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Table {
+    /// The compare nodes; bit `j` of an index is `atoms[j]`'s value.
+    atoms: Vec<Node>,
+    /// Per index: whether output 0, output 1 takes the element.
+    take: Vec<[bool; 2]>,
+}
+
+impl Table {
+    /// The table of `f`, or `None` where an output takes a `minimum`/`maximum` or there
+    /// are more than [`MAX_ATOMS`] compares.
+    fn of(f: &ArgFold) -> Option<Table> {
+        let cmps: Vec<usize> = (0..f.nodes.len())
+            .filter(|&i| matches!(f.nodes.get(i), Some(Node::Cmp { .. })))
+            .collect();
+        if cmps.len() > MAX_ATOMS {
+            return None;
+        }
+        let atoms = cmps
+            .iter()
+            .filter_map(|&i| f.nodes.get(i).copied())
+            .collect();
+        let mut take = Vec::with_capacity(1 << cmps.len());
+        for bits in 0..1usize << cmps.len() {
+            let mut p = [false; MAX_NODES];
+            for (i, &n) in f.nodes.iter().enumerate() {
+                let get = |j: usize| p.get(j).copied().unwrap_or(false);
+                let r = match n {
+                    Node::Cmp { .. } => {
+                        let j = cmps.iter().position(|&c| c == i)?;
+                        bits >> j & 1 == 1
+                    }
+                    Node::Const(c) => c,
+                    Node::Not(a) => !get(a),
+                    Node::And(a, b) => get(a) & get(b),
+                    Node::Or(a, b) => get(a) | get(b),
+                    Node::Xor(a, b) => get(a) ^ get(b),
+                };
+                *p.get_mut(i)? = r;
+            }
+            take.push([f.takes(f.out[0], &p)?, f.takes(f.out[1], &p)?]);
+        }
+        Some(Table { atoms, take })
+    }
 }
 
 /// A constructor of a two-child [`Node`].
@@ -230,11 +286,14 @@ pub(crate) fn recognise(comp: &Computation, params: &[InstrId]) -> Option<ArgFol
         memo: Vec::new(),
     };
     let out = [b.value(*r0, 0)?, b.value(*r1, 1)?];
-    Some(ArgFold {
+    let mut f = ArgFold {
         nodes: b.nodes,
         vals: b.vals,
         out,
-    })
+        table: None,
+    };
+    f.table = Table::of(&f);
+    Some(f)
 }
 
 /// An element type the compares run on natively.
@@ -302,7 +361,46 @@ macro_rules! key_int {
 }
 key_int!(i32, i64, u32, u64);
 
+/// Compare node `n`'s value for accumulator `acc` and element `e` (false for any other
+/// node).
+#[inline(always)]
+fn compare<A: Key, B: Key>(n: Node, acc: (A, B), e: (A, B)) -> bool {
+    let Node::Cmp {
+        dir,
+        total,
+        lhs,
+        rhs,
+    } = n
+    else {
+        return false;
+    };
+    let pick0 = |s: Slot| match s {
+        Slot::Acc(_) => acc.0,
+        Slot::Elem(_) => e.0,
+    };
+    let pick1 = |s: Slot| match s {
+        Slot::Acc(_) => acc.1,
+        Slot::Elem(_) => e.1,
+    };
+    if lhs.operand() == 0 {
+        A::cmp(dir, total, pick0(lhs), pick0(rhs))
+    } else {
+        B::cmp(dir, total, pick1(lhs), pick1(rhs))
+    }
+}
+
 impl ArgFold {
+    /// Whether value node `i` is the element (`Some(true)`) or the accumulator
+    /// (`Some(false)`) under predicate values `p`; `None` for a `minimum`/`maximum`.
+    fn takes(&self, i: usize, p: &[bool; MAX_NODES]) -> Option<bool> {
+        match *self.vals.get(i)? {
+            Val::Acc => Some(false),
+            Val::Elem => Some(true),
+            Val::Select(c, t, f) => self.takes(if *p.get(c)? { t } else { f }, p),
+            Val::Min(..) | Val::Max(..) => None,
+        }
+    }
+
     /// Every predicate node's value for accumulator `acc` and element `e`, into `v`
     /// (nodes come after their children, so one pass in order does it).
     fn preds<A: Key, B: Key>(&self, acc: (A, B), e: (A, B), v: &mut [bool; MAX_NODES]) {
@@ -310,26 +408,7 @@ impl ArgFold {
             let get =
                 |j: usize| crate::invariant::at(v, j, "comparator nodes come after their children");
             let r = match n {
-                Node::Cmp {
-                    dir,
-                    total,
-                    lhs,
-                    rhs,
-                } => {
-                    let pick0 = |s: Slot| match s {
-                        Slot::Acc(_) => acc.0,
-                        Slot::Elem(_) => e.0,
-                    };
-                    let pick1 = |s: Slot| match s {
-                        Slot::Acc(_) => acc.1,
-                        Slot::Elem(_) => e.1,
-                    };
-                    if lhs.operand() == 0 {
-                        A::cmp(dir, total, pick0(lhs), pick0(rhs))
-                    } else {
-                        B::cmp(dir, total, pick1(lhs), pick1(rhs))
-                    }
-                }
+                Node::Cmp { .. } => compare(n, acc, e),
                 Node::Const(c) => c,
                 Node::Not(a) => !get(a),
                 Node::And(a, b) => get(a) & get(b),
@@ -387,6 +466,28 @@ impl ArgFold {
     ) -> Option<(Vec<A>, Vec<B>)> {
         let mut out0 = Vec::with_capacity(n);
         let mut out1 = Vec::with_capacity(n);
+        if let Some(t) = &self.table {
+            for o in 0..n {
+                let mut acc = init;
+                for &i in groups(o) {
+                    let e = (*x0.get(i)?, *x1.get(i)?);
+                    let mut bits = 0;
+                    for (j, &a) in t.atoms.iter().enumerate() {
+                        bits |= usize::from(compare(a, acc, e)) << j;
+                    }
+                    let [t0, t1] = *t.take.get(bits)?;
+                    if t0 {
+                        acc.0 = e.0;
+                    }
+                    if t1 {
+                        acc.1 = e.1;
+                    }
+                }
+                out0.push(acc.0);
+                out1.push(acc.1);
+            }
+            return Some((out0, out1));
+        }
         let mut p = [false; MAX_NODES];
         for o in 0..n {
             let mut acc = init;
